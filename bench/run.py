@@ -1,0 +1,150 @@
+#!/usr/bin/env python3
+"""Benchmarks: hook latency and recall speed as ratios against a baseline measured in the same run.
+
+    python bench/run.py            # full sizes (1,000,000-line archive, 100,000-entry recall)
+    python bench/run.py --quick    # small sizes, few repetitions (CI runs this so it can't rot)
+
+P1  PostToolUse on a non-LEARNED Bash payload   vs bare `python -c pass`     target <= 1.15x
+P2  a capture (bd comment "LEARNED: ...")      vs bare `python -c pass`     target <= 3x
+P3  SessionStart, 1,000 active entries, with a huge archive vs with none     must be ~1.0x
+P4  recall.sh KEYWORD --all over N entries     vs `grep -i KEYWORD files | jq` (latest per key)
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from memory import entry  # noqa: E402
+
+PYTHON = sys.executable
+
+
+def timed(cmd, runs, stdin=b"", cwd=None, env=None, shell=False) -> float:
+    """Median wall time of `runs` executions, in milliseconds (one warm-up run first)."""
+    samples = []
+    for i in range(runs + 1):
+        data = stdin(i) if callable(stdin) else stdin
+        start = time.perf_counter()
+        subprocess.run(cmd, input=data, cwd=cwd, env=env, shell=shell, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, check=False)
+        if i:
+            samples.append((time.perf_counter() - start) * 1000)
+    return statistics.median(samples)
+
+
+def make_repo(path: Path) -> Path:
+    path.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q"], cwd=path, check=True)
+    subprocess.run(["git", "-c", "user.name=b", "-c", "user.email=b@b", "commit", "-q", "--allow-empty", "-m", "i"],
+                   cwd=path, check=True)
+    return path
+
+
+def write_entries(path: Path, count: int, start: int = 0) -> None:
+    words = ["cache", "build", "async", "schema", "retry", "token", "layout", "worker", "index", "queue"]
+    with open(path, "w") as fh:
+        for i in range(start, start + count):
+            rare = "deploy" if i % 100 == 0 else "local"  # the benchmark keyword: in 1% of the entries
+            e = entry.build(f"insight {i}: the {words[i % 10]} step needs care with {words[(i * 7) % 10]} "
+                            f"before the {rare} run #{i}",
+                            f"BD-{i % 977}", "orchestrator" if i % 3 else "supervisor", ts=1_700_000_000 + i)
+            fh.write(json.dumps(e, separators=(",", ":")) + "\n")
+
+
+def hook_env(project: Path) -> dict:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE", "MEMORY_HOOKS"))}
+    env["CLAUDE_PROJECT_DIR"] = str(project)
+    return env
+
+
+def bash_payload(command: str, cwd: Path, n: int = 0) -> bytes:
+    fixture = ROOT / "tests" / "fixtures" / "claude-code" / "2.1.330" / "PostToolUse-15.json"
+    payload = json.loads(fixture.read_text())
+    payload.update(cwd=str(cwd), tool_use_id=f"toolu_bench_{n}")
+    payload["tool_input"]["command"] = command
+    return json.dumps(payload).encode()
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="small sizes and few runs")
+    args = parser.parse_args(argv)
+    runs = 5 if args.quick else 21
+    archive_lines = 50_000 if args.quick else 1_000_000
+    recall_entries = 10_000 if args.quick else 100_000
+    work = Path(tempfile.mkdtemp(prefix="memory-hooks-bench-"))
+    # An installed copy is byte-compiled (install.sh runs compileall); measure that state.
+    subprocess.run([PYTHON, "-m", "compileall", "-q", str(ROOT / "memory")], stdout=subprocess.DEVNULL, check=False)
+    rows = []
+    try:
+        base = timed([PYTHON, "-c", "pass"], runs)
+        rows.append(("baseline: python -c pass", base, 1.0, ""))
+
+        project = make_repo(work / "p1")
+        capture = [PYTHON, str(ROOT / "hooks" / "memory_capture.py")]
+        p1 = timed(capture, runs, stdin=bash_payload("ls -1 && echo two-parallel", project), cwd=project,
+                   env=hook_env(project))
+        rows.append(("P1 PostToolUse, no LEARNED", p1, p1 / base, "target <= 1.15x"))
+
+        p2 = timed(capture, runs, cwd=project, env=hook_env(project), stdin=lambda i: bash_payload(
+            f'bd comment BD-{i} "LEARNED: benchmark insight number {i} about caching"', project, i))
+        captured = sum(1 for _ in open(project / ".beads" / "memory" / "knowledge.jsonl"))
+        rows.append(("P2 capture (bd comment LEARNED)", p2, p2 / base, f"target <= 3x; {captured} captured"))
+
+        start_payload = json.dumps({"session_id": "b", "hook_event_name": "SessionStart", "source": "startup",
+                                    "cwd": ""}).encode()
+        session = [PYTHON, str(ROOT / "hooks" / "session_start.py")]
+        p3_times = []
+        for label, lines in (("no archive", 0), (f"{archive_lines:,}-line archive", archive_lines)):
+            proj = make_repo(work / f"p3-{lines}")
+            mem = proj / ".beads" / "memory"
+            mem.mkdir(parents=True)
+            write_entries(mem / "knowledge.jsonl", 1000)
+            if lines:
+                write_entries(mem / "knowledge.archive.jsonl", lines, start=10_000)
+            payload = start_payload.replace(b'"cwd":""', b'"cwd":' + json.dumps(str(proj)).encode())
+            ms = timed(session, runs, stdin=payload, cwd=proj, env=hook_env(proj))
+            p3_times.append(ms)
+            rows.append((f"P3 SessionStart, 1,000 active, {label}", ms, ms / base, ""))
+        rows.append(("P3 archive / no archive", None, p3_times[1] / p3_times[0], "must be ~1.0x"))
+
+        proj = make_repo(work / "p4")
+        mem = proj / ".beads" / "memory"
+        mem.mkdir(parents=True)
+        write_entries(mem / "knowledge.archive.jsonl", recall_entries - 1000)
+        write_entries(mem / "knowledge.jsonl", 1000, start=recall_entries)
+        recall = [str(ROOT / "bin" / "recall.sh"), "deploy", "--all"]
+        env = hook_env(proj)
+        env["PATH"] = f"{Path(PYTHON).parent}{os.pathsep}{env['PATH']}"
+        ours = timed(recall, max(3, runs // 3), cwd=proj, env=env)
+        rows.append((f"P4 recall.sh deploy --all ({recall_entries:,} entries)", ours, ours / base, ""))
+        if shutil.which("jq"):
+            files = f"{mem / 'knowledge.archive.jsonl'} {mem / 'knowledge.jsonl'}"
+            pipeline = (f"cat {files} | grep -i deploy | jq -c -s "
+                        "'group_by(.key) | map(max_by(.ts)) | sort_by(-.ts) | .[]'")
+            theirs = timed(pipeline, max(3, runs // 3), cwd=proj, shell=True)
+            rows.append(("P4 grep -i | jq (origin's recall)", theirs, theirs / base, ""))
+            rows.append(("P4 ours / grep|jq", None, ours / theirs, "< 1 means we are faster"))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+    print(f"memory-hooks benchmark ({'quick' if args.quick else 'full'}; {runs} runs, median; {PYTHON})")
+    for name, ms, ratio, note in rows:
+        ms_text = f"{ms:8.1f} ms" if ms is not None else " " * 11
+        print(f"  {name:<48} {ms_text}  {ratio:6.2f}x  {note}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,128 @@
+"""The knowledge entry: its key, tags and source, built exactly as the seed specifies."""
+from __future__ import annotations
+
+import re
+import time
+
+TYPE_CHECKING = False  # typing costs ~3 ms to import; annotations are strings here
+if TYPE_CHECKING:
+    from typing import Dict, Iterable, List, Optional, Tuple
+
+MAX_CONTENT_CHARS = 2048
+KEY_PREFIX_CHARS = 60
+REQUIRED_FIELDS = ("key", "type", "content", "source", "tags", "ts", "bead")
+SUPERVISOR = "supervisor"
+ORCHESTRATOR = "orchestrator"
+
+# Tag -> words that, as whole words, earn it. Whole-word matching is the point: the origin's substring scan
+# tagged "requires" as `ui` and "latest" as `test`.
+TAG_VOCABULARY: Dict[str, Iterable[str]] = {
+    "async": ("async", "await", "asyncio", "coroutine", "coroutines", "promise", "promises", "future", "futures",
+              "taskgroup", "eventloop", "nonblocking"),
+    "concurrency": ("concurrency", "concurrent", "thread", "threads", "threading", "mutex", "lock", "locks",
+                    "race", "deadlock", "sendable", "actor", "actors", "parallel", "atomic", "semaphore"),
+    "testing": ("test", "tests", "testing", "pytest", "jest", "vitest", "xctest", "unittest", "fixture",
+                "fixtures", "mock", "mocks", "flaky", "coverage", "e2e"),
+    "build": ("build", "builds", "compile", "compiler", "webpack", "vite", "bazel", "gradle", "cmake",
+              "makefile", "xcodebuild", "linker", "toolchain"),
+    "deps": ("dependency", "dependencies", "npm", "pnpm", "yarn", "pip", "poetry", "cargo", "lockfile",
+             "package", "packages", "version", "semver"),
+    "git": ("git", "branch", "branches", "merge", "rebase", "commit", "commits", "worktree", "worktrees"),
+    "ci": ("ci", "pipeline", "workflow", "workflows", "actions", "jenkins", "buildkite"),
+    "database": ("database", "db", "sql", "sqlite", "postgres", "postgresql", "mysql", "migration",
+                 "migrations", "schema", "query", "queries", "index", "transaction", "orm"),
+    "api": ("api", "apis", "endpoint", "endpoints", "rest", "graphql", "grpc", "http", "request", "response",
+            "webhook", "webhooks"),
+    "auth": ("auth", "authentication", "authorization", "oauth", "jwt", "token", "tokens", "login", "session",
+             "sessions", "permission", "permissions", "credential", "credentials"),
+    "security": ("security", "secret", "secrets", "xss", "csrf", "injection", "sanitize", "vulnerability",
+                 "encryption", "tls", "cve"),
+    "performance": ("performance", "perf", "latency", "slow", "fast", "cache", "caching", "memory", "leak",
+                    "profiling", "benchmark", "throughput", "optimize"),
+    "ui": ("ui", "ux", "css", "layout", "swiftui", "react", "component", "components", "button", "view",
+           "views", "window", "render", "rendering", "menubar", "appkit", "uikit"),
+    "config": ("config", "configuration", "env", "environment", "settings", "yaml", "toml", "dotenv", "flag",
+               "flags"),
+    "errors": ("error", "errors", "exception", "exceptions", "crash", "crashes", "panic", "retry", "timeout",
+               "timeouts", "bug"),
+    "types": ("type", "types", "typing", "generic", "generics", "typescript", "mypy", "protocol", "interface"),
+    "docker": ("docker", "container", "containers", "kubernetes", "k8s", "helm", "dockerfile"),
+    "logging": ("log", "logs", "logging", "logger", "trace", "tracing", "telemetry", "metrics"),
+    "swift": ("swift", "xcode", "ios", "macos", "spm"),
+    "python": ("python", "venv", "pip", "pyproject", "django", "flask", "fastapi"),
+    "javascript": ("javascript", "js", "node", "nodejs", "typescript", "ts", "deno", "bun"),
+    "rust": ("rust", "cargo", "crate", "crates", "borrow", "lifetime", "lifetimes"),
+    "go": ("golang", "goroutine", "goroutines", "gofmt"),
+}
+_WORD_TO_TAGS: Dict[str, List[str]] = {}
+for _tag, _words in TAG_VOCABULARY.items():
+    for _word in _words:
+        _WORD_TO_TAGS.setdefault(_word, []).append(_tag)
+
+_WORD = re.compile(r"[a-z0-9]+")
+_NON_ALNUM = re.compile(r"[^a-z0-9]+")
+
+
+def clean_text(text: str) -> Tuple[str, List[str]]:
+    """Text safe to store: valid UTF-8, credentials redacted (before the cap, so none is cut in half
+    and slips through), capped on a character boundary, trimmed; plus the credential types removed."""
+    from memory import redact
+
+    text, redacted = redact.redact(text.encode("utf-8", "replace").decode("utf-8"))
+    return text.strip()[:MAX_CONTENT_CHARS].strip(), redacted
+
+
+def slug(text: str) -> str:
+    """Lowercase, runs of non-alphanumerics -> '-', trimmed of dashes."""
+    return _NON_ALNUM.sub("-", text.lower()).strip("-")
+
+
+def make_key(entry_type: str, content: str) -> str:
+    """`<type>-` + slug of the first 60 characters; a content hash when the slug would be empty."""
+    s = slug(content[:KEY_PREFIX_CHARS])
+    if not s:
+        import hashlib
+
+        s = hashlib.sha1(content.encode("utf-8")).hexdigest()[:12]
+    return f"{entry_type}-{s}"
+
+
+def detect_tags(entry_type: str, content: str) -> List[str]:
+    """The type first, then vocabulary tags whose words occur as whole words, alphabetically."""
+    tags = set()
+    for word in set(_WORD.findall(content.lower())):
+        tags.update(_WORD_TO_TAGS.get(word, ()))
+    return [entry_type] + sorted(tags - {entry_type})
+
+
+def detect_source(cwd: Optional[str], agent_type: Optional[str]) -> str:
+    """`supervisor` inside a `.worktrees/` checkout or for a supervisor agent, else `orchestrator`."""
+    if agent_type and SUPERVISOR in agent_type.lower():
+        return SUPERVISOR
+    parts = (cwd or "").replace("\\", "/").split("/")
+    return SUPERVISOR if ".worktrees" in parts else ORCHESTRATOR
+
+
+def build(content: str, bead: str, source: str, entry_type: str = "learned",
+          ts: Optional[int] = None, **provenance) -> dict:
+    """A complete entry: the seed's seven fields in order, then any provenance given (None values dropped)."""
+    content, redacted = clean_text(content)
+    entry = {
+        "key": make_key(entry_type, content),
+        "type": entry_type,
+        "content": content,
+        "source": source,
+        "tags": detect_tags(entry_type, content),
+        "ts": int(time.time()) if ts is None else int(ts),
+        "bead": bead,
+    }
+    entry.update({k: v for k, v in provenance.items() if v not in (None, "")})
+    if redacted:
+        entry["redacted"] = redacted
+    return entry
+
+
+def is_valid(obj: object) -> bool:
+    """True for a dict carrying the fields every reader relies on."""
+    return (isinstance(obj, dict) and isinstance(obj.get("key"), str) and isinstance(obj.get("content"), str)
+            and isinstance(obj.get("ts", 0), (int, float)))

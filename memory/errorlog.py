@@ -1,0 +1,42 @@
+"""The one-line error record every hook leaves in `.beads/memory/errors.log` instead of failing."""
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+TYPE_CHECKING = False  # typing costs ~3 ms to import; annotations are strings here
+if TYPE_CHECKING:
+    from typing import Optional
+
+ERROR_LOG = "errors.log"
+MAX_LOG_BYTES = 256 * 1024
+MAX_MESSAGE_CHARS = 400
+
+
+def record(hook: str, problem: str, memory_dir: Optional[str] = None) -> None:
+    """Append `time hook problem` to the error log; never raises (stderr is the last resort)."""
+    message = " ".join(str(problem).split())[:MAX_MESSAGE_CHARS]
+    line = f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {hook} pid={os.getpid()} {message}\n"
+    try:
+        if memory_dir is None:
+            from memory.paths import memory_dir as resolve
+            memory_dir = resolve()
+        os.makedirs(memory_dir, exist_ok=True)
+        path = os.path.join(memory_dir, ERROR_LOG)
+        try:
+            if os.path.getsize(path) > MAX_LOG_BYTES:
+                os.replace(path, path + ".1")
+        except OSError:
+            pass
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+        fd = os.open(path, flags, 0o644)
+        try:
+            os.write(fd, line.encode("utf-8", "replace"))
+        finally:
+            os.close(fd)
+    except Exception:
+        try:
+            sys.stderr.write(line)
+        except Exception:
+            pass

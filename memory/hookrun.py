@@ -1,0 +1,75 @@
+"""The frame every hook runs in: read stdin, let the handler answer, fail open on anything.
+
+A hook's stdout is a protocol, so the handler returns its answer and only this frame writes it,
+once, after the handler finished; an exception means no answer, exit 0 and a line in errors.log.
+"""
+from __future__ import annotations
+
+import sys
+
+TYPE_CHECKING = False  # typing costs ~3 ms to import; annotations are strings here
+if TYPE_CHECKING:
+    from typing import Callable, List, Optional
+
+MAX_STDIN_BYTES = 64 * 1024 * 1024
+
+
+class Context:
+    """What a handler gets: the raw stdin, its argv, and a place to say where the memory lives."""
+
+    def __init__(self, raw: bytes, argv: List[str]) -> None:
+        self.raw = raw
+        self.argv = argv
+        self.memory_dir: Optional[str] = None
+
+
+def read_stdin() -> bytes:
+    """All of stdin (the writer must never block on us), keeping at most MAX_STDIN_BYTES."""
+    stream = getattr(sys.stdin, "buffer", None)
+    if stream is None:
+        return b""
+    chunks, kept = [], 0
+    while True:
+        chunk = stream.read(1 << 20)
+        if not chunk:
+            break
+        if kept < MAX_STDIN_BYTES:
+            chunks.append(chunk)
+            kept += len(chunk)
+    return b"".join(chunks)
+
+
+def _looks_like_object(raw: bytes) -> bool:
+    """O(1) shape test on the raw bytes (the hot path must not parse JSON it will not use)."""
+    i = 0
+    while i < len(raw) and raw[i] in b" \t\r\n":
+        i += 1
+    return raw[i:i + 1] == b"{"
+
+
+def run(hook: str, handler: Callable[[Context], Optional[str]], argv: Optional[List[str]] = None,
+        prefilter: Optional[Callable[[bytes], bool]] = None) -> int:
+    """Run `handler` fail-open; returns the exit code (always 0)."""
+    ctx = Context(b"", list(sys.argv[1:] if argv is None else argv))
+    try:
+        ctx.raw = read_stdin()
+        if not _looks_like_object(ctx.raw):
+            from memory import errorlog
+            errorlog.record(hook, f"stdin is not a JSON object ({len(ctx.raw)} bytes); nothing done")
+            return 0
+        if prefilter is not None and not prefilter(ctx.raw):
+            return 0
+        answer = handler(ctx)
+    except BaseException as exc:  # noqa: BLE001 - a hook must never break the agent
+        if isinstance(exc, SystemExit) and exc.code in (0, None):
+            return 0
+        from memory import errorlog
+        errorlog.record(hook, f"{type(exc).__name__}: {exc}", ctx.memory_dir)
+        return 0
+    if answer:
+        try:
+            sys.stdout.write(answer)
+            sys.stdout.flush()
+        except (OSError, ValueError):
+            pass
+    return 0

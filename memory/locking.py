@@ -1,0 +1,109 @@
+"""An exclusive inter-process lock on a lock file, with a timeout.
+
+POSIX uses fcntl.flock directly: it is the primitive filelock's UnixFileLock uses (so processes using
+either interoperate), and it costs ~0.3 ms to import against ~65 ms for filelock on the reference machine.
+filelock is used where fcntl is missing (Windows), then msvcrt.
+"""
+from __future__ import annotations
+
+import os
+import time
+from contextlib import contextmanager
+
+TYPE_CHECKING = False  # typing costs ~3 ms to import; annotations are strings here
+if TYPE_CHECKING:
+    from typing import Iterator
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None  # type: ignore[assignment]
+
+DEFAULT_TIMEOUT = 15.0
+
+
+class LockTimeout(Exception):
+    """The lock was not acquired within the timeout."""
+
+
+def _open_lock_file(path: str) -> int:
+    flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    return os.open(path, flags, 0o600)
+
+
+@contextmanager
+def exclusive(path: str, timeout: float = DEFAULT_TIMEOUT) -> Iterator[None]:
+    """Hold an exclusive lock on `path` (created if missing) for the body of the with-block."""
+    if fcntl is None:  # pragma: no cover - Windows
+        with _exclusive_portable(path, timeout):
+            yield
+        return
+    fd = _open_lock_file(path)
+    try:
+        deadline = time.monotonic() + timeout
+        pause = 0.0005
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise LockTimeout(path) from None
+                time.sleep(pause)
+                pause = min(pause * 2, 0.02)
+        try:
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, str(os.getpid()).encode(), 0)  # who holds it, for memory-doctor
+        except OSError:
+            pass
+        yield
+    finally:
+        os.close(fd)  # closing releases the flock
+
+
+def is_held(path: str) -> bool:
+    """True when another process holds the lock right now (a probe that never waits)."""
+    if fcntl is None or not os.path.exists(path):  # pragma: no cover - Windows
+        return False
+    fd = _open_lock_file(path)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return False
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
+
+
+@contextmanager
+def _exclusive_portable(path: str, timeout: float) -> Iterator[None]:  # pragma: no cover - Windows
+    try:
+        from filelock import FileLock, Timeout
+    except ImportError:
+        FileLock = None  # type: ignore[assignment]
+    if FileLock is not None:
+        try:
+            with FileLock(path, timeout=timeout):
+                yield
+        except Timeout:
+            raise LockTimeout(path) from None
+        return
+    import msvcrt
+    fd = _open_lock_file(path)
+    deadline = time.monotonic() + timeout
+    try:
+        while True:
+            try:
+                msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+                break
+            except OSError:
+                if time.monotonic() >= deadline:
+                    raise LockTimeout(path) from None
+                time.sleep(0.01)
+        try:
+            yield
+        finally:
+            os.lseek(fd, 0, 0)
+            msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
+    finally:
+        os.close(fd)

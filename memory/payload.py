@@ -1,0 +1,138 @@
+"""Hook stdin -> payload fields, and the answer each runtime understands.
+
+Claude Code, Cursor (native or running `.claude/settings.json` hooks) and Gemini CLI send different
+shapes; this is the only module that knows them.
+"""
+from __future__ import annotations
+
+import os
+
+TYPE_CHECKING = False  # typing costs ~3 ms to import; annotations are strings here
+if TYPE_CHECKING:
+    from typing import Any, Dict, Optional
+
+from memory import jsonio
+
+CLAUDE = "claude"
+CURSOR = "cursor"
+GEMINI = "gemini"
+SHELL_TOOLS = {"Bash", "Shell", "run_shell_command"}
+
+
+class PayloadError(ValueError):
+    """Stdin that is not a hook payload (not JSON, or not a JSON object)."""
+
+
+def parse(raw: bytes) -> Dict[str, Any]:
+    """The payload object; raises PayloadError for anything else."""
+    if not raw.strip():
+        raise PayloadError("empty stdin")
+    try:
+        payload = jsonio.loads(raw.decode("utf-8", "replace"))
+    except (ValueError, RecursionError) as exc:
+        raise PayloadError(f"stdin is not JSON ({type(exc).__name__})") from None
+    if not isinstance(payload, dict):
+        raise PayloadError(f"stdin is JSON {type(payload).__name__}, not an object")
+    return payload
+
+
+def runtime(payload: Dict[str, Any]) -> str:
+    """Which client sent the payload."""
+    if "cursor_version" in payload or "conversation_id" in payload:
+        return CURSOR
+    if "timestamp" in payload and str(payload.get("tool_name", "")).islower() and "_" in str(payload.get("tool_name")):
+        return GEMINI
+    return CLAUDE
+
+
+def text_field(payload: Dict[str, Any], name: str) -> Optional[str]:
+    """A string field, or None when missing or of another type."""
+    value = payload.get(name)
+    return value if isinstance(value, str) else None
+
+
+def event_name(payload: Dict[str, Any]) -> str:
+    return text_field(payload, "hook_event_name") or ""
+
+
+def session_id(payload: Dict[str, Any]) -> Optional[str]:
+    return text_field(payload, "session_id") or text_field(payload, "conversation_id")
+
+
+def cwd(payload: Dict[str, Any]) -> Optional[str]:
+    """Where the agent is: the payload's cwd, else Cursor's first workspace root, else the project env."""
+    value = text_field(payload, "cwd")
+    if value and os.path.isabs(value):
+        return value
+    roots = payload.get("workspace_roots")
+    if isinstance(roots, list) and roots and isinstance(roots[0], str) and os.path.isabs(roots[0]):
+        return roots[0]
+    return os.environ.get("CLAUDE_PROJECT_DIR") or os.environ.get("CURSOR_PROJECT_DIR") or None
+
+
+def tool_input(payload: Dict[str, Any]) -> Dict[str, Any]:
+    """`tool_input` as an object (Cursor sometimes sends it as a JSON string)."""
+    value = payload.get("tool_input")
+    if isinstance(value, str):
+        try:
+            value = jsonio.loads(value)
+        except ValueError:
+            return {}
+    return value if isinstance(value, dict) else {}
+
+
+def shell_command(payload: Dict[str, Any]) -> Optional[str]:
+    """The shell command a successful shell tool call ran, or None for anything else."""
+    if event_name(payload) == "afterShellExecution":
+        return text_field(payload, "command")
+    if payload.get("tool_name") not in SHELL_TOOLS:
+        return None
+    command = tool_input(payload).get("command")
+    if not isinstance(command, str) or not _succeeded(payload):
+        return None
+    return command
+
+
+def _succeeded(payload: Dict[str, Any]) -> bool:
+    response = payload.get("tool_response")
+    if isinstance(response, dict) and response.get("interrupted") is True:
+        return False
+    output = payload.get("tool_output")  # Cursor postToolUse: a JSON string with exitCode
+    if isinstance(output, str) and output.startswith("{"):
+        try:
+            code = jsonio.loads(output).get("exitCode", 0)
+        except (ValueError, AttributeError):
+            return True
+        return code in (0, None)
+    return True
+
+
+def capture_id(payload: Dict[str, Any], command: str) -> str:
+    """Identity of one tool call, equal for every copy of the hook the runtime fires for it."""
+    import hashlib
+
+    call = text_field(payload, "generation_id") or text_field(payload, "tool_use_id") or ""
+    seed = "\0".join((session_id(payload) or "", call, command))
+    return hashlib.sha256(seed.encode("utf-8", "replace")).hexdigest()[:16]
+
+
+def context_answer(payload: Dict[str, Any], text: str, event: Optional[str] = None) -> str:
+    """Model-visible context: Claude's hookSpecificOutput envelope, or Cursor's flat field."""
+    if runtime(payload) == CURSOR:
+        return jsonio.dumps({"additional_context": text})
+    name = event or event_name(payload) or "SessionStart"
+    return jsonio.dumps({"hookSpecificOutput": {"hookEventName": name, "additionalContext": text}})
+
+
+def block_answer(payload: Dict[str, Any], reason: str) -> str:
+    """Keep a stopping (sub)agent working: Claude's decision/reason, Cursor's followup_message."""
+    if runtime(payload) == CURSOR:
+        return jsonio.dumps({"followup_message": reason})
+    return jsonio.dumps({"decision": "block", "reason": reason})
+
+
+def warning_answer(payload: Dict[str, Any], text: str) -> Optional[str]:
+    """A message for the user only (Claude's systemMessage); Cursor has no such field."""
+    if runtime(payload) == CURSOR:
+        return None
+    return jsonio.dumps({"systemMessage": text})

@@ -1,0 +1,282 @@
+"""The knowledge files: locked appends, crash-safe rotation, tolerant latest-wins reads.
+
+Every write happens under one lock file. Rotation follows the seed (more than 1,000 lines -> the oldest
+500 go to the archive) and is journaled so that a crash at any instant loses nothing and a re-run
+never duplicates archive lines:
+
+1. journal {archive size before, identity of the active file}   (atomic write)
+2. append the oldest lines to the archive, fsync
+3. replace the active file with the rest                         (temp + fsync + os.replace)
+4. delete the journal
+
+Recovery (next locked write): if the active file is still the journaled one, step 3 never happened,
+so the archive is cut back to its journaled size and rotation starts over; otherwise only step 4 is left.
+"""
+from __future__ import annotations
+
+import os
+
+TYPE_CHECKING = False  # typing costs ~3 ms to import; annotations are strings here
+if TYPE_CHECKING:
+    from typing import Dict, Iterable, List, Optional
+
+from memory import fsio, jsonio, locking
+from memory.entry import is_valid
+
+ACTIVE = "knowledge.jsonl"
+ARCHIVE = "knowledge.archive.jsonl"
+LOCK = "knowledge.lock"
+JOURNAL = "knowledge.rotate.json"
+CORRUPT = "knowledge.corrupt.jsonl"
+ROTATE_ABOVE = 1000
+ROTATE_CHUNK = 500
+DEDUPE_TAIL_BYTES = 256 * 1024
+
+
+class Snapshot:
+    """Entries read from one or more files, in file order, and how many lines could not be used."""
+
+    def __init__(self) -> None:
+        self.entries: List[dict] = []
+        self.malformed = 0
+        self.lines = 0
+
+
+def path(memory_dir: str, name: str = ACTIVE) -> str:
+    return os.path.join(memory_dir, name)
+
+
+class AppendResult:
+    """What an append did: lines written, and keys whose different earlier content it superseded."""
+
+    def __init__(self, written: int = 0, replaced: Optional[List[str]] = None) -> None:
+        self.written = written
+        self.replaced: List[str] = replaced or []
+
+
+def append(memory_dir: str, records: Iterable[dict], capture_id: Optional[str] = None,
+           name: str = ACTIVE, rotate: bool = True) -> AppendResult:
+    """Append records (redacted first) under the lock.
+
+    With `capture_id`, a tool call whose records are already in the file's tail is not written again
+    (the same hook registered twice, or Cursor running both its own and Claude's hook files).
+    """
+    from memory import redact
+
+    cleaned = [redact.scrub_record(record) for record in records]
+    if not cleaned:
+        return AppendResult()
+    data = b"".join(jsonio.dumps_line(record) for record in cleaned)
+    os.makedirs(memory_dir, exist_ok=True)
+    target = path(memory_dir, name)
+    with locking.exclusive(path(memory_dir, LOCK)):
+        recover(memory_dir)
+        existing = fsio.read_tail(target, DEDUPE_TAIL_BYTES) if name != ACTIVE else (fsio.read_bytes(target) or b"")
+        if capture_id and f'"capture_id":"{capture_id}"'.encode() in existing[-DEDUPE_TAIL_BYTES:]:
+            return AppendResult()
+        replaced = _superseded(existing, cleaned) if name == ACTIVE else []
+        fsio.append(target, data)
+        if rotate and name == ACTIVE:
+            rotate_if_needed(memory_dir)
+    return AppendResult(len(cleaned), replaced)
+
+
+def _superseded(existing: bytes, records: List[dict]) -> List[str]:
+    """Keys of `records` already present in `existing` with other content (latest wins, but not silently)."""
+    replaced = []
+    for record in records:
+        key = record.get("key")
+        if not isinstance(key, str):
+            continue
+        needle = b'"key":' + jsonio.dumps(key).encode("utf-8", "replace")
+        at = existing.rfind(needle)
+        if at < 0:
+            continue
+        line = existing[existing.rfind(b"\n", 0, at) + 1:].split(b"\n", 1)[0]
+        try:
+            previous = jsonio.loads(line)
+        except ValueError:
+            continue
+        if isinstance(previous, dict) and previous.get("content") != record.get("content"):
+            replaced.append(key)
+    return replaced
+
+
+def rotate_if_needed(memory_dir: str) -> bool:
+    """Move the oldest lines to the archive once the active file passes the limit. Call under the lock."""
+    active, archive = path(memory_dir), path(memory_dir, ARCHIVE)
+    data = fsio.read_bytes(active) or b""
+    lines = data.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    if len(lines) <= ROTATE_ABOVE:
+        return False
+    chunks = -(-(len(lines) - ROTATE_ABOVE) // ROTATE_CHUNK)
+    moved, kept = lines[:chunks * ROTATE_CHUNK], lines[chunks * ROTATE_CHUNK:]
+    stat = os.stat(active)
+    journal = {"archive_size": _size(archive), "active_ino": stat.st_ino, "active_dev": stat.st_dev}
+    fsio.atomic_write(path(memory_dir, JOURNAL), jsonio.dumps_line(journal))
+    fsio.append(archive, b"\n".join(moved) + b"\n", fsync=True)
+    fsio.atomic_write(active, b"\n".join(kept) + b"\n" if kept else b"")
+    os.unlink(path(memory_dir, JOURNAL))
+    fsio.fsync_dir(memory_dir)
+    return True
+
+
+def recover(memory_dir: str) -> None:
+    """Repair what a crashed writer left: a torn last line, an interrupted rotation. Call under the lock."""
+    _repair_torn_tail(memory_dir)
+    journal_path = path(memory_dir, JOURNAL)
+    raw = fsio.read_bytes(journal_path)
+    if raw is None:
+        return
+    try:
+        journal = jsonio.loads(raw)
+        stat = os.stat(path(memory_dir))
+        unfinished = (stat.st_ino, stat.st_dev) == (journal["active_ino"], journal["active_dev"])
+        if unfinished:
+            _truncate(path(memory_dir, ARCHIVE), int(journal["archive_size"]))
+    except FileNotFoundError:
+        pass
+    except (ValueError, KeyError, TypeError):
+        pass  # an unreadable journal was never acted on: atomic_write publishes it whole or not at all
+    os.unlink(journal_path)
+    fsio.fsync_dir(memory_dir)
+
+
+def _repair_torn_tail(memory_dir: str) -> None:
+    """A last line without its newline was cut by a dying writer (writers hold the lock, so none is
+    mid-write now): keep it if it is a whole entry, else move it to knowledge.corrupt.jsonl."""
+    active = path(memory_dir)
+    tail = fsio.read_tail(active, DEDUPE_TAIL_BYTES)
+    if not tail or tail.endswith(b"\n"):
+        return
+    cut = tail.rfind(b"\n") + 1
+    if cut == 0 and len(tail) == DEDUPE_TAIL_BYTES:
+        return  # a single line longer than the window: leave it to the doctor
+    fragment = tail[cut:]
+    try:
+        whole = is_valid(jsonio.loads(fragment))
+    except ValueError:
+        whole = False
+    if whole:
+        fsio.append(active, b"\n")
+        return
+    fsio.append(path(memory_dir, CORRUPT), fragment + b"\n", fsync=True)
+    _truncate(active, _size(active) - len(fragment))
+
+
+def _size(file_path: str) -> int:
+    try:
+        return os.stat(file_path).st_size
+    except FileNotFoundError:
+        return 0
+
+
+def _truncate(file_path: str, size: int) -> None:
+    try:
+        fd = os.open(file_path, os.O_WRONLY | getattr(os, "O_NOFOLLOW", 0))
+    except FileNotFoundError:
+        return
+    try:
+        if os.fstat(fd).st_size > size:
+            os.ftruncate(fd, size)
+            os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def read(file_path: str) -> Snapshot:
+    """Every usable entry of one JSONL file; torn or foreign lines are counted, never fatal."""
+    data = fsio.read_bytes(file_path)
+    snap = Snapshot()
+    if not data:
+        return snap
+    loads = jsonio.bulk_loads() if len(data) >= jsonio.BULK_BYTES else jsonio.json.loads
+    for line in data.split(b"\n"):
+        if not line.strip():
+            continue
+        snap.lines += 1
+        try:
+            obj = loads(line)
+        except (ValueError, RecursionError):
+            snap.malformed += 1
+            continue
+        if is_valid(obj):
+            snap.entries.append(obj)
+        else:
+            snap.malformed += 1
+    return snap
+
+
+def load_matching(memory_dir: str, needle: bytes, include_archive: bool = False) -> Snapshot:
+    """Every version of every key that has a line containing `needle` (lowercase ASCII bytes).
+
+    Enough for a keyword search with latest-wins, without parsing the other lines: our writer puts the
+    key first (`{"key":"…"`), so most lines' keys are read by slicing; other lines are parsed.
+    """
+    files = [fsio.read_bytes(path(memory_dir, name)) or b""
+             for name in ([ARCHIVE, ACTIVE] if include_archive else [ACTIVE])]
+    snap = Snapshot()
+    keyed = []  # (key bytes, line, parsed entry or None)
+    wanted = set()
+    for data in files:
+        for line in data.split(b"\n"):
+            if not line.strip():
+                continue
+            snap.lines += 1
+            parsed = None
+            end = line.find(b'"', 8) if line.startswith(b'{"key":"') else -1
+            if end > 0 and b"\\" not in line[8:end]:
+                key = line[8:end]
+            else:
+                parsed = _parse_line(line)
+                if parsed is None:
+                    snap.malformed += 1
+                    continue
+                key = parsed["key"].encode("utf-8", "replace")
+            keyed.append((key, line, parsed))
+            if needle in line.lower():
+                wanted.add(key)
+    for key, line, parsed in keyed:
+        if key not in wanted:
+            continue
+        parsed = parsed or _parse_line(line)
+        if parsed is None:
+            snap.malformed += 1
+        else:
+            snap.entries.append(parsed)
+    return snap
+
+
+def _parse_line(line: bytes) -> Optional[dict]:
+    try:
+        obj = jsonio.json.loads(line)
+    except (ValueError, RecursionError):
+        return None
+    return obj if is_valid(obj) else None
+
+
+def load(memory_dir: str, include_archive: bool = False) -> Snapshot:
+    """The active file (after the archive when asked): oldest first, so later lines are newer."""
+    names = [ARCHIVE, ACTIVE] if include_archive else [ACTIVE]
+    total = Snapshot()
+    for name in names:
+        snap = read(path(memory_dir, name))
+        total.entries.extend(snap.entries)
+        total.malformed += snap.malformed
+        total.lines += snap.lines
+    return total
+
+
+def latest(entries: List[dict]) -> List[dict]:
+    """One entry per key, the latest (highest ts, then later line) winning; newest first."""
+    best: Dict[str, tuple] = {}
+    for position, entry in enumerate(entries):
+        ts = entry.get("ts", 0)
+        rank = (ts if isinstance(ts, (int, float)) else 0, position)
+        current = best.get(entry["key"])
+        if current is None or rank > current[0]:
+            best[entry["key"]] = (rank, entry)
+    return [entry for _, entry in sorted(best.values(), key=lambda item: item[0], reverse=True)]
+

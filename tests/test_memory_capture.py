@@ -1,0 +1,124 @@
+"""The capture hook run as Claude Code and Cursor run it: a subprocess fed real payload shapes."""
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import FIXTURES, bash_payload, error_log, fixture_payload, git, knowledge, run_hook
+
+SEED = 'bd comment BD-001 "LEARNED: TaskGroup requires @Sendable closures in strict concurrency mode."'
+
+
+def test_seed_capture_end_to_end(repo):
+    proc = run_hook("memory_capture", bash_payload(SEED, repo), repo)
+    assert proc.returncode == 0 and proc.stdout == b""
+    [e] = knowledge(repo)
+    assert e["key"] == "learned-taskgroup-requires-sendable-closures-in-strict-concurrency"
+    assert (e["type"], e["source"], e["bead"], e["tags"]) == ("learned", "orchestrator", "BD-001",
+                                                             ["learned", "async", "concurrency"])
+    assert e["content"] == "TaskGroup requires @Sendable closures in strict concurrency mode."
+    assert e["session_id"] and e["branch"] == "main" and len(e["commit"]) == 40
+
+
+@pytest.mark.parametrize("version", ["2.1.197", "2.1.330"])
+def test_real_payloads_capture_nothing_they_should_not(repo, version):
+    """Every recorded PostToolUse (echo 'LEARNED: …', Write, Read, Agent …) is a no-op: none is a bd comment."""
+    for path in sorted((FIXTURES / "claude-code" / version).glob("PostToolUse-*.json")):
+        payload = json.loads(path.read_text())
+        payload["cwd"] = str(repo)
+        proc = run_hook("memory_capture", payload, repo)
+        assert proc.returncode == 0 and proc.stdout == b"", path.name
+    assert knowledge(repo) == [] and error_log(repo) == ""
+
+
+def test_public_task_payload_is_ignored(repo):
+    payload = fixture_payload("public/claude-PostToolUse-2.json")
+    payload["cwd"] = str(repo)
+    assert run_hook("memory_capture", payload, repo).returncode == 0
+    assert knowledge(repo) == []
+
+
+def test_supervisor_in_worktree_writes_to_main_checkout(repo):
+    git(repo, "worktree", "add", "-q", ".worktrees/bd-12", "-b", "bd-12")
+    wt = repo / ".worktrees" / "bd-12"
+    proc = run_hook("memory_capture", bash_payload('bd comment bd-12 "LEARNED: worktrees share memory"', wt), wt,
+                    env={"CLAUDE_PROJECT_DIR": str(wt)})
+    assert proc.returncode == 0
+    [e] = knowledge(repo)
+    assert e["source"] == "supervisor" and e["branch"] == "bd-12"
+    assert not (wt / ".beads").exists()
+
+
+def test_agent_type_supervisor_sets_source(repo):
+    run_hook("memory_capture", bash_payload(SEED, repo, agent_type="swift-supervisor", agent_id="a1"), repo)
+    [e] = knowledge(repo)
+    assert e["source"] == "supervisor" and e["agent_type"] == "swift-supervisor" and e["agent_id"] == "a1"
+
+
+def test_file_form_relative_to_payload_cwd(repo):
+    (repo / "sub").mkdir()
+    (repo / "sub" / "notes.md").write_text("LEARNED: read from --file relative to cwd\n")
+    run_hook("memory_capture", bash_payload("bd comment BD-2 --file notes.md", repo / "sub"), repo)
+    assert [e["content"] for e in knowledge(repo)] == ["read from --file relative to cwd"]
+
+
+def test_same_tool_call_twice_is_captured_once(repo):
+    payload = bash_payload(SEED, repo)
+    for _ in range(3):
+        run_hook("memory_capture", payload, repo)
+    assert len(knowledge(repo)) == 1
+
+
+def test_cursor_native_and_claude_settings_copies_capture_once(repo):
+    common = {"conversation_id": "conv-1", "generation_id": "gen-1", "cursor_version": "3.9.16",
+              "workspace_roots": [str(repo)], "model": "default", "transcript_path": None}
+    native = dict(common, hook_event_name="afterShellExecution", command=SEED, output="ok", duration=12)
+    via_claude = dict(common, session_id="conv-1", hook_event_name="postToolUse", tool_name="Shell",
+                      tool_input={"command": SEED}, tool_output=json.dumps({"exitCode": 0}), tool_use_id="t1")
+    env = {"CURSOR_VERSION": "3.9.16", "CURSOR_PROJECT_DIR": str(repo)}
+    assert run_hook("memory_capture", native, repo, env=env, args=["--cursor"]).returncode == 0
+    assert run_hook("memory_capture", via_claude, repo, env=env).returncode == 0
+    assert [e["bead"] for e in knowledge(repo)] == ["BD-001"]
+
+
+def test_redaction_is_reported_to_the_agent(repo):
+    proc = run_hook("memory_capture", bash_payload(
+        'bd comment BD-3 "LEARNED: staging uses AKIAIOSFODNN7EXAMPL3 as key id"', repo), repo)
+    answer = json.loads(proc.stdout)
+    assert "aws_access_key_id" in answer["hookSpecificOutput"]["additionalContext"]
+    assert answer["hookSpecificOutput"]["hookEventName"] == "PostToolUse"
+    [e] = knowledge(repo)
+    assert "AKIA" not in json.dumps(e) and e["redacted"] == ["aws_access_key_id"]
+
+
+def test_same_key_replacement_is_reported(repo):
+    prefix = "Always run the migrations before seeding the database in CI, "
+    run_hook("memory_capture", bash_payload(f'bd comment BD-1 "LEARNED: {prefix}first"', repo), repo)
+    proc = run_hook("memory_capture", bash_payload(f'bd comment BD-2 "LEARNED: {prefix}second"', repo), repo)
+    assert "replaced an earlier, different insight" in json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert len(knowledge(repo)) == 2
+
+
+@pytest.mark.parametrize("stdin", [b"", b"   \n", b"not json", b"[1,2]", b"42", b'"LEARNED comment"',
+                                   b"\xff\xfe\x00LEARNED comment", b'{"tool_name":"Bash","tool_input":{"command":7}}',
+                                   b'{"tool_name":"Bash","tool_input":"bd comment X \\"LEARNED: y\\""}',
+                                   b'{"hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":'
+                                   b'"bd comment X \\"LEARNED: y\\""},"cwd":17}'])
+def test_bad_stdin_fails_open(repo, stdin):
+    proc = run_hook("memory_capture", stdin, repo)
+    assert proc.returncode == 0 and b"Traceback" not in proc.stderr
+    assert proc.stdout == b"" or json.loads(proc.stdout)
+
+
+def test_non_object_stdin_is_logged(repo):
+    run_hook("memory_capture", b"not json", repo)
+    assert "memory_capture" in error_log(repo) and "not a JSON object" in error_log(repo)
+
+
+def test_internal_error_is_logged_not_raised(repo):
+    memory = repo / ".beads" / "memory"
+    memory.mkdir(parents=True)
+    (memory / "knowledge.jsonl").mkdir()  # a folder where the file should be: every write fails
+    proc = run_hook("memory_capture", bash_payload(SEED, repo), repo)
+    assert proc.returncode == 0 and proc.stdout == b""
+    assert "IsADirectoryError" in error_log(repo) or "Error" in error_log(repo)

@@ -1,0 +1,100 @@
+import json
+
+import pytest
+
+from conftest import FIXTURES, bash_payload, fixture_payload, knowledge, run_hook
+
+from memory import entry, store
+
+
+def seed(repo, n, **kw):
+    d = str(repo / ".beads" / "memory")
+    store.append(d, [entry.build(f"insight {i} about caching", f"BD-{i}", "supervisor" if i % 2 else "orchestrator",
+                                 ts=1_700_000_000 + i, **kw) for i in range(n)])
+
+
+def start(repo, name="claude-code/2.1.330/SessionStart-6.json", **kw):
+    payload = fixture_payload(name)
+    payload["cwd"] = str(repo)
+    return run_hook("session_start", payload, repo, **kw)
+
+
+def context(proc):
+    return json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
+
+
+def test_no_knowledge_says_nothing(repo):
+    proc = start(repo)
+    assert proc.returncode == 0 and proc.stdout == b""
+
+
+@pytest.mark.parametrize("name", ["claude-code/2.1.197/SessionStart-6.json", "claude-code/2.1.330/SessionStart-8.json",
+                                  "public/claude-SessionStart-1.json", "public/claude-SessionStart-2.json"])
+def test_block_format_for_every_source(repo, name):
+    seed(repo, 12)
+    out = json.loads(start(repo, name).stdout)
+    assert out["hookSpecificOutput"]["hookEventName"] == "SessionStart"
+    lines = out["hookSpecificOutput"]["additionalContext"].splitlines()
+    assert lines[0] == "## Recent Knowledge (12 entries)" and lines[1] == ""
+    assert lines[2:7] == [f"  [LEARN] insight {i} about caching  ({'supervisor' if i % 2 else 'orchestrator'})"
+                          for i in (11, 10, 9, 8, 7)]
+    assert lines[-1] == '  Search: .beads/memory/recall.sh "keyword"'
+
+
+def test_count_is_unique_keys_and_latest_wins(repo):
+    d = str(repo / ".beads" / "memory")
+    store.append(d, [entry.build("same insight", "BD-1", "orchestrator", ts=1)])
+    store.append(d, [dict(entry.build("same insight", "BD-2", "supervisor", ts=2))])
+    text = context(start(repo))
+    assert text.startswith("## Recent Knowledge (1 entries)") and "(supervisor)" in text and "(orchestrator)" not in text
+
+
+def test_cursor_payload_gets_flat_answer(repo):
+    seed(repo, 3)
+    payload = {"conversation_id": "c", "generation_id": "", "session_id": "c", "hook_event_name": "sessionStart",
+               "cursor_version": "3.9.16", "workspace_roots": [str(repo)], "is_background_agent": False,
+               "composer_mode": "agent"}
+    out = json.loads(run_hook("session_start", payload, repo, args=["--cursor"]).stdout)
+    assert list(out) == ["additional_context"] and "Recent Knowledge (3 entries)" in out["additional_context"]
+
+
+def test_long_and_hostile_content_stays_small_and_single_line(repo):
+    d = str(repo / ".beads" / "memory")
+    store.append(d, [entry.build(f"{i} " + "\u202e\x00\n{\"x\":1}" * 600, f"B{i}", "orchestrator") for i in range(5)])
+    text = context(start(repo))
+    assert len(text) < 10_000
+    assert all(len(line) < 200 for line in text.splitlines())
+
+
+def test_malformed_lines_are_skipped_and_mentioned(repo):
+    seed(repo, 2)
+    with open(repo / ".beads" / "memory" / "knowledge.jsonl", "ab") as fh:
+        fh.write(b'{"key":"torn\n')
+    text = context(start(repo))
+    assert "(2 entries)" in text and "1 malformed line(s)" in text
+
+
+def test_archive_is_not_read(repo):
+    seed(repo, 3)
+    (repo / ".beads" / "memory" / "knowledge.archive.jsonl").write_text("garbage\n" * 1000)
+    assert "malformed" not in context(start(repo))
+
+
+def test_fallback_interpreter_hint(repo):
+    seed(repo, 1)
+    assert "install.sh" in context(start(repo, args=["--no-venv"]))
+    assert "install.sh" not in context(start(repo))
+
+
+def test_captured_then_surfaced(repo):
+    run_hook("memory_capture", bash_payload('bd comment BD-9 "LEARNED: full loop works"', repo), repo)
+    assert "[LEARN] full loop works  (orchestrator)" in context(start(repo))
+    assert len(knowledge(repo)) == 1
+
+
+@pytest.mark.parametrize("stdin", [b"", b"not json", b"[1,2]", b'{"hook_event_name":"SessionStart","cwd":[1]}'])
+def test_bad_stdin_fails_open(repo, stdin):
+    seed(repo, 1)
+    proc = run_hook("session_start", stdin, repo)
+    assert proc.returncode == 0 and b"Traceback" not in proc.stderr
+    assert proc.stdout == b"" or json.loads(proc.stdout)

@@ -1,0 +1,55 @@
+from memory import shell
+
+
+def words(src):
+    return [c.words for c in shell.parse(src)]
+
+
+def test_operators_split_commands():
+    assert words("a 1 && b 2; c 3 | d 4 || e\nf") == [["a", "1"], ["b", "2"], ["c", "3"], ["d", "4"], ["e"], ["f"]]
+
+
+def test_quotes_and_escapes():
+    assert words("""echo 'a b' "c \\"d\\" $HOME" e\\ f""") == [["echo", "a b", 'c "d" $HOME', "e f"]]
+
+
+def test_ansi_c_quoting():
+    assert words("printf $'x\\ny\\t\\x41'") == [["printf", "x\ny\tA"]]
+
+
+def test_comment_only_at_word_start():
+    assert words("echo a#b # LEARNED: not an argument") == [["echo", "a#b"]]
+
+
+def test_redirections_are_not_words():
+    assert words("bd comment X 'y' 2>&1 >/dev/null </dev/null") == [["bd", "comment", "X", "y"]]
+
+
+def test_heredoc_body_attached_to_its_command():
+    cmds = shell.parse("cat <<'EOF' | bd comment X --stdin\nline 1\n$NOT_EXPANDED\nEOF\necho after")
+    assert cmds[0].words == ["cat"] and cmds[0].stdin_text == "line 1\n$NOT_EXPANDED\n"
+    assert cmds[1].pipe_from is cmds[0]
+    assert cmds[2].words == ["echo", "after"]
+
+
+def test_heredoc_with_dash_strips_tabs():
+    cmds = shell.parse("cat <<-END\n\tindented\n\tEND\n")
+    assert cmds[0].stdin_text == "indented\n"
+
+
+def test_cat_heredoc_substitution_is_evaluated():
+    src = 'bd comment BD-7 "$(cat <<\'EOF\'\nLEARNED: body\nwith "quotes"\nEOF\n)"'
+    assert ["bd", "comment", "BD-7", 'LEARNED: body\nwith "quotes"'] in words(src)
+
+
+def test_unknowable_substitution_keeps_source_text():
+    assert words('echo "$(date +%s)"') == [["date", "+%s"], ["echo", "$(date +%s)"]]
+
+
+def test_line_continuation():
+    assert words("bd comment \\\n  X y") == [["bd", "comment", "X", "y"]]
+
+
+def test_unterminated_input_does_not_raise():
+    for src in ['echo "open', "echo 'open", "cat <<EOF\nno end", "echo $(unclosed", "`", "(((", "a <", "&&&"]:
+        shell.parse(src)

@@ -1,0 +1,131 @@
+import json
+import os
+
+from memory import entry, store
+
+
+def make(i, key=None, ts=None):
+    e = entry.build(f"insight number {i}", f"BD-{i}", "orchestrator", ts=ts if ts is not None else 1000 + i)
+    if key:
+        e["key"] = key
+    return e
+
+
+def lines(path):
+    return [json.loads(line) for line in open(path) if line.strip()]
+
+
+def test_append_and_read(tmp_path):
+    assert store.append(str(tmp_path), [make(1), make(2)]).written == 2
+    snap = store.load(str(tmp_path))
+    assert [e["bead"] for e in snap.entries] == ["BD-1", "BD-2"] and snap.malformed == 0
+
+
+def test_latest_wins_on_same_key_by_ts_then_position():
+    a, b, c = make(1, key="k", ts=10), make(2, key="k", ts=20), make(3, key="k", ts=20)
+    assert store.latest([a, b, c]) == [c]
+    assert store.latest([b, a]) == [b]
+
+
+def test_duplicate_capture_id_is_not_written_twice(tmp_path):
+    first = store.append(str(tmp_path), [dict(make(1), capture_id="abc")], capture_id="abc")
+    second = store.append(str(tmp_path), [dict(make(1), capture_id="abc")], capture_id="abc")
+    assert (first.written, second.written) == (1, 0)
+    assert len(lines(tmp_path / store.ACTIVE)) == 1
+
+
+def test_replacement_of_a_different_insight_is_reported(tmp_path):
+    store.append(str(tmp_path), [make(1, key="same")])
+    result = store.append(str(tmp_path), [make(2, key="same")])
+    assert result.replaced == ["same"]
+    assert store.append(str(tmp_path), [make(2, key="same")]).replaced == []  # identical content: no news
+    assert len(lines(tmp_path / store.ACTIVE)) == 3  # nothing deleted: the older line stays on disk
+
+
+def test_rotation_exactly_per_seed(tmp_path):
+    d = str(tmp_path)
+    store.append(d, [make(i) for i in range(1000)])
+    assert not (tmp_path / store.ARCHIVE).exists()
+    store.append(d, [make(1000)])
+    archive, active = lines(tmp_path / store.ARCHIVE), lines(tmp_path / store.ACTIVE)
+    assert [e["bead"] for e in archive] == [f"BD-{i}" for i in range(500)]
+    assert [e["bead"] for e in active] == [f"BD-{i}" for i in range(500, 1001)]
+
+
+def test_rotation_of_an_oversized_file_leaves_at_most_1000(tmp_path):
+    d = str(tmp_path)
+    with open(tmp_path / store.ACTIVE, "wb") as fh:
+        for i in range(2600):
+            fh.write((json.dumps(make(i)) + "\n").encode())
+    store.append(d, [make(2600)])
+    assert len(lines(tmp_path / store.ACTIVE)) == 601 and len(lines(tmp_path / store.ARCHIVE)) == 2000
+
+
+def test_torn_and_foreign_lines_are_skipped_and_counted(tmp_path):
+    path = tmp_path / store.ACTIVE
+    path.write_bytes(json.dumps(make(1)).encode() + b"\n{\"key\":\"torn\n[1,2]\nnot json\n{}\n"
+                     + json.dumps(make(2)).encode() + b"\n")
+    snap = store.read(str(path))
+    assert [e["bead"] for e in snap.entries] == ["BD-1", "BD-2"] and snap.malformed == 4
+
+
+def test_torn_tail_is_quarantined_before_the_next_append(tmp_path):
+    path = tmp_path / store.ACTIVE
+    path.write_bytes(json.dumps(make(1)).encode() + b"\n{\"key\":\"half")
+    store.append(str(tmp_path), [make(2)])
+    snap = store.read(str(path))
+    assert [e["bead"] for e in snap.entries] == ["BD-1", "BD-2"] and snap.malformed == 0
+    assert (tmp_path / store.CORRUPT).read_bytes() == b'{"key":"half\n'
+
+
+def test_whole_last_entry_without_newline_is_kept(tmp_path):
+    path = tmp_path / store.ACTIVE
+    path.write_bytes(json.dumps(make(1)).encode())  # e.g. saved by an editor that drops the final newline
+    store.append(str(tmp_path), [make(2)])
+    assert [e["bead"] for e in store.read(str(path)).entries] == ["BD-1", "BD-2"]
+    assert not (tmp_path / store.CORRUPT).exists()
+
+
+def test_line_separators_inside_content_stay_in_one_line(tmp_path):
+    weird = "a\u2028b\u2029c\x00d\re\nf\x1b"
+    store.append(str(tmp_path), [entry.build(weird, "B", "orchestrator")])
+    raw = (tmp_path / store.ACTIVE).read_bytes()
+    assert raw.count(b"\n") == 1
+    assert store.read(str(tmp_path / store.ACTIVE)).entries[0]["content"].startswith("a\u2028b")
+
+
+def test_recover_undoes_an_unfinished_rotation(tmp_path):
+    d = str(tmp_path)
+    store.append(d, [make(i) for i in range(1000)])
+    (tmp_path / store.ARCHIVE).write_bytes(b"")
+    before = (tmp_path / store.ACTIVE).read_bytes()
+    stat = os.stat(tmp_path / store.ACTIVE)
+    # a crash after the journal and half of the archive append, before the active file was replaced
+    (tmp_path / store.JOURNAL).write_text(json.dumps({"archive_size": 0, "active_ino": stat.st_ino,
+                                                      "active_dev": stat.st_dev}))
+    (tmp_path / store.ARCHIVE).write_bytes(before[:12345])
+    store.append(d, [make(1000)])
+    archive, active = lines(tmp_path / store.ARCHIVE), lines(tmp_path / store.ACTIVE)
+    assert len(archive) == 500 and len(active) == 501 and not (tmp_path / store.JOURNAL).exists()
+    assert len({e["key"] for e in archive + active}) == 1001
+
+
+def test_recover_keeps_a_finished_rotation(tmp_path):
+    d = str(tmp_path)
+    store.append(d, [make(i) for i in range(1001)])  # rotated: 500 archived, 501 active
+    (tmp_path / store.JOURNAL).write_text(json.dumps({"archive_size": 0, "active_ino": -1, "active_dev": -1}))
+    store.append(d, [make(1001)])
+    assert len(lines(tmp_path / store.ARCHIVE)) == 500 and len(lines(tmp_path / store.ACTIVE)) == 502
+
+
+def test_symlinked_knowledge_file_is_not_written_through(tmp_path):
+    outside = tmp_path / "outside.txt"
+    outside.write_text("precious\n")
+    mem = tmp_path / "mem"
+    mem.mkdir()
+    os.symlink(outside, mem / store.ACTIVE)
+    try:
+        store.append(str(mem), [make(1)])
+    except OSError:
+        pass
+    assert outside.read_text() == "precious\n"
