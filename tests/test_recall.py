@@ -114,11 +114,11 @@ def test_installed_layout_resolves_main_checkout(repo, tmp_path):
 
 
 def test_newer_version_that_no_longer_matches_hides_the_old_match(repo):
-    old = e("Prefer yarn for installs", ts=1)
-    new = dict(e("Prefer yarn for installs", ts=5), content="Prefer pnpm for installs")
-    write(repo, [old, e("unrelated yarn note", ts=2), new])
-    out = [json.loads(line)["content"] for line in recall(repo, "yarn", "--json").stdout.splitlines()]
-    assert out == ["unrelated yarn note"]
+    old = dict(e("Use the blue deploy target", ts=1), key="learned-deploy-target")
+    new = dict(e("Use the green deploy target", ts=5), key="learned-deploy-target")
+    write(repo, [old, e("unrelated blue note", ts=2), new])
+    out = [json.loads(line)["content"] for line in recall(repo, "blue", "--json").stdout.splitlines()]
+    assert out == ["unrelated blue note"]
 
 
 def test_hand_written_lines_in_other_key_order_are_searched(repo):
