@@ -13,13 +13,12 @@ NO_VENV_FLAG = "--no-venv"  # added by the registered command when the project's
 
 def handle(ctx: hookrun.Context):
     """The Recent Knowledge block in the runtime's envelope; nothing when there is no knowledge."""
-    from memory import paths, payload, registration, render, store
+    from memory import paths, payload, render, store
 
     data = payload.parse(ctx.raw)
     cwd = payload.cwd(data)
-    if payload.runtime(data) == payload.CURSOR and "--cursor" not in ctx.argv \
-            and registration.cursor_hooks_installed(paths.project_root(cwd)):
-        return None  # Cursor also runs .claude/settings.json hooks: its own registration answers
+    if _another_copy_answers(data, ctx.argv, paths.project_root(cwd)):
+        return None
     ctx.memory_dir = paths.memory_dir(cwd)
     snapshot = store.load(ctx.memory_dir)
     notes = []
@@ -31,6 +30,18 @@ def handle(ctx: hookrun.Context):
                      "run memory-hooks' install.sh on this repo to set it up.")
     text = render.recent_knowledge(store.latest(snapshot.entries), notes)
     return payload.context_answer(data, text, event="SessionStart") if text else None
+
+
+def _another_copy_answers(data: dict, argv: list, root: str) -> bool:
+    """Cursor runs .claude/settings.json hooks besides its own, and the plugin may sit beside an install:
+    one registration answers, so the agent gets the block once."""
+    from memory import payload, registration
+
+    if payload.runtime(data) == payload.CURSOR and "--cursor" not in argv:
+        return registration.cursor_hooks_installed(root)
+    if "--plugin" in argv:
+        return registration.claude_hooks_installed(root)
+    return False
 
 
 def main(argv=None) -> int:

@@ -1,0 +1,198 @@
+"""The install.sh command line: plan, apply, set up the virtualenv, and prove the hooks answer."""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from typing import List, Optional, Tuple
+
+from memory import installer, registration
+from memory.installer import EXIT_ERROR, EXIT_OK, EXIT_SELF_CHECK, EXIT_USAGE, INSTALL_DIR, VENV
+from memory.registration import CLAUDE_SETTINGS, CURSOR_HOOKS, SettingsError
+
+PIP_TIMEOUT = 600
+
+
+def resolve_target(path: str) -> Tuple[str, Optional[str]]:
+    """The work tree to install into (top level of `path`), and its main checkout when it is a worktree."""
+    from memory import paths
+
+    path = os.path.abspath(path)
+    if not os.path.isdir(path):
+        raise SystemExit(f"install.sh: {path} is not a folder")
+    info = paths.git_info(path)
+    if info is None:
+        return path, None
+    main = info.main_checkout if info.is_linked_worktree else None
+    return info.toplevel, main
+
+
+def setup_venv(target: str, out) -> str:
+    """Create (or reuse) the machine-local virtualenv with orjson and filelock; describe the result."""
+    venv = os.path.join(target, VENV)
+    python = os.path.join(venv, "bin", "python")
+    probe = [python, "-c", "import orjson, filelock"]
+    if os.path.exists(python) and subprocess.run(probe, capture_output=True).returncode == 0:
+        state = "reused"
+    else:
+        try:
+            subprocess.run([sys.executable, "-m", "venv", venv], check=True, capture_output=True)
+            pip = subprocess.run([python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-r",
+                                  os.path.join(target, INSTALL_DIR, "requirements.txt")],
+                                 capture_output=True, text=True, timeout=PIP_TIMEOUT)
+            state = "created" if pip.returncode == 0 else "created without orjson/filelock (pip failed; stdlib fallbacks in use)"
+        except (OSError, subprocess.SubprocessError) as exc:
+            shutil.rmtree(venv, ignore_errors=True)
+            return f"none ({type(exc).__name__}); hooks run with python3 and stdlib fallbacks"
+    # Hooks run with PYTHONDONTWRITEBYTECODE in some environments: ship the bytecode up front.
+    subprocess.run([python, "-m", "compileall", "-q", os.path.join(target, INSTALL_DIR, "memory")],
+                   capture_output=True)
+    return f"{os.path.relpath(python, target)} ({state})"
+
+
+def _run_command(command: str, payload: dict, env: dict, cwd: str) -> Tuple[int, str, float]:
+    start = time.perf_counter()
+    proc = subprocess.run(["/bin/sh", "-c", command], input=json.dumps(payload), cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=60)
+    return proc.returncode, proc.stdout, (time.perf_counter() - start) * 1000
+
+
+def self_check(target: str, cursor: bool) -> Tuple[bool, List[str]]:
+    """Run the installed hooks exactly as registered, on a scratch copy of the knowledge."""
+    lines, ok = [], True
+    scratch = tempfile.mkdtemp(prefix="memory-hooks-selfcheck-")
+    try:
+        memory = os.path.join(scratch, "memory")
+        os.makedirs(memory)
+        src = os.path.join(target, installer.KNOWLEDGE)
+        if os.path.exists(src):
+            shutil.copy(src, os.path.join(memory, "knowledge.jsonl"))
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE", "CURSOR"))}
+        env.update(CLAUDE_PROJECT_DIR=target, MEMORY_HOOKS_DIR=memory)
+        marker = f"memory-hooks self-check {os.getpid()} passed"
+        bd = {"session_id": "self-check", "cwd": target, "hook_event_name": "PostToolUse", "tool_name": "Bash",
+              "tool_input": {"command": f'bd comment SELF-CHECK "LEARNED: {marker}"'},
+              "tool_response": {"stdout": "", "stderr": "", "interrupted": False}, "tool_use_id": "self-check"}
+        start = {"session_id": "self-check", "cwd": target, "hook_event_name": "SessionStart", "source": "startup"}
+        rc, _, capture_ms = _run_command(registration.claude_command("memory_capture"), bd, env, target)
+        rc2, out, start_ms = _run_command(registration.claude_command("session_start"), start, env, target)
+        try:
+            context = json.loads(out)["hookSpecificOutput"]["additionalContext"]
+        except (ValueError, KeyError, TypeError):
+            context = ""
+        good = rc == 0 and rc2 == 0 and marker in context
+        ok &= good
+        lines.append(f"Claude Code: capture {capture_ms:.0f} ms, session start {start_ms:.0f} ms — "
+                     + ("answered" if good else f"FAILED (exit {rc}/{rc2}, output {out[:200]!r})"))
+        if cursor:
+            env_c = dict(env, CURSOR_PROJECT_DIR=target, CURSOR_VERSION="self-check")
+            cstart = {"conversation_id": "self-check", "session_id": "self-check", "hook_event_name": "sessionStart",
+                      "cursor_version": "self-check", "workspace_roots": [target]}
+            rc3, out3, ms = _run_command(registration.cursor_command("session_start"), cstart, env_c, target)
+            try:
+                good = rc3 == 0 and marker in json.loads(out3)["additional_context"]
+            except (ValueError, KeyError, TypeError):
+                good = False
+            ok &= good
+            lines.append(f"Cursor: session start {ms:.0f} ms — " + ("answered" if good else f"FAILED ({out3[:200]!r})"))
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return ok, lines
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="install.sh", description="Install memory-hooks into a git repository (default: the current one).",
+        epilog="Exit status: 0 done; 1 installed but the self-check failed; 2 usage error or a settings file "
+               "that is not valid JSON (nothing written); 3 other error.")
+    parser.add_argument("target", nargs="?", default=".", help="the repository (default: current folder)")
+    parser.add_argument("--dry-run", action="store_true", help="print the planned changes as a diff; touch nothing")
+    parser.add_argument("--uninstall", action="store_true", help="take out what install put in (knowledge stays)")
+    parser.add_argument("--purge", action="store_true", help="with --uninstall: delete the knowledge files too")
+    parser.add_argument("--cursor", dest="cursor", action="store_true", default=True,
+                        help="register the hooks for Cursor too (.cursor/hooks.json; default)")
+    parser.add_argument("--no-cursor", dest="cursor", action="store_false", help="leave .cursor/hooks.json alone")
+    parser.add_argument("--no-venv", action="store_true", help="skip the virtualenv (hooks use python3)")
+    parser.add_argument("--no-self-check", action="store_true", help="skip running the installed hooks once")
+    return parser
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.purge and not args.uninstall:
+        print("install.sh: --purge goes with --uninstall", file=sys.stderr)
+        return EXIT_USAGE
+    out = sys.stdout
+    try:
+        target, main_checkout = resolve_target(args.target)
+        if args.uninstall:
+            changes = installer.plan_uninstall(target, args.purge)
+        else:
+            plugin = registration.plugin_enabled(target)
+            changes = installer.plan_install(target, cursor=args.cursor, claude=not plugin)
+    except SettingsError as exc:
+        print(f"install.sh: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.dry_run:
+        installer.show_diff(changes, out)
+        if not any(c.changed for c in changes):
+            out.write("install.sh: nothing to change\n")
+        return EXIT_OK
+    try:
+        installer.apply(target, changes, backups=not args.uninstall)
+        if args.uninstall:
+            shutil.rmtree(os.path.join(target, VENV), ignore_errors=True)
+            installer.remove_empty_dirs(target)
+            out.write(f"memory-hooks removed from {target}" + ("" if args.purge else " (knowledge kept)") + "\n")
+            for c in changes:
+                out.write(f"  {'deleted' if c.after is None else 'updated'} {c.rel}\n")
+            return EXIT_OK
+        venv = "skipped (--no-venv)" if args.no_venv else setup_venv(target, out)
+    except OSError as exc:
+        print(f"install.sh: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    report(out, target, main_checkout, changes, venv, plugin, args.cursor)
+    if args.no_self_check:
+        return EXIT_OK
+    ok, lines = self_check(target, args.cursor)
+    out.write("self-check (installed hooks, scratch copy of the knowledge):\n")
+    out.writelines(f"  {line}\n" for line in lines)
+    return EXIT_OK if ok else EXIT_SELF_CHECK
+
+
+def report(out, target, main_checkout, changes, venv, plugin, cursor) -> None:
+    changed = [c for c in changes if c.changed]
+    out.write(f"memory-hooks installed into {target}" + ("" if changed else " (already up to date)") + "\n")
+    if main_checkout:
+        out.write(f"  note: this is a worktree; knowledge is stored in the main checkout {main_checkout}\n")
+    out.write(f"  code         {INSTALL_DIR}/ ({len(installer.code_files())} files)\n")
+    out.write(f"  recall       {installer.RECALL}\n")
+    out.write(f"  knowledge    {installer.KNOWLEDGE} (commit it: teammates get it through git)\n")
+    out.write(f"  interpreter  {venv}\n")
+    settings = registration.read_config(os.path.join(target, CLAUDE_SETTINGS))
+    events = ", ".join(f"{e}[{m}]" if m else e for e, m in registration.registered_events(settings))
+    if plugin:
+        out.write("  Claude Code  the memory-hooks plugin is enabled: hooks not registered again in settings.json\n")
+    else:
+        out.write(f"  Claude Code  {CLAUDE_SETTINGS}: {events}\n")
+    if cursor:
+        cursor_events = registration.registered_events(registration.read_config(os.path.join(target, CURSOR_HOOKS)))
+        out.write(f"  Cursor       {CURSOR_HOOKS}: {', '.join(e for e, _ in cursor_events)}\n")
+    backups = [c.rel + installer.BACKUP_SUFFIX for c in changed if c.config and c.before is not None]
+    if backups:
+        out.write(f"  backups      {', '.join(backups)}\n")
+    ignored = subprocess.run(["git", "check-ignore", "-q", installer.KNOWLEDGE], cwd=target, capture_output=True)
+    if ignored.returncode == 0:
+        out.write(f"  WARNING      {installer.KNOWLEDGE} is gitignored here: teammates will not get the knowledge\n")
+
+
+if __name__ == "__main__":
+    try:
+        raise SystemExit(main())
+    except BrokenPipeError:  # `install.sh | head`
+        raise SystemExit(EXIT_OK)
