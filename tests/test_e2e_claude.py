@@ -1,0 +1,73 @@
+"""End to end with the real Claude Code CLI (../shared/tools/claude-real) against a scripted model.
+
+Session 1: the model runs `bd comment … "LEARNED: …"` through the real Bash tool; our installed
+PostToolUse hook must write it to knowledge.jsonl. Session 2: the request Claude Code sends to the
+model must carry our Recent Knowledge block.
+"""
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, knowledge
+
+HARNESS = ROOT.parent / "shared" / "tools" / "claude-real"
+CLAUDE = Path(os.environ.get("CLAUDE_REAL_HOME", Path.home() / ".cache" / "claude-real")) / "node_modules" / ".bin" / "claude"
+INSIGHT = "TaskGroup requires @Sendable closures in strict concurrency mode."
+
+pytestmark = pytest.mark.skipif(
+    not (HARNESS / "run-scenario.sh").exists() or not CLAUDE.exists(),
+    reason=f"real Claude Code CLI not installed (run {HARNESS}/install-claude.sh; .ci/run does)")
+
+
+def scenario(path: Path, name: str, prompt: str, turns: list) -> Path:
+    path.write_text(json.dumps({
+        "name": name, "prompt": prompt,
+        "agents": [{"name": "main", "match": {"first_user_contains": prompt.split(":")[0]}, "turns": turns}],
+        "fallback": {"content": [{"type": "text", "text": "OK"}]},
+    }))
+    return path
+
+
+def run(scenario_path: Path, project: Path) -> str:
+    env = dict(os.environ, NO_LOGGER_HOOKS="1", CLAUDE_BIN=str(CLAUDE),
+               PATH=f"{ROOT / 'tests' / 'fake_bd'}{os.pathsep}{os.environ['PATH']}")
+    proc = subprocess.run([str(HARNESS / "run-scenario.sh"), str(scenario_path), str(project)], env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert "claude exit code: 0" in proc.stdout, proc.stdout[-3000:] + proc.stderr[-2000:]
+    return (project / ".harness-out" / "requests.jsonl").read_text()
+
+
+def test_capture_then_surface_with_the_real_client(tmp_path):
+    project = tmp_path / "app"
+    project.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=project, check=True)
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "i"],
+                   cwd=project, check=True)
+    install = subprocess.run([str(ROOT / "install.sh"), str(project)], capture_output=True, text=True)
+    assert install.returncode == 0, install.stdout + install.stderr
+
+    first = scenario(tmp_path / "capture.json", "e2e-capture", "E2E-CAPTURE: record what you learned.", [
+        {"content": [{"type": "text", "text": "Recording the lesson."},
+                     {"type": "tool_use", "name": "Bash", "input": {
+                         "command": f'bd comment BD-001 "LEARNED: {INSIGHT}" && bd update BD-001 --status inreview',
+                         "description": "Record the lesson"}}]},
+        {"content": [{"type": "text", "text": "Recorded."}]},
+    ])
+    run(first, project)
+    entries = knowledge(project)
+    assert [(e["bead"], e["content"], e["source"]) for e in entries] == [("BD-001", INSIGHT, "orchestrator")]
+    assert entries[0]["session_id"] and entries[0]["tags"][0] == "learned"
+    calls = [json.loads(line)["argv"] for line in (project / ".fake-bd" / "calls.jsonl").read_text().splitlines()]
+    assert calls[0][:2] == ["comment", "BD-001"]  # the real Bash tool ran our fake bd
+
+    second = scenario(tmp_path / "recall.json", "e2e-recall", "E2E-RECALL: what do we know?", [
+        {"content": [{"type": "text", "text": "Here is what we know."}]},
+    ])
+    requests = run(second, project)
+    assert "## Recent Knowledge (1 entries)" in requests
+    assert f"[LEARN] {INSIGHT}  (orchestrator)" in requests
+    assert not (project / ".beads" / "memory" / "errors.log").exists()
