@@ -68,7 +68,11 @@ def test_fresh_repo(repo):
     config = settings(repo)
     assert registration.schema_problems(config) == []
     assert registration.registered_events(config) == [("SessionStart", "startup|resume|clear|compact"),
-                                                      ("PostToolUse", "Bash")]
+                                                      ("PostToolUse", "Bash"), ("PostToolUse", "Agent|Task"),
+                                                      ("SubagentStop", None)]
+    capture = config["hooks"]["PostToolUse"][0]["hooks"][0]
+    assert "async" not in capture  # synchronous: an async hook is killed at the end of a -p session
+    assert config["hooks"]["PostToolUse"][1]["hooks"][0]["async"] is True
     assert (repo / ".beads" / "memory" / "recall.sh").stat().st_mode & 0o111
     assert (repo / ".beads" / "memory" / "knowledge.jsonl").exists()
     assert "/.beads/memory/knowledge.lock" in (repo / ".gitignore").read_text()
@@ -103,7 +107,7 @@ def test_existing_settings_are_merged_not_replaced(repo):
         assert merged[key] == USER_SETTINGS[key]
     assert merged["hooks"]["PreToolUse"] == USER_SETTINGS["hooks"]["PreToolUse"]
     assert merged["hooks"]["PostToolUse"][0] == USER_SETTINGS["hooks"]["PostToolUse"][0]  # theirs first, ours after
-    assert len(merged["hooks"]["PostToolUse"]) == 2
+    assert len(merged["hooks"]["PostToolUse"]) == 3  # theirs, capture, dispatch log
     assert (repo / ".claude" / "settings.json").read_text().startswith('{\n    "model"')  # their indentation
     assert (repo / ".claude" / "settings.json.memory-hooks.bak").read_text() == original
     assert registration.without_ours(merged) == USER_SETTINGS

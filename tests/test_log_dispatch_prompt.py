@@ -1,0 +1,83 @@
+"""PostToolUse(Agent|Task) dispatch log with real Agent payloads (foreground and background)."""
+import json
+import os
+
+import pytest
+
+from conftest import ROOT, fixture_payload, knowledge, run_hook
+
+FAKE_BD = str(ROOT / "tests" / "fake_bd")
+PROMPT = "BEAD_ID: BD-12\n\nImplement the cache layer in .worktrees/bd-BD-12.\nUse token ghp_" + "a1B2c3D4" * 5
+
+
+def dispatch(repo, tmp_path, tool_name="Agent", background=False, prompt=PROMPT, with_bd=True, extra_env=None):
+    payload = fixture_payload("claude-code/2.1.330/PostToolUse-20.json")
+    payload.update(cwd=str(repo), tool_name=tool_name)
+    payload["tool_input"].update(prompt=prompt, subagent_type="python-supervisor", description="Implement cache")
+    if background:
+        payload["tool_response"] = {"status": "async_launched", "agentId": "a9", "description": "Implement cache",
+                                    "prompt": prompt, "outputFile": "/tmp/x.output"}
+    path = (FAKE_BD + os.pathsep if with_bd else "") + os.environ["PATH"]
+    env = {"PATH": path, "FAKE_BD_DIR": str(tmp_path / "bd"), **(extra_env or {})}
+    proc = run_hook("log_dispatch_prompt", payload, repo, env=env)
+    assert proc.returncode == 0 and proc.stdout == b"" and b"Traceback" not in proc.stderr
+    return payload
+
+
+def bd_calls(tmp_path):
+    path = tmp_path / "bd" / "calls.jsonl"
+    return [json.loads(line)["argv"] for line in path.read_text().splitlines()] if path.exists() else []
+
+
+@pytest.mark.parametrize("tool_name,background", [("Agent", False), ("Agent", True), ("Task", False)])
+def test_dispatch_is_logged_and_commented(repo, tmp_path, tool_name, background):
+    payload = dispatch(repo, tmp_path, tool_name, background)
+    [entry] = knowledge(repo, "dispatch.jsonl")
+    assert entry["bead"] == "BD-12" and entry["subagent_type"] == "python-supervisor"
+    assert entry["description"] == "Implement cache" and entry["tool_use_id"] == payload["tool_use_id"]
+    assert entry["session_id"] == payload["session_id"]
+    assert entry["status"] == ("async_launched" if background else "completed")
+    assert "ghp_" not in json.dumps(entry) and entry["redacted"] == ["github_token"]
+    [call] = bd_calls(tmp_path)
+    assert call[:2] == ["comment", "BD-12"] and call[2].startswith("DISPATCH_PROMPT [python-supervisor]:")
+    assert "ghp_" not in call[2]
+
+
+def test_prompt_is_capped(repo, tmp_path):
+    dispatch(repo, tmp_path, prompt="BEAD_ID: BD-7\n" + "x" * 10_000)
+    assert len(knowledge(repo, "dispatch.jsonl")[0]["prompt"]) == 2048
+
+
+def test_prompt_without_marker_is_ignored(repo, tmp_path):
+    dispatch(repo, tmp_path, prompt="Just explore the code base.")
+    assert knowledge(repo, "dispatch.jsonl") == [] and bd_calls(tmp_path) == []
+
+
+def test_same_dispatch_twice_is_logged_once(repo, tmp_path):
+    dispatch(repo, tmp_path)
+    dispatch(repo, tmp_path)
+    assert len(knowledge(repo, "dispatch.jsonl")) == 1 and len(bd_calls(tmp_path)) == 1
+
+
+def test_without_bd_only_the_file(repo, tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", os.pathsep.join(p for p in os.environ["PATH"].split(os.pathsep)
+                                               if not os.path.exists(os.path.join(p, "bd"))))
+    dispatch(repo, tmp_path, with_bd=False)
+    assert len(knowledge(repo, "dispatch.jsonl")) == 1
+
+
+def test_hanging_bd_is_cut_off_and_logged(repo, tmp_path):
+    (repo / ".beads" / "memory").mkdir(parents=True)
+    (repo / ".beads" / "memory" / "completion.json").write_text(json.dumps({"timeout": 1}))
+    dispatch(repo, tmp_path, extra_env={"FAKE_BD_HANG": "60"})
+    assert len(knowledge(repo, "dispatch.jsonl")) == 1
+    assert "timed out after 1s" in (repo / ".beads" / "memory" / "errors.log").read_text()
+
+
+def test_non_dispatch_payloads(repo, tmp_path):
+    for name in ["claude-code/2.1.330/PostToolUse-8.json", "claude-code/2.1.197/PostToolUse-20.json",
+                 "public/claude-PostToolUse-2.json"]:
+        payload = fixture_payload(name)
+        payload["cwd"] = str(repo)
+        assert run_hook("log_dispatch_prompt", payload, repo).returncode == 0
+    assert knowledge(repo, "dispatch.jsonl") == []

@@ -1,0 +1,180 @@
+"""SubagentStop completion gate: real worktrees, a bare remote, a fake bd, real SubagentStop payloads."""
+import json
+import os
+import time
+
+import pytest
+
+from conftest import FIXTURES, ROOT, fixture_payload, git, run_hook
+
+FAKE_BD = str(ROOT / "tests" / "fake_bd")
+REPORT = "All done.\n\nBEAD BD-12 COMPLETE\nWorktree: .worktrees/bd-BD-12\nBranch: bd-BD-12"
+
+
+@pytest.fixture
+def project(repo, tmp_path):
+    """Main checkout with a bare remote, and the bead's worktree pushed and clean; bd says inreview."""
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    git(repo, "remote", "add", "origin", str(remote))
+    git(repo, "push", "-q", "-u", "origin", "main")
+    git(repo, "worktree", "add", "-q", ".worktrees/bd-BD-12", "-b", "bd-BD-12")
+    wt = repo / ".worktrees" / "bd-BD-12"
+    (wt / "feature.txt").write_text("done\n")
+    git(wt, "add", "feature.txt")
+    git(wt, "commit", "-q", "-m", "feature")
+    git(wt, "push", "-q", "-u", "origin", "bd-BD-12")
+    (tmp_path / "bd-state").mkdir()
+    set_status(tmp_path, "inreview")
+    return repo
+
+
+def set_status(tmp_path, status):
+    (tmp_path / "bd-state" / "issues.json").write_text(json.dumps({"BD-12": {"status": status, "title": "x"}}))
+
+
+def stop(project, tmp_path, message=REPORT, agent_type="swift-supervisor", agent_id="agent-1", active=False,
+         path_with_bd=True, extra_env=None, **fields):
+    payload = fixture_payload("claude-code/2.1.330/SubagentStop-4.json")
+    payload.update(cwd=str(project), agent_type=agent_type, agent_id=agent_id, stop_hook_active=active,
+                   last_assistant_message=message, **fields)
+    path = (FAKE_BD + os.pathsep if path_with_bd else "") + os.environ["PATH"]
+    env = {"PATH": path, "FAKE_BD_DIR": str(tmp_path / "bd-state"), **(extra_env or {})}
+    proc = run_hook("validate_completion", payload, project, env=env)
+    assert proc.returncode == 0 and b"Traceback" not in proc.stderr
+    return json.loads(proc.stdout) if proc.stdout else None
+
+
+def test_finished_bead_passes(project, tmp_path):
+    assert stop(project, tmp_path) is None
+
+
+def test_uncommitted_changes_block_with_the_fix(project, tmp_path):
+    (project / ".worktrees" / "bd-BD-12" / "feature.txt").write_text("changed\n")
+    out = stop(project, tmp_path)
+    assert out["decision"] == "block"
+    assert "- worktree: 1 uncommitted change(s)" in out["reason"] and "add -A" in out["reason"]
+
+
+def test_unpushed_commits_block(project, tmp_path):
+    wt = project / ".worktrees" / "bd-BD-12"
+    (wt / "more.txt").write_text("x\n")
+    git(wt, "add", "more.txt")
+    git(wt, "commit", "-q", "-m", "more")
+    out = stop(project, tmp_path)
+    assert "- pushed: 1 commit(s) on bd-BD-12 not in origin/bd-BD-12" in out["reason"]
+    assert f'git -C "{wt}" push' in out["reason"]
+
+
+def test_branch_without_upstream_blocks(project, tmp_path):
+    git(project, "worktree", "add", "-q", ".worktrees/bd-BD-13", "-b", "bd-BD-13")
+    out = stop(project, tmp_path, message="BEAD BD-13 COMPLETE\nBranch: bd-BD-13")
+    assert "- pushed: branch bd-BD-13 has no upstream" in out["reason"] and "push -u origin bd-BD-13" in out["reason"]
+
+
+def test_wrong_bead_status_blocks(project, tmp_path):
+    set_status(tmp_path, "in_progress")
+    out = stop(project, tmp_path)
+    assert "- bead-status: BD-12 is 'in_progress', expected inreview" in out["reason"]
+    assert "fix: bd update BD-12 --status inreview" in out["reason"]
+
+
+def test_every_failure_is_listed(project, tmp_path):
+    set_status(tmp_path, "open")
+    (project / ".worktrees" / "bd-BD-12" / "feature.txt").write_text("changed\n")
+    reason = stop(project, tmp_path)["reason"]
+    assert "- worktree:" in reason and "- bead-status:" in reason and "- pushed:" not in reason
+
+
+def test_missing_worktree_blocks(project, tmp_path):
+    out = stop(project, tmp_path, message="BEAD BD-99 COMPLETE\nWorktree: .worktrees/bd-BD-99")
+    assert "- worktree: no worktree for BD-99" in out["reason"]
+
+
+def test_supervisor_without_report_is_told_the_format(project, tmp_path):
+    out = stop(project, tmp_path, message="I think I am done.")
+    assert "- report:" in out["reason"] and "BEAD <ID> COMPLETE" in out["reason"]
+
+
+def test_bd_not_installed_is_skipped_with_a_note(project, tmp_path, monkeypatch):
+    no_bd = [p for p in os.environ["PATH"].split(os.pathsep) if not os.path.exists(os.path.join(p, "bd"))]
+    monkeypatch.setenv("PATH", os.pathsep.join(no_bd))
+    assert stop(project, tmp_path, path_with_bd=False) is None
+    (project / ".worktrees" / "bd-BD-12" / "feature.txt").write_text("changed\n")
+    reason = stop(project, tmp_path, path_with_bd=False)["reason"]
+    assert "bd is not installed; bead status not verified" in reason
+
+
+def test_hanging_bd_is_cut_off_by_the_timeout(project, tmp_path):
+    (project / ".beads" / "memory").mkdir(parents=True)
+    (project / ".beads" / "memory" / "completion.json").write_text(json.dumps({"timeout": 1}))
+    (project / ".worktrees" / "bd-BD-12" / "feature.txt").write_text("changed\n")
+    start = time.monotonic()
+    out = stop(project, tmp_path, extra_env={"FAKE_BD_HANG": "60"})
+    assert time.monotonic() - start < 30  # the hung bd (60 s) was not waited for
+    assert "timed out after 1s" in out["reason"] and "- worktree:" in out["reason"]
+
+
+def test_loop_guard_lets_the_agent_finish_after_two_blocks(project, tmp_path):
+    set_status(tmp_path, "open")
+    assert stop(project, tmp_path, active=False)["decision"] == "block"
+    assert stop(project, tmp_path, active=True)["decision"] == "block"
+    third = stop(project, tmp_path, active=True)
+    assert "decision" not in third and "after 2 blocked attempts" in third["systemMessage"]
+    assert stop(project, tmp_path, agent_id="agent-2")["decision"] == "block"  # counted per agent
+    set_status(tmp_path, "inreview")
+    assert stop(project, tmp_path, agent_id="agent-2", active=True) is None
+    state = json.loads((project / ".beads" / "memory" / "completion-state.json").read_text())
+    assert "agent-2" not in state
+
+
+@pytest.mark.parametrize("name", ["claude-code/2.1.197/SubagentStop-1.json", "claude-code/2.1.330/SubagentStop-2.json",
+                                  "public/claude-SubagentStop-2.json", "claude-code/2.1.330/SubagentStop-3.json",
+                                  "claude-code/2.1.330/SubagentStop-5.json"])
+def test_real_payloads_of_internal_and_ordinary_agents_pass_through(project, name):
+    payload = fixture_payload(name)
+    payload["cwd"] = str(project)
+    proc = run_hook("validate_completion", payload, project)
+    assert proc.returncode == 0 and proc.stdout == b""
+
+
+def test_ordinary_agent_claiming_a_bead_is_checked(project, tmp_path):
+    set_status(tmp_path, "open")
+    assert stop(project, tmp_path, agent_type="general-purpose")["decision"] == "block"
+
+
+def test_worker_types_are_exempt(project, tmp_path):
+    set_status(tmp_path, "open")
+    assert stop(project, tmp_path, agent_type="worker-supervisor") is None
+
+
+def test_final_text_from_the_transcript_when_the_payload_has_none(project, tmp_path):
+    transcript = tmp_path / "agent.jsonl"
+    lines = (FIXTURES / "claude-code" / "2.1.197" / "transcript-subagent-sample.jsonl").read_text().splitlines()
+    last = json.loads(lines[-1])
+    last["message"]["content"] = [{"type": "text", "text": REPORT}]
+    transcript.write_text("\n".join(lines + [json.dumps(last), '{"torn": ']) + "\n")
+    set_status(tmp_path, "open")
+    payload = fixture_payload("public/claude-SubagentStop-1.json")  # pre-2.1.47: no last_assistant_message
+    payload.update(cwd=str(project), agent_type="supervisor", agent_transcript_path=str(transcript))
+    env = {"PATH": FAKE_BD + os.pathsep + os.environ["PATH"], "FAKE_BD_DIR": str(tmp_path / "bd-state")}
+    out = json.loads(run_hook("validate_completion", payload, project, env=env).stdout)
+    assert "bead-status: BD-12 is 'open'" in out["reason"]
+
+
+def test_cursor_subagent_stop(project, tmp_path):
+    set_status(tmp_path, "open")
+    base = {"conversation_id": "c", "generation_id": "g", "cursor_version": "3.9.16", "hook_event_name": "subagentStop",
+            "workspace_roots": [str(project)], "subagent_type": "supervisor", "summary": REPORT, "loop_count": 0,
+            "agent_transcript_path": None}
+    env = {"PATH": FAKE_BD + os.pathsep + os.environ["PATH"], "FAKE_BD_DIR": str(tmp_path / "bd-state")}
+    done = json.loads(run_hook("validate_completion", dict(base, status="completed"), project, env=env,
+                               args=["--cursor"]).stdout)
+    assert list(done) == ["followup_message"] and "bead-status" in done["followup_message"]
+    assert run_hook("validate_completion", dict(base, status="error"), project, env=env).stdout == b""
+
+
+@pytest.mark.parametrize("stdin", [b"", b"[]", b"null", b'{"agent_type": 5, "last_assistant_message": ["x"]}'])
+def test_bad_stdin_never_blocks(project, stdin):
+    proc = run_hook("validate_completion", stdin, project)
+    assert proc.returncode == 0 and proc.stdout == b""
