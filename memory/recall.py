@@ -81,19 +81,19 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--stats", action="store_true", help="counts per type, source and tag; archive size")
     parser.add_argument("--all", action="store_true", help="include knowledge.archive.jsonl")
     parser.add_argument("--json", action="store_true", help="print JSON lines (for jq)")
-    parser.add_argument("--doctor", action="store_true", help="check the installation (see memory-doctor)")
+    parser.add_argument("--doctor", action="store_true",
+                        help="check the installation; --doctor --repair fixes the files (see memory-doctor)")
     parser.add_argument("--memory-dir", help=argparse.SUPPRESS)
     return parser
 
 
 def main(argv: Optional[List[str]] = None) -> int:
-    parser = build_parser()
-    args, rest = parser.parse_known_args(argv)
-    if args.doctor:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if "--doctor" in argv:
         from memory import doctor
-        return doctor.main(rest + (["--memory-dir", args.memory_dir] if args.memory_dir else []))
-    if rest:
-        parser.error(f"unrecognized arguments: {' '.join(rest)}")
+        return doctor.main([a for a in argv if a != "--doctor"])
+    parser = build_parser()
+    args = parser.parse_args(argv)
     if args.recent is not None and args.recent < 1:
         parser.error("--recent takes a positive number")
     if not (args.keyword or args.entry_type or args.recent or args.stats):

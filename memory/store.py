@@ -18,7 +18,7 @@ import os
 
 TYPE_CHECKING = False  # typing costs ~3 ms to import; annotations are strings here
 if TYPE_CHECKING:
-    from typing import Dict, Iterable, List, Optional
+    from typing import Dict, Iterable, List, Optional, Tuple
 
 from memory import fsio, jsonio, locking
 from memory.entry import is_valid
@@ -212,41 +212,48 @@ def read(file_path: str) -> Snapshot:
 def load_matching(memory_dir: str, needle: bytes, include_archive: bool = False) -> Snapshot:
     """Every version of every key that has a line containing `needle` (lowercase ASCII bytes).
 
-    Enough for a keyword search with latest-wins, without parsing the other lines: our writer puts the
-    key first (`{"key":"…"`), so most lines' keys are read by slicing; other lines are parsed.
+    Enough for a keyword search with latest-wins, without parsing every line: the lines holding the
+    needle are found in the lowercased bytes, then every line naming one of their keys by one scan.
     """
-    files = [fsio.read_bytes(path(memory_dir, name)) or b""
-             for name in ([ARCHIVE, ACTIVE] if include_archive else [ACTIVE])]
+    import re
+
+    data = b"".join(_with_newline(fsio.read_bytes(path(memory_dir, name)) or b"")
+                    for name in ([ARCHIVE, ACTIVE] if include_archive else [ACTIVE]))
+    lowered = data.lower()
     snap = Snapshot()
-    keyed = []  # (key bytes, line, parsed entry or None)
+    snap.lines = data.count(b"\n")
+    found: Dict[int, dict] = {}  # line start -> entry
     wanted = set()
-    for data in files:
-        for line in data.split(b"\n"):
-            if not line.strip():
-                continue
-            snap.lines += 1
-            parsed = None
-            end = line.find(b'"', 8) if line.startswith(b'{"key":"') else -1
-            if end > 0 and b"\\" not in line[8:end]:
-                key = line[8:end]
-            else:
-                parsed = _parse_line(line)
-                if parsed is None:
-                    snap.malformed += 1
-                    continue
-                key = parsed["key"].encode("utf-8", "replace")
-            keyed.append((key, line, parsed))
-            if needle in line.lower():
-                wanted.add(key)
-    for key, line, parsed in keyed:
-        if key not in wanted:
-            continue
-        parsed = parsed or _parse_line(line)
-        if parsed is None:
+    at = lowered.find(needle)
+    while at >= 0:
+        start, end = _line_bounds(data, at)
+        entry = _parse_line(data[start:end])
+        if entry is None:
             snap.malformed += 1
         else:
-            snap.entries.append(parsed)
+            found[start] = entry
+            wanted.add(jsonio.dumps(entry["key"])[1:-1].encode("utf-8"))
+        at = lowered.find(needle, end)
+    if any(b"\\" in key for key in wanted):
+        return load(memory_dir, include_archive)  # escaped keys (hand-written lines): parse everything
+    for match in re.finditer(rb'"key"\s*:\s*"([^"\\\n]*)"', data):
+        if match.group(1) in wanted:
+            start, end = _line_bounds(data, match.start())
+            if start not in found:
+                entry = _parse_line(data[start:end])
+                if entry is not None and entry["key"].encode("utf-8") in wanted:
+                    found[start] = entry
+    snap.entries = [found[start] for start in sorted(found)]
     return snap
+
+
+def _line_bounds(data: bytes, at: int) -> Tuple[int, int]:
+    end = data.find(b"\n", at)
+    return data.rfind(b"\n", 0, at) + 1, (len(data) if end < 0 else end)
+
+
+def _with_newline(data: bytes) -> bytes:
+    return data if not data or data.endswith(b"\n") else data + b"\n"
 
 
 def _parse_line(line: bytes) -> Optional[dict]:

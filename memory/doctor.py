@@ -1,0 +1,210 @@
+"""memory-doctor (also `recall.sh --doctor`): is memory-hooks healthy here, and repair what it safely can.
+
+Each line is OK, WARN or FAIL. Exit status: 0 all OK, 1 a warning, 2 a failure.
+`--repair` (under the store's lock): finishes an interrupted rotation, moves malformed lines to
+knowledge.corrupt.jsonl and drops byte-identical duplicate lines; nothing else is touched.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from typing import List, Optional, Tuple
+
+from memory import errorlog, fsio, jsonio, locking, paths, registration, store
+from memory.entry import is_valid
+
+OK, WARN, FAIL = "OK", "WARN", "FAIL"
+EXIT = {OK: 0, WARN: 1, FAIL: 2}
+Finding = Tuple[str, str, str]  # (level, check, detail)
+
+
+def _root_check(anchor: str, memory_dir: str) -> Finding:
+    info = paths.git_info(anchor)
+    if os.environ.get(paths.OVERRIDE_ENV):
+        return OK, "memory root", f"{memory_dir} (from ${paths.OVERRIDE_ENV})"
+    if info is None:
+        return WARN, "memory root", f"{memory_dir} (not a git repository: knowledge is not shared through git)"
+    if info.is_linked_worktree:
+        return OK, "memory root", f"{memory_dir} (main checkout; you are in worktree {info.toplevel})"
+    return OK, "memory root", f"{memory_dir} (main checkout)"
+
+
+def _file_checks(memory_dir: str) -> List[Finding]:
+    found = []
+    for name in (store.ACTIVE, store.ARCHIVE):
+        path = store.path(memory_dir, name)
+        if os.path.islink(path):
+            found.append((FAIL, name, f"is a symlink to {os.readlink(path)}: hooks refuse to write through it"))
+            continue
+        if not os.path.exists(path):
+            level = WARN if name == store.ACTIVE else OK
+            found.append((level, name, "missing" + (" (nothing captured yet)" if name == store.ACTIVE else "")))
+            continue
+        snap = store.read(path)
+        duplicates = _duplicate_lines(fsio.read_bytes(path) or b"")
+        level = WARN if snap.malformed or duplicates else OK
+        size = os.path.getsize(path) / 1024
+        found.append((level, name, f"{snap.lines} lines, {size:.1f} KiB, {snap.malformed} malformed, "
+                                   f"{duplicates} duplicate" + (" (memory-doctor --repair)" if level == WARN else "")))
+    if os.path.exists(store.path(memory_dir, store.CORRUPT)):
+        n = store.read(store.path(memory_dir, store.CORRUPT)).lines
+        found.append((WARN, "quarantine", f"{store.CORRUPT} holds {n} line(s) moved out by repairs; review, then delete"))
+    return found
+
+
+def _duplicate_lines(data: bytes) -> int:
+    lines = [line for line in data.split(b"\n") if line.strip()]
+    return len(lines) - len(set(lines))
+
+
+def _capture_check(memory_dir: str) -> Finding:
+    snap = store.load(memory_dir)
+    if not snap.entries:
+        return WARN, "last capture", "none yet (agents capture with: bd comment <ID> \"LEARNED: …\")"
+    newest = max(e.get("ts", 0) for e in snap.entries if isinstance(e.get("ts", 0), (int, float)))
+    when = time.strftime("%Y-%m-%d %H:%M", time.localtime(newest))
+    return OK, "last capture", f"{when}; {len(store.latest(snap.entries))} live keys in the active file"
+
+
+def _lock_check(memory_dir: str) -> List[Finding]:
+    found = []
+    lock = store.path(memory_dir, store.LOCK)
+    holder = (fsio.read_bytes(lock) or b"").decode("ascii", "replace").strip()
+    if locking.is_held(lock):
+        alive = holder.isdigit() and _pid_alive(int(holder))
+        found.append((OK if alive else FAIL, "lock", f"held by pid {holder or '?'}"
+                      + ("" if alive else " which is not running (a stale lock on a network filesystem?)")))
+    else:
+        found.append((OK, "lock", "free"))
+    if os.path.exists(store.path(memory_dir, store.JOURNAL)):
+        found.append((WARN, "rotation", "an interrupted rotation is pending; the next write or --repair finishes it"))
+    return found
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _registration_checks(tree: str) -> List[Finding]:
+    found, seen = [], []
+    for rel in registration.CLAUDE_SETTINGS_FILES + (registration.CURSOR_HOOKS,):
+        events = registration.registered_events(registration.read_config(os.path.join(tree, rel)))
+        if events:
+            found.append((OK, "registered", f"{rel}: " + ", ".join(f"{e}[{m}]" if m else e for e, m in events)))
+        if rel != registration.CURSOR_HOOKS:
+            seen += events
+    if registration.plugin_enabled(tree):
+        found.append((OK, "registered", "the memory-hooks Claude Code plugin is enabled"))
+        if seen:
+            found.append((WARN, "duplicates", "plugin and settings both register the hooks (harmless: the plugin "
+                                              "copy stays quiet, but remove one)"))
+    doubled = sorted({f"{e}[{m}]" for e, m in seen if seen.count((e, m)) > 1})
+    if doubled:
+        found.append((WARN, "duplicates", f"registered more than once in .claude/settings*.json: {', '.join(doubled)}"))
+    if not any(e == "SessionStart" for e, _ in seen) and not registration.plugin_enabled(tree):
+        found.append((FAIL, "registered", "no SessionStart/PostToolUse hooks of ours in .claude/settings*.json "
+                                          "(run memory-hooks' install.sh)"))
+    return found
+
+
+def _interpreter_check(tree: str) -> Finding:
+    venv = os.path.join(tree, registration.INSTALL_DIR, ".venv", "bin", "python")
+    python = venv if os.path.exists(venv) else "python3"
+    try:
+        proc = subprocess.run([python, "-c", "import sys\ntry:\n import orjson, filelock; m='orjson+filelock'\n"
+                               "except ImportError: m='stdlib fallbacks'\nprint(m); print(sys.executable)"],
+                              capture_output=True, text=True, timeout=10)
+        mods, _, exe = proc.stdout.strip().partition("\n")
+    except (OSError, subprocess.SubprocessError) as exc:
+        return FAIL, "interpreter", f"{python} does not run ({exc})"
+    if python == venv:
+        return (OK if mods == "orjson+filelock" else WARN), "interpreter", f"{exe} (project virtualenv; {mods})"
+    return WARN, "interpreter", f"{exe or python} (no project virtualenv: run install.sh; {mods})"
+
+
+def _errors_check(memory_dir: str) -> Finding:
+    path = os.path.join(memory_dir, errorlog.ERROR_LOG)
+    if not os.path.exists(path):
+        return OK, "errors.log", "empty"
+    lines = (fsio.read_bytes(path) or b"").decode("utf-8", "replace").splitlines()
+    recent = time.time() - os.path.getmtime(path) < 86400
+    return (WARN if recent else OK), "errors.log", f"{len(lines)} line(s); last: {lines[-1][:160] if lines else '-'}"
+
+
+def diagnose(anchor: str, memory_dir: str) -> List[Finding]:
+    """Every finding, in report order."""
+    info = paths.git_info(anchor)
+    tree = info.toplevel if info else anchor
+    return ([_root_check(anchor, memory_dir)] + _registration_checks(tree) + [_interpreter_check(tree)]
+            + _file_checks(memory_dir) + _lock_check(memory_dir) + [_capture_check(memory_dir), _errors_check(memory_dir)])
+
+
+def repair(memory_dir: str) -> List[str]:
+    """Quarantine malformed lines and drop byte-identical duplicates, atomically, under the lock."""
+    done = []
+    with locking.exclusive(store.path(memory_dir, store.LOCK)):
+        store.recover(memory_dir)
+        for name in (store.ARCHIVE, store.ACTIVE):
+            path = store.path(memory_dir, name)
+            if os.path.islink(path) or not os.path.exists(path):
+                continue
+            kept, bad, seen, dropped = [], [], set(), 0
+            for line in (fsio.read_bytes(path) or b"").split(b"\n"):
+                if not line.strip():
+                    continue
+                if line in seen:
+                    dropped += 1
+                    continue
+                seen.add(line)
+                (kept if _usable(line) else bad).append(line)
+            if bad:
+                fsio.append(store.path(memory_dir, store.CORRUPT), b"\n".join(bad) + b"\n", fsync=True)
+            if bad or dropped:
+                fsio.atomic_write(path, b"".join(line + b"\n" for line in kept))
+                done.append(f"{name}: moved {len(bad)} malformed line(s) to {store.CORRUPT}, "
+                            f"removed {dropped} duplicate line(s)")
+    return done or ["nothing to repair"]
+
+
+def _usable(line: bytes) -> bool:
+    try:
+        return is_valid(jsonio.json.loads(line))
+    except (ValueError, RecursionError):
+        return False
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(prog="memory-doctor", description=__doc__.split("\n\n")[0],
+                                     epilog="Exit status: 0 all OK, 1 warnings, 2 failures.")
+    parser.add_argument("--repair", action="store_true", help="quarantine malformed lines, drop duplicate lines")
+    parser.add_argument("--json", action="store_true", help="one JSON object, for machines")
+    parser.add_argument("--memory-dir", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    anchor = os.environ.get("MEMORY_HOOKS_ANCHOR") or os.getcwd()
+    memory_dir = args.memory_dir or paths.memory_dir(anchor)
+    repaired = repair(memory_dir) if args.repair and os.path.isdir(memory_dir) else []
+    findings = diagnose(anchor, memory_dir)
+    worst = max((EXIT[level] for level, _, _ in findings), default=0)
+    if args.json:
+        print(json.dumps({"status": [OK, WARN, FAIL][worst], "memory_dir": memory_dir, "repaired": repaired,
+                          "checks": [{"level": lv, "check": c, "detail": d} for lv, c, d in findings]}, indent=2))
+    else:
+        for line in repaired:
+            print(f"repair  {line}")
+        for level, check, detail in findings:
+            print(f"{level:<5} {check:<13} {detail}")
+    return worst
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
