@@ -19,6 +19,7 @@ def handle(ctx: hookrun.Context):
     from memory import completion, dispatch, errorlog, paths, payload, store
 
     data = payload.parse(ctx.raw)
+    ctx.problems += payload.field_problems(data, required=("hook_event_name", "tool_input"))
     if data.get("tool_name") not in DISPATCH_TOOLS:
         return None
     tool_input = payload.tool_input(data)

@@ -19,8 +19,11 @@ def handle(ctx: hookrun.Context):
     from memory import entry, paths, payload, store
 
     data = payload.parse(ctx.raw)
+    ctx.problems += payload.field_problems(data, required=("hook_event_name",))
     command = payload.shell_command(data)
     if command is None:
+        if data.get("tool_name") in payload.SHELL_TOOLS and not isinstance(payload.tool_input(data).get("command"), str):
+            ctx.problems.append("shell tool call without a tool_input.command string")
         return None
     cwd = payload.cwd(data)
     insights = capture.insights_in_command(command, cwd)

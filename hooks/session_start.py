@@ -16,6 +16,7 @@ def handle(ctx: hookrun.Context):
     from memory import paths, payload, render, store
 
     data = payload.parse(ctx.raw)
+    ctx.problems += payload.field_problems(data, required=("hook_event_name",))
     cwd = payload.cwd(data)
     if _another_copy_answers(data, ctx.argv, paths.project_root(cwd)):
         return None

@@ -19,6 +19,7 @@ def handle(ctx: hookrun.Context):
     from memory import completion, paths, payload, transcript
 
     data = payload.parse(ctx.raw)
+    ctx.problems += payload.field_problems(data, required=("hook_event_name",))
     if payload.runtime(data) == payload.CURSOR and data.get("status") not in (None, "completed"):
         return None  # Cursor honours a follow-up only for completed subagents
     agent_type = payload.text_field(data, "agent_type") or payload.text_field(data, "subagent_type") or ""

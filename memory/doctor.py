@@ -46,10 +46,11 @@ def _file_checks(memory_dir: str) -> List[Finding]:
             continue
         snap = store.read(path)
         duplicates = _duplicate_lines(fsio.read_bytes(path) or b"")
-        level = WARN if snap.malformed or duplicates else OK
+        level = WARN if snap.malformed or duplicates or snap.unterminated else OK
         size = os.path.getsize(path) / 1024
+        torn = ", an unterminated last line" if snap.unterminated else ""
         found.append((level, name, f"{snap.lines} lines, {size:.1f} KiB, {snap.malformed} malformed, "
-                                   f"{duplicates} duplicate" + (" (memory-doctor --repair)" if level == WARN else "")))
+                                   f"{duplicates} duplicate{torn}" + (" (memory-doctor --repair)" if level == WARN else "")))
     if os.path.exists(store.path(memory_dir, store.CORRUPT)):
         n = store.read(store.path(memory_dir, store.CORRUPT)).lines
         found.append((WARN, "quarantine", f"{store.CORRUPT} holds {n} line(s) moved out by repairs; review, then delete"))

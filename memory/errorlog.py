@@ -14,29 +14,48 @@ MAX_LOG_BYTES = 256 * 1024
 MAX_MESSAGE_CHARS = 400
 
 
+def fallback_dir() -> str:
+    """Where errors go when the memory folder itself cannot be written (read-only, full, missing)."""
+    base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
+    return os.path.join(base, "memory-hooks")
+
+
 def record(hook: str, problem: str, memory_dir: Optional[str] = None) -> None:
-    """Append `time hook problem` to the error log; never raises (stderr is the last resort)."""
+    """Append `time hook problem` to the error log; never raises.
+
+    Tries `<memory>/errors.log`, then the per-user fallback folder (naming the memory folder), then stderr.
+    """
     message = " ".join(str(problem).split())[:MAX_MESSAGE_CHARS]
     line = f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {hook} pid={os.getpid()} {message}\n"
     try:
         if memory_dir is None:
             from memory.paths import memory_dir as resolve
             memory_dir = resolve()
-        os.makedirs(memory_dir, exist_ok=True)
-        path = os.path.join(memory_dir, ERROR_LOG)
-        try:
-            if os.path.getsize(path) > MAX_LOG_BYTES:
-                os.replace(path, path + ".1")
-        except OSError:
-            pass
-        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
-        fd = os.open(path, flags, 0o644)
-        try:
-            os.write(fd, line.encode("utf-8", "replace"))
-        finally:
-            os.close(fd)
     except Exception:
+        memory_dir = os.getcwd()
+    for folder, text in ((memory_dir, line), (fallback_dir(), line.rstrip("\n") + f" memory={memory_dir}\n")):
         try:
-            sys.stderr.write(line)
+            _append(folder, text)
+            return
         except Exception:
-            pass
+            continue
+    try:
+        sys.stderr.write(line)
+    except Exception:
+        pass
+
+
+def _append(folder: str, line: str) -> None:
+    os.makedirs(folder, exist_ok=True)
+    path = os.path.join(folder, ERROR_LOG)
+    try:
+        if os.path.getsize(path) > MAX_LOG_BYTES:
+            os.replace(path, path + ".1")
+    except OSError:
+        pass
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(path, flags, 0o644)
+    try:
+        os.write(fd, line.encode("utf-8", "replace"))
+    finally:
+        os.close(fd)

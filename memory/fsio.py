@@ -59,8 +59,12 @@ def append(path: str, data: bytes, fsync: bool = False) -> None:
         if size and os.pread(fd, 1, size - 1) != b"\n":
             data = b"\n" + data
         view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
+        try:
+            while view:
+                view = view[os.write(fd, view):]
+        except OSError:
+            os.ftruncate(fd, size)  # e.g. a full disk or RLIMIT_FSIZE mid-write: leave no torn record
+            raise
         if fsync:
             os.fsync(fd)
     finally:
@@ -68,24 +72,27 @@ def append(path: str, data: bytes, fsync: bool = False) -> None:
 
 
 def read_bytes(path: str) -> Optional[bytes]:
-    """The whole file, or None when it does not exist."""
+    """The whole file, or None when it does not exist. A symlink is refused (OSError ELOOP): a planted
+    link must not feed another file (a key, a secret) into the agent's context."""
     try:
-        with open(path, "rb") as fh:
-            return fh.read()
+        fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _CLOEXEC)
     except FileNotFoundError:
         return None
+    with os.fdopen(fd, "rb") as fh:
+        return fh.read()
 
 
 def read_tail(path: str, max_bytes: int) -> bytes:
     """The last `max_bytes` of a file (b"" when missing)."""
     try:
-        with open(path, "rb") as fh:
-            fh.seek(0, os.SEEK_END)
-            size = fh.tell()
-            fh.seek(max(0, size - max_bytes))
-            return fh.read()
+        fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _CLOEXEC)
     except FileNotFoundError:
         return b""
+    with os.fdopen(fd, "rb") as fh:
+        fh.seek(0, os.SEEK_END)
+        size = fh.tell()
+        fh.seek(max(0, size - max_bytes))
+        return fh.read()
 
 
 def _unlink_quietly(path: str) -> None:

@@ -21,6 +21,7 @@ class Context:
         self.raw = raw
         self.argv = argv
         self.memory_dir: Optional[str] = None
+        self.problems: List[str] = []  # payload oddities worth a line in errors.log (the hook goes on)
 
 
 def read_stdin() -> bytes:
@@ -60,6 +61,9 @@ def run(hook: str, handler: Callable[[Context], Optional[str]], argv: Optional[L
         if prefilter is not None and not prefilter(ctx.raw):
             return 0
         answer = handler(ctx)
+        if ctx.problems:
+            from memory import errorlog
+            errorlog.record(hook, "payload: " + "; ".join(ctx.problems), ctx.memory_dir)
     except BaseException as exc:  # noqa: BLE001 - a hook must never break the agent
         if isinstance(exc, SystemExit) and exc.code in (0, None):
             return 0

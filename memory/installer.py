@@ -60,7 +60,12 @@ def code_files() -> List[str]:
 
 
 def _read(target: str, rel: str) -> Optional[bytes]:
-    return fsio.read_bytes(os.path.join(target, rel))
+    """A target file's bytes, following symlinks (users symlink their dotfiles), or None."""
+    try:
+        with open(os.path.join(target, rel), "rb") as fh:
+            return fh.read()
+    except FileNotFoundError:
+        return None
 
 
 def _config_change(target: str, rel: str, transform, cursor: bool = False) -> Change:
@@ -190,7 +195,7 @@ def apply(target: str, changes: List[Change], backups: bool = True) -> None:
     for c in changes:
         if not c.changed:
             continue
-        full = os.path.join(target, c.rel)
+        full = os.path.realpath(os.path.join(target, c.rel))  # write through a symlinked dotfile, not over it
         if c.config and backups and c.before is not None and c.after is not None:
             fsio.atomic_write(full + BACKUP_SUFFIX, c.before)
         elif c.config and not backups and os.path.lexists(full + BACKUP_SUFFIX):

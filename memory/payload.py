@@ -9,7 +9,7 @@ import os
 
 TYPE_CHECKING = False  # typing costs ~3 ms to import; annotations are strings here
 if TYPE_CHECKING:
-    from typing import Any, Dict, Optional
+    from typing import Any, Dict, List, Optional
 
 from memory import jsonio
 
@@ -34,6 +34,25 @@ def parse(raw: bytes) -> Dict[str, Any]:
     if not isinstance(payload, dict):
         raise PayloadError(f"stdin is JSON {type(payload).__name__}, not an object")
     return payload
+
+
+_NONE = type(None)
+FIELD_TYPES = {
+    "hook_event_name": (str,), "session_id": (str,), "conversation_id": (str,), "cwd": (str,),
+    "transcript_path": (str, _NONE), "source": (str,), "tool_name": (str,), "tool_input": (dict, str),
+    "tool_use_id": (str,), "agent_id": (str,), "agent_type": (str,), "subagent_type": (str,),
+    "last_assistant_message": (str, _NONE), "agent_transcript_path": (str, _NONE), "stop_hook_active": (bool,),
+    "workspace_roots": (list,), "command": (str,), "generation_id": (str,),
+}
+
+
+def field_problems(payload: Dict[str, Any], required: tuple = ()) -> List[str]:
+    """Known fields of the wrong type, and `required` fields that are missing (for the error log)."""
+    found = [f"{name} missing" for name in required if name not in payload]
+    for name, types in FIELD_TYPES.items():
+        if name in payload and not isinstance(payload[name], types):
+            found.append(f"{name} is {type(payload[name]).__name__}")
+    return found
 
 
 def runtime(payload: Dict[str, Any]) -> str:

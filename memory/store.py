@@ -40,6 +40,7 @@ class Snapshot:
         self.entries: List[dict] = []
         self.malformed = 0
         self.lines = 0
+        self.unterminated = 0
 
 
 def path(memory_dir: str, name: str = ACTIVE) -> str:
@@ -186,14 +187,20 @@ def _truncate(file_path: str, size: int) -> None:
         os.close(fd)
 
 
-def read(file_path: str) -> Snapshot:
-    """Every usable entry of one JSONL file; torn or foreign lines are counted, never fatal."""
-    data = fsio.read_bytes(file_path)
+def read(file_path: str, data: Optional[bytes] = None) -> Snapshot:
+    """Every usable entry of one JSONL file; foreign or broken lines are counted, never fatal.
+
+    A last line without its newline is a write in progress (or a crash the next write repairs): skipped,
+    and counted in `unterminated`, not in `malformed`.
+    """
+    data = fsio.read_bytes(file_path) if data is None else data
     snap = Snapshot()
     if not data:
         return snap
+    complete, _, tail = data.rpartition(b"\n")
+    snap.unterminated = int(bool(tail.strip()))
     loads = jsonio.bulk_loads() if len(data) >= jsonio.BULK_BYTES else jsonio.json.loads
-    for line in data.split(b"\n"):
+    for line in complete.split(b"\n"):
         if not line.strip():
             continue
         snap.lines += 1
@@ -217,8 +224,8 @@ def load_matching(memory_dir: str, needle: bytes, include_archive: bool = False)
     """
     import re
 
-    data = b"".join(_with_newline(fsio.read_bytes(path(memory_dir, name)) or b"")
-                    for name in ([ARCHIVE, ACTIVE] if include_archive else [ACTIVE]))
+    # only complete lines: an unterminated last line is a write in progress
+    data = b"".join(part[:part.rfind(b"\n") + 1] for part in _read_consistently(memory_dir, include_archive))
     lowered = data.lower()
     snap = Snapshot()
     snap.lines = data.count(b"\n")
@@ -252,10 +259,6 @@ def _line_bounds(data: bytes, at: int) -> Tuple[int, int]:
     return data.rfind(b"\n", 0, at) + 1, (len(data) if end < 0 else end)
 
 
-def _with_newline(data: bytes) -> bytes:
-    return data if not data or data.endswith(b"\n") else data + b"\n"
-
-
 def _parse_line(line: bytes) -> Optional[dict]:
     try:
         obj = jsonio.json.loads(line)
@@ -264,15 +267,23 @@ def _parse_line(line: bytes) -> Optional[dict]:
     return obj if is_valid(obj) else None
 
 
+def _read_consistently(memory_dir: str, include_archive: bool) -> List[bytes]:
+    """The files' bytes, archive first. The active file is read before the archive: rotation appends to
+    the archive before it replaces the active file, so no line can slip between the two reads."""
+    active = fsio.read_bytes(path(memory_dir, ACTIVE)) or b""
+    archive = (fsio.read_bytes(path(memory_dir, ARCHIVE)) or b"") if include_archive else b""
+    return [archive, active]
+
+
 def load(memory_dir: str, include_archive: bool = False) -> Snapshot:
     """The active file (after the archive when asked): oldest first, so later lines are newer."""
-    names = [ARCHIVE, ACTIVE] if include_archive else [ACTIVE]
     total = Snapshot()
-    for name in names:
-        snap = read(path(memory_dir, name))
+    for data in _read_consistently(memory_dir, include_archive):
+        snap = read("", data)
         total.entries.extend(snap.entries)
         total.malformed += snap.malformed
         total.lines += snap.lines
+        total.unterminated += snap.unterminated
     return total
 
 

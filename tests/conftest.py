@@ -65,7 +65,8 @@ def knowledge(repo_path: Path, name: str = "knowledge.jsonl") -> list:
     path = repo_path / ".beads" / "memory" / name
     if not path.exists():
         return []
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    # split on "\n" only: str.splitlines() would also split inside content at U+2028 and friends
+    return [json.loads(line) for line in path.read_bytes().split(b"\n") if line.strip()]
 
 
 def error_log(repo_path: Path) -> str:
