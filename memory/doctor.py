@@ -143,11 +143,23 @@ def _errors_check(memory_dir: str) -> Finding:
 
 
 def diagnose(anchor: str, memory_dir: str) -> List[Finding]:
-    """Every finding, in report order."""
+    """Every finding, in report order; a check that cannot run is itself a FAIL line."""
     info = paths.git_info(anchor)
     tree = info.toplevel if info else anchor
-    return ([_root_check(anchor, memory_dir)] + _registration_checks(tree) + [_interpreter_check(tree)]
-            + _file_checks(memory_dir) + _lock_check(memory_dir) + [_capture_check(memory_dir), _errors_check(memory_dir)])
+    steps = [("memory root", lambda: [_root_check(anchor, memory_dir)]),
+             ("registered", lambda: _registration_checks(tree)),
+             ("interpreter", lambda: [_interpreter_check(tree)]),
+             ("files", lambda: _file_checks(memory_dir)),
+             ("lock", lambda: _lock_check(memory_dir)),
+             ("last capture", lambda: [_capture_check(memory_dir)]),
+             ("errors.log", lambda: [_errors_check(memory_dir)])]
+    findings: List[Finding] = []
+    for name, step in steps:
+        try:
+            findings += step()
+        except OSError as exc:
+            findings.append((FAIL, name, f"could not check: {exc}"))
+    return findings
 
 
 def repair(memory_dir: str) -> List[str]:

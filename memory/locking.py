@@ -19,7 +19,7 @@ try:
 except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
 
-DEFAULT_TIMEOUT = 15.0
+DEFAULT_TIMEOUT = 8.0  # below the 10 s hook timeout we register: we log rather than get killed
 
 
 class LockTimeout(Exception):

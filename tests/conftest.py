@@ -51,13 +51,13 @@ def bash_payload(command: str, cwd: Path, **extra) -> dict:
 
 
 def run_hook(name: str, stdin, cwd: Path, env: Optional[dict] = None, args=(), python: str = sys.executable,
-             timeout: float = 60) -> subprocess.CompletedProcess:
+             timeout: float = 60, python_args=()) -> subprocess.CompletedProcess:
     """Run hooks/<name>.py exactly as a runtime does: JSON on stdin, CLAUDE_PROJECT_DIR, cwd = project."""
     data = stdin if isinstance(stdin, bytes) else json.dumps(stdin).encode()
     full_env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE", "CURSOR", "MEMORY_HOOKS"))}
     full_env["CLAUDE_PROJECT_DIR"] = str(cwd)
     full_env.update(env or {})
-    return subprocess.run([python, str(ROOT / "hooks" / f"{name}.py"), *args], input=data, cwd=cwd,
+    return subprocess.run([python, *python_args, str(ROOT / "hooks" / f"{name}.py"), *args], input=data, cwd=cwd,
                           env=full_env, capture_output=True, timeout=timeout)
 
 

@@ -122,3 +122,12 @@ def test_internal_error_is_logged_not_raised(repo):
     proc = run_hook("memory_capture", bash_payload(SEED, repo), repo)
     assert proc.returncode == 0 and proc.stdout == b""
     assert "IsADirectoryError" in error_log(repo) or "Error" in error_log(repo)
+
+
+def test_without_orjson_and_filelock(repo):
+    """A teammate's plain python3: -S hides site-packages, so orjson and filelock cannot be imported."""
+    proc = run_hook("memory_capture", bash_payload(SEED, repo), repo, python_args=["-S"])
+    assert proc.returncode == 0 and proc.stderr == b""
+    assert [e["bead"] for e in knowledge(repo)] == ["BD-001"]
+    start = run_hook("session_start", {"hook_event_name": "SessionStart", "cwd": str(repo)}, repo, python_args=["-S"])
+    assert "TaskGroup requires @Sendable" in json.loads(start.stdout)["hookSpecificOutput"]["additionalContext"]

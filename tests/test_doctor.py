@@ -1,0 +1,138 @@
+"""memory-doctor / recall.sh --doctor on real installs, broken files and held locks."""
+import json
+import os
+import subprocess
+import sys
+import time
+
+from conftest import ROOT, bash_payload, git, knowledge, run_hook
+
+from memory import entry, store
+
+DOCTOR = str(ROOT / "bin" / "memory-doctor")
+
+
+def doctor(repo, *args, cwd=None):
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MEMORY_HOOKS", "CLAUDE"))}
+    env["HOME"] = str(repo.parent)  # no user-level plugin settings
+    return subprocess.run([DOCTOR, *args], cwd=cwd or repo, capture_output=True, text=True, env=env)
+
+
+def report(repo, *args, cwd=None):
+    proc = doctor(repo, "--json", *args, cwd=cwd)
+    data = json.loads(proc.stdout)
+    return proc.returncode, data, {c["check"]: c for c in data["checks"]}
+
+
+def installed(repo, venv=False):
+    flags = ["--no-self-check"] + ([] if venv else ["--no-venv"])
+    subprocess.run([str(ROOT / "install.sh"), *flags, str(repo)], check=True, capture_output=True)
+    run_hook("memory_capture", bash_payload('bd comment BD-1 "LEARNED: doctor sees this"', repo), repo)
+    return repo
+
+
+def test_healthy_install_is_ok(repo):
+    code, data, checks = report(installed(repo, venv=True))
+    assert code == 0 and data["status"] == "OK", data
+    registered = [c["detail"] for c in data["checks"] if c["check"] == "registered"]
+    assert registered[0].startswith(".claude/settings.json: SessionStart") and "afterShellExecution" in registered[1]
+    assert "project virtualenv; orjson+filelock" in checks["interpreter"]["detail"]
+    assert "1 lines" in checks["knowledge.jsonl"]["detail"]
+    assert checks["lock"]["detail"] == "free"
+
+
+def test_without_the_virtualenv_the_interpreter_warns(repo):
+    code, _, checks = report(installed(repo))
+    assert code == 1 and checks["interpreter"]["level"] == "WARN" and "run install.sh" in checks["interpreter"]["detail"]
+
+
+def test_nothing_installed_fails(repo):
+    code, data, _ = report(repo)
+    assert code == 2 and data["status"] == "FAIL"
+    assert "FAIL  registered" in doctor(repo).stdout
+
+
+def test_malformed_and_duplicate_lines_warn_and_repair(repo):
+    installed(repo)
+    active = repo / ".beads" / "memory" / store.ACTIVE
+    line = active.read_bytes()
+    active.write_bytes(line + line + b'{"key":"torn\n' + b"not json\n")
+    code, _, checks = report(repo)
+    assert checks["knowledge.jsonl"]["level"] == "WARN" and "2 malformed, 1 duplicate" in checks["knowledge.jsonl"]["detail"]
+    proc = doctor(repo, "--repair")
+    assert "moved 2 malformed line(s) to knowledge.corrupt.jsonl, removed 1 duplicate" in proc.stdout
+    assert active.read_bytes() == line
+    assert (repo / ".beads" / "memory" / store.CORRUPT).read_bytes() == b'{"key":"torn\nnot json\n'
+    code, _, checks = report(repo)
+    assert "0 malformed, 0 duplicate" in checks["knowledge.jsonl"]["detail"] and checks["quarantine"]["level"] == "WARN"
+
+
+def test_repair_finishes_an_interrupted_rotation(repo):
+    installed(repo)
+    memory = repo / ".beads" / "memory"
+    stat = os.stat(memory / store.ACTIVE)
+    (memory / store.JOURNAL).write_text(json.dumps({"archive_size": 0, "active_ino": stat.st_ino,
+                                                    "active_dev": stat.st_dev}))
+    (memory / store.ARCHIVE).write_bytes(b'{"half an archive')
+    assert report(repo)[2]["rotation"]["level"] == "WARN"
+    doctor(repo, "--repair")
+    assert not (memory / store.JOURNAL).exists() and (memory / store.ARCHIVE).read_bytes() == b""
+    assert [e["content"] for e in knowledge(repo)] == ["doctor sees this"]
+
+
+def test_symlinked_knowledge_file_fails(repo, tmp_path):
+    installed(repo)
+    active = repo / ".beads" / "memory" / store.ACTIVE
+    active.unlink()
+    os.symlink(tmp_path / "elsewhere", active)
+    code, _, checks = report(repo)
+    assert code == 2 and "symlink" in checks["knowledge.jsonl"]["detail"]
+
+
+def test_held_lock_reports_its_live_holder(repo):
+    installed(repo)
+    memory = repo / ".beads" / "memory"
+    holder = subprocess.Popen([sys.executable, "-c", (
+        "import sys, time; sys.path.insert(0, sys.argv[1]); from memory import locking\n"
+        "with locking.exclusive(sys.argv[2]):\n print('held', flush=True); time.sleep(30)"),
+        str(ROOT), str(memory / store.LOCK)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        checks = report(repo)[2]
+        assert checks["lock"]["detail"] == f"held by pid {holder.pid}" and checks["lock"]["level"] == "OK"
+    finally:
+        holder.kill()
+        holder.wait()
+    assert report(repo)[2]["lock"]["detail"] == "free"  # a dead holder's flock is gone with it
+
+
+def test_duplicate_registrations_warn(repo):
+    installed(repo)
+    settings = json.loads((repo / ".claude" / "settings.json").read_text())
+    (repo / ".claude" / "settings.local.json").write_text(json.dumps({"hooks": settings["hooks"]}))
+    checks = report(repo)[2]
+    assert checks["duplicates"]["level"] == "WARN" and "SessionStart" in checks["duplicates"]["detail"]
+
+
+def test_from_a_worktree_names_the_main_checkout(repo):
+    installed(repo)
+    git(repo, "worktree", "add", "-q", ".worktrees/bd-5", "-b", "bd-5")
+    wt = repo / ".worktrees" / "bd-5"
+    checks = report(repo, cwd=wt)[2]
+    assert "main checkout; you are in worktree" in checks["memory root"]["detail"]
+    assert str(repo / ".beads" / "memory") in checks["memory root"]["detail"]
+
+
+def test_recall_doctor_is_the_same_command(repo):
+    installed(repo)
+    proc = subprocess.run([str(repo / ".beads" / "memory" / "recall.sh"), "--doctor", "--json"], capture_output=True,
+                          text=True, env={**os.environ, "HOME": str(repo.parent)})
+    data = json.loads(proc.stdout)
+    assert data["memory_dir"] == str(repo / ".beads" / "memory") and proc.returncode == {"OK": 0, "WARN": 1}[data["status"]]
+
+
+def test_recent_errors_warn(repo):
+    installed(repo)
+    run_hook("memory_capture", b"garbage", repo)
+    checks = report(repo)[2]
+    assert checks["errors.log"]["level"] == "WARN" and "not a JSON object" in checks["errors.log"]["detail"]
