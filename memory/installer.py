@@ -71,9 +71,14 @@ def _read(target: str, rel: str) -> Optional[bytes]:
 def _config_change(target: str, rel: str, transform, cursor: bool = False) -> Change:
     before = _read(target, rel)
     text = (before or b"").decode("utf-8", "replace")
-    merged = transform(registration.parse_json_file(rel, text))
-    problems = registration.schema_problems(merged, cursor=cursor)
+    current = registration.parse_json_file(rel, text)
+    problems = registration.schema_problems(current, cursor=cursor, known_events=False)
     if problems:
+        raise SettingsError(f"{rel}: not of the documented hooks shape ({'; '.join(problems)}); "
+                            "fix it first, nothing was written")
+    merged = transform(current)
+    problems = registration.schema_problems(merged, cursor=cursor, known_events=False)
+    if problems:  # pragma: no cover - our own entries are well-formed; a guard against a future mistake
         raise SettingsError(f"{rel}: merged result would not be valid ({'; '.join(problems)}); nothing was written")
     after = None if merged in ({}, {"version": 1}) and before is None else registration.dump_json(merged, text).encode()
     if before is not None and after is not None and json.loads(after) == json.loads(before or b"{}"):
@@ -123,7 +128,9 @@ def plan_install(target: str, cursor: bool, claude: bool) -> List[Change]:
     created = sorted(c.rel for c in changes
                      if c.before is None and c.after is not None and (c.config or c.rel == ".gitignore"))
     previous = _manifest(target)
-    manifest = {"version": 1, "created": sorted(set(previous.get("created", [])) | set(created))}
+    files = [os.path.join(INSTALL_DIR, rel) for rel in code_files()]
+    manifest = {"version": 1, "created": sorted(set(previous.get("created", [])) | set(created)),
+                "files": sorted(set(previous.get("files", [])) | set(files))}
     changes.append(Change(MANIFEST, _read(target, MANIFEST), (json.dumps(manifest, indent=2) + "\n").encode()))
     return changes
 
@@ -134,14 +141,12 @@ def _manifest(target: str) -> dict:
 
 def plan_uninstall(target: str, purge: bool) -> List[Change]:
     """Take out exactly what an install put in; knowledge stays unless `purge`."""
-    created = set(_manifest(target).get("created", []))
+    manifest = _manifest(target)
+    created = set(manifest.get("created", []))
     changes = []
-    installed = os.path.join(target, INSTALL_DIR)
-    for folder, _, files in os.walk(installed):
-        if os.sep + ".venv" in folder + os.sep or "__pycache__" in folder:
-            continue
-        for name in files:
-            rel = os.path.relpath(os.path.join(folder, name), target)
+    ours = set(manifest.get("files", [])) | {os.path.join(INSTALL_DIR, rel) for rel in code_files()} | {MANIFEST}
+    for rel in sorted(ours):  # only what an install put there: a file the user added stays
+        if _read(target, rel) is not None:
             changes.append(Change(rel, _read(target, rel), None))
     changes.append(Change(RECALL, _read(target, RECALL), None))
     for rel, cursor in ((CLAUDE_SETTINGS, False), (CURSOR_HOOKS, True)):

@@ -213,16 +213,17 @@ def plugin_enabled(root: str, home: Optional[str] = None) -> bool:
     return False
 
 
-def schema_problems(config: dict, cursor: bool = False) -> List[str]:
-    """Problems against the documented settings schema (empty when valid)."""
+def schema_problems(config: dict, cursor: bool = False, known_events: bool = True) -> List[str]:
+    """Problems against the documented settings schema (empty when valid). `known_events=False` accepts
+    event names we do not know (a newer client's), checking only the structure."""
     problems = []
     hooks = config.get("hooks", {})
     if not isinstance(hooks, dict):
         return ["hooks is not an object"]
-    if cursor and config.get("version") != 1:
+    if cursor and config.get("version", 1) != 1:
         problems.append("version is not 1")
     for event, groups in hooks.items():
-        if not cursor and event not in CLAUDE_EVENTS:
+        if known_events and not cursor and event not in CLAUDE_EVENTS:
             problems.append(f"unknown event {event}")
         if not isinstance(groups, list):
             problems.append(f"{event}: not a list")

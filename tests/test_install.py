@@ -226,3 +226,29 @@ def test_usage_errors(repo):
 def test_plugin_hooks_json_is_generated_from_the_registration_table():
     available = [p.stem for p in (ROOT / "hooks").glob("*.py")]
     assert json.loads((ROOT / "hooks" / "hooks.json").read_text()) == registration.plugin_hooks(available)
+
+
+def test_settings_of_the_wrong_shape_are_refused(repo):
+    (repo / ".claude").mkdir()
+    (repo / ".claude" / "settings.json").write_text(json.dumps({"hooks": {"PostToolUse": "not a list"}}))
+    before = tree(repo)
+    proc = install(repo, "--no-venv", check=False)
+    assert proc.returncode == 2 and "not of the documented hooks shape" in proc.stderr
+    assert tree(repo) == before
+
+
+def test_events_unknown_to_us_are_kept(repo):
+    (repo / ".claude").mkdir()
+    theirs = {"hooks": {"PostModelSwitchV9": [{"hooks": [{"type": "command", "command": "echo future"}]}]}}
+    (repo / ".claude" / "settings.json").write_text(json.dumps(theirs))
+    install(repo, "--no-venv", "--no-self-check")
+    assert settings(repo)["hooks"]["PostModelSwitchV9"] == theirs["hooks"]["PostModelSwitchV9"]
+
+
+def test_uninstall_keeps_files_the_user_added(repo):
+    install(repo, "--no-venv", "--no-self-check")
+    mine = repo / ".claude" / "hooks" / "memory-hooks" / "hooks" / "my_local_tweak.py"
+    mine.write_text("# mine\n")
+    install(repo, "--uninstall")
+    assert mine.read_text() == "# mine\n"
+    assert not (repo / ".claude" / "hooks" / "memory-hooks" / "memory").exists()
