@@ -126,4 +126,8 @@ def main(argv: Optional[List[str]] = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    try:
+        raise SystemExit(main())
+    except BrokenPipeError:  # `recall.sh … | head`: the reader has what it wanted
+        sys.stderr.close()
+        raise SystemExit(0)
