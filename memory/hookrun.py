@@ -71,8 +71,12 @@ def run(hook: str, handler: Callable[[Context], Optional[str]], argv: Optional[L
         errorlog.record(hook, f"{type(exc).__name__}: {exc}", ctx.memory_dir)
         return 0
     if answer:
-        try:
-            sys.stdout.write(answer)
+        try:  # UTF-8 bytes whatever the locale: a Latin-1 terminal setting must not eat the answer
+            out = getattr(sys.stdout, "buffer", None)
+            if out is None:
+                sys.stdout.write(answer)
+            else:
+                out.write(answer.encode("utf-8", "replace"))
             sys.stdout.flush()
         except (OSError, ValueError):
             pass

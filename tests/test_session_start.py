@@ -98,3 +98,10 @@ def test_bad_stdin_fails_open(repo, stdin):
     proc = run_hook("session_start", stdin, repo)
     assert proc.returncode == 0 and b"Traceback" not in proc.stderr
     assert proc.stdout == b"" or json.loads(proc.stdout)
+
+
+def test_answer_is_utf8_whatever_the_locale(repo):
+    d = str(repo / ".beads" / "memory")
+    store.append(d, [entry.build("emoji 🙂 and ümlauts survive", "BD-1", "orchestrator")])
+    proc = start(repo, env={"PYTHONIOENCODING": "latin-1", "LANG": "en_US.ISO-8859-1", "LC_ALL": "C"})
+    assert "emoji 🙂 and ümlauts survive" in json.loads(proc.stdout.decode("utf-8"))["hookSpecificOutput"]["additionalContext"]
