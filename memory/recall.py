@@ -88,6 +88,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Optional[List[str]] = None) -> int:
+    if hasattr(sys.stdout, "reconfigure"):
+        sys.stdout.reconfigure(errors="replace")  # an emoji on a Latin-1 terminal is a "?", not a traceback
     argv = list(sys.argv[1:] if argv is None else argv)
     if "--doctor" in argv:
         from memory import doctor
