@@ -1,13 +1,13 @@
-"""From a shell command line to the `LEARNED:` insights it records through `bd comment`.
+"""From a shell command line to the `LEARNED:` insights it records through `bd comment`, and the hook.
 
 Only the comment argument of a real `bd comment ID …` / `bd comments add ID …` invocation counts:
 a `LEARNED:` in a shell comment, in an `echo`, or in another command's argument is not a capture.
 """
-from __future__ import annotations
-
 import os
 
-TYPE_CHECKING = False  # typing costs ~3 ms to import; annotations are strings here
+from memory import hookrun
+
+TYPE_CHECKING = False  # typing (~3 ms) and __future__ are not imported on the hot path: annotations are quoted
 if TYPE_CHECKING:
     from typing import List, Optional
 
@@ -42,11 +42,11 @@ def might_capture(raw: bytes) -> bool:
     return b"comment" in raw and any(marker in raw for marker in _FAST_MARKERS)
 
 
-def insights_in_command(command: str, cwd: Optional[str] = None) -> List[Insight]:
+def insights_in_command(command: str, cwd: "Optional[str]" = None) -> "List[Insight]":
     """Every insight recorded by the `bd comment` invocations of `command`, in order."""
     from memory import shell
 
-    found: List[Insight] = []
+    found = []  # type: List[Insight]
     for cmd in shell.parse(command):
         parsed = _bd_comment(cmd.words)
         if parsed is None:
@@ -61,7 +61,7 @@ def insights_in_command(command: str, cwd: Optional[str] = None) -> List[Insight
     return found
 
 
-def split_insights(text: str) -> List[str]:
+def split_insights(text: str) -> "List[str]":
     """The insights in a comment body: each `LEARNED:` runs to the next one or to the end."""
     import re
 
@@ -71,7 +71,7 @@ def split_insights(text: str) -> List[str]:
     return [text[s:e].strip() for s, e in zip(starts, ends) if text[s:e].strip()]
 
 
-def _bd_comment(words: List[str]):
+def _bd_comment(words: "List[str]"):
     """(bead, text or None, file argument or None) when `words` is a bd comment, else None."""
     import re
 
@@ -82,8 +82,8 @@ def _bd_comment(words: List[str]):
         i += 1
     if i >= len(words) or os.path.basename(words[i]) != "bd":
         return None
-    positional: List[str] = []
-    file_arg: Optional[str] = None
+    positional = []  # type: List[str]
+    file_arg = None  # type: Optional[str]
     rest = words[i + 1:]
     j = 0
     while j < len(rest):
@@ -119,7 +119,7 @@ def _bd_comment(words: List[str]):
     return args[0], text, file_arg
 
 
-def _stdin_of(cmd) -> Optional[str]:
+def _stdin_of(cmd) -> "Optional[str]":
     from memory.shell import command_output
 
     if cmd.stdin_text is not None:
@@ -129,7 +129,7 @@ def _stdin_of(cmd) -> Optional[str]:
     return None
 
 
-def _read_comment_file(path: str, cmd, cwd: Optional[str]) -> Optional[str]:
+def _read_comment_file(path: str, cmd, cwd: "Optional[str]") -> "Optional[str]":
     if path in _STDIN_FILES:
         return _stdin_of(cmd)
     full = os.path.join(cwd or os.getcwd(), os.path.expanduser(path))
@@ -139,3 +139,55 @@ def _read_comment_file(path: str, cmd, cwd: Optional[str]) -> Optional[str]:
     except OSError:
         return None  # bd itself would have failed on this file
     return data.decode("utf-8", "replace")
+
+
+# -- the PostToolUse(Bash) / afterShellExecution hook ------------------------------------------------
+# It lives here, not in hooks/memory_capture.py: a script is compiled from source on every run (~1 ms),
+# a module comes byte-compiled, and this hook runs on every shell command.
+
+HOOK = "memory_capture"
+
+
+def handle(ctx: "hookrun.Context"):
+    """Capture every insight of the command; answer only when credentials had to be redacted."""
+    from memory import entry, paths, payload, store  # only now: the fast path imports none of them
+
+    data = payload.parse(ctx.raw)
+    ctx.problems += payload.field_problems(data, required=("hook_event_name",))
+    command = payload.shell_command(data)
+    if command is None:
+        if data.get("tool_name") in payload.SHELL_TOOLS and not isinstance(payload.tool_input(data).get("command"), str):
+            ctx.problems.append("shell tool call without a tool_input.command string")
+        return None
+    cwd = payload.cwd(data)
+    insights = insights_in_command(command, cwd)
+    if not insights:
+        return None
+    ctx.memory_dir = paths.memory_dir(cwd)
+    git = paths.git_info(cwd) if cwd else None
+    agent_type = payload.text_field(data, "agent_type")
+    call = payload.capture_id(data, command)
+    entries = [
+        entry.build(found.content, found.bead, entry.detect_source(cwd, agent_type),
+                    session_id=payload.session_id(data), agent_type=agent_type,
+                    agent_id=payload.text_field(data, "agent_id"),
+                    branch=git.branch if git else None, commit=git.head if git else None, capture_id=call)
+        for found in insights
+    ]
+    result = store.append(ctx.memory_dir, entries, capture_id=call)
+    notes = []
+    redacted = sorted({kind for e in entries for kind in e.get("redacted", ())})
+    if result.written and redacted:
+        notes.append(f"the LEARNED insight contained credentials ({', '.join(redacted)}); they were stored as "
+                     "<redacted:TYPE> in .beads/memory/knowledge.jsonl, never verbatim.")
+    for key in result.replaced:
+        notes.append(f"`{key}` replaced an earlier, different insight with the same first 60 characters "
+                     "(same key: the latest wins). If both are worth keeping, reword the start of the new one.")
+    if notes:
+        return payload.context_answer(data, "memory-hooks: " + " ".join(notes), event="PostToolUse")
+    return None
+
+
+def main(argv: "Optional[List[str]]" = None) -> int:
+    """The hook: decide from the raw bytes, then capture; always exit 0."""
+    return hookrun.run(HOOK, handle, argv, prefilter=might_capture)
