@@ -105,3 +105,30 @@ def test_answer_is_utf8_whatever_the_locale(repo):
     store.append(d, [entry.build("emoji 🙂 and ümlauts survive", "BD-1", "orchestrator")])
     proc = start(repo, env={"PYTHONIOENCODING": "latin-1", "LANG": "en_US.ISO-8859-1", "LC_ALL": "C"})
     assert "emoji 🙂 and ümlauts survive" in json.loads(proc.stdout.decode("utf-8"))["hookSpecificOutput"]["additionalContext"]
+
+
+def _register(repo, rel, config):
+    path = repo / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(config))
+
+
+def test_one_answer_when_cursor_runs_both_hook_files(repo):
+    from memory import registration
+    seed(repo, 2)
+    cursor_payload = {"conversation_id": "c", "session_id": "c", "hook_event_name": "sessionStart",
+                      "cursor_version": "3.9.16", "workspace_roots": [str(repo)]}
+    via_claude = run_hook("session_start", cursor_payload, repo)  # Cursor running .claude/settings.json
+    assert "additional_context" in json.loads(via_claude.stdout)  # no native Cursor entry: this copy answers
+    _register(repo, ".cursor/hooks.json", registration.with_cursor_hooks({}, ["session_start"]))
+    assert run_hook("session_start", cursor_payload, repo).stdout == b""  # the native entry answers instead
+    assert b"additional_context" in run_hook("session_start", cursor_payload, repo, args=["--cursor"]).stdout
+
+
+def test_plugin_copy_is_quiet_beside_an_install(repo):
+    from memory import registration
+    seed(repo, 2)
+    assert b"Recent Knowledge" in start(repo, args=["--plugin"]).stdout  # the plugin alone answers
+    _register(repo, ".claude/settings.json", registration.with_claude_hooks({}, ["session_start"]))
+    assert start(repo, args=["--plugin"]).stdout == b""
+    assert b"Recent Knowledge" in start(repo).stdout
