@@ -125,8 +125,12 @@ def rotate_if_needed(memory_dir: str) -> bool:
 
 
 def recover(memory_dir: str) -> None:
-    """Repair what a crashed writer left: a torn last line, an interrupted rotation. Call under the lock."""
+    """Repair what a crashed writer left: a torn last line, an interrupted rotation, orphaned temp files.
+    Call under the lock."""
     _repair_torn_tail(memory_dir)
+    for name in os.listdir(memory_dir):
+        if name.startswith(".knowledge") and name.endswith(".tmp"):  # only lock holders write these
+            os.unlink(path(memory_dir, name))
     journal_path = path(memory_dir, JOURNAL)
     raw = fsio.read_bytes(journal_path)
     if raw is None:

@@ -99,3 +99,4 @@ def test_killed_at_every_step_of_rotation_loses_and_duplicates_nothing(tmp_path,
         expected = {f"S-{i}" for i in range(1000)} | {"BD-6000"}
         assert expected <= set(beads), f"lost entries after dying at op {die_at} ({mode})"
         assert not (memory / store.JOURNAL).exists()
+        assert not [p.name for p in memory.iterdir() if p.name.endswith(".tmp")]  # no orphaned temp files
