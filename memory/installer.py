@@ -88,7 +88,9 @@ def _config_change(target: str, rel: str, transform, cursor: bool = False) -> Ch
 
 def _gitignore_change(target: str, remove: bool) -> Change:
     before = _read(target, ".gitignore")
-    lines = (before or b"").decode("utf-8", "replace").splitlines()
+    text = (before or b"").decode("utf-8", "replace")
+    newline = "\r\n" if "\r\n" in text else "\n"  # keep the user's line endings
+    lines = text.splitlines()
     if GITIGNORE_BEGIN in lines and GITIGNORE_END in lines[lines.index(GITIGNORE_BEGIN):]:
         start = lines.index(GITIGNORE_BEGIN)
         end = lines.index(GITIGNORE_END, start)
@@ -97,7 +99,7 @@ def _gitignore_change(target: str, remove: bool) -> Change:
             lines.pop()
     if not remove:
         lines += ([""] if lines else []) + [GITIGNORE_BEGIN] + GITIGNORE_LINES + [GITIGNORE_END]
-    after = ("\n".join(lines) + "\n").encode() if lines else (None if before is None else b"")
+    after = (newline.join(lines) + newline).encode() if lines else (None if before is None else b"")
     return Change(".gitignore", before, after)
 
 
@@ -107,30 +109,25 @@ def plan_install(target: str, cursor: bool, claude: bool) -> List[Change]:
     for rel in code_files():
         changes.append(Change(os.path.join(INSTALL_DIR, rel), _read(target, os.path.join(INSTALL_DIR, rel)),
                               fsio.read_bytes(os.path.join(SOURCE, rel))))
-    installed = os.path.join(target, INSTALL_DIR)
-    wanted = set(code_files())
-    for folder in ("hooks", "memory", "bin"):
-        here = os.path.join(installed, folder)
-        for name in sorted(os.listdir(here)) if os.path.isdir(here) else []:
-            rel = os.path.join(folder, name)
-            if os.path.isfile(os.path.join(here, name)) and rel not in wanted:
-                changes.append(Change(os.path.join(INSTALL_DIR, rel), _read(installed, rel), None))  # stale
+    shipped = {os.path.join(INSTALL_DIR, rel) for rel in code_files()}
+    for rel in sorted(set(_manifest(target).get("files", [])) - shipped):  # shipped before, not any more
+        if _read(target, rel) is not None:
+            changes.append(Change(rel, _read(target, rel), None))
     changes.append(Change(RECALL, _read(target, RECALL), fsio.read_bytes(os.path.join(SOURCE, "bin", "recall.sh"))))
     if _read(target, KNOWLEDGE) is None:
         changes.append(Change(KNOWLEDGE, None, b""))
     changes.append(_gitignore_change(target, remove=False))
     hooks = [os.path.splitext(os.path.basename(f))[0] for f in code_files() if f.startswith("hooks" + os.sep)]
-    settings = registration.with_claude_hooks if claude else registration.without_ours
-    changes.append(_config_change(target, CLAUDE_SETTINGS, lambda c: settings(c, hooks) if claude else settings(c)))
+    claude_merge = (lambda c: registration.with_claude_hooks(c, hooks)) if claude else registration.without_ours
+    changes.append(_config_change(target, CLAUDE_SETTINGS, claude_merge))
     cursor_merge = (lambda c: registration.with_cursor_hooks(c, hooks)) if cursor else registration.without_ours
     if cursor or _read(target, CURSOR_HOOKS) is not None:
         changes.append(_config_change(target, CURSOR_HOOKS, cursor_merge, cursor=True))
     created = sorted(c.rel for c in changes
                      if c.before is None and c.after is not None and (c.config or c.rel == ".gitignore"))
     previous = _manifest(target)
-    files = [os.path.join(INSTALL_DIR, rel) for rel in code_files()]
     manifest = {"version": 1, "created": sorted(set(previous.get("created", [])) | set(created)),
-                "files": sorted(set(previous.get("files", [])) | set(files))}
+                "files": sorted(shipped)}
     changes.append(Change(MANIFEST, _read(target, MANIFEST), (json.dumps(manifest, indent=2) + "\n").encode()))
     return changes
 

@@ -252,3 +252,25 @@ def test_uninstall_keeps_files_the_user_added(repo):
     install(repo, "--uninstall")
     assert mine.read_text() == "# mine\n"
     assert not (repo / ".claude" / "hooks" / "memory-hooks" / "memory").exists()
+
+
+def test_reinstall_keeps_files_the_user_added_and_drops_ones_we_no_longer_ship(repo):
+    install(repo, "--no-venv", "--no-self-check")
+    base = repo / ".claude" / "hooks" / "memory-hooks"
+    mine = base / "hooks" / "my_local_tweak.py"
+    mine.write_text("# mine\n")
+    manifest = json.loads((base / "install.json").read_text())
+    manifest["files"].append(".claude/hooks/memory-hooks/memory/retired_module.py")
+    (base / "install.json").write_text(json.dumps(manifest))
+    (base / "memory" / "retired_module.py").write_text("# from an older version\n")
+    install(repo, "--no-venv", "--no-self-check")
+    assert mine.exists() and not (base / "memory" / "retired_module.py").exists()
+
+
+def test_gitignore_line_endings_are_kept(repo):
+    (repo / ".gitignore").write_bytes(b"node_modules/\r\n*.log\r\n")
+    install(repo, "--no-venv", "--no-self-check")
+    text = (repo / ".gitignore").read_bytes()
+    assert text.startswith(b"node_modules/\r\n*.log\r\n\r\n# >>> memory-hooks") and b"\n" not in text.replace(b"\r\n", b"")
+    install(repo, "--uninstall")
+    assert (repo / ".gitignore").read_bytes() == b"node_modules/\r\n*.log\r\n"
