@@ -2,7 +2,8 @@
 """PostToolUse(Agent|Task): log dispatch prompts that carry `BEAD_ID: <id>` to dispatch.jsonl and the bead.
 
 Handles both foreground (`status: completed`) and background (`async_launched`) tool responses: only
-the dispatch itself (tool_input) is logged.
+the dispatch itself (tool_input) is logged. The work runs in a detached child, so the client never waits
+for bd and a session that ends right after the dispatch does not cut the log short.
 """
 import os
 import sys
@@ -40,7 +41,9 @@ def handle(ctx: hookrun.Context):
 
 
 def main(argv=None) -> int:
-    return hookrun.run(HOOK, handle, argv, prefilter=lambda raw: b"BEAD_ID" in raw)
+    # Detached rather than registered "async": `claude -p` kills async hooks still running when it ends,
+    # while a synchronous hook is waited for, and this one returns as soon as its child is forked.
+    return hookrun.run(HOOK, handle, argv, prefilter=lambda raw: b"BEAD_ID" in raw, detach=True)
 
 
 if __name__ == "__main__":

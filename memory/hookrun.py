@@ -10,6 +10,7 @@ if TYPE_CHECKING:
     from typing import Callable, List, Optional
 
 MAX_STDIN_BYTES = 64 * 1024 * 1024
+FOREGROUND_ENV = "MEMORY_HOOKS_FOREGROUND"  # set: detached hooks work in the foreground (debugging)
 
 
 class Context:
@@ -46,10 +47,29 @@ def _looks_like_object(raw: bytes) -> bool:
     return raw[i:i + 1] == b"{"
 
 
+def _fork_detached() -> str:
+    """"parent", or "child" (its own session, stdio on /dev/null), or "inline" where there is no fork
+    (Windows) or MEMORY_HOOKS_FOREGROUND asks for the foreground (debugging, tests)."""
+    import os
+
+    if not hasattr(os, "fork") or os.environ.get(FOREGROUND_ENV):
+        return "inline"
+    if os.fork():
+        return "parent"
+    os.setsid()
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    return "child"
+
+
 def run(hook: str, handler: "Callable[[Context], Optional[str]]", argv: "Optional[List[str]]" = None,
-        prefilter: "Optional[Callable[[bytes], bool]]" = None) -> int:
-    """Run `handler` fail-open; returns the exit code (always 0)."""
+        prefilter: "Optional[Callable[[bytes], bool]]" = None, detach: bool = False) -> int:
+    """Run `handler` fail-open; returns the exit code (always 0). With `detach`, the handler runs in a
+    detached child and its answer is dropped (for hooks whose work is a side effect)."""
     ctx = Context(b"", list(sys.argv[1:] if argv is None else argv))
+    in_child = False
+    answer = None
     try:
         ctx.raw = read_stdin()
         if not _looks_like_object(ctx.raw):
@@ -58,16 +78,26 @@ def run(hook: str, handler: "Callable[[Context], Optional[str]]", argv: "Optiona
             return 0
         if prefilter is not None and not prefilter(ctx.raw):
             return 0
-        answer = handler(ctx)
+        if detach:
+            # the parent exits at once, so the work survives a client that kills hooks still running
+            # at its end (`claude -p` does, for async ones)
+            where = _fork_detached()
+            if where == "parent":
+                return 0
+            in_child = where == "child"
+        answer = handler(ctx)  # a detached child's answer is dropped: it exits below, before writing
         if ctx.problems:
             from memory import errorlog
             errorlog.record(hook, "payload: " + "; ".join(ctx.problems), ctx.memory_dir)
     except BaseException as exc:  # noqa: BLE001 - a hook must never break the agent
-        if isinstance(exc, SystemExit) and exc.code in (0, None):
-            return 0
-        from memory import errorlog
-        errorlog.record(hook, f"{type(exc).__name__}: {exc}", ctx.memory_dir)
-        return 0
+        if not (isinstance(exc, SystemExit) and exc.code in (0, None)):
+            from memory import errorlog
+            errorlog.record(hook, f"{type(exc).__name__}: {exc}", ctx.memory_dir)
+        answer = None
+    finally:
+        if in_child:
+            import os
+            os._exit(0)  # the detached child never returns into its caller
     if answer:
         try:  # UTF-8 bytes whatever the locale: a Latin-1 terminal setting must not eat the answer
             out = getattr(sys.stdout, "buffer", None)

@@ -24,7 +24,8 @@ PLUGIN_NAME = "memory-hooks"
 CLAUDE_HOOKS = [
     ("session_start", "SessionStart", "startup|resume|clear|compact", {"timeout": 10}),
     ("memory_capture", "PostToolUse", "Bash", {"timeout": 10}),
-    ("log_dispatch_prompt", "PostToolUse", "Agent|Task", {"timeout": 10, "async": True}),
+    # not "async": `claude -p` kills async hooks still running at its end; the hook detaches its own work
+    ("log_dispatch_prompt", "PostToolUse", "Agent|Task", {"timeout": 10}),
     ("validate_completion", "SubagentStop", None, {"timeout": 30}),
 ]
 CURSOR_EVENTS = [

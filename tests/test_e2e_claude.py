@@ -71,3 +71,44 @@ def test_capture_then_surface_with_the_real_client(tmp_path):
     assert "## Recent Knowledge (1 entries)" in requests
     assert f"[LEARN] {INSIGHT}  (orchestrator)" in requests
     assert not (project / ".beads" / "memory" / "errors.log").exists()
+
+
+def test_completion_gate_and_dispatch_log_with_the_real_client(tmp_path):
+    """A supervisor subagent claims BD-12 with an unpushed branch: our SubagentStop hook sends it back
+    (the real client delivers the reason as Stop hook feedback) twice, then lets it finish; the dispatch
+    with its BEAD_ID marker is logged and commented on the bead."""
+    project = tmp_path / "app"
+    project.mkdir()
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run(["git", "init", "-q"], cwd=project, check=True)
+    subprocess.run(git + ["commit", "-q", "--allow-empty", "-m", "i"], cwd=project, check=True)
+    subprocess.run(["git", "worktree", "add", "-q", ".worktrees/bd-BD-12", "-b", "bd-BD-12"], cwd=project, check=True)
+    (project / ".fake-bd").mkdir()
+    (project / ".fake-bd" / "issues.json").write_text(json.dumps({"BD-12": {"status": "inreview"}}))
+    assert subprocess.run([str(ROOT / "install.sh"), "--no-venv", "--no-self-check", str(project)]).returncode == 0
+    report = "Work done.\n\nBEAD BD-12 COMPLETE\nWorktree: .worktrees/bd-BD-12\nBranch: bd-BD-12"
+    path = tmp_path / "gate.json"
+    path.write_text(json.dumps({
+        "name": "e2e-gate", "prompt": "E2E-GATE: dispatch the supervisor.",
+        "files": {".claude/agents/swift-supervisor.md":
+                  "---\nname: swift-supervisor\ndescription: Supervises one bead in its worktree\n---\nYou supervise a bead.\n"},
+        "agents": [
+            {"name": "sub", "match": {"first_user_contains": "BEAD_ID: BD-12"},
+             "turns": [{"content": [{"type": "text", "text": report}]}] * 4},
+            {"name": "main", "match": {"first_user_contains": "E2E-GATE"}, "turns": [
+                {"content": [{"type": "tool_use", "name": "Agent", "input": {
+                    "description": "Supervise BD-12", "subagent_type": "swift-supervisor", "run_in_background": False,
+                    "prompt": "BEAD_ID: BD-12\n\nImplement the feature in .worktrees/bd-BD-12."}}]},
+                {"content": [{"type": "text", "text": "Supervisor finished."}]}]},
+        ],
+        "fallback": {"content": [{"type": "text", "text": "OK"}]},
+    }))
+    requests = run(path, project)
+    assert "Completion check for BEAD BD-12 failed" in requests
+    assert "- pushed: branch bd-BD-12 has no upstream" in requests and "push -u origin bd-BD-12" in requests
+    state = json.loads((project / ".beads" / "memory" / "completion-state.json").read_text())
+    assert [v["blocks"] for v in state.values()] == [3]  # blocked twice, then let through with a warning
+    [dispatch] = knowledge(project, "dispatch.jsonl")
+    assert dispatch["bead"] == "BD-12" and dispatch["subagent_type"] == "swift-supervisor"
+    calls = [json.loads(line)["argv"] for line in (project / ".fake-bd" / "calls.jsonl").read_text().splitlines()]
+    assert any(c[:2] == ["comment", "BD-12"] and c[2].startswith("DISPATCH_PROMPT [swift-supervisor]") for c in calls)

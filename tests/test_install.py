@@ -70,9 +70,8 @@ def test_fresh_repo(repo):
     assert registration.registered_events(config) == [("SessionStart", "startup|resume|clear|compact"),
                                                       ("PostToolUse", "Bash"), ("PostToolUse", "Agent|Task"),
                                                       ("SubagentStop", None)]
-    capture = config["hooks"]["PostToolUse"][0]["hooks"][0]
-    assert "async" not in capture  # synchronous: an async hook is killed at the end of a -p session
-    assert config["hooks"]["PostToolUse"][1]["hooks"][0]["async"] is True
+    # synchronous: `claude -p` kills async hooks still running at its end (the dispatch log detaches its work)
+    assert not any(h.get("async") for group in config["hooks"]["PostToolUse"] for h in group["hooks"])
     assert (repo / ".beads" / "memory" / "recall.sh").stat().st_mode & 0o111
     assert (repo / ".beads" / "memory" / "knowledge.jsonl").exists()
     assert "/.beads/memory/knowledge.lock" in (repo / ".gitignore").read_text()

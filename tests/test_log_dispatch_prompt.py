@@ -18,7 +18,7 @@ def dispatch(repo, tmp_path, tool_name="Agent", background=False, prompt=PROMPT,
         payload["tool_response"] = {"status": "async_launched", "agentId": "a9", "description": "Implement cache",
                                     "prompt": prompt, "outputFile": "/tmp/x.output"}
     path = (FAKE_BD + os.pathsep if with_bd else "") + os.environ["PATH"]
-    env = {"PATH": path, "FAKE_BD_DIR": str(tmp_path / "bd"), **(extra_env or {})}
+    env = {"PATH": path, "FAKE_BD_DIR": str(tmp_path / "bd"), "MEMORY_HOOKS_FOREGROUND": "1", **(extra_env or {})}
     proc = run_hook("log_dispatch_prompt", payload, repo, env=env)
     assert proc.returncode == 0 and proc.stdout == b"" and b"Traceback" not in proc.stderr
     return payload
@@ -81,3 +81,24 @@ def test_non_dispatch_payloads(repo, tmp_path):
         payload["cwd"] = str(repo)
         assert run_hook("log_dispatch_prompt", payload, repo).returncode == 0
     assert knowledge(repo, "dispatch.jsonl") == []
+
+
+def test_detached_by_default_so_the_client_never_waits(repo, tmp_path):
+    """Without MEMORY_HOOKS_FOREGROUND the hook returns at once and a detached child does the work,
+    even when bd hangs: `claude -p` kills async hooks still running at its end."""
+    import time
+
+    payload = fixture_payload("claude-code/2.1.330/PostToolUse-20.json")
+    payload.update(cwd=str(repo))
+    payload["tool_input"]["prompt"] = PROMPT
+    env = {"PATH": FAKE_BD + os.pathsep + os.environ["PATH"], "FAKE_BD_DIR": str(tmp_path / "bd"),
+           "FAKE_BD_HANG": "3"}
+    start = time.monotonic()
+    proc = run_hook("log_dispatch_prompt", payload, repo, env=env)
+    returned = time.monotonic() - start
+    assert proc.returncode == 0 and proc.stdout == b""
+    deadline = time.monotonic() + 30
+    while not bd_calls(tmp_path) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert returned < 2.5  # it did not wait for the hung bd (3 s)
+    assert len(knowledge(repo, "dispatch.jsonl")) == 1 and bd_calls(tmp_path)[0][:2] == ["comment", "BD-12"]
