@@ -56,6 +56,7 @@ def run_hook(name: str, stdin, cwd: Path, env: Optional[dict] = None, args=(), p
     data = stdin if isinstance(stdin, bytes) else json.dumps(stdin).encode()
     full_env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE", "CURSOR", "MEMORY_HOOKS"))}
     full_env["CLAUDE_PROJECT_DIR"] = str(cwd)
+    full_env["MEMORY_HOOKS_FOREGROUND"] = "1"  # detached hooks finish before we look (set "" to detach)
     full_env.update(env or {})
     return subprocess.run([python, *python_args, str(ROOT / "hooks" / f"{name}.py"), *args], input=data, cwd=cwd,
                           env=full_env, capture_output=True, timeout=timeout)

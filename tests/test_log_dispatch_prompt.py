@@ -18,7 +18,7 @@ def dispatch(repo, tmp_path, tool_name="Agent", background=False, prompt=PROMPT,
         payload["tool_response"] = {"status": "async_launched", "agentId": "a9", "description": "Implement cache",
                                     "prompt": prompt, "outputFile": "/tmp/x.output"}
     path = (FAKE_BD + os.pathsep if with_bd else "") + os.environ["PATH"]
-    env = {"PATH": path, "FAKE_BD_DIR": str(tmp_path / "bd"), "MEMORY_HOOKS_FOREGROUND": "1", **(extra_env or {})}
+    env = {"PATH": path, "FAKE_BD_DIR": str(tmp_path / "bd"), **(extra_env or {})}
     proc = run_hook("log_dispatch_prompt", payload, repo, env=env)
     assert proc.returncode == 0 and proc.stdout == b"" and b"Traceback" not in proc.stderr
     return payload
@@ -92,7 +92,7 @@ def test_detached_by_default_so_the_client_never_waits(repo, tmp_path):
     payload.update(cwd=str(repo))
     payload["tool_input"]["prompt"] = PROMPT
     env = {"PATH": FAKE_BD + os.pathsep + os.environ["PATH"], "FAKE_BD_DIR": str(tmp_path / "bd"),
-           "FAKE_BD_HANG": "3"}
+           "FAKE_BD_HANG": "3", "MEMORY_HOOKS_FOREGROUND": ""}
     start = time.monotonic()
     proc = run_hook("log_dispatch_prompt", payload, repo, env=env)
     returned = time.monotonic() - start

@@ -127,6 +127,7 @@ def run_in_process(hook: str, raw: bytes, cwd: Path, monkeypatch, capsys) -> str
     """A hook's main() on `raw` as stdin, in this process (fast enough for property-based testing)."""
     monkeypatch.chdir(cwd)
     monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(cwd))
+    monkeypatch.setenv("MEMORY_HOOKS_FOREGROUND", "1")  # never fork the test runner
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(raw)))
     module = __import__(f"hooks.{hook}", fromlist=["main"])
     assert module.main([]) == 0
