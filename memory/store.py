@@ -231,8 +231,7 @@ def load_matching(memory_dir: str, needle: bytes, include_archive: bool = False)
     # only complete lines: an unterminated last line is a write in progress
     data = b"".join(part[:part.rfind(b"\n") + 1] for part in _read_consistently(memory_dir, include_archive))
     lowered = data.lower()
-    snap = Snapshot()
-    snap.lines = data.count(b"\n")
+    snap = Snapshot()  # `lines` stays 0: counting them would cost a pass over the bytes nobody reads
     found: Dict[int, dict] = {}  # line start -> entry
     wanted = set()
     at = lowered.find(needle)
