@@ -169,10 +169,14 @@ def test_hostile_stdin_property(hook, raw, hostile_repo, monkeypatch, capsys):
 
 
 @pytest.mark.parametrize("hook", HOOKS)
-@pytest.mark.parametrize("raw", [b"", b" \n\t ", b"\xff\xfe\xfd{", b"[1,2,3]", b'"a string"', b"42",
-                                 b"[" * 100_000 + b"]" * 100_000,
-                                 # nested past the parser's limit; the markers get it past every hook's fast path
-                                 b'{"m":"bd comment LEARNED BEAD_ID","a":' + b'{"a":' * 50_000 + b"1" + b"}" * 50_001])
+@pytest.mark.parametrize("raw", [
+    pytest.param(b"", id="empty"), pytest.param(b" \n\t ", id="whitespace"),
+    pytest.param(b"\xff\xfe\xfd{", id="invalid-utf8"), pytest.param(b"[1,2,3]", id="array"),
+    pytest.param(b'"a string"', id="string"), pytest.param(b"42", id="number"),
+    pytest.param(b"[" * 100_000 + b"]" * 100_000, id="deep-array"),
+    # nested past the parser's limit; the markers get it past every hook's fast path
+    pytest.param(b'{"m":"bd comment LEARNED BEAD_ID","a":' + b'{"a":' * 50_000 + b"1" + b"}" * 50_001,
+                 id="deep-object")])
 def test_hostile_stdin_is_logged(hook, raw, tmp_path):
     repo = make_repo(tmp_path / "r")
     proc = run_hook(hook, raw, repo)
