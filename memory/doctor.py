@@ -220,8 +220,6 @@ def main(argv: Optional[List[str]] = None) -> int:
 
 
 if __name__ == "__main__":
-    try:
-        raise SystemExit(main())
-    except BrokenPipeError:  # `recall.sh … | head`: the reader has what it wanted
-        sys.stderr.close()
-        raise SystemExit(0)
+    from memory.recall import run_cli
+
+    run_cli(main)

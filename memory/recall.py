@@ -127,9 +127,14 @@ def main(argv: Optional[List[str]] = None) -> int:
     return FOUND if chosen else NOTHING
 
 
-if __name__ == "__main__":
+def run_cli(entry_point) -> None:
+    """Exit with `entry_point()`'s status; a closed pipe (`recall.sh … | head`) is not an error."""
     try:
-        raise SystemExit(main())
-    except BrokenPipeError:  # `recall.sh … | head`: the reader has what it wanted
+        raise SystemExit(entry_point())
+    except BrokenPipeError:
         sys.stderr.close()
         raise SystemExit(0)
+
+
+if __name__ == "__main__":
+    run_cli(main)
