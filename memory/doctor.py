@@ -10,7 +10,6 @@ import argparse
 import json
 import os
 import subprocess
-import sys
 import time
 from typing import List, Optional, Tuple
 

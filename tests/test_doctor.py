@@ -3,11 +3,10 @@ import json
 import os
 import subprocess
 import sys
-import time
 
 from conftest import ROOT, bash_payload, git, knowledge, run_hook
 
-from memory import entry, store
+from memory import store
 
 DOCTOR = str(ROOT / "bin" / "memory-doctor")
 

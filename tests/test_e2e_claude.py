@@ -6,7 +6,6 @@ model must carry our Recent Knowledge block.
 """
 import json
 import os
-import shutil
 import subprocess
 from pathlib import Path
 

@@ -2,10 +2,8 @@
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
-import pytest
 
 from conftest import ROOT, bash_payload, git, knowledge, make_repo
 

@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from conftest import FIXTURES, bash_payload, fixture_payload, knowledge, run_hook
+from conftest import bash_payload, fixture_payload, knowledge, run_hook
 
 from memory import entry, store
 
