@@ -175,6 +175,9 @@ def handle(ctx: "hookrun.Context"):
         for found in insights
     ]
     result = store.append(ctx.memory_dir, entries, capture_id=call)
+    if result.spooled:
+        ctx.problems.append(f"{store.LOCK} stayed busy: {result.spooled} insight(s) parked in {store.SPOOL}/, "
+                            "merged by the next write")
     notes = []
     redacted = sorted({kind for e in entries for kind in e.get("redacted", ())})
     if result.written and redacted:

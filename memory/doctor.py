@@ -80,6 +80,11 @@ def _lock_check(memory_dir: str) -> List[Finding]:
                       + ("" if alive else " which is not running (a stale lock on a network filesystem?)")))
     else:
         found.append((OK, "lock", "free"))
+    spool = store.path(memory_dir, store.SPOOL)
+    parked = [n for n in os.listdir(spool) if n.endswith(".jsonl")] if os.path.isdir(spool) else []
+    if parked:
+        found.append((WARN, "pending", f"{len(parked)} capture(s) parked in {store.SPOOL}/ while the lock was "
+                                       "busy; the next write (or --repair) merges them"))
     if os.path.exists(store.path(memory_dir, store.JOURNAL)):
         found.append((WARN, "rotation", "an interrupted rotation is pending; the next write or --repair finishes it"))
     return found

@@ -28,7 +28,8 @@ GITIGNORE_BEGIN = "# >>> memory-hooks: machine-local files (knowledge*.jsonl is 
 GITIGNORE_END = "# <<< memory-hooks"
 GITIGNORE_LINES = [
     f"/{INSTALL_DIR}/.venv/", f"/{INSTALL_DIR}/**/__pycache__/", "/.beads/memory/knowledge.lock",
-    "/.beads/memory/knowledge.rotate.json", "/.beads/memory/knowledge.corrupt.jsonl", "/.beads/memory/.*.tmp",
+    "/.beads/memory/knowledge.rotate.json", "/.beads/memory/knowledge.corrupt.jsonl",
+    "/.beads/memory/knowledge.pending/", "/.beads/memory/.*.tmp",
     "/.beads/memory/errors.log*", "/.beads/memory/dispatch.jsonl", "/.beads/memory/completion-state.json",
     f"/.claude/*{BACKUP_SUFFIX}", f"/.cursor/*{BACKUP_SUFFIX}",
 ]

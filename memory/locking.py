@@ -12,7 +12,7 @@ from contextlib import contextmanager
 
 TYPE_CHECKING = False  # typing costs ~3 ms to import; annotations are strings here
 if TYPE_CHECKING:
-    from typing import Iterator
+    from typing import Iterator, Optional
 
 try:
     import fcntl
@@ -31,9 +31,17 @@ def _open_lock_file(path: str) -> int:
     return os.open(path, flags, 0o600)
 
 
+TIMEOUT_ENV = "MEMORY_HOOKS_LOCK_TIMEOUT"  # seconds; overrides DEFAULT_TIMEOUT
+
+
 @contextmanager
-def exclusive(path: str, timeout: float = DEFAULT_TIMEOUT) -> Iterator[None]:
+def exclusive(path: str, timeout: Optional[float] = None) -> Iterator[None]:
     """Hold an exclusive lock on `path` (created if missing) for the body of the with-block."""
+    if timeout is None:
+        try:
+            timeout = float(os.environ.get(TIMEOUT_ENV) or DEFAULT_TIMEOUT)
+        except ValueError:
+            timeout = DEFAULT_TIMEOUT
     if fcntl is None:  # pragma: no cover - Windows
         with _exclusive_portable(path, timeout):
             yield

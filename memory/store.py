@@ -15,6 +15,7 @@ so the archive is cut back to its journaled size and rotation starts over; other
 from __future__ import annotations
 
 import os
+import time
 
 TYPE_CHECKING = False  # typing costs ~3 ms to import; annotations are strings here
 if TYPE_CHECKING:
@@ -28,6 +29,7 @@ ARCHIVE = "knowledge.archive.jsonl"
 LOCK = "knowledge.lock"
 JOURNAL = "knowledge.rotate.json"
 CORRUPT = "knowledge.corrupt.jsonl"
+SPOOL = "knowledge.pending"  # folder: captures that could not get the lock wait here for the next writer
 ROTATE_ABOVE = 1000
 ROTATE_CHUNK = 500
 DEDUPE_TAIL_BYTES = 256 * 1024
@@ -50,9 +52,10 @@ def path(memory_dir: str, name: str = ACTIVE) -> str:
 class AppendResult:
     """What an append did: lines written, and keys whose different earlier content it superseded."""
 
-    def __init__(self, written: int = 0, replaced: Optional[List[str]] = None) -> None:
+    def __init__(self, written: int = 0, replaced: Optional[List[str]] = None, spooled: int = 0) -> None:
         self.written = written
         self.replaced: List[str] = replaced or []
+        self.spooled = spooled  # records parked in SPOOL because the lock stayed busy
 
 
 def append(memory_dir: str, records: Iterable[dict], capture_id: Optional[str] = None,
@@ -70,16 +73,46 @@ def append(memory_dir: str, records: Iterable[dict], capture_id: Optional[str] =
     data = b"".join(jsonio.dumps_line(record) for record in cleaned)
     os.makedirs(memory_dir, exist_ok=True)
     target = path(memory_dir, name)
-    with locking.exclusive(path(memory_dir, LOCK)):
-        recover(memory_dir)
-        existing = fsio.read_tail(target, DEDUPE_TAIL_BYTES) if name != ACTIVE else (fsio.read_bytes(target) or b"")
-        if capture_id and f'"capture_id":"{capture_id}"'.encode() in existing[-DEDUPE_TAIL_BYTES:]:
-            return AppendResult()
-        replaced = _superseded(existing, cleaned) if name == ACTIVE else []
-        fsio.append(target, data)
-        if rotate and name == ACTIVE:
-            rotate_if_needed(memory_dir)
+    try:
+        with locking.exclusive(path(memory_dir, LOCK)):
+            recover(memory_dir)
+            existing = fsio.read_tail(target, DEDUPE_TAIL_BYTES) if name != ACTIVE else (fsio.read_bytes(target) or b"")
+            if capture_id and _has_capture(existing, capture_id):
+                return AppendResult()
+            replaced = _superseded(existing, cleaned) if name == ACTIVE else []
+            fsio.append(target, data)
+            if rotate and name == ACTIVE:
+                rotate_if_needed(memory_dir)
+    except locking.LockTimeout:
+        if name != ACTIVE:
+            raise
+        # never lose a capture to a stuck lock holder: park it whole (a new file, published atomically)
+        spool = path(memory_dir, SPOOL)
+        os.makedirs(spool, exist_ok=True)
+        fsio.atomic_write(os.path.join(spool, f"{time.time_ns()}-{os.getpid()}.jsonl"), data)
+        return AppendResult(spooled=len(cleaned))
     return AppendResult(len(cleaned), replaced)
+
+
+def _has_capture(existing: bytes, capture_id: str) -> bool:
+    return f'"capture_id":"{capture_id}"'.encode() in existing[-DEDUPE_TAIL_BYTES:]
+
+
+def _merge_spool(memory_dir: str) -> None:
+    """Append the parked captures (oldest first, skipping tool calls already stored). Call under the lock."""
+    spool = path(memory_dir, SPOOL)
+    names = sorted(n for n in os.listdir(spool) if n.endswith(".jsonl")) if os.path.isdir(spool) else []
+    for name in names:
+        parked = fsio.read_bytes(os.path.join(spool, name)) or b""
+        tail = fsio.read_tail(path(memory_dir), DEDUPE_TAIL_BYTES)
+        fresh = []
+        for line in parked.split(b"\n"):
+            entry = _parse_line(line) if line.strip() else None
+            if entry is not None and not _has_capture(tail, str(entry.get("capture_id"))):
+                fresh.append(line + b"\n")
+        if fresh:
+            fsio.append(path(memory_dir), b"".join(fresh), fsync=True)
+        os.unlink(os.path.join(spool, name))
 
 
 def _superseded(existing: bytes, records: List[dict]) -> List[str]:
@@ -128,6 +161,7 @@ def recover(memory_dir: str) -> None:
     """Repair what a crashed writer left: a torn last line, an interrupted rotation, orphaned temp files.
     Call under the lock."""
     _repair_torn_tail(memory_dir)
+    _merge_spool(memory_dir)
     for name in os.listdir(memory_dir):
         if name.startswith(".knowledge") and name.endswith(".tmp"):  # only lock holders write these
             os.unlink(path(memory_dir, name))

@@ -335,3 +335,28 @@ def test_missing_archive(repo):
     proc = subprocess.run([str(ROOT / "bin" / "recall.sh"), "stored", "--all"], cwd=repo, capture_output=True,
                           text=True, env=env)
     assert proc.returncode == 0 and "stored before the fault" in proc.stdout
+
+
+def test_stuck_lock_holder_parks_captures_and_the_next_write_merges_them(repo):
+    memory = repo / ".beads" / "memory"
+    memory.mkdir(parents=True)
+    holder = subprocess.Popen([sys.executable, "-c", (
+        "import sys, time; sys.path.insert(0, sys.argv[1]); from memory import locking\n"
+        "with locking.exclusive(sys.argv[2]):\n print('held', flush=True); time.sleep(60)"),
+        str(ROOT), str(memory / store.LOCK)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"  # e.g. a writer stopped with SIGSTOP
+        proc = run_hook("memory_capture", bash_payload('bd comment BD-1 "LEARNED: parked while locked"', repo), repo,
+                        env={"MEMORY_HOOKS_LOCK_TIMEOUT": "0.3"})
+        assert proc.returncode == 0 and knowledge(repo) == []
+        assert len(list((memory / store.SPOOL).glob("*.jsonl"))) == 1
+        assert "stayed busy" in error_log(repo)
+        doctor = subprocess.run([str(ROOT / "bin" / "memory-doctor"), "--json"], cwd=repo, capture_output=True,
+                                text=True, env={**os.environ, "HOME": str(repo.parent)})
+        assert any(c["check"] == "pending" for c in json.loads(doctor.stdout)["checks"])
+    finally:
+        holder.kill()
+        holder.wait()
+    run_hook("memory_capture", bash_payload('bd comment BD-2 "LEARNED: after the holder died"', repo), repo)
+    assert [e["content"] for e in knowledge(repo)] == ["parked while locked", "after the holder died"]
+    assert list((memory / store.SPOOL).glob("*")) == []
