@@ -27,14 +27,14 @@ def handle(ctx: hookrun.Context):
     bead = dispatch.bead_of(str(tool_input.get("prompt") or ""))
     if bead is None:
         return None
-    cwd = payload.cwd(data)
-    ctx.memory_dir = paths.memory_dir(cwd)
+    cwd, project = payload.cwd(data), payload.project_dir(data)
+    ctx.memory_dir = paths.memory_dir(cwd, project)
     entry = dispatch.record(bead, tool_input, data.get("tool_response"), payload.session_id(data),
                             payload.text_field(data, "tool_use_id"))
     result = store.append(ctx.memory_dir, [entry], capture_id=entry["capture_id"], name=dispatch.DISPATCH_LOG)
     if result.written:
         timeout = float(completion.load_config(ctx.memory_dir)["timeout"])
-        problem = dispatch.comment_on_bead(entry, paths.project_root(cwd), timeout)
+        problem = dispatch.comment_on_bead(entry, paths.project_root(cwd, project), timeout)
         if problem:
             errorlog.record(HOOK, problem, ctx.memory_dir)
     return None

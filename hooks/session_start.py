@@ -17,10 +17,10 @@ def handle(ctx: hookrun.Context):
 
     data = payload.parse(ctx.raw)
     ctx.problems += payload.field_problems(data, required=("hook_event_name",))
-    cwd = payload.cwd(data)
-    if _another_copy_answers(data, ctx.argv, paths.project_root(cwd)):
+    cwd, project = payload.cwd(data), payload.project_dir(data)
+    if _another_copy_answers(data, ctx.argv, paths.project_root(cwd, project)):
         return None
-    ctx.memory_dir = paths.memory_dir(cwd)
+    ctx.memory_dir = paths.memory_dir(cwd, project)
     snapshot = store.load(ctx.memory_dir)
     notes = []
     if snapshot.malformed:

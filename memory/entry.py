@@ -73,13 +73,30 @@ def clean_text(text: str) -> Tuple[str, List[str]]:
 
 
 def slug(text: str) -> str:
-    """Lowercase, runs of non-alphanumerics -> '-', trimmed of dashes."""
+    """Lowercase, runs of non-alphanumerics -> '-', trimmed of dashes (ASCII letters and digits only)."""
     return _NON_ALNUM.sub("-", text.lower()).strip("-")
 
 
+def unicode_slug(text: str) -> str:
+    """`slug` for any script: letters and digits of every alphabet kept (NFKC, casefolded)."""
+    import unicodedata
+
+    text = unicodedata.normalize("NFKC", text).casefold()
+    # letters, marks (Devanagari vowel signs are marks) and digits; anything else separates words
+    kept = "".join(c if unicodedata.category(c)[0] in "LMN" else " " for c in text)
+    return "-".join(kept.split())
+
+
 def make_key(entry_type: str, content: str) -> str:
-    """`<type>-` + slug of the first 60 characters; a content hash when the slug would be empty."""
-    s = slug(content[:KEY_PREFIX_CHARS])
+    """`<type>-` + slug of the first 60 characters.
+
+    ASCII text keeps the plain ASCII slug (so every key computed before stays the same); text with
+    letters outside ASCII keeps them (`learned-не-используйте-кэш-в-ci`), or two insights in Cyrillic or
+    Chinese that share their Latin words would share a key and replace each other. A content hash when
+    nothing is left.
+    """
+    head = content[:KEY_PREFIX_CHARS]
+    s = slug(head) if head.isascii() else unicode_slug(head)
     if not s:
         import hashlib
 

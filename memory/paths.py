@@ -13,6 +13,7 @@ if TYPE_CHECKING:
 
 MEMORY_SUBDIR = os.path.join(".beads", "memory")
 OVERRIDE_ENV = "MEMORY_HOOKS_DIR"
+PROJECT_ENV = ("CLAUDE_PROJECT_DIR", "CURSOR_PROJECT_DIR", "GEMINI_PROJECT_DIR")
 GIT_TIMEOUT = 3.0
 _HEX = frozenset("0123456789abcdef")
 _GIT_ENV_TO_DROP = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_PREFIX")
@@ -108,12 +109,25 @@ def _git(args: list, folder: str) -> list:
 
 
 def project_dir_from_env() -> Optional[str]:
-    """The project root the runtime announced (Claude Code or Cursor), if any."""
-    return os.environ.get("CLAUDE_PROJECT_DIR") or os.environ.get("CURSOR_PROJECT_DIR") or None
+    """The project root the runtime announced (Claude Code, Cursor, Gemini CLI), if any."""
+    for name in PROJECT_ENV:
+        value = os.environ.get(name)
+        if value and os.path.isabs(value):
+            return value
+    return None
 
 
-def project_root(cwd: Optional[str] = None) -> str:
-    """The main checkout holding `cwd` (then the announced project, then the process cwd)."""
+def project_root(cwd: Optional[str] = None, project: Optional[str] = None) -> str:
+    """The main checkout the memory belongs to.
+
+    With a `project` (the folder the runtime announced), that project's main checkout, whatever `cwd`
+    is: an agent that ran `cd vendor/lib && bd comment …` in a submodule or a sibling repository still
+    writes to its project. Without one (the command-line tools), the main checkout holding `cwd`, then
+    the announced project, then `cwd` itself.
+    """
+    if project:
+        info = git_info(project)
+        return info.main_checkout if info else project
     for candidate in (cwd, project_dir_from_env()):
         if candidate:
             info = git_info(candidate)
@@ -122,9 +136,18 @@ def project_root(cwd: Optional[str] = None) -> str:
     return project_dir_from_env() or cwd or os.getcwd()
 
 
-def memory_dir(cwd: Optional[str] = None) -> str:
-    """The memory folder for a hook fired in `cwd`; `$MEMORY_HOOKS_DIR` overrides everything."""
+def memory_dir(cwd: Optional[str] = None, project: Optional[str] = None) -> str:
+    """The memory folder (see project_root); `$MEMORY_HOOKS_DIR` overrides everything."""
     override = os.environ.get(OVERRIDE_ENV)
     if override:
         return os.path.abspath(override)
-    return os.path.join(project_root(cwd), MEMORY_SUBDIR)
+    return os.path.join(project_root(cwd, project), MEMORY_SUBDIR)
+
+
+def work_tree_git(cwd: Optional[str], root: str) -> Optional[GitInfo]:
+    """Branch and commit to record: `cwd`'s when it is a work tree of the project's repository (a
+    supervisor's `.worktrees/bd-12`), else the project's own."""
+    info = git_info(cwd) if cwd else None
+    if info and os.path.realpath(info.main_checkout) == os.path.realpath(root):
+        return info
+    return git_info(root)

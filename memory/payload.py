@@ -89,6 +89,22 @@ def cwd(payload: Dict[str, Any]) -> Optional[str]:
     return os.environ.get("CLAUDE_PROJECT_DIR") or os.environ.get("CURSOR_PROJECT_DIR") or None
 
 
+def project_dir(payload: Dict[str, Any]) -> Optional[str]:
+    """The project the runtime works on: its announced project folder, else Cursor's first workspace root.
+
+    None when the runtime announced none; the memory then follows the command's cwd.
+    """
+    from memory import paths
+
+    announced = paths.project_dir_from_env()
+    if announced:
+        return announced
+    roots = payload.get("workspace_roots")
+    if isinstance(roots, list) and roots and isinstance(roots[0], str) and os.path.isabs(roots[0]):
+        return roots[0]
+    return None
+
+
 def tool_input(payload: Dict[str, Any]) -> Dict[str, Any]:
     """`tool_input` as an object (Cursor sometimes sends it as a JSON string)."""
     value = payload.get("tool_input")
@@ -101,18 +117,20 @@ def tool_input(payload: Dict[str, Any]) -> Dict[str, Any]:
 
 
 def shell_command(payload: Dict[str, Any]) -> Optional[str]:
-    """The shell command a successful shell tool call ran, or None for anything else."""
+    """The shell command of a shell tool call (succeeded or not: see `succeeded`), or None for anything else."""
     if event_name(payload) == "afterShellExecution":
         return text_field(payload, "command")
     if payload.get("tool_name") not in SHELL_TOOLS:
         return None
     command = tool_input(payload).get("command")
-    if not isinstance(command, str) or not _succeeded(payload):
-        return None
-    return command
+    return command if isinstance(command, str) else None
 
 
-def _succeeded(payload: Dict[str, Any]) -> bool:
+def succeeded(payload: Dict[str, Any]) -> bool:
+    """False for a tool call the runtime reports as failed or interrupted (Claude's PostToolUseFailure,
+    an interrupted Bash call, Cursor's non-zero exitCode). Cursor's afterShellExecution carries no status."""
+    if event_name(payload) == "PostToolUseFailure":
+        return False
     response = payload.get("tool_response")
     if isinstance(response, dict) and response.get("interrupted") is True:
         return False
@@ -137,6 +155,11 @@ def capture_id(payload: Dict[str, Any], command: str) -> str:
     call = text_field(payload, "generation_id") or text_field(payload, "tool_use_id") or ""
     seed = "\0".join((session_id(payload) or "", call, command)).encode("utf-8", "replace")
     return f"{zlib.crc32(seed):08x}{zlib.adler32(seed):08x}"
+
+
+def answers_context(payload: Dict[str, Any]) -> bool:
+    """Whether the event can carry model-visible context at all (Cursor's afterShellExecution cannot)."""
+    return event_name(payload) != "afterShellExecution"
 
 
 def context_answer(payload: Dict[str, Any], text: str, event: Optional[str] = None) -> str:

@@ -89,7 +89,8 @@ class _Lexer:
             elif c == "#" and word is None:
                 while self.i < n and src[self.i] != "\n":
                     self.i += 1
-            elif c in "()" and word is None:
+            elif c in "()":
+                # an operator even right after a word: `(cd sub && bd comment X "…")` ends the word
                 end_command(False)  # subshells and groups only separate commands here
                 self.i += 1
             elif c == "&" and src.startswith("&>", self.i):

@@ -1,17 +1,27 @@
 """The capture hook run as Claude Code and Cursor run it: a subprocess fed real payload shapes."""
 import json
+import os
+import subprocess
 
 import pytest
 
-from conftest import FIXTURES, bash_payload, error_log, fixture_payload, git, knowledge, run_hook
+from conftest import FIXTURES, ROOT, bash_payload, error_log, fixture_payload, git, knowledge, make_repo, run_hook
 
 SEED = 'bd comment BD-001 "LEARNED: TaskGroup requires @Sendable closures in strict concurrency mode."'
+FAKE_BD = str(ROOT / "tests" / "fake_bd")
+
+
+def context(proc) -> str:
+    """The model-visible text of a Claude Code hook answer."""
+    return json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
 
 
 def test_seed_capture_end_to_end(repo):
     proc = run_hook("memory_capture", bash_payload(SEED, repo), repo)
-    assert proc.returncode == 0 and proc.stdout == b""
+    assert proc.returncode == 0
     [e] = knowledge(repo)
+    assert context(proc) == ("memory-hooks: captured 1 insight (`learned-taskgroup-requires-sendable-closures-in-"
+                             "strict-concurrency`) into .beads/memory/knowledge.jsonl.")
     assert e["key"] == "learned-taskgroup-requires-sendable-closures-in-strict-concurrency"
     assert (e["type"], e["source"], e["bead"], e["tags"]) == ("learned", "orchestrator", "BD-001",
                                                              ["learned", "async", "concurrency"])
@@ -75,9 +85,12 @@ def test_cursor_native_and_claude_settings_copies_capture_once(repo):
     via_claude = dict(common, session_id="conv-1", hook_event_name="postToolUse", tool_name="Shell",
                       tool_input={"command": SEED}, tool_output=json.dumps({"exitCode": 0}), tool_use_id="t1")
     env = {"CURSOR_VERSION": "3.9.16", "CURSOR_PROJECT_DIR": str(repo)}
-    assert run_hook("memory_capture", native, repo, env=env, args=["--cursor"]).returncode == 0
-    assert run_hook("memory_capture", via_claude, repo, env=env).returncode == 0
+    first = run_hook("memory_capture", native, repo, env=env, args=["--cursor"])
+    second = run_hook("memory_capture", via_claude, repo, env=env)
+    assert first.returncode == second.returncode == 0
     assert [e["bead"] for e in knowledge(repo)] == ["BD-001"]
+    assert first.stdout == b""  # afterShellExecution takes no output
+    assert second.stdout == b""  # the second copy stored nothing, so it says nothing
 
 
 def test_redaction_is_reported_to_the_agent(repo):
@@ -119,7 +132,7 @@ def test_internal_error_is_logged_not_raised(repo):
     memory.mkdir(parents=True)
     (memory / "knowledge.jsonl").mkdir()  # a folder where the file should be: every write fails
     proc = run_hook("memory_capture", bash_payload(SEED, repo), repo)
-    assert proc.returncode == 0 and proc.stdout == b""
+    assert proc.returncode == 0 and proc.stdout == b""  # nothing stored: no confirmation
     assert "IsADirectoryError" in error_log(repo)
 
 
@@ -130,3 +143,106 @@ def test_without_orjson_and_filelock(repo):
     assert [e["bead"] for e in knowledge(repo)] == ["BD-001"]
     start = run_hook("session_start", {"hook_event_name": "SessionStart", "cwd": str(repo)}, repo, python_args=["-S"])
     assert "TaskGroup requires @Sendable" in json.loads(start.stdout)["hookSpecificOutput"]["additionalContext"]
+
+
+# -- what a new user hit ------------------------------------------------------------------------------------
+
+def test_capture_in_a_submodule_goes_to_the_project(repo, tmp_path):
+    """`cd vendor/lib && bd comment …`: Claude Code reports the cwd after the command, inside the submodule."""
+    lib = make_repo(tmp_path / "lib")
+    git(repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(lib), "vendor/lib")
+    sub = repo / "vendor" / "lib"
+    proc = run_hook("memory_capture", bash_payload('cd vendor/lib && bd comment BD-9 "LEARNED: x"', sub), repo)
+    assert proc.returncode == 0
+    assert [e["content"] for e in knowledge(repo)] == ["x"]
+    assert not (sub / ".beads").exists()
+    assert knowledge(repo)[0]["branch"] == "main"  # the project's branch, not the submodule's detached HEAD
+
+
+def test_capture_in_a_sibling_repository_goes_to_the_project(repo, tmp_path):
+    sibling = make_repo(tmp_path / "sibling")
+    run_hook("memory_capture", bash_payload('cd ../sibling && bd comment BD-9 "LEARNED: y"', sibling), repo)
+    assert [e["content"] for e in knowledge(repo)] == ["y"]
+    assert not (sibling / ".beads").exists()
+
+
+def test_cursor_capture_uses_the_workspace_root_as_project(repo, tmp_path):
+    sibling = make_repo(tmp_path / "sibling")
+    payload = {"conversation_id": "c", "generation_id": "g", "cursor_version": "3.9.16", "hook_event_name":
+               "afterShellExecution", "command": 'bd comment BD-1 "LEARNED: z"', "cwd": str(sibling),
+               "workspace_roots": [str(repo)], "output": "", "duration": 3}
+    proc = run_hook("memory_capture", payload, repo, env={"CLAUDE_PROJECT_DIR": ""}, args=["--cursor"])
+    assert proc.returncode == 0 and [e["content"] for e in knowledge(repo)] == ["z"]
+
+
+def test_non_latin_insights_get_distinct_keys(repo):
+    texts = ["在 CI 中不要使用缓存，因为缓存会过期", "Не используйте кэш в CI", "Всегда используйте кэш в CI"]
+    for n, text in enumerate(texts):
+        proc = run_hook("memory_capture", bash_payload(f'bd comment BD-{n} "LEARNED: {text}"', repo), repo)
+        assert "replaced an earlier" not in context(proc)
+    stored = knowledge(repo)
+    assert [e["content"] for e in stored] == texts
+    assert len({e["key"] for e in stored}) == 3
+    start = run_hook("session_start", {"hook_event_name": "SessionStart", "cwd": str(repo)}, repo)
+    shown = json.loads(start.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert all(text[:20] in shown for text in texts)
+
+
+@pytest.mark.parametrize("command, content", [
+    ('(cd sub && bd comment BD-1 "LEARNED: subshell")', "subshell"),
+    ('{ bd comment BD-1 "LEARNED: group"; }', "group"),
+    ('if bd comment BD-1 "LEARNED: in an if"; then echo ok; fi', "in an if"),
+    ("bd comment BD-1 -f/tmp/__NOTES__", "attached file form"),
+    ("bd comment BD-1 --stdin < __NOTES__", "attached file form"),
+    ("cat __NOTES__ | bd comment BD-1 --stdin", "attached file form"),
+    ('bd comment BD-1 "LEARNED : space before the colon"', "space before the colon"),
+    ('bd comment BD-1 "**LEARNED:** markdown bold"', "markdown bold"),
+    ('bd comment BD-1 "Learned: capitalised at the start"', "capitalised at the start"),
+    ('bd comment BD-1 "Done with the fix.\n- learned: as a list item"', "as a list item"),
+])
+def test_capture_forms(repo, tmp_path, command, content):
+    notes = tmp_path / "notes.md"
+    notes.write_text("LEARNED: attached file form\n")
+    (repo / "sub").mkdir()
+    command = command.replace("/tmp/__NOTES__", str(notes)).replace("__NOTES__", str(notes))
+    proc = run_hook("memory_capture", bash_payload(command, repo), repo)
+    assert proc.returncode == 0
+    assert [e["content"] for e in knowledge(repo)] == [content]
+    assert "captured 1 insight" in context(proc)
+
+
+def test_prose_about_learning_gets_a_hint_not_a_capture(repo):
+    proc = run_hook("memory_capture", bash_payload('bd comment BD-1 "what we learned: caches expire"', repo), repo)
+    assert knowledge(repo) == []
+    assert "starts with `LEARNED:`" in context(proc)
+    quiet = run_hook("memory_capture", bash_payload('bd comment BD-1 "progress: tests pass"', repo), repo)
+    assert quiet.stdout == b""
+
+
+def _failure_payload(command: str, cwd, **extra) -> dict:
+    payload = fixture_payload("claude-code/2.1.330/PostToolUseFailure-1.json")
+    payload.update(cwd=str(cwd), tool_input={"command": command, "description": "t"}, error="Exit code 1", **extra)
+    return payload
+
+
+def test_failing_chain_keeps_the_insight_bd_recorded(repo, tmp_path):
+    """`bd comment … && git push` with a failing push: PostToolUseFailure, but bd did record the insight."""
+    env = {"PATH": FAKE_BD + os.pathsep + os.environ["PATH"], "FAKE_BD_DIR": str(tmp_path / "bd")}
+    command = 'bd comment BD-4 "LEARNED: kept although the push failed" && git push'
+    subprocess.run(["sh", "-c", 'bd comment BD-4 "LEARNED: kept although the push failed"'], env={**os.environ, **env},
+                   cwd=repo, check=True, capture_output=True)
+    proc = run_hook("memory_capture", _failure_payload(command, repo), repo, env=env)
+    assert [e["content"] for e in knowledge(repo)] == ["kept although the push failed"]
+    answer = json.loads(proc.stdout)["hookSpecificOutput"]
+    assert answer["hookEventName"] == "PostToolUseFailure" and "captured 1 insight" in answer["additionalContext"]
+
+
+def test_failing_bd_comment_is_not_captured(repo, tmp_path):
+    """bd itself failed (or never ran): nothing it holds, nothing stored."""
+    env = {"PATH": FAKE_BD + os.pathsep + os.environ["PATH"], "FAKE_BD_DIR": str(tmp_path / "bd")}
+    proc = run_hook("memory_capture", _failure_payload('false && bd comment BD-4 "LEARNED: never ran"', repo), repo,
+                    env=env)
+    assert proc.returncode == 0 and knowledge(repo) == []
+    without_bd = run_hook("memory_capture", _failure_payload('bd comment BD-4 "LEARNED: no bd"', repo), repo,
+                          env={"PATH": "/usr/bin:/bin"})
+    assert without_bd.returncode == 0 and knowledge(repo) == [] and error_log(repo) == ""

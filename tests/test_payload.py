@@ -25,7 +25,9 @@ def test_shell_command_claude_cursor_and_others():
     assert payload.shell_command(cursor) == "cd /Users/mars/Documents/GitHub/grafanaDemoPersonal && make run"
     failed = {"hook_event_name": "postToolUse", "tool_name": "Shell", "tool_input": {"command": "x"},
               "tool_output": json.dumps({"exitCode": 1}), "cursor_version": "3"}
-    assert payload.shell_command(failed) is None
+    assert payload.shell_command(failed) == "x" and not payload.succeeded(failed)
+    assert payload.succeeded(fixture_payload("claude-code/2.1.330/PostToolUse-8.json"))
+    assert not payload.succeeded(fixture_payload("claude-code/2.1.330/PostToolUseFailure-1.json"))
     assert payload.shell_command({"tool_name": "Bash", "tool_input": {"command": 7}}) is None
 
 
