@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import ROOT, bash_payload, error_log, knowledge, make_repo, run_hook
+from helpers import ROOT, assert_protocol, bash_payload, error_log, knowledge, make_repo, run_hook
 
 from memory import entry, store
 
@@ -132,11 +132,6 @@ def run_in_process(hook: str, raw: bytes, cwd: Path, monkeypatch, capsys) -> str
     module = __import__(f"hooks.{hook}", fromlist=["main"])
     assert module.main([]) == 0
     return capsys.readouterr().out
-
-
-def assert_protocol(out: str) -> None:
-    if out.strip().startswith("{"):
-        assert isinstance(json.loads(out), dict)
 
 
 json_values = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),

@@ -1,0 +1,111 @@
+"""Shared test helpers: real git repos, hook files run as the runtime runs them, real payload fixtures,
+and the one check of what a hook may print."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Optional, Union
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+FAKE_BD = str(ROOT / "tests" / "fake_bd")
+RUNTIME_ENV_PREFIXES = ("CLAUDE", "CURSOR", "GEMINI", "CODEX", "MEMORY_HOOKS")
+
+
+def clean_env(**extra: str) -> dict:
+    """This process's environment without any runtime's or memory-hooks' variables, plus `extra`."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(RUNTIME_ENV_PREFIXES)}
+    env.update(extra)
+    return env
+
+
+def bd_env(state_dir: Path, **extra: str) -> dict:
+    """Environment entries that put the fake bd first on PATH, its state in `state_dir`."""
+    return {"PATH": FAKE_BD + os.pathsep + os.environ["PATH"], "FAKE_BD_DIR": str(state_dir), **extra}
+
+
+def git(cwd, *args: str) -> str:
+    """Run git quietly with a fixed identity; returns stdout."""
+    env = dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.com",
+               GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@example.com")
+    return subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True,
+                          text=True).stdout.strip()
+
+
+def make_repo(path: Path) -> Path:
+    """A real git repository with one commit on `main` at `path`."""
+    path.mkdir(parents=True, exist_ok=True)
+    git(path, "init", "-q", "-b", "main")
+    git(path, "commit", "-q", "--allow-empty", "-m", "init")
+    return path
+
+
+def fixture_payload(name: str) -> dict:
+    return json.loads((FIXTURES / name).read_text())
+
+
+def bash_payload(command: str, cwd: Path, **extra) -> dict:
+    """A PostToolUse(Bash) payload shaped like the recorded Claude Code 2.1.330 ones."""
+    payload = fixture_payload("claude-code/2.1.330/PostToolUse-8.json")
+    payload["cwd"] = str(cwd)
+    payload["tool_input"] = {"command": command, "description": "test"}
+    payload["tool_use_id"] = "toolu_" + str(abs(hash((command, str(cwd)))))
+    payload.update(extra)
+    return payload
+
+
+def run_hook(name: str, stdin, cwd: Path, env: Optional[dict] = None, args=(), python: str = sys.executable,
+             timeout: float = 60, python_args=()) -> subprocess.CompletedProcess:
+    """Run hooks/<name>.py exactly as a runtime does: JSON on stdin, CLAUDE_PROJECT_DIR, cwd = project."""
+    data = stdin if isinstance(stdin, bytes) else json.dumps(stdin).encode()
+    # MEMORY_HOOKS_FOREGROUND: detached hooks finish before we look (a test sets "" to detach)
+    full_env = clean_env(CLAUDE_PROJECT_DIR=str(cwd), MEMORY_HOOKS_FOREGROUND="1")
+    full_env.update(env or {})
+    return subprocess.run([python, *python_args, str(ROOT / "hooks" / f"{name}.py"), *args], input=data, cwd=cwd,
+                          env=full_env, capture_output=True, timeout=timeout)
+
+
+def knowledge(repo_path: Path, name: str = "knowledge.jsonl") -> list:
+    path = repo_path / ".beads" / "memory" / name
+    if not path.exists():
+        return []
+    # split on "\n" only: str.splitlines() would also split inside content at U+2028 and friends
+    return [json.loads(line) for line in path.read_bytes().split(b"\n") if line.strip()]
+
+
+def error_log(repo_path: Path) -> str:
+    path = repo_path / ".beads" / "memory" / "errors.log"
+    return path.read_text() if path.exists() else ""
+
+
+# Every answer a hook of ours may give, by its top-level keys: the runtimes read nothing else.
+_ANSWER_SHAPES = {
+    frozenset({"hookSpecificOutput"}): {"hookEventName": str, "additionalContext": str},
+    frozenset({"additional_context"}): None,
+    frozenset({"decision", "reason"}): None,
+    frozenset({"followup_message"}): None,
+    frozenset({"systemMessage"}): None,
+}
+
+
+def assert_protocol(out: Union[bytes, str]) -> None:
+    """A hook's stdout is nothing at all, or exactly one JSON object of an answer shape a runtime reads."""
+    text = out.decode("utf-8") if isinstance(out, bytes) else out
+    if text == "":
+        return
+    answer = json.loads(text)  # raises on "oops", on two objects, on trailing garbage
+    assert isinstance(answer, dict), f"hook answered JSON {type(answer).__name__}: {text[:200]!r}"
+    shape = frozenset(answer)
+    assert shape in _ANSWER_SHAPES, f"hook answered an unknown shape {sorted(shape)}: {text[:200]!r}"
+    inner = _ANSWER_SHAPES[shape]
+    if inner is None:
+        assert all(isinstance(v, str) and v for v in answer.values()), text[:200]
+        if "decision" in answer:
+            assert answer["decision"] == "block", text[:200]
+    else:
+        fields = answer["hookSpecificOutput"]
+        assert isinstance(fields, dict) and set(fields) == set(inner), text[:200]
+        assert all(isinstance(fields[k], t) and fields[k] for k, t in inner.items()), text[:200]
