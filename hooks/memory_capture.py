@@ -1,16 +1,12 @@
 #!/usr/bin/env python3
-"""PostToolUse(Bash) / Cursor afterShellExecution: `bd comment ID "LEARNED: …"` -> knowledge.jsonl.
-
-Runs on every shell command. The handler is memory.capture.handle (a module is byte-compiled, this
-script is compiled on every run); it decides from the raw stdin bytes, before parsing or importing
-anything heavy, whether there can be anything to capture.
-"""
+"""PostToolUse(Bash) / PostToolUseFailure(Bash) / Cursor afterShellExecution: `bd comment ID "LEARNED: …"`
+-> knowledge.jsonl. Handler: memory.capture_gate (runs on every shell command)."""
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from memory.capture import main  # noqa: E402
+from memory.capture_gate import main  # noqa: E402
 
 if __name__ == "__main__":
     raise SystemExit(main())

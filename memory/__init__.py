@@ -1,5 +1,20 @@
 """memory-hooks: a project memory for coding agents, fed by `LEARNED:` insights.
 
-Modules import only the standard library at import time; optional accelerators
-(orjson) are loaded lazily where they pay for themselves.
+Import cost rules the hook path, because every hook is a fresh interpreter and the capture hook runs on
+every shell command. Measured per import on the reference machine (2 cores, bare interpreter ~12 ms):
+`typing` ~3 ms (with what it pulls in, up to 10 ms cold), `subprocess` ~7 ms, `json` ~2 ms, `orjson`
+~25 ms, `filelock` ~65 ms, `sqlite3` ~3 ms, `from __future__` ~0.3 ms. Hence two conventions, used in
+every module:
+
+- Annotations use the builtin syntax (`list[str]`, `str | None`) and are never evaluated: every module
+  starts with `from __future__ import annotations`, except the two on the path of every shell command
+  (`hookrun`, `capture_gate`), whose annotations are quoted strings instead.
+- `typing` is never imported at run time: names needed only by the type checker are imported under
+  `if TYPE_CHECKING:`, with the flag below (type checkers treat any `TYPE_CHECKING` as true).
+- A module-level import that a hook does not always need (subprocess, sqlite3, orjson) is imported inside
+  the function that needs it; the hook modules document why where they do it.
+
+Only the standard library is imported at import time; orjson (faster bulk reads) and filelock (the lock
+where `fcntl` is missing) are optional accelerators loaded where they pay for themselves.
 """
+TYPE_CHECKING = False

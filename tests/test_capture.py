@@ -1,5 +1,6 @@
-"""Capture parsing, including every [repro] case of the origin's memory-capture.sh (anchors.md §2.1)."""
-from memory.capture import Insight, insights_in_command, might_capture, split_insights
+"""bd comment parsing and the capture gate, including every case the bash capture hook got wrong."""
+from memory.bdcomment import Insight, insights_in_command, split_insights
+from memory.capture_gate import might_capture
 
 
 def test_seed_example():
