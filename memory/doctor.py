@@ -13,7 +13,7 @@ import subprocess
 import time
 from typing import List, Optional, Tuple
 
-from memory import errorlog, fsio, jsonio, locking, paths, registration, store
+from memory import errorlog, fsio, jsonio, layout, locking, paths, registration, store
 from memory.entry import is_valid
 
 OK, WARN, FAIL = "OK", "WARN", "FAIL"
@@ -138,7 +138,7 @@ def _interpreter_check(tree: str) -> Finding:
 
 
 def _errors_check(memory_dir: str) -> Finding:
-    path = os.path.join(memory_dir, errorlog.ERROR_LOG)
+    path = os.path.join(memory_dir, layout.ERRORS)
     if not os.path.exists(path):
         return OK, "errors.log", "empty"
     lines = (fsio.read_bytes(path) or b"").decode("utf-8", "replace").splitlines()

@@ -5,11 +5,12 @@ import os
 import sys
 import time
 
+from memory import layout
+
 TYPE_CHECKING = False  # typing costs ~3 ms to import; annotations are strings here
 if TYPE_CHECKING:
     from typing import Optional
 
-ERROR_LOG = "errors.log"
 MAX_LOG_BYTES = 256 * 1024
 MAX_MESSAGE_CHARS = 400
 
@@ -47,10 +48,10 @@ def record(hook: str, problem: str, memory_dir: Optional[str] = None) -> None:
 
 def _append(folder: str, line: str) -> None:
     os.makedirs(folder, exist_ok=True)
-    path = os.path.join(folder, ERROR_LOG)
+    path = os.path.join(folder, layout.ERRORS)
     try:
         if os.path.getsize(path) > MAX_LOG_BYTES:
-            os.replace(path, path + ".1")
+            os.replace(path, os.path.join(folder, layout.ERRORS_ROTATED))
     except OSError:
         pass
     flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import os
 
+from memory import layout
+
 TYPE_CHECKING = False  # typing costs ~3 ms to import; annotations are strings here
 if TYPE_CHECKING:
     from typing import Dict, Optional
 
-MEMORY_SUBDIR = os.path.join(".beads", "memory")
 OVERRIDE_ENV = "MEMORY_HOOKS_DIR"
 PROJECT_ENV = ("CLAUDE_PROJECT_DIR", "CURSOR_PROJECT_DIR", "GEMINI_PROJECT_DIR")
 GIT_TIMEOUT = 3.0
@@ -141,7 +142,7 @@ def memory_dir(cwd: Optional[str] = None, project: Optional[str] = None) -> str:
     override = os.environ.get(OVERRIDE_ENV)
     if override:
         return os.path.abspath(override)
-    return os.path.join(project_root(cwd, project), MEMORY_SUBDIR)
+    return os.path.join(project_root(cwd, project), layout.MEMORY_SUBDIR)
 
 
 def work_tree_git(cwd: Optional[str], root: str) -> Optional[GitInfo]:

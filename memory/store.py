@@ -21,15 +21,15 @@ TYPE_CHECKING = False  # typing costs ~3 ms to import; annotations are strings h
 if TYPE_CHECKING:
     from typing import Dict, Iterable, List, Optional, Tuple
 
-from memory import fsio, jsonio, locking
+from memory import fsio, jsonio, layout, locking
 from memory.entry import is_valid
 
-ACTIVE = "knowledge.jsonl"
-ARCHIVE = "knowledge.archive.jsonl"
-LOCK = "knowledge.lock"
-JOURNAL = "knowledge.rotate.json"
-CORRUPT = "knowledge.corrupt.jsonl"
-SPOOL = "knowledge.pending"  # folder: captures that could not get the lock wait here for the next writer
+ACTIVE = layout.KNOWLEDGE
+ARCHIVE = layout.ARCHIVE
+LOCK = layout.LOCK
+JOURNAL = layout.JOURNAL
+CORRUPT = layout.CORRUPT
+SPOOL = layout.PENDING  # folder: captures that could not get the lock wait here for the next writer
 ROTATE_ABOVE = 1000
 ROTATE_CHUNK = 500
 DEDUPE_TAIL_BYTES = 256 * 1024
@@ -163,7 +163,7 @@ def recover(memory_dir: str) -> None:
     _repair_torn_tail(memory_dir)
     _merge_spool(memory_dir)
     for name in os.listdir(memory_dir):
-        if name.startswith(".knowledge") and name.endswith(".tmp"):  # only lock holders write these
+        if name.startswith(".knowledge") and name.endswith(layout.TEMP_SUFFIX):  # only lock holders write these
             os.unlink(path(memory_dir, name))
     journal_path = path(memory_dir, JOURNAL)
     raw = fsio.read_bytes(journal_path)

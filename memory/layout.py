@@ -1,0 +1,45 @@
+"""Every name memory-hooks gives a file, folder or command flag, defined once.
+
+The store, the hooks, the doctor, the installer's `.gitignore` block and `--purge` all read these, so a
+new file cannot be written by one and forgotten by another.
+"""
+from __future__ import annotations
+
+import os
+
+MEMORY_SUBDIR = os.path.join(".beads", "memory")
+
+# committed: the team's knowledge, shared through git
+KNOWLEDGE = "knowledge.jsonl"
+ARCHIVE = "knowledge.archive.jsonl"
+COMPLETION_CONFIG = "completion.json"  # the completion gate's settings (optional)
+
+# machine-local: never committed
+LOCK = "knowledge.lock"
+JOURNAL = "knowledge.rotate.json"  # an unfinished rotation
+CORRUPT = "knowledge.corrupt.jsonl"  # torn lines moved aside by recovery
+PENDING = "knowledge.pending"  # folder: captures parked while the lock stayed busy
+ERRORS = "errors.log"
+ERRORS_ROTATED = ERRORS + ".1"
+DISPATCH_LOG = "dispatch.jsonl"
+COMPLETION_STATE = "completion-state.json"
+TEMP_SUFFIX = ".tmp"  # `.<name>.<pid>.tmp`: an atomic write in progress (memory.fsio)
+
+MACHINE_LOCAL_FILES = (LOCK, JOURNAL, CORRUPT, ERRORS, ERRORS_ROTATED, DISPATCH_LOG, COMPLETION_STATE)
+MACHINE_LOCAL_DIRS = (PENDING,)
+DATA_FILES = (KNOWLEDGE, ARCHIVE) + MACHINE_LOCAL_FILES  # what `install.sh --uninstall --purge` deletes
+
+
+def gitignore_patterns(prefix: str = "/" + MEMORY_SUBDIR.replace(os.sep, "/")) -> list[str]:
+    """`.gitignore` lines for every machine-local file and folder of the memory folder."""
+    names = [n for n in MACHINE_LOCAL_FILES if n != ERRORS_ROTATED]
+    lines = [f"{prefix}/{n}*" if n == ERRORS else f"{prefix}/{n}" for n in names]
+    return lines + [f"{prefix}/{d}/" for d in MACHINE_LOCAL_DIRS] + [f"{prefix}/.*{TEMP_SUFFIX}"]
+
+
+RECALL_SCRIPT = "recall.sh"  # the installer puts it next to the knowledge
+
+# Flags the installer adds to registered hook commands, read by the hooks.
+FLAG_NO_VENV = "--no-venv"  # the project's virtualenv is missing: running on the system python3
+FLAG_CURSOR = "--cursor"  # registered in .cursor/hooks.json
+FLAG_PLUGIN = "--plugin"  # the Claude Code plugin's copy
