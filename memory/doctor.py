@@ -13,8 +13,7 @@ import subprocess
 import time
 from typing import List, Optional, Tuple
 
-from memory import errorlog, fsio, jsonio, layout, locking, paths, registration, store
-from memory.entry import is_valid
+from memory import fsio, layout, locking, paths, registration, store
 
 OK, WARN, FAIL = "OK", "WARN", "FAIL"
 EXIT = {OK: 0, WARN: 1, FAIL: 2}
@@ -43,22 +42,17 @@ def _file_checks(memory_dir: str) -> List[Finding]:
             level = WARN if name == store.ACTIVE else OK
             found.append((level, name, "missing" + (" (nothing captured yet)" if name == store.ACTIVE else "")))
             continue
-        snap = store.read(path)
-        duplicates = _duplicate_lines(fsio.read_bytes(path) or b"")
-        level = WARN if snap.malformed or duplicates or snap.unterminated else OK
+        found_health = store.health(path)
+        level = OK if found_health.healthy else WARN
         size = os.path.getsize(path) / 1024
-        torn = ", an unterminated last line" if snap.unterminated else ""
-        found.append((level, name, f"{snap.lines} lines, {size:.1f} KiB, {snap.malformed} malformed, "
-                                   f"{duplicates} duplicate{torn}" + (" (memory-doctor --repair)" if level == WARN else "")))
+        torn = ", an unterminated last line" if found_health.unterminated else ""
+        found.append((level, name, f"{found_health.lines} lines, {size:.1f} KiB, {found_health.malformed} malformed, "
+                                   f"{found_health.duplicates} duplicate{torn}"
+                      + (" (memory-doctor --repair)" if level == WARN else "")))
     if os.path.exists(store.path(memory_dir, store.CORRUPT)):
         n = store.read(store.path(memory_dir, store.CORRUPT)).lines
         found.append((WARN, "quarantine", f"{store.CORRUPT} holds {n} line(s) moved out by repairs; review, then delete"))
     return found
-
-
-def _duplicate_lines(data: bytes) -> int:
-    lines = [line for line in data.split(b"\n") if line.strip()]
-    return len(lines) - len(set(lines))
 
 
 def _capture_check(memory_dir: str) -> Finding:
@@ -80,12 +74,11 @@ def _lock_check(memory_dir: str) -> List[Finding]:
                       + ("" if alive else " which is not running (a stale lock on a network filesystem?)")))
     else:
         found.append((OK, "lock", "free"))
-    spool = store.path(memory_dir, store.SPOOL)
-    parked = [n for n in os.listdir(spool) if n.endswith(".jsonl")] if os.path.isdir(spool) else []
+    parked = store.parked(memory_dir)
     if parked:
         found.append((WARN, "pending", f"{len(parked)} capture(s) parked in {store.SPOOL}/ while the lock was "
                                        "busy; the next write (or --repair) merges them"))
-    if os.path.exists(store.path(memory_dir, store.JOURNAL)):
+    if store.rotation_pending(memory_dir):
         found.append((WARN, "rotation", "an interrupted rotation is pending; the next write or --repair finishes it"))
     return found
 
@@ -166,40 +159,6 @@ def diagnose(anchor: str, memory_dir: str) -> List[Finding]:
     return findings
 
 
-def repair(memory_dir: str) -> List[str]:
-    """Quarantine malformed lines and drop byte-identical duplicates, atomically, under the lock."""
-    done = []
-    with locking.exclusive(store.path(memory_dir, store.LOCK)):
-        store.recover(memory_dir)
-        for name in (store.ARCHIVE, store.ACTIVE):
-            path = store.path(memory_dir, name)
-            if os.path.islink(path) or not os.path.exists(path):
-                continue
-            kept, bad, seen, dropped = [], [], set(), 0
-            for line in (fsio.read_bytes(path) or b"").split(b"\n"):
-                if not line.strip():
-                    continue
-                if line in seen:
-                    dropped += 1
-                    continue
-                seen.add(line)
-                (kept if _usable(line) else bad).append(line)
-            if bad:
-                fsio.append(store.path(memory_dir, store.CORRUPT), b"\n".join(bad) + b"\n", fsync=True)
-            if bad or dropped:
-                fsio.atomic_write(path, b"".join(line + b"\n" for line in kept))
-                done.append(f"{name}: moved {len(bad)} malformed line(s) to {store.CORRUPT}, "
-                            f"removed {dropped} duplicate line(s)")
-    return done or ["nothing to repair"]
-
-
-def _usable(line: bytes) -> bool:
-    try:
-        return is_valid(jsonio.json.loads(line))
-    except (ValueError, RecursionError):
-        return False
-
-
 def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(prog="memory-doctor", description=__doc__.split("\n\n")[0],
                                      epilog="Exit status: 0 all OK, 1 warnings, 2 failures.")
@@ -209,7 +168,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     args = parser.parse_args(argv)
     anchor = os.environ.get("MEMORY_HOOKS_ANCHOR") or os.getcwd()
     memory_dir = args.memory_dir or paths.memory_dir(anchor)
-    repaired = repair(memory_dir) if args.repair and os.path.isdir(memory_dir) else []
+    repaired = store.repair(memory_dir) if args.repair and os.path.isdir(memory_dir) else []
     findings = diagnose(anchor, memory_dir)
     worst = max((EXIT[level] for level, _, _ in findings), default=0)
     if args.json:
@@ -224,6 +183,6 @@ def main(argv: Optional[List[str]] = None) -> int:
 
 
 if __name__ == "__main__":
-    from memory.recall import run_cli
+    from memory.cli import run_cli
 
     run_cli(main)

@@ -101,12 +101,11 @@ def _has_capture(existing: bytes, capture_id: str) -> bool:
 def _merge_spool(memory_dir: str) -> None:
     """Append the parked captures (oldest first, skipping tool calls already stored). Call under the lock."""
     spool = path(memory_dir, SPOOL)
-    names = sorted(n for n in os.listdir(spool) if n.endswith(".jsonl")) if os.path.isdir(spool) else []
-    for name in names:
-        parked = fsio.read_bytes(os.path.join(spool, name)) or b""
+    for name in parked(memory_dir):
+        data = fsio.read_bytes(os.path.join(spool, name)) or b""
         tail = fsio.read_tail(path(memory_dir), DEDUPE_TAIL_BYTES)
         fresh = []
-        for line in parked.split(b"\n"):
+        for line in data.split(b"\n"):
             entry = _parse_line(line) if line.strip() else None
             if entry is not None and not _has_capture(tail, str(entry.get("capture_id"))):
                 fresh.append(line + b"\n")
@@ -335,3 +334,60 @@ def latest(entries: List[dict]) -> List[dict]:
             best[entry["key"]] = (rank, entry)
     return [entry for _, entry in sorted(best.values(), key=lambda item: item[0], reverse=True)]
 
+
+# -- health and repair (memory-doctor) -----------------------------------------------------------------
+
+class FileHealth:
+    """What one knowledge file holds: usable and malformed lines, byte-identical duplicates, a torn tail."""
+
+    def __init__(self, lines: int, malformed: int, duplicates: int, unterminated: int) -> None:
+        self.lines, self.malformed, self.duplicates, self.unterminated = lines, malformed, duplicates, unterminated
+
+    @property
+    def healthy(self) -> bool:
+        return not (self.malformed or self.duplicates or self.unterminated)
+
+
+def health(file_path: str) -> FileHealth:
+    data = fsio.read_bytes(file_path) or b""
+    snap = read("", data)
+    lines = [line for line in data.split(b"\n") if line.strip()]
+    return FileHealth(snap.lines, snap.malformed, len(lines) - len(set(lines)), snap.unterminated)
+
+
+def parked(memory_dir: str) -> List[str]:
+    """Names of the captures parked in SPOOL (merged by the next write)."""
+    spool = path(memory_dir, SPOOL)
+    return sorted(n for n in os.listdir(spool) if n.endswith(".jsonl")) if os.path.isdir(spool) else []
+
+
+def rotation_pending(memory_dir: str) -> bool:
+    return os.path.exists(path(memory_dir, JOURNAL))
+
+
+def repair(memory_dir: str) -> List[str]:
+    """Recover, then quarantine malformed lines (to CORRUPT) and drop byte-identical duplicate lines,
+    atomically, under the lock; what was done, one line per file."""
+    done = []
+    with locking.exclusive(path(memory_dir, LOCK)):
+        recover(memory_dir)
+        for name in (ARCHIVE, ACTIVE):
+            target = path(memory_dir, name)
+            if os.path.islink(target) or not os.path.exists(target):
+                continue
+            kept, bad, seen, dropped = [], [], set(), 0
+            for line in (fsio.read_bytes(target) or b"").split(b"\n"):
+                if not line.strip():
+                    continue
+                if line in seen:
+                    dropped += 1
+                    continue
+                seen.add(line)
+                (kept if _parse_line(line) is not None else bad).append(line)
+            if bad:
+                fsio.append(path(memory_dir, CORRUPT), b"\n".join(bad) + b"\n", fsync=True)
+            if bad or dropped:
+                fsio.atomic_write(target, b"".join(line + b"\n" for line in kept))
+                done.append(f"{name}: moved {len(bad)} malformed line(s) to {CORRUPT}, "
+                            f"removed {dropped} duplicate line(s)")
+    return done or ["nothing to repair"]
