@@ -70,8 +70,7 @@ def handle(ctx: hookrun.Context) -> None:
     ctx.memory_dir = paths.memory_dir(cwd, project)
     entry = record(bead, tool_input, data.get("tool_response"), payload.session_id(data),
                    payload.text_field(data, "tool_use_id"))
-    result = store.append(ctx.memory_dir, [entry], capture_id=entry["capture_id"], name=DISPATCH_LOG)
-    if result.written:
+    if store.append_log(ctx.memory_dir, DISPATCH_LOG, entry, capture_id=entry["capture_id"]):
         timeout = float(completion.load_config(ctx.memory_dir)["timeout"])
         problem = comment_on_bead(entry, paths.project_root(cwd, project), timeout)
         if problem:

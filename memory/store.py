@@ -58,12 +58,12 @@ class AppendResult:
         self.spooled = spooled  # records parked in SPOOL because the lock stayed busy
 
 
-def append(memory_dir: str, records: Iterable[dict], capture_id: Optional[str] = None,
-           name: str = ACTIVE, rotate: bool = True) -> AppendResult:
-    """Append records (redacted first) under the lock.
+def append(memory_dir: str, records: Iterable[dict], capture_id: Optional[str] = None) -> AppendResult:
+    """Append knowledge records (redacted first) under the lock, then rotate when the file is too long.
 
-    With `capture_id`, a tool call whose records are already in the file's tail is not written again
-    (the same hook registered twice, or Cursor running both its own and Claude's hook files).
+    With `capture_id`, a tool call whose records are already in the file is not written again (the same
+    hook registered twice, or Cursor running both its own and Claude's hook files). A lock that stays
+    busy never loses the records: they are parked in SPOOL for the next writer.
     """
     from memory import redact
 
@@ -72,26 +72,38 @@ def append(memory_dir: str, records: Iterable[dict], capture_id: Optional[str] =
         return AppendResult()
     data = b"".join(jsonio.dumps_line(record) for record in cleaned)
     os.makedirs(memory_dir, exist_ok=True)
-    target = path(memory_dir, name)
+    target = path(memory_dir, ACTIVE)
     try:
         with locking.exclusive(path(memory_dir, LOCK)):
             recover(memory_dir)
-            existing = fsio.read_tail(target, DEDUPE_TAIL_BYTES) if name != ACTIVE else (fsio.read_bytes(target) or b"")
+            existing = fsio.read_bytes(target) or b""
             if capture_id and _has_capture(existing, capture_id):
                 return AppendResult()
-            replaced = _superseded(existing, cleaned) if name == ACTIVE else []
+            replaced = _superseded(existing, cleaned)
             fsio.append(target, data)
-            if rotate and name == ACTIVE:
-                rotate_if_needed(memory_dir)
+            rotate_if_needed(memory_dir)
     except locking.LockTimeout:
-        if name != ACTIVE:
-            raise
-        # never lose a capture to a stuck lock holder: park it whole (a new file, published atomically)
+        # park it whole (a new file, published atomically)
         spool = path(memory_dir, SPOOL)
         os.makedirs(spool, exist_ok=True)
         fsio.atomic_write(os.path.join(spool, f"{time.time_ns()}-{os.getpid()}.jsonl"), data)
         return AppendResult(spooled=len(cleaned))
     return AppendResult(len(cleaned), replaced)
+
+
+def append_log(memory_dir: str, name: str, record: dict, capture_id: Optional[str] = None) -> bool:
+    """Append one record (redacted) to a machine-local JSONL log (e.g. the dispatch log) under the lock;
+    False when `capture_id` is already in the log's tail. A busy lock raises locking.LockTimeout."""
+    from memory import redact
+
+    data = jsonio.dumps_line(redact.scrub_record(record))
+    os.makedirs(memory_dir, exist_ok=True)
+    target = path(memory_dir, name)
+    with locking.exclusive(path(memory_dir, LOCK)):
+        if capture_id and _has_capture(fsio.read_tail(target, DEDUPE_TAIL_BYTES), capture_id):
+            return False
+        fsio.append(target, data)
+    return True
 
 
 def _has_capture(existing: bytes, capture_id: str) -> bool:
