@@ -25,8 +25,9 @@ def fsync_dir(path: str) -> None:
         os.close(fd)
 
 
-def atomic_write(path: str, data: bytes) -> None:
-    """Replace `path` with `data`: temp file in the same folder, fsync, os.replace, fsync the folder."""
+def atomic_write(path: str, data: bytes, durable: bool = True) -> None:
+    """Replace `path` with `data`: temp file in the same folder, fsync, os.replace, fsync the folder.
+    `durable=False` skips the fsyncs (derived state that may be lost in a crash, never be torn)."""
     folder = os.path.dirname(os.path.abspath(path))
     tmp = os.path.join(folder, f".{os.path.basename(path)}.{os.getpid()}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | _NOFOLLOW | _CLOEXEC, 0o644)
@@ -34,7 +35,8 @@ def atomic_write(path: str, data: bytes) -> None:
         view = memoryview(data)
         while view:
             view = view[os.write(fd, view):]
-        os.fsync(fd)
+        if durable:
+            os.fsync(fd)
     except BaseException:
         os.close(fd)
         _unlink_quietly(tmp)
@@ -45,7 +47,8 @@ def atomic_write(path: str, data: bytes) -> None:
     except BaseException:
         _unlink_quietly(tmp)
         raise
-    fsync_dir(folder)
+    if durable:
+        fsync_dir(folder)
 
 
 def append(path: str, data: bytes, fsync: bool = False) -> None:

@@ -13,6 +13,7 @@ MEMORY_SUBDIR = os.path.join(".beads", "memory")
 KNOWLEDGE = "knowledge.jsonl"
 ARCHIVE = "knowledge.archive.jsonl"
 COMPLETION_CONFIG = "completion.json"  # the completion gate's settings (optional)
+CONFIG = "config.json"  # budgets and ranking settings (optional; memory.config)
 
 # machine-local: never committed
 LOCK = "knowledge.lock"
@@ -23,9 +24,12 @@ ERRORS = "errors.log"
 ERRORS_ROTATED = ERRORS + ".1"
 DISPATCH_LOG = "dispatch.jsonl"
 COMPLETION_STATE = "completion-state.json"
+INJECTED = "injected.json"  # per session: which entries the agent was already given (memory.injected)
+STATE_LOCK = "state.lock"  # guards the small machine-local state files (not the knowledge)
 TEMP_SUFFIX = ".tmp"  # `.<name>.<pid>.tmp`: an atomic write in progress (memory.fsio)
 
-MACHINE_LOCAL_FILES = (LOCK, JOURNAL, CORRUPT, ERRORS, ERRORS_ROTATED, DISPATCH_LOG, COMPLETION_STATE)
+MACHINE_LOCAL_FILES = (LOCK, JOURNAL, CORRUPT, ERRORS, ERRORS_ROTATED, DISPATCH_LOG, COMPLETION_STATE, INJECTED,
+                       STATE_LOCK)
 MACHINE_LOCAL_DIRS = (PENDING,)
 DATA_FILES = (KNOWLEDGE, ARCHIVE) + MACHINE_LOCAL_FILES  # what `install.sh --uninstall --purge` deletes
 

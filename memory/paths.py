@@ -50,7 +50,7 @@ def git_info(folder: str) -> Optional[GitInfo]:
         return _cache[folder]
     info = None
     if os.path.isdir(folder):
-        lines = _git(["rev-parse", "--git-common-dir", "--show-toplevel", "HEAD", "--abbrev-ref", "HEAD"], folder)
+        lines = git_lines(["rev-parse", "--git-common-dir", "--show-toplevel", "HEAD", "--abbrev-ref", "HEAD"], folder)
         if len(lines) >= 2 and lines[1]:
             head = lines[2] if len(lines) > 2 and len(lines[2]) >= 40 and set(lines[2]) <= _HEX else None
             branch = lines[3] if head and len(lines) > 3 and lines[3] != "HEAD" else None
@@ -59,8 +59,8 @@ def git_info(folder: str) -> Optional[GitInfo]:
     return info
 
 
-def _git(args: list, folder: str) -> list:
-    """Lines of `git -C folder ARGS` stdout ([] on failure or after GIT_TIMEOUT).
+def git_lines(args: list, folder: str, timeout: float = GIT_TIMEOUT) -> list:
+    """Lines of `git -C folder ARGS` stdout ([] on failure or after `timeout` seconds).
 
     posix_spawn instead of subprocess: importing subprocess costs the capture hook ~7 ms on every run.
     """
@@ -70,7 +70,7 @@ def _git(args: list, folder: str) -> list:
         import subprocess
         try:
             out = subprocess.run(argv, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                 stderr=subprocess.DEVNULL, timeout=GIT_TIMEOUT).stdout
+                                 stderr=subprocess.DEVNULL, timeout=timeout).stdout
         except (OSError, subprocess.SubprocessError):
             return []
         return out.decode("utf-8", "replace").splitlines()
@@ -89,7 +89,7 @@ def _git(args: list, folder: str) -> list:
     finally:
         os.close(write_end)
         os.close(null)
-    chunks, deadline = [], time.monotonic() + GIT_TIMEOUT
+    chunks, deadline = [], time.monotonic() + timeout
     poller = select.poll()
     poller.register(read_end, select.POLLIN | select.POLLHUP)
     try:
@@ -152,3 +152,23 @@ def work_tree_git(cwd: Optional[str], root: str) -> Optional[GitInfo]:
     if info and os.path.realpath(info.main_checkout) == os.path.realpath(root):
         return info
     return git_info(root)
+
+
+BRANCH_DIFF_TIMEOUT = 1.0  # session start waits at most this long per git call for the branch's files
+MAX_CHANGED_FILES = 200
+
+
+def changed_files(folder: str) -> list[str]:
+    """Files this branch changed since it left the default branch (origin/HEAD, else main or master); on
+    the default branch itself, the uncommitted changes. [] when git can't tell in time. Two git calls at
+    most: session start pays for each."""
+    info = git_info(folder)
+    if info is None or info.head is None:
+        return []
+    refs = git_lines(["for-each-ref", "--format=%(refname:short)", "refs/remotes/origin/HEAD", "refs/heads/main",
+                      "refs/heads/master"], folder, BRANCH_DIFF_TIMEOUT)
+    default = next((r for r in refs if r.startswith("origin/")), refs[0] if refs else None)
+    on_default = default is None or info.branch in (None, default, default.split("/", 1)[-1])
+    since = "HEAD" if on_default else f"{default}...HEAD"
+    lines = git_lines(["diff", "--name-only", since], folder, BRANCH_DIFF_TIMEOUT)
+    return [line for line in lines if line][:MAX_CHANGED_FILES]

@@ -1,29 +1,49 @@
 """The SessionStart hook (startup, resume, clear, compact) / Cursor sessionStart: surface the knowledge."""
 from __future__ import annotations
 
-from memory import hookrun, layout, paths, payload, registration, render, store
+from memory import config, digest, hookrun, injected, layout, paths, payload, registration, store
 
 HOOK = "session_start"
 
 
 def handle(ctx: hookrun.Context) -> str | None:
-    """The Recent Knowledge block in the runtime's envelope; nothing when there is no knowledge."""
+    """The Recent Knowledge digest in the runtime's envelope; nothing when there is no knowledge."""
     data = payload.parse(ctx.raw)
     ctx.problems += payload.field_problems(data, required=("hook_event_name",))
     cwd, project = payload.cwd(data), payload.project_dir(data)
-    if another_copy_answers(data, ctx.argv, paths.project_root(cwd, project)):
+    root = paths.project_root(cwd, project)
+    if another_copy_answers(data, ctx.argv, root):
         return None
     ctx.memory_dir = paths.memory_dir(cwd, project)
     snapshot = store.load(ctx.memory_dir)
+    latest = store.latest(snapshot.entries)
+    if not latest:
+        return None
+    settings = config.load(ctx.memory_dir)
+    git = paths.work_tree_git(cwd, root)
+    beads = digest.bead_candidates(git.branch if git else None, cwd)
+    files = paths.changed_files(git.toplevel) if git else []
+    session, source = payload.session_id(data), payload.text_field(data, "source")
+    again = sorted(injected.given(ctx.memory_dir, session)) if source == "compact" else []
+    suffix = "_cursor" if payload.runtime(data) == payload.CURSOR else ""
+    groups = digest.choose(latest, beads, files, again, settings["session_newest" + suffix])
+    budget = config.budget_chars(settings["session_budget_tokens" + suffix])
+    text = digest.render_digest(len(latest), groups, _notes(snapshot, ctx.argv), budget, settings["entry_chars"])
+    # a new or rewritten context starts the session's set again; `resume` replays what it had
+    injected.remember(ctx.memory_dir, session, [e["key"] for g in groups for e in g.entries],
+                      reset=source != "resume")
+    return payload.context_answer(data, text, event="SessionStart")
+
+
+def _notes(snapshot: store.Snapshot, argv: list[str]) -> list[str]:
     notes = []
     if snapshot.malformed:
         notes.append(f"{snapshot.malformed} malformed line(s) in knowledge.jsonl were skipped; "
                      "`.beads/memory/recall.sh --doctor` reports them.")
-    if layout.FLAG_NO_VENV in ctx.argv:
+    if layout.FLAG_NO_VENV in argv:
         notes.append("memory-hooks is running without its virtualenv on this machine; "
                      "run memory-hooks' install.sh on this repo to set it up.")
-    text = render.recent_knowledge(store.latest(snapshot.entries), notes)
-    return payload.context_answer(data, text, event="SessionStart") if text else None
+    return notes
 
 
 def another_copy_answers(data: dict, argv: list[str], root: str) -> bool:

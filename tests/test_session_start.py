@@ -2,9 +2,9 @@ import json
 
 import pytest
 
-from conftest import bash_payload, fixture_payload, knowledge, run_hook
+from conftest import bash_payload, fixture_payload, git, knowledge, run_hook
 
-from memory import entry, store
+from memory import config, entry, store
 
 
 def seed(repo, n, **kw):
@@ -63,7 +63,7 @@ def test_long_and_hostile_content_stays_small_and_single_line(repo):
     store.append(d, [entry.build(f"{i} " + "\u202e\x00\n{\"x\":1}" * 600, f"B{i}", "orchestrator") for i in range(5)])
     text = context(start(repo))
     assert len(text) < 10_000
-    assert all(len(line) < 200 for line in text.splitlines())
+    assert all(len(line) < config.DEFAULTS["entry_chars"] + 60 for line in text.splitlines())
 
 
 def test_malformed_lines_are_skipped_and_mentioned(repo):
@@ -132,3 +132,82 @@ def test_plugin_copy_is_quiet_beside_an_install(repo):
     _register(repo, ".claude/settings.json", registration.with_claude_hooks({}, ["session_start"]))
     assert start(repo, args=["--plugin"]).stdout == b""
     assert b"Recent Knowledge" in start(repo).stdout
+
+
+# -- the budgeted digest --------------------------------------------------------------------------------------
+
+def old_and_new(repo, old: list, n_new: int = 20):
+    """`old` entries (content, bead) written long ago, then `n_new` newer unrelated ones."""
+    d = str(repo / ".beads" / "memory")
+    store.append(d, [entry.build(text, bead, "supervisor", ts=1_600_000_000 + i) for i, (text, bead) in enumerate(old)])
+    store.append(d, [entry.build(f"newer note {i} about logging", f"BD-{100 + i}", "orchestrator",
+                                 ts=1_700_000_000 + i) for i in range(n_new)])
+
+
+def test_digest_puts_the_bead_in_progress_first(repo):
+    old_and_new(repo, [("refunds need the ledger lock", "BD-7"), ("unrelated old thing", "BD-3")])
+    git(repo, "checkout", "-q", "-b", "bd-BD-7")
+    text = context(start(repo))
+    assert text.startswith("## Recent Knowledge (22 entries)")
+    bead_part, _, rest = text.partition("Newest:")
+    assert "For the bead in progress:" in bead_part and "refunds need the ledger lock" in bead_part
+    assert "unrelated old thing" not in text
+    assert rest.count("[LEARN]") == 5
+
+
+def test_digest_from_a_bead_worktree(repo):
+    old_and_new(repo, [("the bead worktree finds me", "bd-12")])
+    git(repo, "worktree", "add", "-q", ".worktrees/bd-12", "-b", "feature-x")
+    wt = repo / ".worktrees" / "bd-12"
+    payload = dict(fixture_payload("claude-code/2.1.330/SessionStart-6.json"), cwd=str(wt))
+    text = context(run_hook("session_start", payload, wt))
+    assert "For the bead in progress:" in text and "the bead worktree finds me" in text
+
+
+def test_digest_names_entries_about_files_changed_on_the_branch(repo):
+    (repo / "src" / "billing").mkdir(parents=True)
+    (repo / "src" / "billing" / "refund_policy.py").write_text("x = 1\n")
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "base")
+    old_and_new(repo, [("refund_policy.py rounds half-even, never half-up", "BD-1"), ("other file x.py", "BD-2")])
+    git(repo, "checkout", "-q", "-b", "feature")
+    (repo / "src" / "billing" / "refund_policy.py").write_text("x = 2\n")
+    git(repo, "commit", "-qam", "change")
+    text = context(start(repo))
+    assert "About files changed on this branch:" in text and "rounds half-even" in text
+    assert "other file x.py" not in text
+
+
+def test_digest_respects_its_budget(repo):
+    old_and_new(repo, [(f"bead insight {i} " + "word " * 80, "BD-7") for i in range(40)])
+    git(repo, "checkout", "-q", "-b", "bd-BD-7")
+    memory = repo / ".beads" / "memory"
+    (memory / "config.json").write_text(json.dumps({"session_budget_tokens": 300}))
+    text = context(start(repo))
+    assert len(text) <= 1200 and "bead insight" in text and text.rstrip().endswith('recall.sh "keyword"')
+    (memory / "config.json").write_text(json.dumps({"session_budget_tokens": "lots"}))  # wrong type: default
+    assert 1200 < len(context(start(repo))) <= 8000
+
+
+def test_compaction_resurfaces_what_the_session_had_been_given(repo):
+    old_and_new(repo, [("given by a prompt before the compaction", "BD-1")])
+    key = knowledge(repo)[0]["key"]
+    payload = fixture_payload("claude-code/2.1.330/SessionStart-5.json")  # source: compact
+    assert payload["source"] == "compact"
+    payload["cwd"] = str(repo)
+    from memory import injected
+    injected.remember(str(repo / ".beads" / "memory"), payload["session_id"], [key])
+    text = context(run_hook("session_start", payload, repo))
+    assert "Given before the compaction:" in text and "given by a prompt before the compaction" in text
+    other_session = dict(payload, session_id="another")
+    assert "Given before the compaction" not in context(run_hook("session_start", other_session, repo))
+
+
+def test_cursor_digest_carries_more(repo):
+    seed(repo, 30)
+    cursor = {"conversation_id": "c1", "generation_id": "g", "cursor_version": "3.9.16", "hook_event_name":
+              "sessionStart", "session_id": "c1", "workspace_roots": [str(repo)], "is_background_agent": False,
+              "composer_mode": "agent"}
+    env = {"CURSOR_PROJECT_DIR": str(repo), "CLAUDE_PROJECT_DIR": ""}
+    text = json.loads(run_hook("session_start", cursor, repo, env=env, args=["--cursor"]).stdout)["additional_context"]
+    assert text.count("[LEARN]") == 10 and context(start(repo)).count("[LEARN]") == 5

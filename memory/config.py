@@ -1,0 +1,44 @@
+"""The project's memory settings: `.beads/memory/config.json` (optional, committed) over the defaults.
+
+Budgets are in tokens, counted as characters / 4 (the runtimes cap injected context at 10,000 chars).
+"""
+from __future__ import annotations
+
+import json
+import os
+
+from memory import layout
+
+CHARS_PER_TOKEN = 4
+DEFAULTS = {
+    "session_budget_tokens": 2000,  # everything session start injects
+    "session_budget_tokens_cursor": 2400,  # Cursor has no prompt-time context: its digest carries more
+    "session_newest": 5,  # the newest entries shown after the bead's and the branch's
+    "session_newest_cursor": 10,
+    "prompt_budget_tokens": 500,  # what one prompt may get
+    "prompt_max_entries": 5,
+    "entry_chars": 300,  # an entry's text is cut here (never below 200) when the budget needs it
+    "semantic": False,  # rank with the local embedding model too (install.sh --semantic)
+}
+MAX_INJECTED_CHARS = 9000  # the runtimes drop context past 10,000 characters
+
+
+def load(memory_dir: str) -> dict:
+    """Defaults overridden by the values of config.json that have the default's type; never raises."""
+    config = dict(DEFAULTS)
+    try:
+        with open(os.path.join(memory_dir, layout.CONFIG), "rb") as fh:
+            custom = json.loads(fh.read())
+    except (OSError, ValueError):
+        return config
+    if isinstance(custom, dict):
+        for name, default in DEFAULTS.items():
+            value = custom.get(name)
+            if type(value) is type(default):  # exact type: `true` is no budget, `"500"` no number
+                config[name] = value
+    return config
+
+
+def budget_chars(tokens: int) -> int:
+    """A token budget as characters, within what a runtime accepts."""
+    return max(0, min(int(tokens) * CHARS_PER_TOKEN, MAX_INJECTED_CHARS))
