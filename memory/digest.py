@@ -94,7 +94,7 @@ def _compose(total: int, groups: list[Group], notes: list[str], chars: int) -> s
     shown = [g for g in groups if g.entries]
     for group in shown:
         lines.append("")
-        if len(shown) > 1:  # the seed's plain list when only the newest are shown
+        if len(shown) > 1:  # a plain list when only the newest are shown
             lines.append(f"  {group.label}:")
         for entry in group.entries:
             source = render.one_line(str(entry.get("source") or "unknown"), 40)

@@ -1,4 +1,4 @@
-"""The knowledge entry: its key, tags and source, built exactly as the seed specifies."""
+"""The knowledge entry: its key, tags and source; the first seven fields every reader relies on."""
 from __future__ import annotations
 
 import re
@@ -14,8 +14,8 @@ REQUIRED_FIELDS = ("key", "type", "content", "source", "tags", "ts", "bead")
 SUPERVISOR = "supervisor"
 ORCHESTRATOR = "orchestrator"
 
-# Tag -> words that, as whole words, earn it. Whole-word matching is the point: the origin's substring scan
-# tagged "requires" as `ui` and "latest" as `test`.
+# Tag -> words that, as whole words, earn it. Whole-word matching is the point: a substring scan
+# tags "requires" as `ui` and "latest" as `test`.
 TAG_VOCABULARY: Dict[str, Iterable[str]] = {
     "async": ("async", "await", "asyncio", "coroutine", "coroutines", "promise", "promises", "future", "futures",
               "taskgroup", "eventloop", "nonblocking"),
@@ -122,7 +122,7 @@ def detect_source(cwd: Optional[str], agent_type: Optional[str]) -> str:
 
 def build(content: str, bead: str, source: str, entry_type: str = "learned",
           ts: Optional[int] = None, **provenance) -> dict:
-    """A complete entry: the seed's seven fields in order, then any provenance given (None values dropped)."""
+    """A complete entry: the seven fields every reader relies on, in order, then any provenance given (None values dropped)."""
     content, redacted = clean_text(content)
     entry = {
         "key": make_key(entry_type, content),

@@ -1,6 +1,6 @@
 """The knowledge files: locked appends, crash-safe rotation, tolerant latest-wins reads.
 
-Every write happens under one lock file. Rotation follows the seed (more than 1,000 lines -> the oldest
+Every write happens under one lock file. Rotation keeps the active file short (more than 1,000 lines -> the oldest
 500 go to the archive) and is journaled so that a crash at any instant loses nothing and a re-run
 never duplicates archive lines:
 

@@ -3,7 +3,7 @@ from memory.bdcomment import Insight, insights_in_command, split_insights
 from memory.capture_gate import might_capture
 
 
-def test_seed_example():
+def test_readme_example():
     cmd = 'bd comment BD-001 "LEARNED: TaskGroup requires @Sendable closures in strict concurrency mode."'
     assert insights_in_command(cmd) == [Insight("BD-001", "TaskGroup requires @Sendable closures in strict concurrency mode.")]
 

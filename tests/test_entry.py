@@ -1,7 +1,7 @@
 from memory import entry
 
 
-def test_seed_fields_in_order_and_types():
+def test_fields_in_order_and_types():
     e = entry.build("TaskGroup requires @Sendable closures in strict concurrency mode.", "BD-001", "supervisor", ts=5)
     assert list(e)[:7] == ["key", "type", "content", "source", "tags", "ts", "bead"]
     assert e["type"] == "learned" and e["ts"] == 5 and e["bead"] == "BD-001" and e["source"] == "supervisor"

@@ -7,7 +7,7 @@ import pytest
 
 from conftest import FIXTURES, ROOT, bash_payload, error_log, fixture_payload, git, knowledge, make_repo, run_hook
 
-SEED = 'bd comment BD-001 "LEARNED: TaskGroup requires @Sendable closures in strict concurrency mode."'
+EXAMPLE = 'bd comment BD-001 "LEARNED: TaskGroup requires @Sendable closures in strict concurrency mode."'
 FAKE_BD = str(ROOT / "tests" / "fake_bd")
 
 
@@ -16,8 +16,8 @@ def context(proc) -> str:
     return json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
 
 
-def test_seed_capture_end_to_end(repo):
-    proc = run_hook("memory_capture", bash_payload(SEED, repo), repo)
+def test_capture_end_to_end(repo):
+    proc = run_hook("memory_capture", bash_payload(EXAMPLE, repo), repo)
     assert proc.returncode == 0
     [e] = knowledge(repo)
     assert context(proc) == ("memory-hooks: captured 1 insight (`learned-taskgroup-requires-sendable-closures-in-"
@@ -59,7 +59,7 @@ def test_supervisor_in_worktree_writes_to_main_checkout(repo):
 
 
 def test_agent_type_supervisor_sets_source(repo):
-    run_hook("memory_capture", bash_payload(SEED, repo, agent_type="swift-supervisor", agent_id="a1"), repo)
+    run_hook("memory_capture", bash_payload(EXAMPLE, repo, agent_type="swift-supervisor", agent_id="a1"), repo)
     [e] = knowledge(repo)
     assert e["source"] == "supervisor" and e["agent_type"] == "swift-supervisor" and e["agent_id"] == "a1"
 
@@ -72,7 +72,7 @@ def test_file_form_relative_to_payload_cwd(repo):
 
 
 def test_same_tool_call_twice_is_captured_once(repo):
-    payload = bash_payload(SEED, repo)
+    payload = bash_payload(EXAMPLE, repo)
     for _ in range(3):
         run_hook("memory_capture", payload, repo)
     assert len(knowledge(repo)) == 1
@@ -81,9 +81,9 @@ def test_same_tool_call_twice_is_captured_once(repo):
 def test_cursor_native_and_claude_settings_copies_capture_once(repo):
     common = {"conversation_id": "conv-1", "generation_id": "gen-1", "cursor_version": "3.9.16",
               "workspace_roots": [str(repo)], "model": "default", "transcript_path": None}
-    native = dict(common, hook_event_name="afterShellExecution", command=SEED, output="ok", duration=12)
+    native = dict(common, hook_event_name="afterShellExecution", command=EXAMPLE, output="ok", duration=12)
     via_claude = dict(common, session_id="conv-1", hook_event_name="postToolUse", tool_name="Shell",
-                      tool_input={"command": SEED}, tool_output=json.dumps({"exitCode": 0}), tool_use_id="t1")
+                      tool_input={"command": EXAMPLE}, tool_output=json.dumps({"exitCode": 0}), tool_use_id="t1")
     env = {"CURSOR_VERSION": "3.9.16", "CURSOR_PROJECT_DIR": str(repo)}
     first = run_hook("memory_capture", native, repo, env=env, args=["--cursor"])
     second = run_hook("memory_capture", via_claude, repo, env=env)
@@ -131,14 +131,14 @@ def test_internal_error_is_logged_not_raised(repo):
     memory = repo / ".beads" / "memory"
     memory.mkdir(parents=True)
     (memory / "knowledge.jsonl").mkdir()  # a folder where the file should be: every write fails
-    proc = run_hook("memory_capture", bash_payload(SEED, repo), repo)
+    proc = run_hook("memory_capture", bash_payload(EXAMPLE, repo), repo)
     assert proc.returncode == 0 and proc.stdout == b""  # nothing stored: no confirmation
     assert "IsADirectoryError" in error_log(repo)
 
 
 def test_without_orjson_and_filelock(repo):
     """A teammate's plain python3: -S hides site-packages, so orjson and filelock cannot be imported."""
-    proc = run_hook("memory_capture", bash_payload(SEED, repo), repo, python_args=["-S"])
+    proc = run_hook("memory_capture", bash_payload(EXAMPLE, repo), repo, python_args=["-S"])
     assert proc.returncode == 0 and proc.stderr == b""
     assert [e["bead"] for e in knowledge(repo)] == ["BD-001"]
     start = run_hook("session_start", {"hook_event_name": "SessionStart", "cwd": str(repo)}, repo, python_args=["-S"])
