@@ -4,6 +4,9 @@
     python bench/relevance/build.py          # rewrite every project's knowledge.jsonl
     python bench/relevance/build.py --check  # exit 1 if a written file differs from what would be built
 
+It also (re)assigns the dev/test split of prompts.jsonl (dataset.expected_split: stratified by project and
+kind, ordered by a hash of the id), so adding a prompt never needs a hand-picked split.
+
 Each source line is {"content": ..., "origin": {"repo", "path", "commit"}}: one insight from a public
 agent-instruction file, in the engineers' own wording. Everything else is derived here, deterministically,
 with the project's own code (memory.entry.build: key = make_key slug rule, tags = detect_tags), so the
@@ -25,6 +28,9 @@ ROOT = HERE.parent.parent
 sys.path.insert(0, str(ROOT))
 
 from memory import entry  # noqa: E402
+
+sys.path.insert(0, str(HERE))
+import dataset  # noqa: E402
 
 # Reserved for an independent evaluation: never a source here.
 EXCLUDED_REPOS = frozenset({"getsentry/sentry", "oven-sh/bun", "apache/airflow", "openai/codex"})
@@ -97,6 +103,20 @@ def main(argv=None) -> int:
         out.parent.mkdir(exist_ok=True)
         out.write_text(text)
         print(f"{project}: {text.count(chr(10))} entries -> {out.relative_to(ROOT)}")
+    prompts_path = HERE / "prompts.jsonl"
+    if prompts_path.exists():
+        prompts = [json.loads(line) for line in prompts_path.read_text().splitlines() if line.strip()]
+        split_of = dataset.expected_split(prompts)
+        for p in prompts:
+            p["split"] = split_of[p["id"]]
+        text = render(prompts)
+        if args.check:
+            if prompts_path.read_text() != text:
+                print(f"stale: {prompts_path.relative_to(ROOT)} (splits)")
+                stale += 1
+        else:
+            prompts_path.write_text(text)
+            print(f"prompts: {len(prompts)} splits assigned -> {prompts_path.relative_to(ROOT)}")
     return 1 if stale else 0
 
 
