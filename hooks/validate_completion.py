@@ -3,6 +3,7 @@
 
 Blocks (the only hook of ours that does) with every failed check and its fix; after `max_blocks`
 attempts per agent it lets the subagent finish with a warning, so no subagent is ever trapped.
+An honest `BEAD <ID> BLOCKED: …` / `FAILED: …` report is never blocked; it is commented on the bead.
 """
 import os
 import sys
@@ -16,7 +17,7 @@ HOOK = "validate_completion"
 
 
 def handle(ctx: hookrun.Context):
-    from memory import completion, paths, payload, transcript
+    from memory import completion, errorlog, paths, payload, transcript
 
     data = payload.parse(ctx.raw)
     ctx.problems += payload.field_problems(data, required=("hook_event_name",))
@@ -28,11 +29,20 @@ def handle(ctx: hookrun.Context):
     cwd = payload.cwd(data)
     ctx.memory_dir = paths.memory_dir(cwd)
     config = completion.load_config(ctx.memory_dir)
-    if not completion.applies(agent_type, final, config):
+    report = completion.parse_report(final)
+    if not completion.applies(agent_type, report, config):
         return None
-    bead, checks = completion.evaluate(paths.project_root(cwd), final, config)
     agent = (payload.text_field(data, "agent_id") or payload.text_field(data, "agent_transcript_path")
              or f"{payload.session_id(data)}:{agent_type}")
+    root = paths.project_root(cwd)
+    if report is not None and report.outcome != completion.COMPLETE:
+        # an honest "not done" is accepted as is: recorded on the bead, never blocked
+        problem = completion.record_outcome(root, report, float(config["timeout"]))
+        if problem:
+            errorlog.record(HOOK, problem, ctx.memory_dir)
+        completion.update_state(ctx.memory_dir, lambda state: state.pop(agent, None) and 0)
+        return None
+    checks = completion.evaluate(root, report, final, config)
     loop_count = data.get("loop_count")
     continuing = data.get("stop_hook_active") is True or (isinstance(loop_count, int) and loop_count > 0)
     if not completion.failures(checks):
@@ -42,9 +52,10 @@ def handle(ctx: hookrun.Context):
         ctx.memory_dir, lambda state: completion.record_block(state, agent, continuing, time.time()))
     if blocks > int(config["max_blocks"]):
         failed = ", ".join(c.name for c in completion.failures(checks))
-        return payload.warning_answer(data, f"memory-hooks: {agent_type} finished BEAD {bead} with failing "
-                                            f"checks ({failed}) after {config['max_blocks']} blocked attempts.")
-    return payload.block_answer(data, completion.block_reason(bead, checks))
+        what = f"BEAD {report.bead} with failing checks ({failed})" if report else "without a completion report"
+        return payload.warning_answer(data, f"memory-hooks: {agent_type} finished {what} "
+                                            f"after {config['max_blocks']} blocked attempts.")
+    return payload.block_answer(data, completion.block_reason(report, checks))
 
 
 def main(argv=None) -> int:

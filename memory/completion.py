@@ -1,14 +1,17 @@
 """The SubagentStop completion gate: did a subagent that claims a bead finished really finish it?
 
-A completion report (the last lines of the subagent's final message):
+The report is the last report line of the subagent's final message, alone on its line (markdown decoration
+such as `**`, `- `, `> `, backticks around it is fine):
 
-    BEAD BD-12 COMPLETE
-    Worktree: .worktrees/bd-BD-12
-    Branch: bd-BD-12
+    BEAD BD-12 COMPLETE                      plus `Worktree: <path>` and/or `Branch: <name>` lines
+    BEAD BD-12 BLOCKED: <reason>             an honest "not done": accepted, recorded on the bead
+    BEAD BD-12 FAILED: <reason>              likewise
 
-`BEAD <ID> COMPLETE` is required; at least one of `Worktree:` / `Branch:` too. Checks, each by name:
-report, worktree (exists, nothing uncommitted), pushed (upstream set, no local commits missing from it;
-local refs only unless fetch is on), bead-status (`bd show <ID> --json` status in the allowed set).
+BEAD and COMPLETE/BLOCKED/FAILED must be uppercase: the report is a machine-read token, and prose ("you can
+mark bead BD-7 complete", a heading "Bead BD-7 complete") must never gate an agent. Checks, each by name and
+each switchable in `checks`: report, worktree (exists, nothing uncommitted), pushed (upstream set, no local
+commits missing from it; local refs only unless fetch is on), bead-status (`bd show <ID> --json` status in
+the allowed set).
 """
 from __future__ import annotations
 
@@ -17,16 +20,27 @@ import os
 import re
 import shutil
 import subprocess
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
-REPORT = re.compile(r"\bBEAD\s+([A-Za-z0-9][A-Za-z0-9._-]*)\s+COMPLETE\b", re.I)
-WORKTREE_LINE = re.compile(r"^\s*[-*]?\s*Worktree:\s*`?([^`\n]+?)`?\s*$", re.I | re.M)
-BRANCH_LINE = re.compile(r"^\s*[-*]?\s*Branch:\s*`?([^`\s]+)`?\s*$", re.I | re.M)
+COMPLETE = "COMPLETE"  # the other outcomes, BLOCKED and FAILED, carry a reason
+
+_LEAD = r"^[ \t>]*(?:(?:[-*+]|\d+[.)])[ \t]+)?(?:#+[ \t]+)?"  # quote, list item, heading
+_ID = r"[A-Za-z0-9][A-Za-z0-9._-]*"
+REPORT_LINE = re.compile(
+    _LEAD + r"(?P<open>[*_`]*)BEAD[ \t]+`?(?P<bead>" + _ID + r")`?[ \t]+"
+    r"(?:COMPLETE[*_`.!]*|(?P<outcome>BLOCKED|FAILED)[*_`]*[ \t]*:[*_`]*[ \t]*(?P<reason>.*?))[ \t]*$", re.M)
+NEAR_MISS = re.compile(r"^.*\bBEAD\s+`?" + _ID + r"`?\s+(?:COMPLETE|BLOCKED|FAILED)\b.*$", re.I | re.M)
+LABEL_LINE = re.compile(_LEAD + r"[*_]*(?P<label>Worktree|Branch)[*_]*[ \t]*:[*_]*[ \t]*(?P<value>.*?)[ \t]*$",
+                        re.I | re.M)
+REPORT_FORMAT = ("    BEAD <ID> COMPLETE\n    Worktree: .worktrees/bd-<ID>\n    Branch: bd-<ID>\n"
+                 "  or, if the bead is not finished, say so honestly:\n"
+                 "    BEAD <ID> BLOCKED: <reason>\n    BEAD <ID> FAILED: <reason>")
 
 DEFAULTS = {
-    "supervisor_types": ["supervisor"],  # agent types (substrings) always checked
-    "exempt_types": ["worker"],          # agent types (substrings) never checked
+    "supervisor_types": ["supervisor"],  # agent types always checked: the type's last word(s)
+    "exempt_types": ["worker"],          # agent types never checked: any word(s) of the type
     "review_statuses": ["inreview"],     # bead statuses that count as handed over
+    "checks": {},                        # {"pushed": false}: off by name (report, worktree, pushed, bead-status)
     "max_blocks": 2,                     # blocks per agent before letting it finish with a warning
     "timeout": 5.0,                      # seconds, every subprocess
     "fetch": False,                      # git fetch before the push check (network)
@@ -44,11 +58,18 @@ def load_config(memory_dir: str) -> dict:
             config.update({k: v for k, v in custom.items() if k in DEFAULTS})
     except (OSError, ValueError):
         pass
+    if not isinstance(config["checks"], dict):
+        config["checks"] = {}
     if os.environ.get("MEMORY_HOOKS_FETCH"):
         config["fetch"] = os.environ["MEMORY_HOOKS_FETCH"] not in ("0", "false", "")
     if os.environ.get("MEMORY_HOOKS_MAX_BLOCKS", "").isdigit():
         config["max_blocks"] = int(os.environ["MEMORY_HOOKS_MAX_BLOCKS"])
     return config
+
+
+def enabled(config: dict, check: str) -> bool:
+    """A check runs unless completion.json switches it off with `"checks": {"<name>": false}`."""
+    return config["checks"].get(check) is not False
 
 
 class Check:
@@ -62,12 +83,72 @@ class Check:
         return text + (f"\n  fix: {self.fix}" if self.fix else "")
 
 
-def applies(agent_type: str, final_text: str, config: dict) -> bool:
-    """Supervisors, and any agent whose final message claims a bead; never internal or exempt agents."""
-    kind = (agent_type or "").lower()
-    if not kind or any(x.lower() in kind for x in config["exempt_types"]):
+class Report(NamedTuple):
+    """The report line of a final message, and the `Worktree:` / `Branch:` lines with it."""
+    bead: str
+    outcome: str  # COMPLETE, BLOCKED or FAILED
+    reason: str   # BLOCKED / FAILED only
+    worktree: Optional[str]
+    branch: Optional[str]
+
+
+def parse_report(text: str) -> Optional[Report]:
+    """The last report line of `text` (None when there is none); prose never counts as one."""
+    lines = list(REPORT_LINE.finditer(text or ""))
+    match = next((m for m in reversed(lines) if m.group("outcome") is None or _reason(m)), None)
+    if match is None:
+        return None
+    labels = {m.group("label").lower(): _label_value(m.group("value")) for m in LABEL_LINE.finditer(text)}
+    branch = (labels.get("branch") or "").split()
+    return Report(match.group("bead"), match.group("outcome") or COMPLETE, _reason(match),
+                  labels.get("worktree") or None, branch[0] if branch else None)
+
+
+def _reason(match: "re.Match[str]") -> str:
+    reason, opening = (match.group("reason") or "").strip(), match.group("open")
+    if opening and reason.endswith(opening[::-1]):  # `**BEAD X BLOCKED: why**` closes what it opened
+        reason = reason[:-len(opening)].rstrip()
+    return reason
+
+
+def _label_value(value: str) -> str:
+    quoted = re.search(r"`([^`]+)`", value)
+    return (quoted.group(1) if quoted else value.strip("*_ \t")).strip()
+
+
+def near_miss(text: str) -> Optional[str]:
+    """A line that looks like a report but is not one (lowercase keywords, missing reason), for the hint."""
+    match = NEAR_MISS.search(text or "")
+    return " ".join(match.group(0).strip(" \t>-*`_").split())[:120] if match else None
+
+
+def _words(name: str) -> List[str]:
+    spaced = re.sub(r"([a-z0-9])([A-Z])|([A-Z])([A-Z][a-z])", r"\1\3 \2\4", name)  # camelCase, XMLName
+    return re.findall(r"[a-z0-9]+", spaced.lower())
+
+
+def _type_matches(agent_type: str, names: Sequence[str], last_only: bool) -> bool:
+    words = _words(agent_type)
+    for name in [names] if isinstance(names, str) else names:
+        want = _words(str(name))
+        if not want:
+            continue
+        starts = [len(words) - len(want)] if last_only else range(len(words) - len(want) + 1)
+        if any(i >= 0 and words[i:i + len(want)] == want for i in starts):
+            return True
+    return False
+
+
+def applies(agent_type: str, report: Optional[Report], config: dict) -> bool:
+    """Supervisors, and any agent whose final message has a report line; never internal or exempt agents.
+
+    A supervisor type must be the agent type's last word(s) (`swift-supervisor`, not `non-supervisor-helper`);
+    an exempt type may be any word(s) of it: when in doubt the gate leaves an agent alone.
+    """
+    kind = agent_type or ""
+    if not kind.strip() or _type_matches(kind, config["exempt_types"], last_only=False):
         return False
-    return any(x.lower() in kind for x in config["supervisor_types"]) or bool(REPORT.search(final_text or ""))
+    return report is not None or _type_matches(kind, config["supervisor_types"], last_only=True)
 
 
 def run(cmd: List[str], cwd: str, timeout: float) -> Tuple[Optional[int], str]:
@@ -79,7 +160,8 @@ def run(cmd: List[str], cwd: str, timeout: float) -> Tuple[Optional[int], str]:
         return None, f"`{' '.join(cmd)}` timed out after {timeout:g}s"
     except OSError as exc:
         return None, f"`{cmd[0]}` could not run ({exc.strerror or exc})"
-    return proc.returncode, proc.stdout
+    # a failing command's own words (stderr) say more than its empty stdout
+    return proc.returncode, proc.stdout if proc.returncode == 0 or proc.stdout.strip() else proc.stderr
 
 
 def find_worktree(main: str, bead: str, worktree: Optional[str], branch: Optional[str], timeout: float) -> Optional[str]:
@@ -105,30 +187,61 @@ def find_worktree(main: str, bead: str, worktree: Optional[str], branch: Optiona
     return None
 
 
-def evaluate(main: str, final_text: str, config: dict) -> Tuple[Optional[str], List[Check]]:
-    """(bead id, checks) for the completion report in `final_text`, checked against the repo at `main`."""
+def evaluate(main: str, report: Optional[Report], final_text: str, config: dict) -> List[Check]:
+    """The enabled checks of a COMPLETE `report` (or of its absence), against the repo at `main`."""
     timeout = float(config["timeout"])
-    match = REPORT.search(final_text or "")
-    worktree_line = WORKTREE_LINE.search(final_text or "")
-    branch_line = BRANCH_LINE.search(final_text or "")
-    if not match or not (worktree_line or branch_line):
-        missing = "`BEAD <ID> COMPLETE`" if not match else "a `Worktree:` or `Branch:` line"
-        return (match.group(1) if match else None), [Check(
-            "report", "fail", f"the final message has no {missing}",
-            "end the final message with: BEAD <ID> COMPLETE / Worktree: .worktrees/bd-<ID> / Branch: bd-<ID>")]
-    bead = match.group(1)
-    checks = [Check("report", "pass", f"names BEAD {bead}")]
-    reported_branch = branch_line.group(1) if branch_line else None
-    wt = find_worktree(main, bead, worktree_line.group(1).strip() if worktree_line else None, reported_branch, timeout)
-    if wt is None:
+    checks = []
+    if report is None or not (report.worktree or report.branch):
+        if enabled(config, "report"):
+            checks.append(_report_failure(report, final_text))
+        if report is None:
+            return checks
+    else:
+        checks.append(Check("report", "pass", f"names BEAD {report.bead}"))
+    bead = report.bead
+    wt = find_worktree(main, bead, report.worktree, report.branch, timeout)
+    if wt is None and enabled(config, "worktree"):
         checks.append(Check("worktree", "fail", f"no worktree for {bead} (looked for .worktrees/bd-{bead}"
-                            + (f" and branch {reported_branch}" if reported_branch else "") + ")",
+                            + (f" and branch {report.branch}" if report.branch else "") + ")",
                             f"git worktree add .worktrees/bd-{bead} -b bd-{bead}"))
-        return bead, checks
-    checks.append(_clean_check(wt, timeout))
-    checks.append(_pushed_check(wt, bool(config["fetch"]), timeout))
-    checks.append(_status_check(main, bead, config))
-    return bead, checks
+        return checks
+    if wt is not None and enabled(config, "worktree"):
+        checks.append(_clean_check(wt, timeout))
+    if enabled(config, "pushed"):
+        checks.append(_pushed_check(wt, bool(config["fetch"]), timeout) if wt is not None
+                      else Check("pushed", "skip", f"no worktree for {bead} to check"))
+    if enabled(config, "bead-status"):
+        checks.append(_status_check(main, bead, config))
+    return checks
+
+
+def _report_failure(report: Optional[Report], final_text: str) -> Check:
+    if report is not None:
+        return Check("report", "fail", "the final message has no `Worktree:` or `Branch:` line",
+                     f"add them under BEAD {report.bead} COMPLETE:\n    Worktree: .worktrees/bd-{report.bead}\n"
+                     f"    Branch: bd-{report.bead}")
+    detail = "the final message has no report line"
+    almost = near_miss(final_text)
+    if almost:
+        detail += (f" (`{almost}` is not one: a report line is exactly BEAD <ID> COMPLETE, or BLOCKED/FAILED"
+                   " with `: <reason>`, keywords uppercase, alone on its line)")
+    return Check("report", "fail", detail, "end the final message with\n" + REPORT_FORMAT)
+
+
+def record_outcome(main: str, report: Report, timeout: float) -> Optional[str]:
+    """Comment a BLOCKED/FAILED report on its bead (`bd comments add`); returns a problem, or None.
+
+    Skipped without bd. Never blocks: the agent told the truth, and a bd failure is not its fault.
+    """
+    if shutil.which("bd") is None:
+        return None
+    from memory import redact
+
+    text, _ = redact.redact(f"{report.outcome}: {report.reason}")
+    code, out = run(["bd", "comments", "add", report.bead, text], main, timeout)
+    if code == 0:
+        return None
+    return out if code is None else f"bd comments add {report.bead} exited {code}: {out.strip()[:200]}"
 
 
 def _clean_check(wt: str, timeout: float) -> Check:
@@ -189,13 +302,17 @@ def failures(checks: List[Check]) -> List[Check]:
     return [c for c in checks if c.status == "fail"]
 
 
-def block_reason(bead: Optional[str], checks: List[Check]) -> str:
-    """What the subagent is told: every failed check and the exact command that fixes it."""
+def block_reason(report: Optional[Report], checks: List[Check]) -> str:
+    """What the subagent is told: every failed check, the exact command that fixes it, and that an honest
+    BLOCKED/FAILED report is always accepted (the gate must never push an agent into a false claim)."""
+    bead = report.bead if report else None
     head = f"Completion check for BEAD {bead} failed" if bead else "Completion check failed"
     notes = [c.line() for c in checks if c.status == "skip"]
+    tail = [] if report is None else [
+        f"Fix these, then finish again with the report. If BEAD {bead} cannot be finished, do not claim it:"
+        f" end with `BEAD {bead} BLOCKED: <reason>` or `BEAD {bead} FAILED: <reason>` instead."]
     return "\n".join([head + ":"] + [c.line() for c in failures(checks)]
-                     + (["(not verified:)"] + notes if notes else [])
-                     + ["Fix these, then finish again with the completion report."])
+                     + (["(not verified:)"] + notes if notes else []) + tail)
 
 
 STATE_FILE = "completion-state.json"  # machine-local: blocks per agent, for the loop guard

@@ -178,3 +178,146 @@ def test_cursor_subagent_stop(project, tmp_path):
 def test_bad_stdin_never_blocks(project, stdin):
     proc = run_hook("validate_completion", stdin, project)
     assert proc.returncode == 0 and proc.stdout == b""
+
+
+# --- which messages and agents the gate applies to ------------------------------------------------------------
+
+PROSE = ["Reviewed the diff; you can mark bead BD-12 complete.",
+         "Summary\n\nBead BD-12 complete.",
+         "The supervisor's report said BEAD BD-12 COMPLETE, and the branch looks fine.",
+         "bead BD-12 complete\nWorktree: .worktrees/bd-BD-12"]
+
+
+@pytest.mark.parametrize("agent_type", ["general-purpose", "Explore", "code-reviewer"])
+@pytest.mark.parametrize("message", PROSE)
+def test_prose_mentioning_a_bead_leaves_ordinary_agents_alone(project, tmp_path, agent_type, message):
+    set_status(tmp_path, "open")  # a claim would be blocked: the bead is not in review
+    assert stop(project, tmp_path, message=message, agent_type=agent_type) is None
+
+
+DECORATED = [
+    "Done.\n\n**BEAD BD-12 COMPLETE**\n**Worktree:** .worktrees/bd-BD-12\n- **Branch:** `bd-BD-12`",
+    "Done.\n\n> BEAD BD-12 COMPLETE\n> Worktree: `.worktrees/bd-BD-12`",
+    "Done.\n\n- `BEAD BD-12 COMPLETE`\n- **Branch**: `bd-BD-12`",
+]
+
+
+@pytest.mark.parametrize("message", DECORATED)
+def test_markdown_decorated_report_is_read(project, tmp_path, message):
+    assert stop(project, tmp_path, message=message, agent_type="general-purpose") is None
+    set_status(tmp_path, "open")
+    reason = stop(project, tmp_path, message=message, agent_type="general-purpose", agent_id="agent-2")["reason"]
+    assert "- bead-status: BD-12 is 'open'" in reason and "- report:" not in reason
+
+
+@pytest.mark.parametrize("agent_type", ["non-supervisor-helper", "supervisor-notes-reader", "Explore"])
+def test_supervisor_is_the_last_word_of_the_agent_type_not_any_substring(project, tmp_path, agent_type):
+    assert stop(project, tmp_path, message="I think I am done.", agent_type=agent_type) is None
+
+
+@pytest.mark.parametrize("agent_type", ["supervisor", "swift-supervisor", "SwiftSupervisor", "beads:python-supervisor"])
+def test_supervisor_types_are_gated_without_a_report(project, tmp_path, agent_type):
+    assert stop(project, tmp_path, message="I think I am done.", agent_type=agent_type)["decision"] == "block"
+
+
+# --- honest BLOCKED / FAILED reports ---------------------------------------------------------------------------
+
+def bd_calls(tmp_path):
+    path = tmp_path / "bd-state" / "calls.jsonl"
+    return [json.loads(line)["argv"] for line in path.read_text().splitlines()] if path.exists() else []
+
+
+@pytest.mark.parametrize("line, comment", [
+    ("BEAD BD-12 BLOCKED: need user input", "BLOCKED: need user input"),
+    ("**BEAD BD-12 FAILED:** the API it needs was removed", "FAILED: the API it needs was removed"),
+    ("- BEAD BD-12 BLOCKED: waiting on `BD-3`", "BLOCKED: waiting on `BD-3`"),  # the reason as written
+    ("**BEAD BD-12 BLOCKED: needs a product decision**", "BLOCKED: needs a product decision"),
+])
+def test_blocked_or_failed_report_finishes_and_is_recorded_on_the_bead(project, tmp_path, line, comment):
+    set_status(tmp_path, "open")
+    (project / ".worktrees" / "bd-BD-12" / "feature.txt").write_text("half done\n")
+    assert stop(project, tmp_path, message=f"I could not finish.\n\n{line}") is None
+    assert ["comments", "add", "BD-12", comment] in bd_calls(tmp_path)
+    issues = json.loads((tmp_path / "bd-state" / "issues.json").read_text())
+    assert issues["BD-12"]["comments"] == [comment] and issues["BD-12"]["status"] == "open"
+
+
+def test_blocked_report_finishes_when_bd_hangs_and_the_problem_is_logged(project, tmp_path):
+    (project / ".beads" / "memory").mkdir(parents=True)
+    (project / ".beads" / "memory" / "completion.json").write_text(json.dumps({"timeout": 1}))
+    start = time.monotonic()
+    assert stop(project, tmp_path, message="BEAD BD-12 BLOCKED: need user input",
+                extra_env={"FAKE_BD_HANG": "60"}) is None
+    assert time.monotonic() - start < 30
+    log = (project / ".beads" / "memory" / "errors.log").read_text()
+    assert "validate_completion" in log and "bd comments add BD-12" in log and "timed out after 1s" in log
+
+
+def test_blocked_report_without_bd_still_finishes(project, tmp_path, monkeypatch):
+    no_bd = [p for p in os.environ["PATH"].split(os.pathsep) if not os.path.exists(os.path.join(p, "bd"))]
+    monkeypatch.setenv("PATH", os.pathsep.join(no_bd))
+    assert stop(project, tmp_path, message="BEAD BD-12 FAILED: tests red", path_with_bd=False) is None
+
+
+# --- what the block message says -------------------------------------------------------------------------------
+
+def test_no_report_block_offers_the_honest_outcomes_too(project, tmp_path):
+    reason = stop(project, tmp_path, message="I think I am done.")["reason"]
+    assert "- report: the final message has no report line" in reason
+    assert "BEAD <ID> COMPLETE" in reason and "BEAD <ID> BLOCKED: <reason>" in reason
+    assert "BEAD <ID> FAILED: <reason>" in reason
+
+
+def test_report_without_worktree_or_branch_says_so_in_english(project, tmp_path):
+    reason = stop(project, tmp_path, message="BEAD BD-12 COMPLETE")["reason"]
+    assert "- report: the final message has no `Worktree:` or `Branch:` line" in reason
+
+
+def test_failed_checks_offer_blocked_instead_of_a_false_claim(project, tmp_path):
+    set_status(tmp_path, "open")
+    reason = stop(project, tmp_path)["reason"]
+    assert "BEAD BD-12 BLOCKED: <reason>" in reason and "BEAD BD-12 FAILED: <reason>" in reason
+
+
+def test_a_lowercase_report_from_a_supervisor_is_pointed_out(project, tmp_path):
+    reason = stop(project, tmp_path, message="Bead BD-12 complete\nWorktree: .worktrees/bd-BD-12")["reason"]
+    assert "`Bead BD-12 complete`" in reason and "uppercase" in reason
+
+
+def test_loop_guard_warning_for_a_supervisor_without_report_names_no_bead(project, tmp_path):
+    for active in (False, True):
+        assert stop(project, tmp_path, message="done", active=active)["decision"] == "block"
+    warning = stop(project, tmp_path, message="done", active=True)["systemMessage"]
+    assert "without a completion report" in warning and "None" not in warning
+
+
+# --- switching checks off ---------------------------------------------------------------------------------------
+
+def configure(project, **config):
+    (project / ".beads" / "memory").mkdir(parents=True, exist_ok=True)
+    (project / ".beads" / "memory" / "completion.json").write_text(json.dumps(config))
+
+
+def test_pushed_check_off_for_local_merge_workflows(project, tmp_path):
+    git(project, "worktree", "add", "-q", ".worktrees/bd-BD-13", "-b", "bd-BD-13")
+    (tmp_path / "bd-state" / "issues.json").write_text(json.dumps({"BD-13": {"status": "inreview"}}))
+    message = "BEAD BD-13 COMPLETE\nBranch: bd-BD-13"
+    assert "- pushed: branch bd-BD-13 has no upstream" in stop(project, tmp_path, message=message)["reason"]
+    configure(project, checks={"pushed": False})
+    assert stop(project, tmp_path, message=message, agent_id="agent-2") is None
+
+
+@pytest.mark.parametrize("check", ["worktree", "bead-status"])
+def test_each_check_can_be_switched_off_by_name(project, tmp_path, check):
+    set_status(tmp_path, "open")
+    (project / ".worktrees" / "bd-BD-12" / "feature.txt").write_text("changed\n")
+    configure(project, checks={check: False})
+    reason = stop(project, tmp_path)["reason"]
+    assert f"- {check}:" not in reason and "- " + {"worktree": "bead-status", "bead-status": "worktree"}[check] in reason
+
+
+def test_report_check_off_lets_a_supervisor_without_report_finish(project, tmp_path):
+    configure(project, checks={"report": False})
+    assert stop(project, tmp_path, message="I think I am done.") is None
+    set_status(tmp_path, "open")  # a claim without Worktree/Branch lines is still checked, at .worktrees/bd-<ID>
+    assert "- bead-status: BD-12 is 'open'" in stop(project, tmp_path, message="BEAD BD-12 COMPLETE")["reason"]
