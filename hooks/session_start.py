@@ -27,8 +27,9 @@ def handle(ctx: hookrun.Context):
         notes.append(f"{snapshot.malformed} malformed line(s) in knowledge.jsonl were skipped; "
                      "`.beads/memory/recall.sh --doctor` reports them.")
     if NO_VENV_FLAG in ctx.argv:
-        notes.append("memory-hooks is running without its virtualenv on this machine; "
-                     "run memory-hooks' install.sh on this repo to set it up.")
+        from memory import registration
+        notes.append("memory-hooks is running without its virtualenv on this machine; run "
+                     f"{registration.reinstall_hint()} on this repo to set it up.")
     text = render.recent_knowledge(store.latest(snapshot.entries), notes)
     return payload.context_answer(data, text, event="SessionStart") if text else None
 
