@@ -1,7 +1,13 @@
 #!/bin/sh
 # recall.sh: search the project's knowledge. A thin POSIX launcher into memory/recall.py.
 # Installed as .beads/memory/recall.sh (code in .claude/hooks/memory-hooks/), or run from a memory-hooks clone.
-here=$(cd "$(dirname "$0")" && pwd) || exit 2
+self=$0 hops=0
+while [ -L "$self" ] && [ $hops -lt 40 ]; do  # POSIX sh: no `readlink -f` on macOS; `ls -l` if no readlink
+  link=$(readlink "$self" 2>/dev/null) || link=$(ls -l "$self" | sed 's/^.* -> //')
+  case $link in /*) self=$link ;; *) self=$(dirname "$self")/$link ;; esac
+  hops=$((hops + 1))
+done
+here=$(cd "$(dirname "$self")" && pwd) || exit 2
 if [ -n "$MEMORY_HOOKS_HOME" ]; then
   root=$MEMORY_HOOKS_HOME
 elif [ -f "$here/../memory/recall.py" ]; then
@@ -10,7 +16,8 @@ else
   root=$(cd "$here/../.." && pwd)/.claude/hooks/memory-hooks
 fi
 if [ ! -f "$root/memory/recall.py" ]; then
-  echo "recall.sh: memory-hooks code not found (looked in $root); run memory-hooks' install.sh" >&2
+  echo "recall.sh: memory-hooks code not found (looked in $root); run memory-hooks' install.sh" \
+    "(from the memory-hooks repository your team installed from) on this repository" >&2
   exit 2
 fi
 case "$here" in
@@ -21,4 +28,6 @@ if [ -x "$root/.venv/bin/python" ]; then py=$root/.venv/bin/python
 elif command -v python3 >/dev/null 2>&1; then py=python3
 else py=python
 fi
-MEMORY_HOOKS_ANCHOR=$anchor PYTHONPATH="$root${PYTHONPATH:+:$PYTHONPATH}" exec "$py" -m memory.recall "$@"
+# our code first, never the current folder: `-m` would import a `memory` package of the project you are in
+MEMORY_HOOKS_ANCHOR=$anchor exec "$py" -c \
+  'import sys; sys.path[0] = sys.argv.pop(1); from memory import recall; recall.run_cli(recall.main)' "$root" "$@"

@@ -18,18 +18,36 @@ from memory.registration import CLAUDE_SETTINGS, CURSOR_HOOKS, SettingsError
 PIP_TIMEOUT = 600
 
 
-def resolve_target(path: str) -> Tuple[str, Optional[str]]:
-    """The work tree to install into (top level of `path`), and its main checkout when it is a worktree."""
+class UsageError(Exception):
+    """The command line names something install.sh cannot work on (exit 2, nothing written)."""
+
+
+def resolve_target(path: str) -> Tuple[str, Optional[str], bool]:
+    """The work tree to install into (top level of `path`), its main checkout when it is a linked worktree,
+    and whether it is in git at all. A bare repository or a .git folder has no work tree: refused."""
     from memory import paths
 
     path = os.path.abspath(path)
     if not os.path.isdir(path):
-        raise SystemExit(f"install.sh: {path} is not a folder")
+        raise UsageError(f"{path} " + ("is not a folder" if os.path.lexists(path) else "does not exist"))
+    if _inside_git_dir(path):
+        raise UsageError(f"{path} is a bare repository or inside a .git folder: it has no work tree to install "
+                         "into; run install.sh on a clone with its files checked out")
     info = paths.git_info(path)
     if info is None:
-        return path, None
+        return path, None, False
     main = info.main_checkout if info.is_linked_worktree else None
-    return info.toplevel, main
+    return info.toplevel, main, True
+
+
+def _inside_git_dir(path: str) -> bool:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    try:
+        proc = subprocess.run(["git", "-C", path, "rev-parse", "--is-inside-git-dir"], env=env,
+                              capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return False  # no git: not a repository either
+    return proc.returncode == 0 and proc.stdout.strip() == "true"
 
 
 def setup_venv(target: str, out) -> str:
@@ -57,8 +75,11 @@ def setup_venv(target: str, out) -> str:
 
 def _run_command(command: str, payload: dict, env: dict, cwd: str) -> Tuple[int, str, float]:
     start = time.perf_counter()
-    proc = subprocess.run(["/bin/sh", "-c", command], input=json.dumps(payload), cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=60)
+    try:
+        proc = subprocess.run(["/bin/sh", "-c", command], input=json.dumps(payload), cwd=cwd, env=env,
+                              capture_output=True, text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        return -1, "(timed out after 60 s)", (time.perf_counter() - start) * 1000
     return proc.returncode, proc.stdout, (time.perf_counter() - start) * 1000
 
 
@@ -108,8 +129,8 @@ def self_check(target: str, cursor: bool) -> Tuple[bool, List[str]]:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="install.sh", description="Install memory-hooks into a git repository (default: the current one).",
-        epilog="Exit status: 0 done; 1 installed but the self-check failed; 2 usage error or a settings file "
-               "that is not valid JSON (nothing written); 3 other error.")
+        epilog="Exit status: 0 done; 1 installed but the self-check failed; 2 usage error, or a settings file "
+               "or path in the target we must not touch (nothing written); 3 other error.")
     parser.add_argument("target", nargs="?", default=".", help="the repository (default: current folder)")
     parser.add_argument("--dry-run", action="store_true", help="print the planned changes as a diff; touch nothing")
     parser.add_argument("--uninstall", action="store_true", help="take out what install put in (knowledge stays)")
@@ -127,36 +148,47 @@ def main(argv: Optional[List[str]] = None) -> int:
     if args.purge and not args.uninstall:
         print("install.sh: --purge goes with --uninstall", file=sys.stderr)
         return EXIT_USAGE
-    out = sys.stdout
     try:
-        target, main_checkout = resolve_target(args.target)
-        if args.uninstall:
-            changes = installer.plan_uninstall(target, args.purge)
-        else:
-            plugin = registration.plugin_enabled(target)
-            changes = installer.plan_install(target, cursor=args.cursor, claude=not plugin)
-    except SettingsError as exc:
+        return _run(args, sys.stdout)
+    except (UsageError, SettingsError) as exc:
         print(f"install.sh: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except BrokenPipeError:  # `install.sh | head`: handled below
+        raise
+    except OSError as exc:
+        print(f"install.sh: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    except Exception as exc:  # a bug of ours still ends in one line and the documented code, not a traceback
+        print(f"install.sh: unexpected {type(exc).__name__}: {exc} (please report it)", file=sys.stderr)
+        return EXIT_ERROR
+
+
+def _run(args: argparse.Namespace, out) -> int:
+    target, main_checkout, in_git = resolve_target(args.target)
+    try:
+        if args.uninstall:
+            changes = installer.plan_uninstall(target, args.purge, main_checkout)
+        else:
+            plugin = registration.plugin_enabled(target)
+            changes = installer.plan_install(target, cursor=args.cursor, claude=not plugin,
+                                             main_checkout=main_checkout, source=installer.source_url())
+    except OSError as exc:
+        raise OSError(f"{exc}; nothing was written") from None
     if args.dry_run:
         installer.show_diff(changes, out)
         if not any(c.changed for c in changes):
             out.write("install.sh: nothing to change\n")
         return EXIT_OK
-    try:
-        installer.apply(target, changes, backups=not args.uninstall)
-        if args.uninstall:
-            shutil.rmtree(os.path.join(target, VENV), ignore_errors=True)
-            installer.remove_empty_dirs(target)
-            out.write(f"memory-hooks removed from {target}" + ("" if args.purge else " (knowledge kept)") + "\n")
-            for c in changes:
-                out.write(f"  {'deleted' if c.after is None else 'updated'} {c.rel}\n")
-            return EXIT_OK
-        venv = "skipped (--no-venv)" if args.no_venv else setup_venv(target, out)
-    except OSError as exc:
-        print(f"install.sh: {exc}", file=sys.stderr)
-        return EXIT_ERROR
-    report(out, target, main_checkout, changes, venv, plugin, args.cursor)
+    installer.apply(target, changes, backups=not args.uninstall)
+    if args.uninstall:
+        shutil.rmtree(os.path.join(target, VENV), ignore_errors=True)
+        installer.remove_empty_dirs(target)
+        out.write(f"memory-hooks removed from {target}" + ("" if args.purge else " (knowledge kept)") + "\n")
+        for c in changes:
+            out.write(f"  {'deleted' if c.after is None else 'updated'} {c.label}\n")
+        return EXIT_OK
+    venv = "skipped (--no-venv)" if args.no_venv else setup_venv(target, out)
+    report(out, target, main_checkout, in_git, changes, venv, plugin, args.cursor)
     if args.no_self_check:
         return EXIT_OK
     ok, lines = self_check(target, args.cursor)
@@ -165,14 +197,20 @@ def main(argv: Optional[List[str]] = None) -> int:
     return EXIT_OK if ok else EXIT_SELF_CHECK
 
 
-def report(out, target, main_checkout, changes, venv, plugin, cursor) -> None:
+def report(out, target, main_checkout, in_git, changes, venv, plugin, cursor) -> None:
     changed = [c for c in changes if c.changed]
     out.write(f"memory-hooks installed into {target}" + ("" if changed else " (already up to date)") + "\n")
     if main_checkout:
         out.write(f"  note: this is a worktree; knowledge is stored in the main checkout {main_checkout}\n")
     out.write(f"  code         {INSTALL_DIR}/ ({len(installer.code_files())} files)\n")
     out.write(f"  recall       {installer.RECALL}\n")
-    out.write(f"  knowledge    {installer.KNOWLEDGE} (commit it: teammates get it through git)\n")
+    if main_checkout:
+        knowledge = os.path.join(main_checkout, installer.KNOWLEDGE)
+        out.write(f"  knowledge    {knowledge} (captures land there; commit it there: teammates get it through git)\n")
+    elif in_git:
+        out.write(f"  knowledge    {installer.KNOWLEDGE} (commit it: teammates get it through git)\n")
+    else:
+        out.write(f"  knowledge    {installer.KNOWLEDGE}\n")
     out.write(f"  interpreter  {venv}\n")
     settings = registration.read_config(os.path.join(target, CLAUDE_SETTINGS))
     events = ", ".join(f"{e}[{m}]" if m else e for e, m in registration.registered_events(settings))
@@ -183,16 +221,25 @@ def report(out, target, main_checkout, changes, venv, plugin, cursor) -> None:
     if cursor:
         cursor_events = registration.registered_events(registration.read_config(os.path.join(target, CURSOR_HOOKS)))
         out.write(f"  Cursor       {CURSOR_HOOKS}: {', '.join(e for e, _ in cursor_events)}\n")
-    backups = [c.rel + installer.BACKUP_SUFFIX for c in changed if c.config and c.before is not None]
+    backups = [c.label + installer.BACKUP_SUFFIX for c in changed if c.config and c.before not in (None, c.after)]
     if backups:
         out.write(f"  backups      {', '.join(backups)}\n")
-    ignored = subprocess.run(["git", "check-ignore", "-q", installer.KNOWLEDGE], cwd=target, capture_output=True)
-    if ignored.returncode == 0:
-        out.write(f"  WARNING      {installer.KNOWLEDGE} is gitignored here: teammates will not get the knowledge\n")
+    if in_git:
+        memory_root = main_checkout or target
+        ignored = subprocess.run(["git", "check-ignore", "-q", installer.KNOWLEDGE], cwd=memory_root,
+                                 capture_output=True)
+        if ignored.returncode == 0:
+            shown = os.path.join(main_checkout, installer.KNOWLEDGE) if main_checkout else installer.KNOWLEDGE
+            out.write(f"  WARNING      {shown} is gitignored here: teammates will not get the knowledge\n")
 
 
-if __name__ == "__main__":
+def cli() -> None:
+    """install.sh's entry point: exit with main()'s status."""
     try:
         raise SystemExit(main())
     except BrokenPipeError:  # `install.sh | head`
         raise SystemExit(EXIT_OK)
+
+
+if __name__ == "__main__":
+    cli()

@@ -1,52 +1,73 @@
 """install.sh: put memory-hooks into a repository, or take it out again, never clobbering anything.
 
-Every change is planned first (so --dry-run can show it as a diff), then applied file by file with
-temp file + fsync + os.replace; settings files are merged, backed up, and validated before anything is
-written. Exit status: 0 done, 1 installed but the self-check failed, 2 usage error or a settings file we
-must not touch (nothing written), 3 any other error.
+Every change is planned first (so --dry-run can show it as a diff, and a file we must not touch stops the
+run before anything is written), then applied file by file with temp file + fsync + os.replace; settings
+files are merged, backed up, and validated before anything is written. Exit status: 0 done, 1 installed but
+the self-check failed, 2 usage error or a file we must not touch (nothing written), 3 any other error.
 """
 from __future__ import annotations
 
 import difflib
+import errno
 import json
 import os
 import shutil
+import subprocess
 import sys
 from typing import List, Optional
 
 from memory import fsio, registration
-from memory.registration import CLAUDE_SETTINGS, CURSOR_HOOKS, INSTALL_DIR, SettingsError
+from memory.registration import CLAUDE_SETTINGS, CURSOR_HOOKS, INSTALL_DIR, MANIFEST, SettingsError
 
 SOURCE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MEMORY_DIR = os.path.join(".beads", "memory")
 RECALL = os.path.join(MEMORY_DIR, "recall.sh")
 KNOWLEDGE = os.path.join(MEMORY_DIR, "knowledge.jsonl")
-MANIFEST = os.path.join(INSTALL_DIR, "install.json")
 VENV = os.path.join(INSTALL_DIR, ".venv")
 BACKUP_SUFFIX = ".memory-hooks.bak"
 GITIGNORE_BEGIN = "# >>> memory-hooks: machine-local files (knowledge*.jsonl is meant to be committed)"
 GITIGNORE_END = "# <<< memory-hooks"
-GITIGNORE_LINES = [
-    f"/{INSTALL_DIR}/.venv/", f"/{INSTALL_DIR}/**/__pycache__/", "/.beads/memory/knowledge.lock",
-    "/.beads/memory/knowledge.rotate.json", "/.beads/memory/knowledge.corrupt.jsonl",
-    "/.beads/memory/knowledge.pending/", "/.beads/memory/.*.tmp",
-    "/.beads/memory/errors.log*", "/.beads/memory/dispatch.jsonl", "/.beads/memory/completion-state.json",
-    f"/.claude/*{BACKUP_SUFFIX}", f"/.cursor/*{BACKUP_SUFFIX}",
-]
-PURGED_DATA = ["knowledge.jsonl", "knowledge.archive.jsonl", "knowledge.corrupt.jsonl", "knowledge.lock",
-               "knowledge.rotate.json", "errors.log", "errors.log.1", "dispatch.jsonl", "completion-state.json"]
+TEMP_FILES = ".*.tmp"  # fsio.atomic_write's temp files, left behind only by a crash
 EXIT_OK, EXIT_SELF_CHECK, EXIT_USAGE, EXIT_ERROR = 0, 1, 2, 3
 
 
-class Change:
-    """One planned file change: content before (None = absent) and after (None = delete)."""
+def data_files() -> List[str]:
+    """What the hooks write into .beads/memory (folders end in "/"), named by the modules that write them:
+    a file a module adds is purged and gitignored without anyone copying its name here."""
+    from memory import completion, dispatch, errorlog, store
 
-    def __init__(self, rel: str, before: Optional[bytes], after: Optional[bytes], config: bool = False) -> None:
+    return [store.ACTIVE, store.ARCHIVE, store.CORRUPT, store.LOCK, store.JOURNAL, store.SPOOL + "/",
+            errorlog.ERROR_LOG, errorlog.ERROR_LOG + ".1",  # errorlog rotates to <log>.1
+            dispatch.DISPATCH_LOG, completion.STATE_FILE]
+
+
+def gitignore_lines() -> List[str]:
+    """The machine-local files: everything we put in the target but the code and the committed knowledge."""
+    from memory import store
+
+    shared = {store.ACTIVE, store.ARCHIVE}
+    local = [name for name in data_files() if name not in shared] + [TEMP_FILES]
+    return ([f"/{INSTALL_DIR}/.venv/", f"/{INSTALL_DIR}/**/__pycache__/"]
+            + [f"/{MEMORY_DIR}/{name}" for name in local]
+            + [f"/.claude/*{BACKUP_SUFFIX}", f"/.cursor/*{BACKUP_SUFFIX}"])
+
+
+class Change:
+    """One planned file change: content before (None = absent) and after (None = delete), and the mode the
+    file must end with (None = whatever it has). `root` is the tree `rel` is in (None = the target)."""
+
+    def __init__(self, rel: str, before: Optional[bytes], after: Optional[bytes], config: bool = False,
+                 mode: Optional[int] = None, before_mode: Optional[int] = None, root: Optional[str] = None) -> None:
         self.rel, self.before, self.after, self.config = rel, before, after, config
+        self.mode, self.before_mode, self.root = mode, before_mode, root
 
     @property
     def changed(self) -> bool:
-        return self.before != self.after
+        return self.before != self.after or (self.after is not None and self.mode not in (None, self.before_mode))
+
+    @property
+    def label(self) -> str:
+        return self.rel if self.root is None else os.path.join(self.root, self.rel)
 
 
 def code_files() -> List[str]:
@@ -60,35 +81,94 @@ def code_files() -> List[str]:
     return files + ["requirements.txt"]
 
 
-def _read(target: str, rel: str) -> Optional[bytes]:
-    """A target file's bytes, following symlinks (users symlink their dotfiles), or None."""
+def _mode_for(rel: str) -> int:
+    """Only what is run by path is executable: recall.sh, hooks/*.py, bin/*; the library is 0644."""
+    top = os.path.relpath(rel, INSTALL_DIR).split(os.sep)[0]
+    runnable = rel == RECALL or (top == "hooks" and rel.endswith(".py")) or top == "bin"
+    return 0o755 if runnable else 0o644
+
+
+def _read(root: str, rel: str, strict: bool = True) -> Optional[bytes]:
+    """A file's bytes, following symlinks (users symlink their dotfiles), or None when it is absent.
+
+    A path that cannot be a file we read and write (a folder, below a file, a dangling symlink, a symlink
+    loop) is a SettingsError; with `strict=False` (uninstall) it counts as absent: nothing of ours is there.
+    Other OSErrors (permissions, I/O) go to the caller.
+    """
     try:
-        with open(os.path.join(target, rel), "rb") as fh:
+        with open(os.path.join(root, rel), "rb") as fh:
             return fh.read()
     except FileNotFoundError:
+        problem = _dangling_link(root, rel)
+        if problem is None:
+            return None
+    except IsADirectoryError:
+        problem = f"{rel} is a folder, not a file"
+    except NotADirectoryError:
+        problem = f"{_first_file(root, rel)} is a file, not a folder"
+    except OSError as exc:
+        if exc.errno != errno.ELOOP:
+            raise
+        problem = f"{rel} is a symlink loop"
+    if not strict:
+        return None
+    raise SettingsError(f"{os.path.join(root, problem)}; move it away, nothing was written")
+
+
+def _dangling_link(root: str, rel: str) -> Optional[str]:
+    """`rel`, or the folder of it, that is a symlink to nothing: writing there would create its target."""
+    part = ""
+    for name in rel.split(os.sep):
+        part = os.path.join(part, name)
+        full = os.path.join(root, part)
+        if os.path.islink(full) and not os.path.exists(full):
+            return f"{part} is a symlink to {os.readlink(full)}, which does not exist"
+        if not os.path.lexists(full):
+            return None
+    return None
+
+
+def _first_file(root: str, rel: str) -> str:
+    part = ""
+    for name in rel.split(os.sep)[:-1]:
+        part = os.path.join(part, name)
+        if not os.path.isdir(os.path.join(root, part)):
+            return part
+    return rel
+
+
+def _mode(root: str, rel: str) -> Optional[int]:
+    try:
+        return os.stat(os.path.join(root, rel)).st_mode & 0o7777
+    except OSError:
         return None
 
 
-def _config_change(target: str, rel: str, transform, cursor: bool = False) -> Change:
-    before = _read(target, rel)
+def _code_change(target: str, rel: str, after: Optional[bytes]) -> Change:
+    return Change(rel, _read(target, rel), after, mode=_mode_for(rel), before_mode=_mode(target, rel))
+
+
+def _config_change(target: str, rel: str, transform, cursor: bool = False, strict: bool = True) -> Change:
+    before = _read(target, rel, strict)
     text = (before or b"").decode("utf-8", "replace")
     current = registration.parse_json_file(rel, text)
-    problems = registration.schema_problems(current, cursor=cursor, known_events=False)
+    problems = registration.schema_problems(current, cursor=cursor, strict=False)
     if problems:
         raise SettingsError(f"{rel}: not of the documented hooks shape ({'; '.join(problems)}); "
                             "fix it first, nothing was written")
     merged = transform(current)
-    problems = registration.schema_problems(merged, cursor=cursor, known_events=False)
+    problems = registration.schema_problems(merged, cursor=cursor, strict=False)
     if problems:  # pragma: no cover - our own entries are well-formed; a guard against a future mistake
         raise SettingsError(f"{rel}: merged result would not be valid ({'; '.join(problems)}); nothing was written")
     after = None if merged in ({}, {"version": 1}) and before is None else registration.dump_json(merged, text).encode()
     if before is not None and after is not None and json.loads(after) == json.loads(before or b"{}"):
         after = before  # same meaning: leave the user's formatting alone
-    return Change(rel, before, after, config=True)
+    mode = _mode(target, rel)  # a rewrite keeps the user's mode (0600 stays 0600)
+    return Change(rel, before, after, config=True, mode=mode, before_mode=mode)
 
 
-def _gitignore_change(target: str, remove: bool) -> Change:
-    before = _read(target, ".gitignore")
+def _gitignore_change(root: str, remove: bool, strict: bool = True, other_root: bool = False) -> Change:
+    before = _read(root, ".gitignore", strict)
     text = (before or b"").decode("utf-8", "replace")
     newline = "\r\n" if "\r\n" in text else "\n"  # keep the user's line endings
     lines = text.splitlines()
@@ -99,37 +179,71 @@ def _gitignore_change(target: str, remove: bool) -> Change:
         while lines and not lines[-1].strip():
             lines.pop()
     if not remove:
-        lines += ([""] if lines else []) + [GITIGNORE_BEGIN] + GITIGNORE_LINES + [GITIGNORE_END]
+        lines += ([""] if lines else []) + [GITIGNORE_BEGIN] + gitignore_lines() + [GITIGNORE_END]
     after = (newline.join(lines) + newline).encode() if lines else (None if before is None else b"")
-    return Change(".gitignore", before, after)
+    mode = _mode(root, ".gitignore")
+    return Change(".gitignore", before, after, mode=mode, before_mode=mode, root=root if other_root else None)
 
 
-def plan_install(target: str, cursor: bool, claude: bool) -> List[Change]:
-    """Every file change an install makes, in the order it is applied (code before registrations)."""
-    changes = []
-    for rel in code_files():
-        changes.append(Change(os.path.join(INSTALL_DIR, rel), _read(target, os.path.join(INSTALL_DIR, rel)),
-                              fsio.read_bytes(os.path.join(SOURCE, rel))))
+def source_url() -> Optional[str]:
+    """Where this copy of memory-hooks came from (its clone's origin, credentials dropped), or None."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    try:
+        top = subprocess.run(["git", "-C", SOURCE, "rev-parse", "--show-toplevel"], capture_output=True, text=True)
+        if top.returncode or os.path.realpath(top.stdout.strip()) != os.path.realpath(SOURCE):
+            return None  # not a clone of its own (vendored into another repository): its origin is not ours
+        url = subprocess.run(["git", "-C", SOURCE, "remote", "get-url", "origin"], capture_output=True,
+                             text=True).stdout.strip()
+    except OSError:
+        return None
+    parts = urlsplit(url)
+    if parts.scheme and "@" in parts.netloc:  # https://user:token@host/…: never into a tracked file
+        url = urlunsplit(parts._replace(netloc=parts.netloc.rsplit("@", 1)[1]))
+    return url or None
+
+
+def plan_install(target: str, cursor: bool, claude: bool, main_checkout: Optional[str] = None,
+                 source: Optional[str] = None) -> List[Change]:
+    """Every file change an install makes, in the order it is applied (code before registrations).
+
+    From a linked worktree (`main_checkout` set) captures land in the main checkout: its .gitignore gets
+    our block too, and the knowledge file is not created in the worktree.
+    """
     shipped = {os.path.join(INSTALL_DIR, rel) for rel in code_files()}
-    for rel in sorted(set(_manifest(target).get("files", [])) - shipped):  # shipped before, not any more
+    changes = [_code_change(target, os.path.join(INSTALL_DIR, rel), fsio.read_bytes(os.path.join(SOURCE, rel)))
+               for rel in code_files()]
+    previous = _manifest(target)
+    for rel in sorted(set(previous.get("files", [])) - shipped):  # shipped before, not any more
         if _read(target, rel) is not None:
             changes.append(Change(rel, _read(target, rel), None))
-    changes.append(Change(RECALL, _read(target, RECALL), fsio.read_bytes(os.path.join(SOURCE, "bin", "recall.sh"))))
-    if _read(target, KNOWLEDGE) is None:
+    changes.append(_code_change(target, RECALL, fsio.read_bytes(os.path.join(SOURCE, "bin", "recall.sh"))))
+    if main_checkout is None and _read(target, KNOWLEDGE) is None:
         changes.append(Change(KNOWLEDGE, None, b""))
     changes.append(_gitignore_change(target, remove=False))
+    if main_checkout is not None:
+        changes.append(_gitignore_change(main_checkout, remove=False, other_root=True))
     hooks = [os.path.splitext(os.path.basename(f))[0] for f in code_files() if f.startswith("hooks" + os.sep)]
     claude_merge = (lambda c: registration.with_claude_hooks(c, hooks)) if claude else registration.without_ours
     changes.append(_config_change(target, CLAUDE_SETTINGS, claude_merge))
     cursor_merge = (lambda c: registration.with_cursor_hooks(c, hooks)) if cursor else registration.without_ours
-    if cursor or _read(target, CURSOR_HOOKS) is not None:
-        changes.append(_config_change(target, CURSOR_HOOKS, cursor_merge, cursor=True))
-    created = sorted(c.rel for c in changes
-                     if c.before is None and c.after is not None and (c.config or c.rel == ".gitignore"))
-    previous = _manifest(target)
+    if cursor or os.path.isfile(os.path.join(target, CURSOR_HOOKS)):
+        try:
+            changes.append(_config_change(target, CURSOR_HOOKS, cursor_merge, cursor=True))
+        except SettingsError as exc:
+            raise SettingsError(f"{exc} (or install with --no-cursor)") from None
+    created = sorted(c.rel for c in changes if c.root is None and c.before is None and c.after is not None
+                     and (c.config or c.rel == ".gitignore"))
     manifest = {"version": 1, "created": sorted(set(previous.get("created", [])) | set(created)),
                 "files": sorted(shipped)}
-    changes.append(Change(MANIFEST, _read(target, MANIFEST), (json.dumps(manifest, indent=2) + "\n").encode()))
+    main_created = [c.rel for c in changes if c.root is not None and c.before is None and c.after is not None]
+    main_created = sorted(set(previous.get("created_in_main_checkout", [])) | set(main_created))
+    if main_created:
+        manifest["created_in_main_checkout"] = main_created
+    source = source or previous.get("source")
+    if source:
+        manifest["source"] = source  # names the install.sh a teammate needs (registration.reinstall_hint)
+    changes.append(_code_change(target, MANIFEST, (json.dumps(manifest, indent=2) + "\n").encode()))
     return changes
 
 
@@ -137,35 +251,59 @@ def _manifest(target: str) -> dict:
     return registration.read_config(os.path.join(target, MANIFEST))
 
 
-def plan_uninstall(target: str, purge: bool) -> List[Change]:
+def plan_uninstall(target: str, purge: bool, main_checkout: Optional[str] = None) -> List[Change]:
     """Take out exactly what an install put in; knowledge stays unless `purge`."""
     manifest = _manifest(target)
     created = set(manifest.get("created", []))
     changes = []
     ours = set(manifest.get("files", [])) | {os.path.join(INSTALL_DIR, rel) for rel in code_files()} | {MANIFEST}
-    for rel in sorted(ours):  # only what an install put there: a file the user added stays
-        if _read(target, rel) is not None:
-            changes.append(Change(rel, _read(target, rel), None))
-    changes.append(Change(RECALL, _read(target, RECALL), None))
+    for rel in sorted(ours) + [RECALL]:  # only what an install put there: a file the user added stays
+        before = _read(target, rel, strict=False)
+        if before is not None:
+            changes.append(Change(rel, before, None))
     for rel, cursor in ((CLAUDE_SETTINGS, False), (CURSOR_HOOKS, True)):
-        if _read(target, rel) is not None:
+        if _read(target, rel, strict=False) is not None:
             change = _config_change(target, rel, registration.without_ours, cursor=cursor)
             if rel in created and change.after is not None and json.loads(change.after) in ({}, {"version": 1}):
                 change.after = None  # we created it and nothing else is in it
-            backup = _read(target, rel + BACKUP_SUFFIX)
+            backup = _read(target, rel + BACKUP_SUFFIX, strict=False)
             if change.after is not None and backup is not None and _same_json(backup, change.after):
                 change.after = backup  # the user's own bytes, formatting included
             changes.append(change)
-    ignore = _gitignore_change(target, remove=True)
+    ignore = _gitignore_change(target, remove=True, strict=False)
     if ".gitignore" in created and not (ignore.after or b"").strip():
         ignore.after = None
     changes.append(ignore)
+    if main_checkout is not None and not os.path.exists(os.path.join(main_checkout, MANIFEST)):
+        # the block we added for this worktree's captures; a main checkout with its own install keeps it
+        main_ignore = _gitignore_change(main_checkout, remove=True, strict=False, other_root=True)
+        if ".gitignore" in manifest.get("created_in_main_checkout", []) and not (main_ignore.after or b"").strip():
+            main_ignore.after = None
+        changes.append(main_ignore)
     if purge:
-        for name in PURGED_DATA:
-            rel = os.path.join(MEMORY_DIR, name)
-            if _read(target, rel) is not None:
-                changes.append(Change(rel, _read(target, rel), None))
+        changes += _purge_changes(target)
     return [c for c in changes if c.changed]
+
+
+def _purge_changes(target: str) -> List[Change]:
+    """Deletions of every data file of ours in the target's memory folder (see data_files)."""
+    names = data_files()
+    rels = [os.path.join(MEMORY_DIR, n) for n in names if not n.endswith("/")]
+    for folder in (os.path.join(target, MEMORY_DIR, n) for n in names if n.endswith("/")):
+        if os.path.isdir(folder) and not os.path.islink(folder):
+            rels += [os.path.relpath(os.path.join(folder, f), target) for f in sorted(os.listdir(folder))
+                     if os.path.isfile(os.path.join(folder, f))]
+    memory = os.path.join(target, MEMORY_DIR)
+    temp_of = {f".{n}." for n in names}  # fsio.atomic_write's `.<name>.<pid>.tmp`
+    if os.path.isdir(memory):
+        rels += [os.path.join(MEMORY_DIR, f) for f in sorted(os.listdir(memory))
+                 if f.endswith(".tmp") and any(f.startswith(p) for p in temp_of)]
+    changes = []
+    for rel in rels:
+        before = _read(target, rel, strict=False)
+        if before is not None:
+            changes.append(Change(rel, before, None))
+    return changes
 
 
 def _same_json(a: bytes, b: bytes) -> bool:
@@ -181,15 +319,18 @@ def show_diff(changes: List[Change], out=sys.stdout) -> None:
         if not c.changed:
             continue
         verb = "create" if c.before is None else "delete" if c.after is None else "update"
+        if c.before == c.after:
+            out.write(f"chmod {c.mode:o} {c.label}\n")
+            continue
         if c.rel.startswith(INSTALL_DIR) and not c.rel.endswith(".json"):
-            out.write(f"{verb} {c.rel}\n")
+            out.write(f"{verb} {c.label}\n")
             continue
         before = (c.before or b"").decode("utf-8", "replace").splitlines(keepends=True)
         after = (c.after or b"").decode("utf-8", "replace").splitlines(keepends=True)
-        out.writelines(difflib.unified_diff(before, after, f"a/{c.rel}" if c.before is not None else "/dev/null",
-                                            f"b/{c.rel}" if c.after is not None else "/dev/null"))
+        out.writelines(difflib.unified_diff(before, after, f"a/{c.label}" if c.before is not None else "/dev/null",
+                                            f"b/{c.label}" if c.after is not None else "/dev/null"))
         if not before and not after:
-            out.write(f"{verb} {c.rel} (empty)\n")
+            out.write(f"{verb} {c.label} (empty)\n")
 
 
 def apply(target: str, changes: List[Change], backups: bool = True) -> None:
@@ -198,28 +339,29 @@ def apply(target: str, changes: List[Change], backups: bool = True) -> None:
     for c in changes:
         if not c.changed:
             continue
-        full = os.path.realpath(os.path.join(target, c.rel))  # write through a symlinked dotfile, not over it
-        if c.config and backups and c.before is not None and c.after is not None:
-            fsio.atomic_write(full + BACKUP_SUFFIX, c.before)
-        elif c.config and not backups and os.path.lexists(full + BACKUP_SUFFIX):
-            os.unlink(full + BACKUP_SUFFIX)
-        if c.after is None:
-            if os.path.lexists(full):
-                os.unlink(full)
-            continue
-        os.makedirs(os.path.dirname(full), exist_ok=True)
-        fsio.atomic_write(full, c.after)
-        if c.rel.endswith((".sh", ".py")) and (c.rel == RECALL or "/hooks/" in c.rel or "/bin/" in c.rel) \
-                or "/bin/" in c.rel:
-            os.chmod(full, 0o755)
+        full = os.path.realpath(os.path.join(c.root or target, c.rel))  # write through a symlinked dotfile
+        if c.before != c.after:
+            if c.config and backups and c.before is not None and c.after is not None:
+                fsio.atomic_write(full + BACKUP_SUFFIX, c.before)
+            elif c.config and not backups and os.path.lexists(full + BACKUP_SUFFIX):
+                os.unlink(full + BACKUP_SUFFIX)
+            if c.after is None:
+                if os.path.lexists(full):
+                    os.unlink(full)
+                continue
+            os.makedirs(os.path.dirname(full), exist_ok=True)
+            fsio.atomic_write(full, c.after)
+        if c.mode is not None:
+            os.chmod(full, c.mode)
 
 
 def remove_empty_dirs(target: str) -> None:
     """After an uninstall: drop the folders we emptied (never one that still holds anything)."""
+    folders = [os.path.join(MEMORY_DIR, n) for n in data_files() if n.endswith("/")]
     for rel in (os.path.join(INSTALL_DIR, "hooks"), os.path.join(INSTALL_DIR, "memory"), os.path.join(INSTALL_DIR, "bin"),
-                INSTALL_DIR, ".claude/hooks", ".claude", ".cursor", MEMORY_DIR, ".beads"):
+                INSTALL_DIR, ".claude/hooks", ".claude", ".cursor", *folders, MEMORY_DIR, ".beads"):
         path = os.path.join(target, rel)
-        if os.path.isdir(path):
+        if os.path.isdir(path) and not os.path.islink(path):
             leftovers = [n for n in os.listdir(path) if n != "__pycache__"]
             if not leftovers:
                 shutil.rmtree(path, ignore_errors=True)

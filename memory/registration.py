@@ -1,20 +1,23 @@
 """Our hook registrations: what they look like, and merging them into (or out of) other people's files.
 
 Merging never replaces a file: every key, hook and permission that is not ours stays, in its order;
-ours are recognised by the folder their command runs from, so a re-run replaces them in place of adding
-copies and an uninstall removes exactly them.
+ours are recognised exactly (a command we generate, or one that runs a file under INSTALL_DIR by path),
+so a re-run replaces them in place of adding copies and an uninstall removes exactly them.
+
+`python -m memory.registration --plugin-json > hooks/hooks.json` regenerates the plugin's hooks file.
 """
 from __future__ import annotations
 
 import json
 import os
+import sys
 
 TYPE_CHECKING = False  # typing costs ~3 ms to import; annotations are strings here
 if TYPE_CHECKING:
     from typing import Dict, List, Optional, Tuple
 
-MARKER = "memory-hooks"  # every command we register runs a file under a folder of this name
 INSTALL_DIR = ".claude/hooks/memory-hooks"
+MANIFEST = os.path.join(INSTALL_DIR, "install.json")
 CLAUDE_SETTINGS = os.path.join(".claude", "settings.json")
 CLAUDE_SETTINGS_FILES = (CLAUDE_SETTINGS, os.path.join(".claude", "settings.local.json"))
 CURSOR_HOOKS = os.path.join(".cursor", "hooks.json")
@@ -24,6 +27,7 @@ PLUGIN_NAME = "memory-hooks"
 CLAUDE_HOOKS = [
     ("session_start", "SessionStart", "startup|resume|clear|compact", {"timeout": 10}),
     ("memory_capture", "PostToolUse", "Bash", {"timeout": 10}),
+    ("memory_capture", "PostToolUseFailure", "Bash", {"timeout": 10}),  # a failed command's insights too
     # not "async": `claude -p` kills async hooks still running at its end; the hook detaches its own work
     ("log_dispatch_prompt", "PostToolUse", "Agent|Task", {"timeout": 10}),
     ("validate_completion", "SubagentStop", None, {"timeout": 30}),
@@ -39,6 +43,13 @@ CLAUDE_EVENTS = {"SessionStart", "Setup", "UserPromptSubmit", "UserPromptExpansi
                  "Stop", "StopFailure", "TeammateIdle", "InstructionsLoaded", "ConfigChange", "CwdChanged",
                  "DirectoryAdded", "FileChanged", "WorktreeCreate", "WorktreeRemove", "PreCompact", "PostCompact",
                  "Elicitation", "ElicitationResult", "SessionEnd", "PreModelSwitch", "PostModelSwitch"}
+
+# handler type -> the string fields it must have (hook-protocols.md §1.2 and §2.1); a handler of any type
+# but "command" never runs a file of ours, and merging keeps it as it is.
+CLAUDE_HANDLER_FIELDS = {"command": ("command",), "http": ("url",), "mcp_tool": ("server", "tool"),
+                         "prompt": ("prompt",), "agent": ("prompt",)}
+CURSOR_HANDLER_FIELDS = {"command": ("command",), "prompt": ("prompt",)}  # Cursor: "type" defaults to command
+_SHELL_WORDS = {"if", "then", "else", "elif", "fi", "do", "done", "while", "until", "!", "{", "}", "exec", "env"}
 
 
 class SettingsError(Exception):
@@ -76,11 +87,67 @@ def plugin_hooks(available: List[str]) -> dict:
 
 
 def is_ours(handler: object) -> bool:
-    """True for a hook handler whose command (or args) runs one of our installed files."""
-    if not isinstance(handler, dict):
+    """True for a command handler we registered: one of the commands we generate, or a command that runs a
+    file under our INSTALL_DIR by path (an older version's command). Mentioning "memory-hooks" is not enough."""
+    if not isinstance(handler, dict) or handler.get("type", "command") != "command":
         return False
-    parts = [handler.get("command")] + list(handler.get("args") or [])
-    return any(isinstance(p, str) and MARKER in p for p in parts)
+    command = handler.get("command")
+    if not isinstance(command, str):
+        return False
+    args = handler.get("args")
+    if isinstance(args, list):  # exec form: no shell, `command` is the program
+        return _runs_our_file([command] + [a for a in args if isinstance(a, str)])
+    if command in _generated_commands():
+        return True
+    return any(_runs_our_file(words) for words in _simple_commands(command))
+
+
+_generated: List[str] = []
+
+
+def _generated_commands() -> List[str]:
+    if not _generated:
+        names = {hook for hook, *_ in CLAUDE_HOOKS + CURSOR_EVENTS}
+        _generated.extend(make(hook) for hook in sorted(names)
+                          for make in (claude_command, cursor_command, plugin_command))
+    return _generated
+
+
+def _simple_commands(command: str) -> List[List[str]]:
+    """The words of each simple command in a shell string (None of it is run; [] when it does not parse)."""
+    import shlex
+
+    lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
+    commands: List[List[str]] = [[]]
+    try:
+        for token in lexer:
+            if token and all(c in lexer.punctuation_chars for c in token):
+                commands.append([])  # ; && || | & ( ) separate commands
+            else:
+                commands[-1].append(token)
+    except ValueError:  # unbalanced quotes: not a command we wrote
+        return []
+    return [words for words in commands if words]
+
+
+def _runs_our_file(words: List[str]) -> bool:
+    """True when the program, or the script an interpreter is given, is a file under INSTALL_DIR."""
+    while words and (words[0] in _SHELL_WORDS or ("=" in words[0] and not words[0].startswith("="))):
+        words = words[1:]  # `exec`, `env`, `if`, VAR=value: the program comes after them
+    if not words:
+        return False
+    if _in_install_dir(words[0]):
+        return True
+    program = os.path.basename(words[0])
+    if program.startswith("python") or program in ("sh", "bash", "dash", "zsh"):
+        script = next((w for w in words[1:] if not w.startswith("-")), "")
+        return _in_install_dir(script)
+    return False
+
+
+def _in_install_dir(word: str) -> bool:
+    return ("/" + INSTALL_DIR + "/") in ("/" + word)
 
 
 def parse_json_file(path: str, text: str) -> dict:
@@ -214,9 +281,9 @@ def plugin_enabled(root: str, home: Optional[str] = None) -> bool:
     return False
 
 
-def schema_problems(config: dict, cursor: bool = False, known_events: bool = True) -> List[str]:
-    """Problems against the documented settings schema (empty when valid). `known_events=False` accepts
-    event names we do not know (a newer client's), checking only the structure."""
+def schema_problems(config: dict, cursor: bool = False, strict: bool = True) -> List[str]:
+    """Problems against the documented settings schema (empty when valid). `strict=False` accepts event
+    names and handler types we do not know (a newer client's), checking only the structure."""
     problems = []
     hooks = config.get("hooks", {})
     if not isinstance(hooks, dict):
@@ -224,7 +291,7 @@ def schema_problems(config: dict, cursor: bool = False, known_events: bool = Tru
     if cursor and config.get("version", 1) != 1:
         problems.append("version is not 1")
     for event, groups in hooks.items():
-        if known_events and not cursor and event not in CLAUDE_EVENTS:
+        if strict and not cursor and event not in CLAUDE_EVENTS:
             problems.append(f"unknown event {event}")
         if not isinstance(groups, list):
             problems.append(f"{event}: not a list")
@@ -236,9 +303,50 @@ def schema_problems(config: dict, cursor: bool = False, known_events: bool = Tru
                 continue
             if not cursor and "matcher" in group and not isinstance(group["matcher"], str):
                 problems.append(f"{event}: matcher is not a string")
-            for h in handlers:
-                if not isinstance(h, dict) or not isinstance(h.get("command"), str):
-                    problems.append(f"{event}: handler without a command string")
-                elif not cursor and h.get("type") != "command":
-                    problems.append(f"{event}: handler type is not command")
+            for handler in handlers:
+                problem = _handler_problem(handler, cursor, strict)
+                if problem:
+                    problems.append(f"{event}: {problem}")
     return problems
+
+
+def _handler_problem(handler: object, cursor: bool, strict: bool) -> Optional[str]:
+    if not isinstance(handler, dict):
+        return "handler is not an object"
+    kind = handler.get("type", "command" if cursor else None)
+    if not isinstance(kind, str):
+        return "handler without a type"
+    fields = (CURSOR_HANDLER_FIELDS if cursor else CLAUDE_HANDLER_FIELDS).get(kind)
+    if fields is None:
+        return f"unknown handler type {kind}" if strict else None
+    missing = [f for f in fields if not isinstance(handler.get(f), str)]
+    if missing:
+        return f"{kind} handler without a {' / '.join(missing)} string"
+    args = handler.get("args", [])
+    if kind == "command" and not (isinstance(args, list) and all(isinstance(a, str) for a in args)):
+        return "args is not a list of strings"
+    return None
+
+
+def reinstall_hint() -> str:
+    """The install.sh a teammate needs, named by where this installed copy came from (its install.json)."""
+    code_dir = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # INSTALL_DIR in an install
+    source = read_config(os.path.join(code_dir, os.path.basename(MANIFEST))).get("source")
+    if isinstance(source, str) and source:
+        return f"memory-hooks' install.sh (from {source})"
+    return ("memory-hooks' install.sh (from the memory-hooks repository your team installed from; "
+            f"see {MANIFEST})")
+
+
+def _main(argv: List[str]) -> int:
+    if argv != ["--plugin-json"]:
+        print("usage: python -m memory.registration --plugin-json > hooks/hooks.json", file=sys.stderr)
+        return 2
+    folder = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "hooks")
+    available = [name[:-3] for name in sorted(os.listdir(folder)) if name.endswith(".py")]
+    sys.stdout.write(dump_json(plugin_hooks(available)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(_main(sys.argv[1:]))

@@ -41,8 +41,8 @@ def _notes(snapshot: store.Snapshot, argv: list[str]) -> list[str]:
         notes.append(f"{snapshot.malformed} malformed line(s) in knowledge.jsonl were skipped; "
                      "`.beads/memory/recall.sh --doctor` reports them.")
     if layout.FLAG_NO_VENV in argv:
-        notes.append("memory-hooks is running without its virtualenv on this machine; "
-                     "run memory-hooks' install.sh on this repo to set it up.")
+        notes.append("memory-hooks is running without its virtualenv on this machine; run "
+                     f"{registration.reinstall_hint()} on this repo to set it up.")
     return notes
 
 

@@ -1,13 +1,16 @@
 """install.sh into real temporary git repositories, run as a user runs it."""
 import json
 import os
+import stat
 import subprocess
+import sys
 from pathlib import Path
 
+import pytest
 
-from conftest import ROOT, bash_payload, git, knowledge, make_repo
+from conftest import ROOT, bash_payload, fixture_payload, git, knowledge, make_repo
 
-from memory import registration
+from memory import installer, registration, store
 
 INSTALL = str(ROOT / "install.sh")
 
@@ -52,12 +55,15 @@ def tree(repo):
     return out
 
 
-def run_registered(repo, hook, payload, command_for=registration.claude_command):
+def run_registered(repo, hook, payload, command_for=registration.claude_command, env=None):
     """Run a registered command exactly as Claude Code does: sh -c, CLAUDE_PROJECT_DIR, cwd = project."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE", "CURSOR", "MEMORY_HOOKS"))}
+    env = dict({k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE", "CURSOR", "MEMORY_HOOKS"))},
+               **(env or {}))
     env["CLAUDE_PROJECT_DIR"] = str(repo)
-    return subprocess.run(["/bin/sh", "-c", command_for(hook)], input=json.dumps(payload), cwd=repo, env=env,
-                          capture_output=True, text=True)
+    if not isinstance(payload, (str, bytes)):
+        payload = json.dumps(payload)
+    return subprocess.run(["/bin/sh", "-c", command_for(hook)], input=payload, cwd=repo, env=env,
+                          capture_output=True, text=isinstance(payload, str))
 
 
 def test_fresh_repo(repo):
@@ -67,7 +73,10 @@ def test_fresh_repo(repo):
     assert registration.schema_problems(config) == []
     assert registration.registered_events(config) == [("SessionStart", "startup|resume|clear|compact"),
                                                       ("PostToolUse", "Bash"), ("PostToolUse", "Agent|Task"),
-                                                      ("SubagentStop", None)]
+                                                      ("PostToolUseFailure", "Bash"), ("SubagentStop", None)]
+    [failure] = config["hooks"]["PostToolUseFailure"]
+    assert failure["hooks"] == [{"type": "command", "command": registration.claude_command("memory_capture"),
+                                 "timeout": 10}]
     # synchronous: `claude -p` kills async hooks still running at its end (the dispatch log detaches its work)
     assert not any(h.get("async") for group in config["hooks"]["PostToolUse"] for h in group["hooks"])
     assert (repo / ".beads" / "memory" / "recall.sh").stat().st_mode & 0o111
@@ -221,8 +230,12 @@ def test_usage_errors(repo):
 
 
 def test_plugin_hooks_json_is_generated_from_the_registration_table():
-    available = [p.stem for p in (ROOT / "hooks").glob("*.py")]
-    assert json.loads((ROOT / "hooks" / "hooks.json").read_text()) == registration.plugin_hooks(available)
+    generated = subprocess.run([sys.executable, "-m", "memory.registration", "--plugin-json"], cwd=ROOT,
+                               capture_output=True, check=True).stdout
+    assert (ROOT / "hooks" / "hooks.json").read_bytes() == generated  # regenerate: see the command above
+    hooks = json.loads(generated)["hooks"]
+    assert hooks["PostToolUseFailure"] == [{"matcher": "Bash", "hooks": [
+        {"type": "command", "command": registration.plugin_command("memory_capture"), "timeout": 10}]}]
 
 
 def test_settings_of_the_wrong_shape_are_refused(repo):
@@ -271,3 +284,405 @@ def test_gitignore_line_endings_are_kept(repo):
     assert text.startswith(b"node_modules/\r\n*.log\r\n\r\n# >>> memory-hooks") and b"\n" not in text.replace(b"\r\n", b"")
     install(repo, "--uninstall")
     assert (repo / ".gitignore").read_bytes() == b"node_modules/\r\n*.log\r\n"
+
+
+# --- handlers of every documented type are other people's: kept through install and uninstall -------------
+
+NON_COMMAND_SETTINGS = {
+    "hooks": {
+        "PreToolUse": [{"matcher": "Bash", "hooks": [
+            {"type": "http", "url": "http://localhost:8080/hooks/pre", "headers": {"Authorization": "Bearer $T"},
+             "allowedEnvVars": ["T"], "timeout": 5},
+            {"type": "mcp_tool", "server": "guard", "tool": "check", "input": {"cmd": "${tool_input.command}"}}]}],
+        "Stop": [{"hooks": [{"type": "prompt", "prompt": "Did the agent finish? $ARGUMENTS", "model": "haiku"}]}],
+        "SubagentStop": [{"hooks": [{"type": "agent", "prompt": "Verify the tests pass. $ARGUMENTS"}]}],
+    },
+}
+CURSOR_NON_COMMAND = {"version": 1, "hooks": {
+    "stop": [{"type": "prompt", "prompt": "Is the task complete? $ARGUMENTS", "model": "fast"}],
+    "afterShellExecution": [{"type": "command", "command": "./audit.sh"}]}}
+
+
+def test_non_command_handlers_are_kept_through_install_and_uninstall(repo):
+    (repo / ".claude").mkdir()
+    (repo / ".cursor").mkdir()
+    claude_text = json.dumps(NON_COMMAND_SETTINGS, indent=2) + "\n"
+    cursor_text = json.dumps(CURSOR_NON_COMMAND, indent=2) + "\n"
+    (repo / ".claude" / "settings.json").write_text(claude_text)
+    (repo / ".cursor" / "hooks.json").write_text(cursor_text)
+    install(repo, "--no-venv", "--no-self-check")
+    merged = settings(repo)
+    for event, groups in NON_COMMAND_SETTINGS["hooks"].items():
+        assert merged["hooks"][event][:len(groups)] == groups  # theirs untouched, first
+    assert registration.without_ours(merged) == NON_COMMAND_SETTINGS
+    assert registration.without_ours(json.loads((repo / ".cursor" / "hooks.json").read_text())) == CURSOR_NON_COMMAND
+    install(repo, "--uninstall")
+    assert (repo / ".claude" / "settings.json").read_text() == claude_text
+    assert (repo / ".cursor" / "hooks.json").read_text() == cursor_text
+
+
+@pytest.mark.parametrize("handler", [{"type": "prompt"}, {"type": "http", "url": 7}, {"command": "x"},
+                                     {"type": "command"}, {"type": "command", "command": "x", "args": "y"}])
+def test_handlers_missing_their_documented_fields_are_still_refused(repo, handler):
+    (repo / ".claude").mkdir()
+    (repo / ".claude" / "settings.json").write_text(json.dumps({"hooks": {"Stop": [{"hooks": [handler]}]}}))
+    proc = install(repo, "--no-venv", check=False)
+    assert proc.returncode == 2 and "not of the documented hooks shape" in proc.stderr
+
+
+# --- ours is what we generate or what runs a file of ours, not any mention of our name ----------------------
+
+MENTIONS = ['~/bin/notify.sh "memory-hooks finished"', "echo memory-hooks >> ~/log",
+            "python3 ~/tools/memory-hooks-report.py", "grep -r memory-hooks .claude/hooks/README"]
+
+
+def test_user_hooks_that_mention_memory_hooks_are_not_ours(repo):
+    (repo / ".claude").mkdir()
+    (repo / ".cursor").mkdir()
+    theirs = {"hooks": {"PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": c}
+                                                                      for c in MENTIONS]}],
+                        "Stop": [{"hooks": [{"type": "command", "command": "python3", "args": ["memory-hooks.py"]}]}]}}
+    cursor = {"version": 1, "hooks": {"afterShellExecution": [{"command": c} for c in MENTIONS]}}
+    text, cursor_text = json.dumps(theirs, indent=2) + "\n", json.dumps(cursor, indent=2) + "\n"
+    (repo / ".claude" / "settings.json").write_text(text)
+    (repo / ".cursor" / "hooks.json").write_text(cursor_text)
+    install(repo, "--no-venv", "--no-self-check")
+    merged = settings(repo)
+    assert merged["hooks"]["PostToolUse"][0] == theirs["hooks"]["PostToolUse"][0]
+    assert merged["hooks"]["Stop"] == theirs["hooks"]["Stop"]
+    assert json.loads((repo / ".cursor" / "hooks.json").read_text())["hooks"]["afterShellExecution"][:4] == \
+        cursor["hooks"]["afterShellExecution"]
+    install(repo, "--uninstall")
+    assert (repo / ".claude" / "settings.json").read_text() == text
+    assert (repo / ".cursor" / "hooks.json").read_text() == cursor_text
+
+
+def test_an_older_versions_registration_is_replaced_not_doubled(repo):
+    (repo / ".claude").mkdir()
+    folder = "/.claude/hooks/memory-hooks/hooks/"
+    old = {"hooks": {"PostToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "command", "command": f'python3 "$CLAUDE_PROJECT_DIR"{folder}memory_capture.py'},
+        {"type": "command", "command": "python3", "args": [f"${{CLAUDE_PROJECT_DIR}}{folder}old.py"]}]}]}}
+    (repo / ".claude" / "settings.json").write_text(json.dumps(old))
+    install(repo, "--no-venv", "--no-self-check")
+    events = registration.registered_events(settings(repo))
+    assert events.count(("PostToolUse", "Bash")) == 1 and len(events) == len(set(events))
+
+
+# --- odd targets: the documented exit code and one line, never a traceback -----------------------------------
+
+def _odd(kind, repo, tmp_path):
+    """Make the odd target `kind`; returns the path to pass to install.sh."""
+    claude, cursor = repo / ".claude", repo / ".cursor"
+    if kind == "missing":
+        return tmp_path / "no-such-folder"
+    if kind == "a file":
+        (tmp_path / "file.txt").write_text("x\n")
+        return tmp_path / "file.txt"
+    if kind == "dangling symlink":
+        os.symlink(tmp_path / "gone", tmp_path / "link")
+        return tmp_path / "link"
+    if kind == "bare repository":
+        git(tmp_path, "init", "-q", "--bare", "bare.git")
+        return tmp_path / "bare.git"
+    if kind == ".git folder":
+        return repo / ".git"
+    if kind == ".claude a file":
+        claude.write_text("x\n")
+    elif kind == "settings.json a folder":
+        (claude / "settings.json").mkdir(parents=True)
+    elif kind == "settings.json dangling symlink":
+        claude.mkdir()
+        os.symlink(tmp_path / "dotfiles" / "settings.json", claude / "settings.json")
+    elif kind == "settings.json symlink loop":
+        claude.mkdir()
+        os.symlink("settings.json", claude / "settings.json")
+    elif kind == ".claude dangling symlink":
+        os.symlink(tmp_path / "dotfiles" / "claude", claude)
+    elif kind == ".cursor a file":
+        cursor.write_text("x\n")
+    elif kind == "hooks.json a folder":
+        (cursor / "hooks.json").mkdir(parents=True)
+    elif kind == ".gitignore a folder":
+        (repo / ".gitignore").mkdir()
+    elif kind == ".beads a file":
+        (repo / ".beads").write_text("x\n")
+    elif kind == "recall.sh a folder":
+        (repo / ".beads" / "memory" / "recall.sh").mkdir(parents=True)
+    else:
+        raise AssertionError(kind)
+    return repo
+
+
+def snapshot(path):
+    """Every path below `path` (all of it: .git too) with its bytes, or the link it is."""
+    out = {}
+    for folder, dirs, files in os.walk(path):
+        for name in dirs + files:
+            full = Path(folder) / name
+            out[str(full)] = os.readlink(full) if full.is_symlink() else None if full.is_dir() else full.read_bytes()
+    return out
+
+
+ODD = ["missing", "a file", "dangling symlink", "bare repository", ".git folder", ".claude a file",
+       "settings.json a folder", "settings.json dangling symlink", "settings.json symlink loop",
+       ".claude dangling symlink", ".cursor a file", "hooks.json a folder", ".gitignore a folder", ".beads a file",
+       "recall.sh a folder"]
+
+
+@pytest.mark.parametrize("kind", ODD)
+def test_odd_targets_are_refused_with_exit_2_and_nothing_written(repo, tmp_path, kind):
+    target = _odd(kind, repo, tmp_path)
+    before = snapshot(tmp_path)
+    proc = install(target, "--no-venv", check=False)
+    assert (proc.returncode, "Traceback" in proc.stderr) == (2, False), proc.stderr
+    assert proc.stderr.startswith("install.sh: ") and proc.stderr.count("\n") == 1
+    assert snapshot(tmp_path) == before  # nothing written, no link followed out of the tree
+    uninstall = install(target, "--uninstall", check=False)
+    assert uninstall.returncode in (0, 2) and "Traceback" not in uninstall.stderr, uninstall.stderr
+
+
+def test_cursor_in_the_way_is_no_problem_with_no_cursor(repo):
+    (repo / ".cursor").write_text("x\n")
+    install(repo, "--no-venv", "--no-cursor")
+    assert (repo / ".cursor").read_text() == "x\n"
+
+
+def _unprivileged(argv):
+    """argv run as a user who may not write the target (root may write anything)."""
+    if os.geteuid() != 0:
+        return argv
+    return ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all", *argv]
+
+
+@pytest.mark.skipif(os.geteuid() == 0 and not any(os.access(os.path.join(p, "setpriv"), os.X_OK)
+                                                   for p in os.environ["PATH"].split(os.pathsep)),
+                    reason="running as root without setpriv: nothing is read-only")
+def test_target_without_write_permission_exits_3(tmp_path):
+    import tempfile
+    base = Path(tempfile.mkdtemp(prefix="mh-readonly-"))  # outside pytest's 0700 tmp folder: others may enter
+    try:
+        os.chmod(base, 0o755)
+        repo = make_repo(base / "project")
+        (repo / ".claude").mkdir()
+        (repo / ".claude" / "settings.json").write_text('{"model": "sonnet"}\n')
+        for folder, dirs, files in os.walk(base):
+            for name in dirs + files + ["."]:
+                os.chmod(os.path.join(folder, name), 0o755 if name in dirs + ["."] else 0o644)
+        before = snapshot(base)
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE", "CURSOR", "MEMORY_HOOKS"))}
+        env["HOME"] = str(base)
+        proc = subprocess.run(_unprivileged(["/bin/sh", INSTALL, "--no-venv", str(repo)]), capture_output=True,
+                              text=True, env=env, cwd=base)
+        assert (proc.returncode, "Traceback" in proc.stderr) == (3, False), proc.stderr
+        assert "Permission denied" in proc.stderr and proc.stderr.count("\n") == 1
+        assert snapshot(base) == before
+    finally:
+        subprocess.run(["rm", "-rf", str(base)])
+
+
+# --- modes: only what is run by path is executable --------------------------------------------------------
+
+def _modes(repo):
+    base = repo / ".claude" / "hooks" / "memory-hooks"
+    found = {str(p.relative_to(base)): stat.S_IMODE(p.stat().st_mode) for p in base.rglob("*")
+             if p.is_file() and ".venv" not in p.parts and "__pycache__" not in p.parts}
+    found["recall.sh"] = stat.S_IMODE((repo / ".beads" / "memory" / "recall.sh").stat().st_mode)
+    return found
+
+
+def _expected_mode(rel):
+    runnable = rel == "recall.sh" or rel.startswith("bin/") or (rel.startswith("hooks/") and rel.endswith(".py"))
+    return 0o755 if runnable else 0o644
+
+
+def test_only_hooks_bin_and_recall_are_executable(repo):
+    install(repo, "--no-venv", "--no-self-check")
+    modes = _modes(repo)
+    assert any(rel.startswith("memory/") for rel in modes) and any(rel.startswith("hooks/") for rel in modes)
+    assert {rel: oct(m) for rel, m in modes.items()} == {rel: oct(_expected_mode(rel)) for rel in modes}
+    # an install by an older version made the library executable: a re-run fixes the modes, content unchanged
+    for path in (repo / ".claude" / "hooks" / "memory-hooks" / "memory").glob("*.py"):
+        path.chmod(0o755)
+    out = install(repo, "--no-venv", "--no-self-check").stdout
+    assert "already up to date" not in out
+    assert all(m == _expected_mode(rel) for rel, m in _modes(repo).items())
+
+
+# --- purge: everything the hooks write, named by the modules that write it ---------------------------------
+
+def test_purge_leaves_nothing_the_hooks_wrote(repo):
+    from memory import completion, dispatch, errorlog
+
+    install(repo, "--no-venv", "--no-self-check")
+    memory = repo / ".beads" / "memory"
+    foreground = {"MEMORY_HOOKS_FOREGROUND": "1"}
+    # 1,001 lines and a torn last line: the next capture rotates (archive) and moves the fragment aside
+    lines = [json.dumps({"key": f"k{i}", "type": "learned", "content": f"fact {i}", "source": "test",
+                         "ts": 1700000000 + i, "bead": "BD-1", "tags": []}) for i in range(1001)]
+    (memory / store.ACTIVE).write_text("\n".join(lines) + '\n{"key": "torn')
+    assert run_registered(repo, "memory_capture", bash_payload('bd comment BD-1 "LEARNED: purge me"', repo),
+                          env=foreground).returncode == 0
+    dispatch_payload = fixture_payload("claude-code/2.1.330/PostToolUse-20.json")
+    dispatch_payload.update(cwd=str(repo), tool_name="Agent")
+    dispatch_payload["tool_input"].update(prompt="BEAD_ID: BD-1\n\nwork", subagent_type="x-supervisor")
+    run_registered(repo, "log_dispatch_prompt", dispatch_payload, env=dict(foreground, PATH="/usr/bin:/bin"))
+    stop = fixture_payload("claude-code/2.1.330/SubagentStop-4.json")
+    stop.update(cwd=str(repo), agent_type="swift-supervisor", agent_id="a1", stop_hook_active=False,
+                last_assistant_message="I think I am done.")
+    assert json.loads(run_registered(repo, "validate_completion", stop, env=foreground).stdout)["decision"] == "block"
+    (memory / errorlog.ERROR_LOG).write_text("x" * (errorlog.MAX_LOG_BYTES + 1))  # the next error rotates it
+    run_registered(repo, "memory_capture", "not json", env=foreground)
+    run_registered(repo, "memory_capture", "not json", env=foreground)
+    from memory import locking
+    with locking.exclusive(str(memory / store.LOCK)):  # a capture that cannot get the lock is parked
+        run_registered(repo, "memory_capture", bash_payload('bd comment BD-1 "LEARNED: parked"', repo),
+                       env=dict(foreground, MEMORY_HOOKS_LOCK_TIMEOUT="0.2"))
+    # what only a crash leaves: a rotation journal and atomic-write temp files
+    (memory / store.JOURNAL).write_text("{}\n")
+    (memory / f".{store.ACTIVE}.4242.tmp").write_text("half")
+    (memory / f".{completion.STATE_FILE}.4242.tmp").write_text("half")
+    (memory / completion.CONFIG_FILE).write_text('{"max_blocks": 2}\n')  # the team's config, not ours
+    written = {p.name for p in memory.iterdir()}
+    assert {n.rstrip("/") for n in installer.data_files()} <= written  # the scenario made every one of them
+    assert (memory / store.SPOOL).is_dir() and any((memory / store.SPOOL).iterdir())
+    assert dispatch.DISPATCH_LOG in written and errorlog.ERROR_LOG + ".1" in written
+    install(repo, "--uninstall", "--purge")
+    assert sorted(p.name for p in (repo / ".beads").rglob("*")) == ["completion.json", "memory"]
+    (memory / completion.CONFIG_FILE).unlink()
+    install(repo, "--uninstall", "--purge")  # again: nothing left to do, no error
+    git(repo, "status")  # still a repository
+    assert not (repo / ".claude").exists()
+
+
+def test_gitignore_block_names_every_machine_local_file(repo):
+    install(repo, "--no-venv", "--no-self-check")
+    memory = repo / ".beads" / "memory"
+    for name in installer.data_files():
+        path = memory / name.rstrip("/")
+        if name.endswith("/"):
+            path.mkdir(exist_ok=True)
+            path = path / "1-2.jsonl"
+        path.write_text("x\n")
+    (memory / f".{store.ACTIVE}.99.tmp").write_text("x")
+    git(repo, "add", "-A")
+    tracked = {Path(t).name for t in git(repo, "ls-files", ".beads").splitlines()}
+    assert tracked == {store.ACTIVE, store.ARCHIVE, "recall.sh"}
+
+
+# --- launchers through symlinks; teammates; worktrees; non-git folders ------------------------------------
+
+def _links(tmp_path, target):
+    """A symlink to `target` in one folder, and a relative symlink to that symlink in another."""
+    (tmp_path / "bin").mkdir(parents=True, exist_ok=True)
+    (tmp_path / "other").mkdir(parents=True, exist_ok=True)
+    first = tmp_path / "bin" / ("link-" + target.name)
+    first.symlink_to(target)
+    second = tmp_path / "other" / ("link2-" + target.name)
+    second.symlink_to(os.path.relpath(first, second.parent))
+    return [first, second]
+
+
+def test_launchers_work_through_symlinks(repo, tmp_path):
+    for link in _links(tmp_path, ROOT / "install.sh"):
+        proc = subprocess.run([str(link), "--no-venv", "--no-self-check", str(repo)], capture_output=True, text=True)
+        assert proc.returncode == 0 and "memory-hooks installed" in proc.stdout, proc.stderr
+    run_registered(repo, "memory_capture", bash_payload('bd comment BD-1 "LEARNED: found through a link"', repo))
+    for place, target in (("installed", repo / ".beads" / "memory" / "recall.sh"),
+                          ("clone", ROOT / "bin" / "recall.sh")):
+        for link in _links(tmp_path / place, target):
+            proc = subprocess.run([str(link), "link"], capture_output=True, text=True, cwd=repo)
+            assert proc.returncode == 0 and "found through a link" in proc.stdout, (link, proc.stderr)
+    for link in _links(tmp_path / "doctor", ROOT / "bin" / "memory-doctor"):
+        proc = subprocess.run([str(link)], capture_output=True, text=True, cwd=repo)
+        assert "not found" not in proc.stderr and "errors.log" in proc.stdout, proc.stderr
+
+
+def test_the_resolver_is_the_same_in_every_launcher():
+    texts = [(ROOT / name).read_text() for name in ("install.sh", "bin/recall.sh", "bin/memory-doctor")]
+    blocks = [t[t.index("self=$0"):t.index("done\n", t.index("self=$0"))] for t in texts]
+    assert blocks[0] == blocks[1] == blocks[2]
+
+
+def _copy_of_memory_hooks(tmp_path, remote):
+    """A clone of this memory-hooks checkout (its current files) whose origin is `remote`."""
+    import shutil
+    src = tmp_path / "src" / "memory-hooks"
+    for name in ("install.sh", "requirements.txt"):
+        src.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / name, src / name)
+    for folder in ("hooks", "memory", "bin"):
+        shutil.copytree(ROOT / folder, src / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    make_repo(src)
+    git(src, "remote", "add", "origin", remote)
+    return src
+
+
+def _session_start_context(repo):
+    run_registered(repo, "memory_capture", bash_payload('bd comment BD-1 "LEARNED: something to surface"', repo))
+    start = run_registered(repo, "session_start", {"session_id": "s", "hook_event_name": "SessionStart",
+                                                   "source": "startup", "cwd": str(repo)})
+    return json.loads(start.stdout)["hookSpecificOutput"]["additionalContext"]
+
+
+def test_teammate_hint_names_the_repository_installed_from(repo, tmp_path):
+    src = _copy_of_memory_hooks(tmp_path, "https://alice:ghp_secret123@git.example.com/team/memory-hooks.git")
+    proc = subprocess.run([str(src / "install.sh"), "--no-venv", "--no-self-check", str(repo)],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    manifest = (repo / ".claude" / "hooks" / "memory-hooks" / "install.json").read_text()
+    assert json.loads(manifest)["source"] == "https://git.example.com/team/memory-hooks.git"
+    assert "secret" not in manifest and "alice" not in manifest
+    context = _session_start_context(repo)
+    assert "install.sh (from https://git.example.com/team/memory-hooks.git)" in context
+
+
+def test_teammate_hint_without_a_known_source_says_where_to_look(repo, tmp_path):
+    install(repo, "--no-venv", "--no-self-check")
+    manifest_path = repo / ".claude" / "hooks" / "memory-hooks" / "install.json"
+    manifest = json.loads(manifest_path.read_text())
+    manifest.pop("source", None)
+    manifest_path.write_text(json.dumps(manifest))
+    context = _session_start_context(repo)
+    assert "the memory-hooks repository your team installed from; see .claude/hooks/memory-hooks/install.json" \
+        in context
+
+
+def test_non_git_folder_report_says_nothing_about_committing(tmp_path):
+    folder = tmp_path / "plain"
+    folder.mkdir()
+    out = install(folder, "--no-venv").stdout
+    assert "knowledge    .beads/memory/knowledge.jsonl\n" in out and "commit" not in out and "FAILED" not in out
+
+
+def test_worktree_install_covers_the_main_checkout(repo):
+    (repo / ".gitignore").write_text("node_modules/\n")
+    git(repo, "add", ".gitignore")
+    git(repo, "commit", "-q", "-m", "ignore")
+    git(repo, "worktree", "add", "-q", ".worktrees/bd-3", "-b", "bd-3")
+    wt = repo / ".worktrees" / "bd-3"
+    out = install(wt, "--no-venv", "--no-self-check").stdout
+    main_knowledge = repo / ".beads" / "memory" / "knowledge.jsonl"
+    assert f"knowledge    {main_knowledge} (captures land there" in out
+    assert not (wt / ".beads" / "memory" / "knowledge.jsonl").exists()
+    run_registered(wt, "memory_capture", bash_payload('bd comment bd-3 "LEARNED: from the worktree"', wt))
+    run_registered(wt, "memory_capture", "not json")  # an errors.log line
+    assert [e["content"] for e in knowledge(repo)] == ["from the worktree"]
+    memory = repo / ".beads" / "memory"
+    assert (memory / "knowledge.lock").exists() and (memory / "errors.log").exists()
+    status = [line.strip() for line in git(repo, "status", "--porcelain", "--untracked-files=all").splitlines()]
+    assert "M .gitignore" in status and "?? .beads/memory/knowledge.jsonl" in status
+    assert not [s for s in status if "knowledge.lock" in s or "errors.log" in s]  # the block covers main too
+    install(wt, "--uninstall")
+    assert (repo / ".gitignore").read_text() == "node_modules/\n"
+
+
+def test_launchers_ignore_a_memory_package_in_the_current_folder(repo):
+    (repo / "memory").mkdir()  # the project's own Python package of the same name
+    (repo / "memory" / "__init__.py").write_text("raise ImportError('the project package, not memory-hooks')\n")
+    proc = subprocess.run([INSTALL, "--no-venv", "--no-self-check"], cwd=repo, capture_output=True, text=True)
+    assert proc.returncode == 0 and "memory-hooks installed" in proc.stdout, proc.stderr
+    run_registered(repo, "memory_capture", bash_payload('bd comment BD-1 "LEARNED: not shadowed"', repo))
+    for recall in (repo / ".beads" / "memory" / "recall.sh", ROOT / "bin" / "recall.sh"):
+        proc = subprocess.run([str(recall), "shadowed"], cwd=repo, capture_output=True, text=True)
+        assert proc.returncode == 0 and "not shadowed" in proc.stdout, proc.stderr
