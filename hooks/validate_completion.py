@@ -1,66 +1,12 @@
 #!/usr/bin/env python3
 """SubagentStop / Cursor subagentStop: a subagent claiming a bead must really have finished it.
-
-Blocks (the only hook of ours that does) with every failed check and its fix; after `max_blocks`
-attempts per agent it lets the subagent finish with a warning, so no subagent is ever trapped.
-An honest `BEAD <ID> BLOCKED: …` / `FAILED: …` report is never blocked; it is commented on the bead.
-"""
+Handler: memory.subagent_stop."""
 import os
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from memory import hookrun  # noqa: E402
-
-HOOK = "validate_completion"
-
-
-def handle(ctx: hookrun.Context):
-    from memory import completion, errorlog, paths, payload, transcript
-
-    data = payload.parse(ctx.raw)
-    ctx.problems += payload.field_problems(data, required=("hook_event_name",))
-    if payload.runtime(data) == payload.CURSOR and data.get("status") not in (None, "completed"):
-        return None  # Cursor honours a follow-up only for completed subagents
-    agent_type = payload.text_field(data, "agent_type") or payload.text_field(data, "subagent_type") or ""
-    final = (payload.text_field(data, "last_assistant_message") or payload.text_field(data, "summary")
-             or transcript.last_assistant_text(payload.text_field(data, "agent_transcript_path")) or "")
-    cwd = payload.cwd(data)
-    ctx.memory_dir = paths.memory_dir(cwd)
-    config = completion.load_config(ctx.memory_dir)
-    report = completion.parse_report(final)
-    if not completion.applies(agent_type, report, config):
-        return None
-    agent = (payload.text_field(data, "agent_id") or payload.text_field(data, "agent_transcript_path")
-             or f"{payload.session_id(data)}:{agent_type}")
-    root = paths.project_root(cwd)
-    if report is not None and report.outcome != completion.COMPLETE:
-        # an honest "not done" is accepted as is: recorded on the bead, never blocked
-        problem = completion.record_outcome(root, report, float(config["timeout"]))
-        if problem:
-            errorlog.record(HOOK, problem, ctx.memory_dir)
-        completion.update_state(ctx.memory_dir, lambda state: state.pop(agent, None) and 0)
-        return None
-    checks = completion.evaluate(root, report, final, config)
-    loop_count = data.get("loop_count")
-    continuing = data.get("stop_hook_active") is True or (isinstance(loop_count, int) and loop_count > 0)
-    if not completion.failures(checks):
-        completion.update_state(ctx.memory_dir, lambda state: state.pop(agent, None) and 0)
-        return None
-    blocks = completion.update_state(
-        ctx.memory_dir, lambda state: completion.record_block(state, agent, continuing, time.time()))
-    if blocks > int(config["max_blocks"]):
-        failed = ", ".join(c.name for c in completion.failures(checks))
-        what = f"BEAD {report.bead} with failing checks ({failed})" if report else "without a completion report"
-        return payload.warning_answer(data, f"memory-hooks: {agent_type} finished {what} "
-                                            f"after {config['max_blocks']} blocked attempts.")
-    return payload.block_answer(data, completion.block_reason(report, checks))
-
-
-def main(argv=None) -> int:
-    return hookrun.run(HOOK, handle, argv)
-
+from memory.subagent_stop import main  # noqa: E402
 
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -20,7 +20,9 @@ import os
 import re
 import shutil
 import subprocess
-from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
+
+from memory import layout
 
 COMPLETE = "COMPLETE"  # the other outcomes, BLOCKED and FAILED, carry a reason
 
@@ -45,14 +47,13 @@ DEFAULTS = {
     "timeout": 5.0,                      # seconds, every subprocess
     "fetch": False,                      # git fetch before the push check (network)
 }
-CONFIG_FILE = "completion.json"  # in .beads/memory/, optional, committed with the knowledge
 
 
 def load_config(memory_dir: str) -> dict:
     """Defaults, overridden by .beads/memory/completion.json and MEMORY_HOOKS_FETCH / _MAX_BLOCKS."""
     config = dict(DEFAULTS)
     try:
-        with open(os.path.join(memory_dir, CONFIG_FILE), "rb") as fh:
+        with open(os.path.join(memory_dir, layout.COMPLETION_CONFIG), "rb") as fh:
             custom = json.loads(fh.read())
         if isinstance(custom, dict):
             config.update({k: v for k, v in custom.items() if k in DEFAULTS})
@@ -315,23 +316,11 @@ def block_reason(report: Optional[Report], checks: List[Check]) -> str:
                      + (["(not verified:)"] + notes if notes else []) + tail)
 
 
-STATE_FILE = "completion-state.json"  # machine-local: blocks per agent, for the loop guard
+def update_state(memory_dir: str, change: Callable[[dict], int]) -> int:
+    """Apply `change(state) -> int` to the loop-guard state (layout.COMPLETION_STATE); returns its result."""
+    from memory import layout, state
 
-
-def update_state(memory_dir: str, change) -> int:
-    """Apply `change(state) -> int` to the loop-guard state under the store's lock; returns its result."""
-    from memory import fsio, locking, store
-
-    os.makedirs(memory_dir, exist_ok=True)
-    path = os.path.join(memory_dir, STATE_FILE)
-    with locking.exclusive(os.path.join(memory_dir, store.LOCK)):
-        try:
-            state = json.loads(fsio.read_bytes(path) or b"{}")
-        except ValueError:
-            state = {}
-        result = change(state if isinstance(state, dict) else {})
-        fsio.atomic_write(path, json.dumps(state, sort_keys=True).encode())
-    return result
+    return state.update(memory_dir, layout.COMPLETION_STATE, change)
 
 
 FRESH_AFTER = 900.0  # seconds: an agent's count starts over on a fresh stop this long after its last block

@@ -6,33 +6,18 @@ so session start on `compact` hands back what had been injected and starts the s
 """
 from __future__ import annotations
 
-import json
-import os
 import time
 
-from memory import fsio, layout, locking
+from memory import layout, locking, state
 
 MAX_SESSIONS = 64
 MAX_KEYS = 500  # per session
 KEEP_SECONDS = 86400
-LOCK_TIMEOUT = 2.0  # state is a nicety: never wait long for it
-
-
-def _path(memory_dir: str) -> str:
-    return os.path.join(memory_dir, layout.INJECTED)
-
-
-def _read(memory_dir: str) -> dict:
-    try:
-        state = json.loads(fsio.read_bytes(_path(memory_dir)) or b"{}")
-    except ValueError:
-        return {}
-    return state if isinstance(state, dict) else {}
 
 
 def given(memory_dir: str, session: str | None) -> set[str]:
     """Keys this session has already received (empty for an unknown session or unreadable state)."""
-    record = _read(memory_dir).get(session or "")
+    record = state.read(memory_dir, layout.INJECTED).get(session or "")
     keys = record.get("keys") if isinstance(record, dict) else None
     return {k for k in keys if isinstance(k, str)} if isinstance(keys, list) else set()
 
@@ -42,21 +27,24 @@ def remember(memory_dir: str, session: str | None, keys: list[str], reset: bool 
     change. Best effort: a busy lock or an unwritable folder only means a possible repeat."""
     if not session:
         return []
+
+    def change(current: dict) -> list[str]:
+        now = time.time()
+        record = current.get(session) if isinstance(current.get(session), dict) else {}
+        keys_before = record.get("keys")
+        before = [k for k in keys_before if isinstance(k, str)] if isinstance(keys_before, list) else []
+        kept = [] if reset else list(before)
+        kept += [k for k in keys if k not in kept]
+        current[session] = {"ts": now, "keys": kept[-MAX_KEYS:]}
+        newest = sorted(((_ts(v), k) for k, v in current.items()), reverse=True)[:MAX_SESSIONS]
+        kept_sessions = {k for ts, k in newest if now - ts < KEEP_SECONDS}
+        for name in list(current):
+            if name not in kept_sessions:
+                del current[name]
+        return before
+
     try:
-        os.makedirs(memory_dir, exist_ok=True)
-        with locking.exclusive(os.path.join(memory_dir, layout.STATE_LOCK), timeout=LOCK_TIMEOUT):
-            state = _read(memory_dir)
-            now = time.time()
-            record = state.get(session) if isinstance(state.get(session), dict) else {}
-            keys_before = record.get("keys")
-            before = [k for k in keys_before if isinstance(k, str)] if isinstance(keys_before, list) else []
-            kept = [] if reset else list(before)
-            kept += [k for k in keys if k not in kept]
-            state[session] = {"ts": now, "keys": kept[-MAX_KEYS:]}
-            fresh = sorted(((_ts(v), k) for k, v in state.items()), reverse=True)
-            state = {k: state[k] for ts, k in fresh[:MAX_SESSIONS] if now - ts < KEEP_SECONDS}
-            fsio.atomic_write(_path(memory_dir), json.dumps(state, sort_keys=True).encode(), durable=False)
-            return before
+        return state.update(memory_dir, layout.INJECTED, change)
     except (OSError, locking.LockTimeout):
         return []
 

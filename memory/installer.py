@@ -16,37 +16,29 @@ import subprocess
 import sys
 from typing import List, Optional
 
-from memory import fsio, registration
+from memory import fsio, layout, registration
 from memory.registration import CLAUDE_SETTINGS, CURSOR_HOOKS, INSTALL_DIR, MANIFEST, SettingsError
 
 SOURCE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-MEMORY_DIR = os.path.join(".beads", "memory")
-RECALL = os.path.join(MEMORY_DIR, "recall.sh")
-KNOWLEDGE = os.path.join(MEMORY_DIR, "knowledge.jsonl")
+MEMORY_DIR = layout.MEMORY_SUBDIR
+RECALL = os.path.join(MEMORY_DIR, layout.RECALL_SCRIPT)
+KNOWLEDGE = os.path.join(MEMORY_DIR, layout.KNOWLEDGE)
 VENV = os.path.join(INSTALL_DIR, ".venv")
 BACKUP_SUFFIX = ".memory-hooks.bak"
 GITIGNORE_BEGIN = "# >>> memory-hooks: machine-local files (knowledge*.jsonl is meant to be committed)"
 GITIGNORE_END = "# <<< memory-hooks"
-TEMP_FILES = ".*.tmp"  # fsio.atomic_write's temp files, left behind only by a crash
+TEMP_FILES = ".*" + layout.TEMP_SUFFIX  # fsio.atomic_write's temp files, left behind only by a crash
 EXIT_OK, EXIT_SELF_CHECK, EXIT_USAGE, EXIT_ERROR = 0, 1, 2, 3
 
 
 def data_files() -> List[str]:
-    """What the hooks write into .beads/memory (folders end in "/"), named by the modules that write them:
-    a file a module adds is purged and gitignored without anyone copying its name here."""
-    from memory import completion, dispatch, errorlog, store
-
-    return [store.ACTIVE, store.ARCHIVE, store.CORRUPT, store.LOCK, store.JOURNAL, store.SPOOL + "/",
-            errorlog.ERROR_LOG, errorlog.ERROR_LOG + ".1",  # errorlog rotates to <log>.1
-            dispatch.DISPATCH_LOG, completion.STATE_FILE]
+    """What the hooks write into .beads/memory (folders end in "/"): memory.layout names every one."""
+    return list(layout.DATA_FILES) + [name + "/" for name in layout.MACHINE_LOCAL_DIRS]
 
 
 def gitignore_lines() -> List[str]:
     """The machine-local files: everything we put in the target but the code and the committed knowledge."""
-    from memory import store
-
-    shared = {store.ACTIVE, store.ARCHIVE}
-    local = [name for name in data_files() if name not in shared] + [TEMP_FILES]
+    local = [name for name in data_files() if name not in layout.COMMITTED] + [TEMP_FILES]
     return ([f"/{INSTALL_DIR}/.venv/", f"/{INSTALL_DIR}/**/__pycache__/"]
             + [f"/{MEMORY_DIR}/{name}" for name in local]
             + [f"/.claude/*{BACKUP_SUFFIX}", f"/.cursor/*{BACKUP_SUFFIX}"])

@@ -31,14 +31,8 @@ TEMP_SUFFIX = ".tmp"  # `.<name>.<pid>.tmp`: an atomic write in progress (memory
 MACHINE_LOCAL_FILES = (LOCK, JOURNAL, CORRUPT, ERRORS, ERRORS_ROTATED, DISPATCH_LOG, COMPLETION_STATE, INJECTED,
                        STATE_LOCK)
 MACHINE_LOCAL_DIRS = (PENDING,)
-DATA_FILES = (KNOWLEDGE, ARCHIVE) + MACHINE_LOCAL_FILES  # what `install.sh --uninstall --purge` deletes
-
-
-def gitignore_patterns(prefix: str = "/" + MEMORY_SUBDIR.replace(os.sep, "/")) -> list[str]:
-    """`.gitignore` lines for every machine-local file and folder of the memory folder."""
-    names = [n for n in MACHINE_LOCAL_FILES if n != ERRORS_ROTATED]
-    lines = [f"{prefix}/{n}*" if n == ERRORS else f"{prefix}/{n}" for n in names]
-    return lines + [f"{prefix}/{d}/" for d in MACHINE_LOCAL_DIRS] + [f"{prefix}/.*{TEMP_SUFFIX}"]
+COMMITTED = (KNOWLEDGE, ARCHIVE)  # the data files a team shares (the configs are theirs, never purged)
+DATA_FILES = COMMITTED + MACHINE_LOCAL_FILES  # what `install.sh --uninstall --purge` deletes
 
 
 RECALL_SCRIPT = "recall.sh"  # the installer puts it next to the knowledge

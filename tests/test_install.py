@@ -10,7 +10,7 @@ import pytest
 
 from conftest import ROOT, bash_payload, fixture_payload, git, knowledge, make_repo
 
-from memory import installer, registration, store
+from memory import installer, layout, registration, store
 
 INSTALL = str(ROOT / "install.sh")
 
@@ -512,7 +512,7 @@ def test_only_hooks_bin_and_recall_are_executable(repo):
 # --- purge: everything the hooks write, named by the modules that write it ---------------------------------
 
 def test_purge_leaves_nothing_the_hooks_wrote(repo):
-    from memory import completion, dispatch, errorlog
+    from memory import errorlog
 
     install(repo, "--no-venv", "--no-self-check")
     memory = repo / ".beads" / "memory"
@@ -531,7 +531,9 @@ def test_purge_leaves_nothing_the_hooks_wrote(repo):
     stop.update(cwd=str(repo), agent_type="swift-supervisor", agent_id="a1", stop_hook_active=False,
                 last_assistant_message="I think I am done.")
     assert json.loads(run_registered(repo, "validate_completion", stop, env=foreground).stdout)["decision"] == "block"
-    (memory / errorlog.ERROR_LOG).write_text("x" * (errorlog.MAX_LOG_BYTES + 1))  # the next error rotates it
+    start = dict(fixture_payload("claude-code/2.1.330/SessionStart-6.json"), cwd=str(repo))
+    assert "purge me" in run_registered(repo, "session_start", start, env=foreground).stdout  # what it gave
+    (memory / layout.ERRORS).write_text("x" * (errorlog.MAX_LOG_BYTES + 1))  # the next error rotates it
     run_registered(repo, "memory_capture", "not json", env=foreground)
     run_registered(repo, "memory_capture", "not json", env=foreground)
     from memory import locking
@@ -541,15 +543,15 @@ def test_purge_leaves_nothing_the_hooks_wrote(repo):
     # what only a crash leaves: a rotation journal and atomic-write temp files
     (memory / store.JOURNAL).write_text("{}\n")
     (memory / f".{store.ACTIVE}.4242.tmp").write_text("half")
-    (memory / f".{completion.STATE_FILE}.4242.tmp").write_text("half")
-    (memory / completion.CONFIG_FILE).write_text('{"max_blocks": 2}\n')  # the team's config, not ours
+    (memory / f".{layout.COMPLETION_STATE}.4242.tmp").write_text("half")
+    (memory / layout.COMPLETION_CONFIG).write_text('{"max_blocks": 2}\n')  # the team's config, not ours
     written = {p.name for p in memory.iterdir()}
     assert {n.rstrip("/") for n in installer.data_files()} <= written  # the scenario made every one of them
     assert (memory / store.SPOOL).is_dir() and any((memory / store.SPOOL).iterdir())
-    assert dispatch.DISPATCH_LOG in written and errorlog.ERROR_LOG + ".1" in written
+    assert layout.DISPATCH_LOG in written and layout.ERRORS_ROTATED in written
     install(repo, "--uninstall", "--purge")
     assert sorted(p.name for p in (repo / ".beads").rglob("*")) == ["completion.json", "memory"]
-    (memory / completion.CONFIG_FILE).unlink()
+    (memory / layout.COMPLETION_CONFIG).unlink()
     install(repo, "--uninstall", "--purge")  # again: nothing left to do, no error
     git(repo, "status")  # still a repository
     assert not (repo / ".claude").exists()
