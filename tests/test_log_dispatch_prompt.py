@@ -102,3 +102,17 @@ def test_detached_by_default_so_the_client_never_waits(repo, tmp_path):
         time.sleep(0.05)
     assert returned < 2.5  # it did not wait for the hung bd (3 s)
     assert len(knowledge(repo, "dispatch.jsonl")) == 1 and bd_calls(tmp_path)[0][:2] == ["comment", "BD-12"]
+
+
+def test_env_style_secret_reaches_neither_dispatch_log_nor_bead(repo, tmp_path):
+    """`.env`-form secrets with prefixed names used to pass redaction (`\\b` fails after `_`)."""
+    prompt = ("BEAD_ID: BD-12\n\nRun the suite with POSTGRES_PASSWORD=Xk9mP2vL8qR4nZ7w in .env and\n"
+              "export STRIPE_SECRET_KEY='Xk9mP2vL8qR4nZ7wQ3eR' first.")
+    dispatch(repo, tmp_path, prompt=prompt)
+    [entry] = knowledge(repo, "dispatch.jsonl")
+    assert entry["redacted"] == ["secret_assignment"]
+    assert "POSTGRES_PASSWORD=<redacted:secret_assignment> in .env" in entry["prompt"]
+    [call] = bd_calls(tmp_path)
+    assert call[:2] == ["comment", "BD-12"] and "STRIPE_SECRET_KEY='<redacted:secret_assignment>'" in call[2]
+    written = [p for root in (repo / ".beads", tmp_path / "bd") for p in root.rglob("*") if p.is_file()]
+    assert written and all(b"Xk9mP2vL8qR4nZ7w" not in p.read_bytes() for p in written)

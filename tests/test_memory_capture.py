@@ -246,3 +246,21 @@ def test_failing_bd_comment_is_not_captured(repo, tmp_path):
     without_bd = run_hook("memory_capture", _failure_payload('bd comment BD-4 "LEARNED: no bd"', repo), repo,
                           env={"PATH": "/usr/bin:/bin"})
     assert without_bd.returncode == 0 and knowledge(repo) == [] and error_log(repo) == ""
+
+
+def test_env_style_secrets_are_neither_stored_nor_shown_at_session_start(repo):
+    """The issue's reproduction: `.env`-form secrets with prefixed names (`POSTGRES_PASSWORD`, `JWT_SECRET`)
+    used to slip past the `\\bpassword` rule, land verbatim in knowledge.jsonl and come back at session start."""
+    command = ('bd comment BD-3 "LEARNED: tests need POSTGRES_PASSWORD=Xk9mP2vL8qR4nZ7w and '
+               'JWT_SECRET=Xk9mP2vL8qR4nZ7wQ3eR in .env"')
+    proc = run_hook("memory_capture", bash_payload(command, repo), repo)
+    assert proc.returncode == 0
+    assert "secret_assignment" in json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
+    stored = b"".join(p.read_bytes() for p in (repo / ".beads").rglob("*") if p.is_file())
+    assert b"Xk9mP2vL8qR4nZ7w" not in stored
+    [e] = knowledge(repo)
+    assert e["content"] == ("tests need POSTGRES_PASSWORD=<redacted:secret_assignment> and "
+                            "JWT_SECRET=<redacted:secret_assignment> in .env")
+    start = run_hook("session_start", {"hook_event_name": "SessionStart", "cwd": str(repo)}, repo)
+    shown = json.loads(start.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "POSTGRES_PASSWORD=<redacted:secret_assignment>" in shown and "Xk9mP2vL8qR4nZ7w" not in shown
