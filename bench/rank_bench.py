@@ -37,7 +37,7 @@ def _vocabulary(rng: random.Random) -> List[str]:
     words = sorted({w for group in concepts.GROUPS for w in group.split()})
     syllables = ["ka", "lo", "mi", "ter", "sun", "vex", "dra", "pol", "qui", "ren", "tas", "zo"]
     identifiers = set()
-    while len(identifiers) < 20000:  # a project's own names: camelCase, snake_case, paths
+    while len(identifiers) < 5000:  # a project's own names: camelCase, snake_case, paths
         parts = [rng.choice(syllables) + rng.choice(syllables) for _ in range(rng.randint(1, 3))]
         style = rng.random()
         identifiers.add("_".join(parts) if style < 0.3 else

@@ -119,13 +119,26 @@ def _build() -> Dict[str, List[int]]:
 _MAP: Dict[str, List[int]] = {}
 
 
-def concepts(term_list: Iterable[str]) -> List[str]:
-    """The concept ids (`~12`) of already tokenized terms, one per term and concept, in order."""
+def term_map() -> Dict[str, List[int]]:
+    """term -> concept numbers. Stemming every group word costs ~10 ms, so memory.index stores the map
+    (under its fingerprint) and hands it back through `seed`."""
     if not _MAP:
         _MAP.update(_build())
+    return _MAP
+
+
+def seed(stored: Dict[str, List[int]]) -> None:
+    """Use a map computed earlier by term_map (by a process with the same code: the index checks that)."""
+    if not _MAP:
+        _MAP.update(stored)
+
+
+def concepts(term_list: Iterable[str]) -> List[str]:
+    """The concept ids (`~12`) of already tokenized terms, one per term and concept, in order."""
+    mapping = term_map()
     out = []
     for term in term_list:
-        for number in _MAP.get(term, ()):
+        for number in mapping.get(term, ()):
             out.append(f"~{number}")
     return out
 

@@ -2,7 +2,8 @@
 
 One structure serves both paths: `rank.rank(entries, …)` builds it from entries in memory, memory.index
 persists the same pieces (postings as packed bytes) so a hook does not re-tokenize the knowledge.
-Postings are keyed `<field letter><term>` and hold interleaved (doc id, term frequency) pairs.
+Postings: a word -> rows (doc id, tf in content, key, tags, bead); a concept id (`~12`) -> rows (doc id, tf),
+flattened into one array('I') each.
 """
 from __future__ import annotations
 
@@ -62,8 +63,8 @@ class Corpus:
         self._avg: Optional[Dict[str, float]] = None
 
     def postings(self, key: str) -> List[Tuple[array, int]]:
-        """(pairs, first doc id) of `key` in every segment: pairs interleave local doc id and term frequency
-        (bytes are unpacked on first use)."""
+        """(rows, first doc id) of `key` in every segment, doc ids local to the segment (bytes are unpacked
+        on first use)."""
         out = []
         for segment, base in self.segments:
             value = segment.get(key)
@@ -99,22 +100,33 @@ class Corpus:
         """Append one document's statistics; returns its id."""
         doc = self.n
         self.n += 1
-        for field, field_terms in entry_terms(entry).items():
-            self.lens[field].append(len(field_terms))
-            counts: Dict[str, int] = {}
-            for term in field_terms:
-                counts[term] = counts.get(term, 0) + 1
-            for term, tf in counts.items():
-                pairs = postings.get(field + term)
-                if pairs is None:
-                    postings[field + term] = pairs = array("I")
-                pairs.append(doc)
-                pairs.append(tf)
+        fields = entry_terms(entry)
+        counts: Dict[str, List[int]] = {}  # word -> tf per lexical field
+        for slot, field in enumerate(LEXICAL_FIELDS):
+            self.lens[field].append(len(fields[field]))
+            for term in fields[field]:
+                tfs = counts.get(term)
+                if tfs is None:
+                    counts[term] = tfs = [doc, 0, 0, 0, 0]
+                tfs[slot + 1] += 1
+        for term, row in counts.items():
+            _posting(postings, term).extend(row)
+        concept_terms = fields[CONCEPT_FIELD]
+        self.lens[CONCEPT_FIELD].append(len(concept_terms))
+        for concept in dict.fromkeys(concept_terms):
+            _posting(postings, concept).extend((doc, concept_terms.count(concept)))
         self.ts.append(entry_ts(entry))
         self.keys.append(entry.get("key") if isinstance(entry.get("key"), str) else "")
         self.live.append(1)
         self._avg = None
         return doc
+
+
+def _posting(postings: Dict[str, array], key: str) -> array:
+    found = postings.get(key)
+    if found is None:
+        postings[key] = found = array("I")
+    return found
 
 
 def latest_flags(keys: List[str], ts: array) -> bytearray:

@@ -21,6 +21,7 @@ import struct
 import zlib
 from array import array
 
+from memory import concepts
 from memory import corpus as corpus_mod
 from memory import fsio
 
@@ -30,13 +31,13 @@ if TYPE_CHECKING:
 
 ACTIVE, ARCHIVE = "knowledge.jsonl", "knowledge.archive.jsonl"
 INDEX = {ACTIVE: "knowledge.index", ARCHIVE: "knowledge.archive.index"}
-MAGIC = b"MHRIDX2\n"
+MAGIC = b"MHRIDX4\n"
 CRC_WINDOW = 4096
 
 
 def fingerprint() -> int:
     """Changes whenever tokens or concepts would come out differently: an index of another version is rebuilt."""
-    from memory import concepts, entry, tokenize
+    from memory import entry, tokenize
 
     return zlib.crc32(repr((MAGIC, corpus_mod.FIELDS, concepts.GROUPS, sorted(tokenize.STOP_WORDS),
                             tokenize._DERIVED, sorted(entry.TAG_VOCABULARY.items()))).encode())
@@ -63,9 +64,39 @@ class Segment:
             "fp": fp, "src": self.src, "end": self.end, "crc": self.crc, "n": s.n,
             "lens": {f: a.tobytes() for f, a in s.lens.items()}, "ts": s.ts.tobytes(), "live": bytes(s.live),
             "off": self.offsets.tobytes(), "len": self.lengths.tobytes(), "lcrc": self.line_crcs.tobytes(),
-            "dead": self.dead, "against": self.against})
-        post = marshal.dumps({k: (v.tobytes() if isinstance(v, array) else v) for k, v in self.postings.items()})
-        return MAGIC + struct.pack("<QQ", len(meta), len(post)) + meta + post + marshal.dumps(s.keys)
+            "dead": self.dead, "against": self.against, "concepts": concepts.term_map()})
+        directory, blobs, at = {}, [], 0
+        for key, value in self.postings.items():
+            blob = value.tobytes() if isinstance(value, array) else value
+            directory[key] = (at, len(blob))
+            blobs.append(blob)
+            at += len(blob)
+        parts = [meta, marshal.dumps(directory), b"".join(blobs), marshal.dumps(s.keys)]
+        return MAGIC + struct.pack("<4Q", *map(len, parts)) + b"".join(parts)
+
+
+class LazyPostings(dict):
+    """Postings read from the segment file on first use: a query touches a few dozen of them, so a
+    100,000-entry archive costs its term directory, not its postings."""
+
+    def __init__(self, fh, start: int, directory: Dict[str, Tuple[int, int]]) -> None:
+        super().__init__()
+        self.fh, self.start, self.directory = fh, start, directory
+
+    def get(self, key, default=None):  # type: ignore[override]
+        if key in self:
+            return self[key]
+        where = self.directory.get(key)
+        if where is None:
+            return default
+        data = os.pread(self.fh.fileno(), where[1], self.start + where[0])
+        if len(data) != where[1]:
+            return default  # cut short: the file was damaged under us; the next load rebuilds it
+        self[key] = data
+        return data
+
+    def materialize(self) -> Dict[str, object]:
+        return {key: self.get(key) for key in self.directory}
 
 
 def _arr(code: str, data: bytes) -> array:
@@ -77,14 +108,20 @@ def _arr(code: str, data: bytes) -> array:
 def read_segment(path: str, fp: int, with_keys: bool = False) -> Optional[Segment]:
     """The segment stored at `path`, or None when missing, corrupt or of another version."""
     try:
-        with open(path, "rb") as fh:
-            data = fh.read()
-        if data[:8] != MAGIC:
-            return None
-        meta_len, post_len = struct.unpack_from("<QQ", data, 8)
-        meta = marshal.loads(data[24:24 + meta_len])
+        fh = open(path, "rb")
+    except OSError:
+        return None
+    try:
+        head = fh.read(40)
+        if head[:8] != MAGIC:
+            raise ValueError("not an index")
+        lengths = struct.unpack_from("<4Q", head, 8)
+        if os.fstat(fh.fileno()).st_size != 40 + sum(lengths):
+            raise ValueError("cut short or grown: not a file we wrote whole")
+        meta = marshal.loads(fh.read(lengths[0]))
         if meta["fp"] != fp:
-            return None
+            raise ValueError("another version")
+        concepts.seed(meta["concepts"])
         seg = Segment()
         s = seg.stats
         s.n = meta["n"]
@@ -93,14 +130,21 @@ def read_segment(path: str, fp: int, with_keys: bool = False) -> Optional[Segmen
         seg.src, seg.end, seg.crc = tuple(meta["src"]) if meta["src"] else None, meta["end"], meta["crc"]
         seg.offsets, seg.lengths, seg.line_crcs = _arr("Q", meta["off"]), _arr("I", meta["len"]), _arr("I", meta["lcrc"])
         seg.dead, seg.against = list(meta["dead"]), meta["against"]
-        seg.postings = marshal.loads(data[24 + meta_len:24 + meta_len + post_len])
-        if with_keys:
-            s.keys = marshal.loads(data[24 + meta_len + post_len:])
+        lazy = LazyPostings(fh, 40 + lengths[0] + lengths[1], marshal.loads(fh.read(lengths[1])))
+        seg.postings = lazy
+        if with_keys:  # an update follows: it needs every posting in memory, and the keys
+            seg.postings = lazy.materialize()
+            if None in seg.postings.values():
+                raise ValueError("short posting")
+            fh.seek(40 + sum(lengths[:3]))
+            s.keys = marshal.loads(fh.read(lengths[3]))
+            fh.close()
         sizes = {len(s.ts), len(s.live), len(seg.offsets), len(seg.lengths), len(seg.line_crcs)}
         if sizes != {s.n} or any(len(a) != s.n for a in s.lens.values()) or (with_keys and len(s.keys) != s.n):
             return None
         return seg
     except Exception:  # any damage at all: the caller rebuilds from the source
+        fh.close()
         return None
 
 

@@ -64,21 +64,42 @@ def _idf(n: int, df: int) -> float:
     return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
 
 
-def _field_scores(corpus: Corpus, fields: Tuple[str, ...], term: str, params: type) -> Dict[int, float]:
-    """BM25F pseudo-frequency of `term` per live document: weighted, length-normalised tf summed over fields."""
+def _norms(corpus: Corpus, params: type) -> List[Tuple[float, float, float, array]]:
+    """Per field: (weight, 1 - b, b / average length, lengths), so a field's tf becomes w * tf / (1 - b + b * len / avg)."""
+    out = []
+    for field in corpus_mod.FIELDS:
+        b = params.b[field]
+        out.append((params.weights.get(field, 1.0), 1.0 - b, b / corpus.avg_len(field), corpus.lens[field]))
+    return out
+
+
+def _word_scores(corpus: Corpus, term: str, norms: list) -> Dict[int, float]:
+    """BM25F pseudo-frequency of a word per live document: weighted, length-normalised tf summed over fields."""
     acc: Dict[int, float] = {}
     live = corpus.live
-    for field in fields:
-        weight = params.weights.get(field, 1.0)
-        b = params.b[field]
-        lens = corpus.lens[field]
-        avg = corpus.avg_len(field)
-        for pairs, base in corpus.postings(field + term):
-            for i in range(0, len(pairs), 2):
-                doc = pairs[i] + base
-                if live[doc]:
-                    norm = 1.0 - b + b * lens[doc] / avg
-                    acc[doc] = acc.get(doc, 0.0) + weight * pairs[i + 1] / norm
+    fields = list(enumerate(norms[:len(corpus_mod.LEXICAL_FIELDS)], 1))
+    for rows, base in corpus.postings(term):
+        for i in range(0, len(rows), 5):
+            doc = rows[i] + base
+            if live[doc]:
+                x = 0.0
+                for slot, (weight, one_minus_b, b_per_avg, lens) in fields:
+                    tf = rows[i + slot]
+                    if tf:
+                        x += weight * tf / (one_minus_b + b_per_avg * lens[doc])
+                acc[doc] = x
+    return acc
+
+
+def _concept_scores(corpus: Corpus, concept: str, norms: list) -> Dict[int, float]:
+    acc: Dict[int, float] = {}
+    live = corpus.live
+    _, one_minus_b, b_per_avg, lens = norms[-1]
+    for rows, base in corpus.postings(concept):
+        for i in range(0, len(rows), 2):
+            doc = rows[i] + base
+            if live[doc]:
+                acc[doc] = rows[i + 1] / (one_minus_b + b_per_avg * lens[doc])
     return acc
 
 
@@ -91,15 +112,16 @@ def score_all(corpus: Corpus, query: Query, params: type = Params) -> Tuple[Dict
     matched: Dict[int, int] = {}
     concept_scores: Dict[int, float] = {}
     best_words = best_concepts = 0.0
+    norms = _norms(corpus, params)
     for term in query.terms:
-        acc = _field_scores(corpus, corpus_mod.LEXICAL_FIELDS, term, params)
+        acc = _word_scores(corpus, term, norms)
         idf = _idf(n, len(acc))
         best_words += idf * (k1 + 1)
         for doc, x in acc.items():
             scores[doc] = scores.get(doc, 0.0) + idf * x * (k1 + 1) / (k1 + x)
             matched[doc] = matched.get(doc, 0) + 1
     for concept in query.concepts:
-        acc = _field_scores(corpus, (corpus_mod.CONCEPT_FIELD,), concept, params)
+        acc = _concept_scores(corpus, concept, norms)
         if not acc:
             continue  # a concept the knowledge never mentions says nothing about relevance
         idf = _idf(n, len(acc)) * params.concept_weight
@@ -117,18 +139,24 @@ def search(corpus: Corpus, text: str, limit: int = 5, params: type = Params, gat
     scores, matched, concept_scores, best_words, best_concepts = score_all(corpus, query, params)
     best = (best_words + best_concepts) or 1.0
     ts = corpus.ts
-    # rounding makes ties exact whatever the summation order; the key is only read for the few ties
-    order = sorted(scores, key=lambda d: (-round(scores[d], 9), -ts[d]))
-    results: List[Scored] = []
-    entry_at = corpus.entry_at
-    for doc in order[:limit * 4 + 8]:
-        entry = entry_at(doc) if entry_at else None
-        if entry is None:
-            continue
-        scored = Scored(entry, scores[doc], [], scores[doc] / best, matched.get(doc, 0),
+    candidates = []
+    for doc in sorted(scores, key=lambda d: (-round(scores[d], 9), -ts[d])):
+        scored = Scored({}, scores[doc], [], scores[doc] / best, matched.get(doc, 0),
                         concept_scores.get(doc, 0.0) / (best_concepts or 1.0))
-        if not gate or passes(scored, params):
+        if gate and not passes(scored, params):
+            continue
+        if len(candidates) >= limit:  # past the limit only exact ties matter (the key decides them)
+            last = candidates[-1][0]
+            if (round(scores[doc], 9), ts[doc]) != (round(scores[last], 9), ts[last]):
+                break
+        candidates.append((doc, scored))
+    results: List[Scored] = []
+    for doc, scored in candidates:  # entries are read only now: from the index, that is a file read each
+        entry = corpus.entry_at(doc) if corpus.entry_at else None
+        if entry is not None:
+            scored.entry = entry
             results.append(scored)
+    # rounding makes ties exact whatever the summation order
     results.sort(key=lambda s: (-round(s.score, 9), -corpus_mod.entry_ts(s.entry), str(s.entry.get("key"))))
     results = results[:limit]
     for scored in results:
