@@ -120,8 +120,12 @@ class Ours:
         return rank.search(self.corpora[project], prompt, 5, params)
 
     def system(self, params=rank.Params, gate: bool = True) -> System:
-        return lambda project, prompt: [s.entry["key"] for s in self.candidates(project, prompt, params)
-                                        if not gate or rank.passes(s, params)]
+        return lambda project, prompt: [s.entry["key"] for s in self.gate(self.candidates(project, prompt, params),
+                                                                           params, gate)]
+
+    @staticmethod
+    def gate(results, params, gate: bool = True):
+        return rank.gated(results, params) if gate else results
 
 
 def budget(prompts: List[dict]) -> int:
@@ -144,20 +148,30 @@ def params_with(**overrides) -> type:
 def sweep(ours: Ours, dev: List[dict]) -> None:
     """The gate's trade-off on dev: recall@5 at each setting, best within the false-injection budget first."""
     allowed = budget(dev)
-    cached = {p["id"]: ours.candidates(p["project"], p["prompt"]) for p in dev}
+    rows = []
+    for concept_weight in (0.2, 0.3, 0.5, 0.7, 1.0):
+        ranking = params_with(concept_weight=concept_weight)
+        cached = {p["id"]: ours.candidates(p["project"], p["prompt"], ranking) for p in dev}
+        rows.extend(_gate_rows(dev, cached, allowed, concept_weight))
+    rows.sort(key=lambda r: (not r[0], -r[1], -r[-1]["paraphrase"]))
+    print(f"gate sweep on dev (false-injection budget {allowed}):")
+    for ok, _, cw, (mf, fo), mt, cf, r in rows[:20]:
+        print(f"  concept_weight={cw} min_fraction={mf:.2f} follow={fo} min_terms={mt} concept_fraction={cf:.2f}  {_fmt(r)}")
+
+
+def _gate_rows(dev, cached, allowed, concept_weight):
     rows = []
     for min_fraction in [x / 100 for x in range(0, 61, 2)]:
         for min_terms in (0, 1, 2):
             for concept_fraction in (0.2, 0.3, 0.4, 0.5, 0.6, 0.8, 1.01):
-                params = params_with(min_fraction=min_fraction, min_terms=min_terms, concept_fraction=concept_fraction)
-                result = evaluate(lambda project, prompt, _p=params, _c=cached, _by={}: [
-                    s.entry["key"] for s in _c[_prompt_id(dev, project, prompt)] if rank.passes(s, _p)], dev)
-                rows.append((result["false"][0] <= allowed, result["recall"], min_fraction, min_terms,
-                             concept_fraction, result))
-    rows.sort(key=lambda r: (not r[0], -r[1]))
-    print(f"gate sweep on dev (false-injection budget {allowed}):")
-    for ok, _, mf, mt, cf, r in rows[:15]:
-        print(f"  min_fraction={mf:.2f} min_terms={mt} concept_fraction={cf:.2f}  {_fmt(r)}")
+              for follow in (0.0, 0.3, 0.5, 0.7, 1.01):
+                params = params_with(min_fraction=min_fraction, min_terms=min_terms, concept_fraction=concept_fraction,
+                                     follow=follow)
+                result = evaluate(lambda project, prompt, _p=params, _c=cached: [
+                    s.entry["key"] for s in rank.gated(_c[_prompt_id(dev, project, prompt)], _p)], dev)
+                rows.append((result["false"][0] <= allowed, result["recall"], concept_weight,
+                             (min_fraction, follow), min_terms, concept_fraction, result))
+    return rows
 
 
 _ID_BY_PROMPT: Dict[tuple, str] = {}

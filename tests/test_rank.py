@@ -111,3 +111,12 @@ def test_entries_missing_optional_fields_do_not_break_ranking():
     odd = [{"key": "learned-x", "type": "learned", "content": "deploy the worker with helm", "source": "s",
             "tags": None, "ts": "yesterday", "bead": None}]
     assert keys(rank.rank(odd, "helm deploy")) == ["learned-x"]
+
+
+def test_the_gate_judges_the_best_result_and_then_keeps_its_followers():
+    best = rank.Scored({"key": "a"}, 10.0, [], fraction=0.5, matched=2)
+    weak = rank.Scored({"key": "b"}, 2.0, [], fraction=0.1, matched=1)
+    strict = type("Strict", (rank.Params,), {"min_fraction": 0.3, "min_terms": 1, "follow": 0.5})
+    assert rank.gated([best, weak], strict) == [best]  # b is below half the best and fails the gate itself
+    assert rank.gated([best, weak], type("Loose", (strict,), {"follow": 0.0})) == [best, weak]
+    assert rank.gated([weak, weak], strict) == []  # the best fails: nothing at all
