@@ -1,0 +1,154 @@
+"""Entries as ranking statistics: per-field postings, field lengths, liveness; built in memory or loaded.
+
+One structure serves both paths: `rank.rank(entries, …)` builds it from entries in memory, memory.index
+persists the same pieces (postings as packed bytes) so a hook does not re-tokenize the knowledge.
+Postings: a word -> rows (doc id, tf in content, key, tags, bead); a concept id (`~12`) -> rows (doc id, tf),
+flattened into one array('I') each.
+"""
+from __future__ import annotations
+
+from array import array
+
+TYPE_CHECKING = False  # typing costs ~3 ms to import; annotations are strings here
+if TYPE_CHECKING:
+    from typing import Callable, Dict, List, Optional, Tuple
+
+# content, key (without its type prefix), tags (without the type), bead id, concepts of the content's words
+FIELDS = ("c", "k", "t", "b", "x")
+CONCEPT_FIELD = "x"
+LEXICAL_FIELDS = FIELDS[:-1]
+
+
+def _text_fields(entry: dict) -> Tuple[str, str, str, str]:
+    entry_type = entry.get("type") if isinstance(entry.get("type"), str) else ""
+    key = entry.get("key") if isinstance(entry.get("key"), str) else ""
+    if entry_type and key.startswith(entry_type + "-"):
+        key = key[len(entry_type) + 1:]
+    tags = entry.get("tags") if isinstance(entry.get("tags"), list) else []
+    tag_text = " ".join(t for t in tags if isinstance(t, str) and t != entry_type)
+    content = entry.get("content") if isinstance(entry.get("content"), str) else ""
+    bead = entry.get("bead") if isinstance(entry.get("bead"), str) else ""
+    return content, key, tag_text, bead
+
+
+def entry_terms(entry: dict) -> Dict[str, List[str]]:
+    """The terms of each field of an entry (field letter -> terms, repeats kept)."""
+    from memory.concepts import concepts
+    from memory.tokenize import terms
+
+    content, key, tags, bead = _text_fields(entry)
+    content_terms = terms(content)
+    return {"c": content_terms, "k": terms(key), "t": terms(tags), "b": terms(bead),
+            "x": concepts(content_terms + terms(tags))}
+
+
+def entry_ts(entry: dict) -> float:
+    ts = entry.get("ts")
+    return float(ts) if isinstance(ts, (int, float)) and not isinstance(ts, bool) else 0.0
+
+
+class Corpus:
+    """Statistics of documents 0..n-1. `segments` are (postings, first doc id) pairs searched in turn
+    (postings values: array('I') or its bytes, ids local to the segment), so an index hands over its
+    archive and active parts without merging or renumbering them."""
+
+    def __init__(self) -> None:
+        self.n = 0
+        self.segments: List[Tuple[Dict[str, object], int]] = []
+        self.lens: Dict[str, array] = {f: array("I") for f in FIELDS}
+        self.ts = array("d")
+        self.live = bytearray()
+        self.keys: List[str] = []  # may stay empty on the index path (only liveness is needed to rank)
+        self.entry_at: Optional[Callable[[int], Optional[dict]]] = None
+        self._avg: Optional[Dict[str, float]] = None
+
+    def postings(self, key: str) -> List[Tuple[array, int]]:
+        """(rows, first doc id) of `key` in every segment, doc ids local to the segment (bytes are unpacked
+        on first use)."""
+        out = []
+        for segment, base in self.segments:
+            value = segment.get(key)
+            if value is None:
+                continue
+            if not isinstance(value, array):
+                packed = array("I")
+                packed.frombytes(value)  # type: ignore[arg-type]
+                segment[key] = value = packed
+            out.append((value, base))
+        return out
+
+    def dead_docs(self) -> List[int]:
+        """Ids of the superseded documents (usually few: found without a Python loop over all)."""
+        dead, at = [], self.live.find(0)
+        while at >= 0:
+            dead.append(at)
+            at = self.live.find(0, at + 1)
+        return dead
+
+    def avg_len(self, field: str) -> float:
+        if self._avg is None:
+            dead = self.dead_docs()
+            count = (self.n - len(dead)) or 1
+            self._avg = {f: ((sum(self.lens[f]) - sum(self.lens[f][d] for d in dead)) / count) or 1.0
+                         for f in FIELDS}
+        return self._avg[field]
+
+    def live_count(self) -> int:
+        return self.n - self.live.count(0)
+
+    def add(self, entry: dict, postings: Dict[str, array]) -> int:
+        """Append one document's statistics; returns its id."""
+        doc = self.n
+        self.n += 1
+        fields = entry_terms(entry)
+        counts: Dict[str, List[int]] = {}  # word -> tf per lexical field
+        for slot, field in enumerate(LEXICAL_FIELDS):
+            self.lens[field].append(len(fields[field]))
+            for term in fields[field]:
+                tfs = counts.get(term)
+                if tfs is None:
+                    counts[term] = tfs = [doc, 0, 0, 0, 0]
+                tfs[slot + 1] += 1
+        for term, row in counts.items():
+            _posting(postings, term).extend(row)
+        concept_terms = fields[CONCEPT_FIELD]
+        self.lens[CONCEPT_FIELD].append(len(concept_terms))
+        for concept in dict.fromkeys(concept_terms):
+            _posting(postings, concept).extend((doc, concept_terms.count(concept)))
+        self.ts.append(entry_ts(entry))
+        self.keys.append(entry.get("key") if isinstance(entry.get("key"), str) else "")
+        self.live.append(1)
+        self._avg = None
+        return doc
+
+
+def _posting(postings: Dict[str, array], key: str) -> array:
+    found = postings.get(key)
+    if found is None:
+        postings[key] = found = array("I")
+    return found
+
+
+def latest_flags(keys: List[str], ts: array) -> bytearray:
+    """1 for the latest document of each key (highest ts, then the later one), 0 for the superseded."""
+    best: Dict[str, int] = {}
+    for doc, key in enumerate(keys):
+        current = best.get(key)
+        if current is None or ts[doc] >= ts[current]:
+            best[key] = doc
+    flags = bytearray(len(keys))
+    for doc in best.values():
+        flags[doc] = 1
+    return flags
+
+
+def from_entries(entries: List[dict]) -> Corpus:
+    """A corpus over `entries` in memory (liveness: latest per key, as memory.store.latest decides)."""
+    corpus = Corpus()
+    postings: Dict[str, object] = {}
+    for entry in entries:
+        corpus.add(entry, postings)  # type: ignore[arg-type]
+    corpus.segments.append((postings, 0))
+    corpus.live = latest_flags(corpus.keys, corpus.ts)
+    corpus.entry_at = entries.__getitem__
+    return corpus

@@ -1,0 +1,318 @@
+"""A derived, machine-local ranking index of the knowledge files, so a hook never re-tokenizes them.
+
+One segment file per source: `knowledge.index` for knowledge.jsonl, `knowledge.archive.index` for the
+archive. Each holds the source's identity (inode, device, size, mtime_ns) and how far it was read, so:
+- unchanged source (stat equal)                  -> used as is, the source is not even read
+- same file grown (append; checked by a CRC of the bytes before the old end) -> only the new lines are
+  tokenized: a capture, or a rotation's append to a 100,000-line archive, costs only its own lines
+- anything else (rotation's replace, git pull, merge, edit) -> that segment is rebuilt from its source
+A missing, corrupt, foreign or half-updated index is rebuilt, and one that cannot be written is bypassed
+(the ranking comes from memory): never an error. Writes are atomic (memory.fsio.atomic_write), so
+concurrent builders each publish a whole file; the active segment names the archive segment it was
+computed against, and a mismatched pair is simply rebuilt by the next reader.
+
+Latest-per-key spans both files (the archive is ranked too: knowledge rotated out is still knowledge).
+"""
+from __future__ import annotations
+
+import marshal
+import os
+import struct
+import zlib
+from array import array
+
+from memory import concepts
+from memory import corpus as corpus_mod
+from memory import fsio
+
+TYPE_CHECKING = False  # typing costs ~3 ms to import; annotations are strings here
+if TYPE_CHECKING:
+    from typing import Dict, List, Optional, Tuple
+
+ACTIVE, ARCHIVE = "knowledge.jsonl", "knowledge.archive.jsonl"
+INDEX = {ACTIVE: "knowledge.index", ARCHIVE: "knowledge.archive.index"}
+MAGIC = b"MHRIDX4\n"
+CRC_WINDOW = 4096
+
+
+def fingerprint() -> int:
+    """Changes whenever tokens or concepts would come out differently: an index of another version is rebuilt."""
+    from memory import entry, tokenize
+
+    return zlib.crc32(repr((MAGIC, corpus_mod.FIELDS, concepts.GROUPS, sorted(tokenize.STOP_WORDS),
+                            tokenize._DERIVED, sorted(entry.TAG_VOCABULARY.items()))).encode())
+
+
+class Segment:
+    """The statistics of one source file's complete lines, doc ids local to it."""
+
+    def __init__(self) -> None:
+        self.stats = corpus_mod.Corpus()
+        self.postings: Dict[str, object] = {}
+        self.src: Optional[Tuple[int, int, int, int]] = None
+        self.end = 0
+        self.crc = 0
+        self.offsets = array("Q")
+        self.lengths = array("I")
+        self.line_crcs = array("I")
+        self.dead: List[int] = []  # active segment only: archive docs its entries supersede
+        self.against: Optional[list] = None  # active segment only: the archive segment's src and size
+
+    def to_bytes(self, fp: int) -> bytes:
+        s = self.stats
+        meta = marshal.dumps({
+            "fp": fp, "src": self.src, "end": self.end, "crc": self.crc, "n": s.n,
+            "lens": {f: a.tobytes() for f, a in s.lens.items()}, "ts": s.ts.tobytes(), "live": bytes(s.live),
+            "off": self.offsets.tobytes(), "len": self.lengths.tobytes(), "lcrc": self.line_crcs.tobytes(),
+            "dead": self.dead, "against": self.against, "concepts": concepts.term_map()})
+        directory, blobs, at = {}, [], 0
+        for key, value in self.postings.items():
+            blob = value.tobytes() if isinstance(value, array) else value
+            directory[key] = (at, len(blob))
+            blobs.append(blob)
+            at += len(blob)
+        parts = [meta, marshal.dumps(directory), b"".join(blobs), marshal.dumps(s.keys)]
+        return MAGIC + struct.pack("<4Q", *map(len, parts)) + b"".join(parts)
+
+
+class LazyPostings(dict):
+    """Postings read from the segment file on first use: a query touches a few dozen of them, so a
+    100,000-entry archive costs its term directory, not its postings."""
+
+    def __init__(self, fh, start: int, directory: Dict[str, Tuple[int, int]]) -> None:
+        super().__init__()
+        self.fh, self.start, self.directory = fh, start, directory
+
+    def get(self, key, default=None):  # type: ignore[override]
+        if key in self:
+            return self[key]
+        where = self.directory.get(key)
+        if where is None:
+            return default
+        data = os.pread(self.fh.fileno(), where[1], self.start + where[0])
+        if len(data) != where[1]:
+            return default  # cut short: the file was damaged under us; the next load rebuilds it
+        self[key] = data
+        return data
+
+    def materialize(self) -> Dict[str, object]:
+        return {key: self.get(key) for key in self.directory}
+
+
+def _arr(code: str, data: bytes) -> array:
+    a = array(code)
+    a.frombytes(data)
+    return a
+
+
+def read_segment(path: str, fp: int, with_keys: bool = False) -> Optional[Segment]:
+    """The segment stored at `path`, or None when missing, corrupt or of another version."""
+    try:
+        fh = open(path, "rb")
+    except OSError:
+        return None
+    try:
+        head = fh.read(40)
+        if head[:8] != MAGIC:
+            raise ValueError("not an index")
+        lengths = struct.unpack_from("<4Q", head, 8)
+        if os.fstat(fh.fileno()).st_size != 40 + sum(lengths):
+            raise ValueError("cut short or grown: not a file we wrote whole")
+        meta = marshal.loads(fh.read(lengths[0]))
+        if meta["fp"] != fp:
+            raise ValueError("another version")
+        concepts.seed(meta["concepts"])
+        seg = Segment()
+        s = seg.stats
+        s.n = meta["n"]
+        s.lens = {f: _arr("I", meta["lens"][f]) for f in corpus_mod.FIELDS}
+        s.ts, s.live = _arr("d", meta["ts"]), bytearray(meta["live"])
+        seg.src, seg.end, seg.crc = tuple(meta["src"]) if meta["src"] else None, meta["end"], meta["crc"]
+        seg.offsets, seg.lengths, seg.line_crcs = _arr("Q", meta["off"]), _arr("I", meta["len"]), _arr("I", meta["lcrc"])
+        seg.dead, seg.against = list(meta["dead"]), meta["against"]
+        lazy = LazyPostings(fh, 40 + lengths[0] + lengths[1], marshal.loads(fh.read(lengths[1])))
+        seg.postings = lazy
+        if with_keys:  # an update follows: it needs every posting in memory, and the keys
+            seg.postings = lazy.materialize()
+            if None in seg.postings.values():
+                raise ValueError("short posting")
+            fh.seek(40 + sum(lengths[:3]))
+            s.keys = marshal.loads(fh.read(lengths[3]))
+            fh.close()
+        sizes = {len(s.ts), len(s.live), len(seg.offsets), len(seg.lengths), len(seg.line_crcs)}
+        if sizes != {s.n} or any(len(a) != s.n for a in s.lens.values()) or (with_keys and len(s.keys) != s.n):
+            return None
+        return seg
+    except Exception:  # any damage at all: the caller rebuilds from the source
+        fh.close()
+        return None
+
+
+def _ident(path: str) -> Optional[Tuple[int, int, int, int]]:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_ino, st.st_dev, st.st_size, st.st_mtime_ns)
+
+
+def _read_source(path: str) -> Tuple[bytes, Optional[Tuple[int, int, int, int]]]:
+    """The file's bytes and the identity they belong to (fstat of the same descriptor)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return b"", None
+    with os.fdopen(fd, "rb") as fh:
+        st = os.fstat(fd)
+        data = fh.read(st.st_size)
+    return data, (st.st_ino, st.st_dev, len(data), st.st_mtime_ns)
+
+
+def _tail_crc(data: bytes, end: int) -> int:
+    return zlib.crc32(data[max(0, end - CRC_WINDOW):end])
+
+
+def update(old: Optional[Segment], data: bytes, src: Optional[Tuple[int, int, int, int]]) -> Segment:
+    """`old` brought up to date with the source bytes `data`: extended when the source only grew, else new."""
+    from memory.entry import is_valid
+
+    grown = (old is not None and old.src is not None and src is not None and old.src[:2] == src[:2]
+             and len(data) >= old.end and _tail_crc(data, old.end) == old.crc and len(old.stats.keys) == old.stats.n)
+    seg = old if grown and old is not None else Segment()
+    loads = _loads(len(data) - seg.end)
+    postings = seg.postings
+    for key, value in list(postings.items()):
+        if not isinstance(value, array):
+            postings[key] = _arr("I", value)  # type: ignore[arg-type]
+    pos, end = seg.end, data.rfind(b"\n") + 1  # an unterminated last line is a write in progress
+    while pos < end:
+        nl = data.index(b"\n", pos)
+        line = data[pos:nl]
+        try:
+            entry = loads(line) if line.strip() else None
+        except (ValueError, RecursionError):
+            entry = None
+        if entry is not None and is_valid(entry):
+            seg.stats.add(entry, postings)  # type: ignore[arg-type]
+            seg.offsets.append(pos)
+            seg.lengths.append(len(line))
+            seg.line_crcs.append(zlib.crc32(line))
+        pos = nl + 1
+    seg.src, seg.end, seg.crc = src, max(seg.end, end), _tail_crc(data, max(seg.end, end))
+    seg.stats.live = corpus_mod.latest_flags(seg.stats.keys, seg.stats.ts)
+    return seg
+
+
+def _loads(size: int):
+    from memory import jsonio
+
+    return jsonio.bulk_loads() if size >= jsonio.BULK_BYTES else jsonio.json.loads
+
+
+def link(archive: Segment, active: Segment) -> None:
+    """Latest per key across both files: which archive docs the active ones supersede, and the reverse."""
+    arc_keys, arc_ts, arc_live = archive.stats.keys, archive.stats.ts, archive.stats.live
+    best = {arc_keys[d]: d for d in range(archive.stats.n) if arc_live[d]}
+    dead = []
+    act = active.stats
+    for doc in range(act.n):
+        other = best.get(act.keys[doc]) if act.live[doc] else None
+        if other is not None:
+            if act.ts[doc] >= arc_ts[other]:  # the later line wins a tie, as in memory.store.latest
+                dead.append(other)
+            else:
+                act.live[doc] = 0
+    active.dead = dead
+    active.against = [archive.src, archive.stats.n]
+
+
+def _write(path: str, seg: Segment, fp: int) -> None:
+    try:
+        fsio.atomic_write(path, seg.to_bytes(fp))
+    except OSError:
+        pass  # a read-only or full disk: the ranking still comes from memory
+
+
+def load(memory_dir: str) -> corpus_mod.Corpus:
+    """A corpus of both knowledge files (latest per key), from the index when it is current."""
+    fp = fingerprint()
+    idx = {name: os.path.join(memory_dir, INDEX[name]) for name in (ACTIVE, ARCHIVE)}
+    src = {name: _ident(os.path.join(memory_dir, name)) for name in (ACTIVE, ARCHIVE)}
+    active = read_segment(idx[ACTIVE], fp)
+    archive: Optional[Segment] = Segment()
+    if src[ARCHIVE] is not None:
+        archive = read_segment(idx[ARCHIVE], fp)
+    fresh = (active is not None and archive is not None and active.src == src[ACTIVE]
+             and archive.src == src[ARCHIVE] and active.against == [archive.src, archive.stats.n])
+    if not fresh:
+        archive, active = _rebuild(memory_dir, idx, fp)
+    return combine(memory_dir, archive, active)  # type: ignore[arg-type]
+
+
+def _rebuild(memory_dir: str, idx: Dict[str, str], fp: int) -> Tuple[Segment, Segment]:
+    active_data, active_src = _read_source(os.path.join(memory_dir, ACTIVE))  # active first: see store
+    archive_data, archive_src = _read_source(os.path.join(memory_dir, ARCHIVE))
+    old_archive = read_segment(idx[ARCHIVE], fp, with_keys=True)
+    indexed_src = old_archive.src if old_archive is not None else None
+    archive = update(old_archive, archive_data, archive_src)  # may extend old_archive in place
+    writable = os.path.isdir(memory_dir)
+    if writable and archive_src is not None and indexed_src != archive_src:
+        _write(idx[ARCHIVE], archive, fp)
+    active = update(read_segment(idx[ACTIVE], fp, with_keys=True), active_data, active_src)
+    link(archive, active)
+    if writable:
+        _write(idx[ACTIVE], active, fp)
+    return archive, active
+
+
+def combine(memory_dir: str, archive: Segment, active: Segment) -> corpus_mod.Corpus:
+    """One corpus over both segments: archive docs first, then the active file's."""
+    c = corpus_mod.Corpus()
+    a, b = archive.stats, active.stats
+    c.n = a.n + b.n
+    c.segments = [(archive.postings, 0), (active.postings, a.n)]
+    c.lens = {f: a.lens[f] + b.lens[f] for f in corpus_mod.FIELDS}
+    c.ts = a.ts + b.ts
+    live = bytearray(a.live)
+    for doc in active.dead:
+        live[doc] = 0
+    c.live = live + b.live
+    readers = _EntryReader(memory_dir, archive, active)
+    c.entry_at = readers.entry
+    return c
+
+
+class _EntryReader:
+    """Entries fetched by offset; a line that no longer matches its CRC (the file changed) is None."""
+
+    def __init__(self, memory_dir: str, archive: Segment, active: Segment) -> None:
+        self.dir, self.archive, self.active = memory_dir, archive, active
+        self.fds: Dict[str, Optional[int]] = {}
+
+    def __del__(self) -> None:
+        for fd in self.fds.values():
+            if fd is not None:
+                os.close(fd)
+
+    def entry(self, doc: int) -> Optional[dict]:
+        from memory import jsonio
+        from memory.entry import is_valid
+
+        name, seg = (ARCHIVE, self.archive) if doc < self.archive.stats.n else (ACTIVE, self.active)
+        local = doc - (0 if name == ARCHIVE else self.archive.stats.n)
+        if name not in self.fds:
+            try:
+                self.fds[name] = os.open(os.path.join(self.dir, name), os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+            except OSError:
+                self.fds[name] = None
+        fd = self.fds[name]
+        if fd is None:
+            return None
+        line = os.pread(fd, seg.lengths[local], seg.offsets[local])
+        if zlib.crc32(line) != seg.line_crcs[local]:
+            return None
+        try:
+            obj = jsonio.json.loads(line)
+        except ValueError:
+            return None
+        return obj if is_valid(obj) else None

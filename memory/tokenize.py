@@ -1,0 +1,121 @@
+"""Code-aware tokens for ranking: identifiers split into their words, lowercased, stop words out, stemmed.
+
+`src/api/routes.py` -> src, api, route, py; `useEffect` -> use, effect and the whole `useeffect`;
+`max_retries`, `maxRetries` and `max-retries` all give max, retri and `maxretries`, so a prompt finds
+an entry whichever spelling either of them used. Deterministic: no locale, no hashing.
+"""
+from __future__ import annotations
+
+import re
+
+TYPE_CHECKING = False  # typing costs ~3 ms to import; annotations are strings here
+if TYPE_CHECKING:
+    from typing import Dict, List
+
+# a run of identifier characters, joined by the punctuation identifiers and paths are made of
+_CHUNK = re.compile(r"[A-Za-z0-9_]+(?:[-.:/\\]+[A-Za-z0-9_]+)*")
+# words inside an identifier: "HTTPServerError2" -> HTTP, Server, Error, 2
+_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+_PATHLIKE = re.compile(r"[./\\:]")
+_COMPOUND_SEP = re.compile(r"[-_]+")
+
+# English function words and the filler of requests to an assistant; never domain words (not "test", "fix")
+STOP_WORDS = frozenset("""
+a about above after again against all almost also although always am an and another any anyone anything
+are around as at be because been before being below between both but by can cannot could did do does doing
+done down during each either else enough etc even ever every few for from further get gets getting go goes
+going gone got had has have having he her here hers him his how however i if in into is it its itself just
+let lets like ll made make makes many may me might mine more most much must my myself need needs no nor not
+now of off often on once one only or other our ours out over own please quite rather re really same see seem
+seems she should since so some something still such than that the their theirs them then there these they
+thing things this those though through thus to too under until up upon us very via want wants was way we
+well were what whatever when where whether which while who whom whose why will with within without would yet
+you your yours yourself ve d s t m
+hey hi hello thanks thank okay ok sure help tell know think wonder wondering guess maybe pretty kind sort
+stuff again already actually basically currently right new old good bad best better
+""".split())
+
+MIN_LEN = 2
+
+
+def split_identifier(chunk: str) -> List[str]:
+    """The lowercase words of one identifier-like chunk (no stemming, no stop words)."""
+    return [p.lower() for p in _PART.findall(chunk)]
+
+
+def raw_terms(text: str) -> List[str]:
+    """Lowercase words and whole identifiers of `text`, in order, before stop words and stemming.
+
+    A path or dotted name gives its segments; a compound segment (camelCase, snake_case, kebab-case)
+    gives its words then the words joined (`useeffect`), so every spelling of it meets the others.
+    """
+    out: List[str] = []
+    for chunk in _CHUNK.findall(text):
+        for segment in _PATHLIKE.split(chunk):
+            if not segment:
+                continue
+            words = []
+            for piece in _COMPOUND_SEP.split(segment):
+                words.extend(split_identifier(piece))
+            out.extend(words)
+            if len(words) > 1:
+                out.append("".join(words))
+    return out
+
+
+_STEM_CACHE: Dict[str, str] = {}
+_VOWEL = re.compile(r"[aeiouy]")
+# derivational endings -> a shorter common form, longest first; a trailing "e" is dropped afterwards, so
+# migrate/migrated/migration -> migrat, configure/configuration -> configur, optimize/optimization -> optimiz
+_DERIVED = (("ization", "ize"), ("isation", "ize"), ("ational", "ate"), ("uration", "ure"), ("ibility", "ible"),
+            ("ability", "able"), ("iveness", "ive"), ("fulness", "ful"), ("ousness", "ous"), ("ically", "ic"),
+            ("ation", "ate"), ("ition", "ite"), ("ution", "ute"), ("ement", ""), ("ment", ""), ("ness", ""),
+            ("iness", "y"), ("ency", "ent"), ("ancy", "ant"), ("ence", "ent"), ("ance", "ant"), ("able", ""),
+            ("ible", ""), ("ity", ""), ("ise", "ize"), ("ent", ""), ("ant", ""), ("ly", ""), ("er", ""), ("al", ""))
+_SHORT_SUFFIX_MIN_STEM = 4  # "er", "al", "ly", "ent", "ant": only on longer words (user, local, client stay)
+
+
+def _has_vowel(s: str) -> bool:
+    return bool(_VOWEL.search(s))
+
+
+def stem(word: str) -> str:
+    """A light, Porter-like suffix stripper: plurals, -ed/-ing, common derivational endings, final -e.
+
+    Both sides go through it, so consistency matters more than linguistic truth: `caching`, `cached`,
+    `caches` and `cache` all give `cach`. Short words and words with digits are kept as they are.
+    """
+    cached = _STEM_CACHE.get(word)
+    if cached is not None:
+        return cached
+    w = word
+    if len(w) > 3 and w.isalpha():
+        if w.endswith("sses"):
+            w = w[:-2]
+        elif w.endswith(("ies", "ied")) and len(w) > 4:
+            w = w[:-3] + "y"
+        elif w.endswith("s") and not w.endswith(("ss", "us", "is")):
+            w = w[:-1]
+        for suffix in ("ing", "ed"):
+            if w.endswith(suffix) and len(w) - len(suffix) >= 3 and _has_vowel(w[:-len(suffix)]):
+                w = w[:-len(suffix)]
+                if len(w) > 3 and w[-1] == w[-2] and w[-1] not in "lsz":
+                    w = w[:-1]  # running -> run, stopped -> stop
+                break
+        for _ in range(2):  # twice: compatibility -> compatible -> compat
+            for suffix, replacement in _DERIVED:
+                rest = len(w) - len(suffix)
+                if w.endswith(suffix) and rest >= (3 if len(suffix) > 3 else _SHORT_SUFFIX_MIN_STEM):
+                    w = w[:-len(suffix)] + replacement
+                    break
+        if w.endswith("e") and len(w) > 4:
+            w = w[:-1]
+        if w.endswith("at") and len(w) > 5:
+            w = w[:-2]  # migrate, migrated, migration -> migr
+    _STEM_CACHE[word] = w
+    return w
+
+
+def terms(text: str) -> List[str]:
+    """The ranking terms of `text`: raw terms without stop words and one-letter words, stemmed."""
+    return [stem(t) for t in raw_terms(text) if len(t) >= MIN_LEN and t not in STOP_WORDS]

@@ -1,0 +1,185 @@
+"""memory.index: never stale, never an error, incremental on appends, safe under concurrent builders."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from memory import corpus, entry, index, rank, store
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TOPICS = ["cache", "schema", "retry", "token", "layout", "worker", "queue", "deploy", "lint", "bundle"]
+
+
+def make(i: int, text: str = "", ts: int = 0) -> dict:
+    words = f"{TOPICS[i % 10]} {TOPICS[(i * 7) % 10]} step {i}"
+    return entry.build(text or f"insight {i}: the {words} needs care", f"BD-{i}", "orchestrator",
+                       ts=ts or 1_700_000_000 + i)
+
+
+def write_lines(path, records) -> None:
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.writelines(json.dumps(r, separators=(",", ":")) + "\n" for r in records)
+
+
+def ranked(memory_dir, prompt: str, limit: int = 5):
+    return [(s.entry["key"], round(s.score, 9)) for s in rank.search(index.load(str(memory_dir)), prompt, limit)]
+
+
+def expected(memory_dir, prompt: str, limit: int = 5):
+    """The same query without any index: every line of both files, latest per key, ranked in memory."""
+    entries = store.latest(store.load(str(memory_dir), include_archive=True).entries)
+    return [(s.entry["key"], round(s.score, 9)) for s in rank.rank(entries, prompt, limit)]
+
+
+@pytest.fixture
+def mem(tmp_path):
+    d = tmp_path / ".beads" / "memory"
+    d.mkdir(parents=True)
+    return d
+
+
+def test_a_query_right_after_a_capture_returns_the_new_entry(mem):
+    store.append(str(mem), [make(i) for i in range(20)])
+    assert ranked(mem, "cache schema")  # builds the index
+    store.append(str(mem), [make(99, "the zanzibar feature flag must stay off in staging")])
+    assert ranked(mem, "zanzibar flag")[0][0] == entry.make_key("learned", "the zanzibar feature flag must stay off in staging")
+
+
+def test_an_append_tokenizes_only_the_new_lines(mem, monkeypatch):
+    write_lines(mem / store.ARCHIVE, [make(i) for i in range(300)])
+    write_lines(mem / store.ACTIVE, [make(i) for i in range(300, 400)])
+    index.load(str(mem))
+    archive_index = os.stat(mem / index.INDEX[store.ARCHIVE])
+    calls = []
+    original = corpus.entry_terms
+    monkeypatch.setattr(corpus, "entry_terms", lambda e: calls.append(e["key"]) or original(e))
+    store.append(str(mem), [make(400, "a brand new insight about protobuf codegen")])
+    assert ranked(mem, "protobuf codegen")[0][0] == entry.make_key("learned", "a brand new insight about protobuf codegen")
+    assert len(calls) == 1 + 1  # the new line, then the explanation of the one result
+    after = os.stat(mem / index.INDEX[store.ARCHIVE])
+    assert (after.st_ino, after.st_mtime_ns) == (archive_index.st_ino, archive_index.st_mtime_ns)  # not rewritten
+
+
+def test_a_grown_archive_is_extended_not_retokenized(mem, monkeypatch):
+    write_lines(mem / store.ARCHIVE, [make(i) for i in range(200)])
+    index.load(str(mem))
+    write_lines(mem / store.ARCHIVE, [make(i) for i in range(200, 210)])
+    calls = []
+    original = corpus.entry_terms
+    monkeypatch.setattr(corpus, "entry_terms", lambda e: calls.append(1) or original(e))
+    c = index.load(str(mem))
+    assert len(calls) == 10 and c.live_count() == 210
+
+
+def test_rotation_keeps_results_equal_to_an_index_free_ranking(mem):
+    store.append(str(mem), [make(i) for i in range(900)])
+    assert ranked(mem, "retry token") == expected(mem, "retry token")
+    store.append(str(mem), [make(i) for i in range(900, 1200)])  # passes 1,000 lines: rotation
+    assert os.path.exists(mem / store.ARCHIVE)
+    for prompt in ("retry token", "queue worker step 1150", "insight 3 deploy", "lint bundle layout"):
+        assert ranked(mem, prompt) == expected(mem, prompt)
+
+
+def test_latest_per_key_spans_the_archive_and_the_active_file(mem):
+    old = make(1, "the payment retry limit is three attempts per invoice")
+    write_lines(mem / store.ARCHIVE, [old, make(2)])
+    newer = dict(old, content="the payment retry limit is five attempts per invoice", ts=old["ts"] + 10)
+    write_lines(mem / store.ACTIVE, [newer])
+    assert [s.entry["content"] for s in rank.search(index.load(str(mem)), "payment retry limit")][:1] == [newer["content"]]
+    contents = [s.entry["content"] for s in rank.search(index.load(str(mem)), "three attempts per invoice")]
+    assert old["content"] not in contents
+    # a key whose archive version is newer (clock skew): the archive one wins, as in store.latest
+    skewed = dict(make(2), content="an older rewrite of insight two", ts=1)
+    write_lines(mem / store.ACTIVE, [skewed])
+    assert "an older rewrite of insight two" not in [s.entry["content"] for s in rank.search(index.load(str(mem)), "older rewrite insight two")]
+
+
+def test_a_replaced_source_file_is_reindexed(mem):
+    write_lines(mem / store.ACTIVE, [make(i) for i in range(50)])
+    index.load(str(mem))
+    replacement = mem / "new.jsonl"
+    write_lines(replacement, [make(i, f"rewritten insight number {i} about grpc deadlines") for i in range(5)])
+    os.replace(replacement, mem / store.ACTIVE)  # what git checkout/pull/merge does
+    assert ranked(mem, "grpc deadlines") == expected(mem, "grpc deadlines")
+    assert len(ranked(mem, "grpc deadlines")) == 5
+
+
+def test_an_edit_in_place_of_the_same_size_is_noticed(mem):
+    write_lines(mem / store.ACTIVE, [make(1, "alpha beta gamma")])
+    index.load(str(mem))
+    data = (mem / store.ACTIVE).read_bytes()
+    os.utime(mem / store.ACTIVE, ns=(1, 1))  # even an old mtime: the identity differs
+    (mem / store.ACTIVE).write_bytes(data.replace(b"alpha beta gamma", b"delta beta gamma"))
+    assert ranked(mem, "delta")[0][0] == entry.make_key("learned", "alpha beta gamma")
+
+
+@pytest.mark.parametrize("damage", [b"", b"garbage", index.MAGIC + b"\x00" * 40, None])
+def test_a_corrupt_index_is_rebuilt(mem, damage):
+    write_lines(mem / store.ACTIVE, [make(i) for i in range(30)])
+    index.load(str(mem))
+    path = mem / index.INDEX[store.ACTIVE]
+    good = path.read_bytes()
+    path.write_bytes(good[: len(good) // 2] if damage is None else damage)  # None: cut in half
+    assert ranked(mem, "cache schema") == expected(mem, "cache schema")
+    assert index.read_segment(str(path), index.fingerprint()) is not None  # rewritten whole
+
+
+def test_an_index_of_another_version_is_rebuilt(mem, monkeypatch):
+    write_lines(mem / store.ACTIVE, [make(i) for i in range(10)])
+    index.load(str(mem))
+    monkeypatch.setattr(index, "fingerprint", lambda: 12345)
+    assert ranked(mem, "cache") == expected(mem, "cache")
+    assert index.read_segment(str(mem / index.INDEX[store.ACTIVE]), 12345) is not None
+
+
+def test_a_missing_memory_dir_is_an_empty_answer_and_creates_nothing(tmp_path):
+    missing = tmp_path / "nowhere" / ".beads" / "memory"
+    assert rank.search(index.load(str(missing)), "anything at all") == []
+    assert not missing.exists()
+
+
+def test_an_unwritable_index_is_bypassed(mem):
+    write_lines(mem / store.ACTIVE, [make(i) for i in range(10)])
+    (mem / index.INDEX[store.ACTIVE]).mkdir()  # os.replace onto a directory fails: the write is skipped
+    assert ranked(mem, "cache schema") == expected(mem, "cache schema")
+
+
+def test_an_unterminated_last_line_waits_until_it_is_complete(mem):
+    write_lines(mem / store.ACTIVE, [make(1)])
+    line = json.dumps(make(2, "half written insight about kafka partitions"))
+    with open(mem / store.ACTIVE, "a") as fh:
+        fh.write(line[:40])
+    assert not any("kafka" in k for k, _ in ranked(mem, "kafka partitions"))
+    with open(mem / store.ACTIVE, "a") as fh:
+        fh.write(line[40:] + "\n")
+    assert ranked(mem, "kafka partitions")[0][0] == make(2, "half written insight about kafka partitions")["key"]
+
+
+BUILDER = """
+import json, sys
+sys.path.insert(0, sys.argv[1])
+from memory import index, rank
+hits = rank.search(index.load(sys.argv[2]), "queue worker step", 5)
+print(json.dumps([[s.entry["key"], round(s.score, 9)] for s in hits]))
+"""
+
+
+def test_eight_concurrent_builders_all_get_correct_results(mem):
+    write_lines(mem / store.ARCHIVE, [make(i) for i in range(1500)])
+    write_lines(mem / store.ACTIVE, [make(i) for i in range(1500, 2000)])
+    want = [list(pair) for pair in expected(mem, "queue worker step")]
+    procs = [subprocess.Popen([sys.executable, "-c", BUILDER, ROOT, str(mem)], stdout=subprocess.PIPE)
+             for _ in range(8)]
+    outputs = [json.loads(p.communicate(timeout=120)[0]) for p in procs]
+    assert all(p.returncode == 0 for p in procs)
+    assert outputs == [want] * 8
+    fp = index.fingerprint()
+    for name in (store.ACTIVE, store.ARCHIVE):
+        seg = index.read_segment(str(mem / index.INDEX[name]), fp, with_keys=True)
+        assert seg is not None and seg.src == index._ident(str(mem / name))
+    assert not [n for n in os.listdir(mem) if n.endswith(".tmp")]  # no temp file left behind
+    assert [list(pair) for pair in ranked(mem, "queue worker step")] == want
