@@ -3,6 +3,7 @@
 
     python bench/relevance.py                   # dev and test tables
     python bench/relevance.py --sweep           # the gate trade-off on dev (tune on dev only)
+    python bench/relevance.py --hook            # ours through the real hooks/prompt_recall.py process
     RELEVANCE_DATA=/path/to/bench/relevance python bench/relevance.py
 
 The data set: `<project>/knowledge.jsonl` per project, and prompts.jsonl lines {id, project, prompt,
@@ -128,6 +129,43 @@ class Ours:
         return rank.gated(results, params) if gate else results
 
 
+class HookSystem:
+    """The real UserPromptSubmit hook, one process per prompt, in a git repo per project; the injected
+    entries are read back from its answer (each line starts with the entry's content)."""
+
+    def __init__(self, projects, workdir: str) -> None:
+        import subprocess
+
+        self.projects, self.repos, self.calls = projects, {}, 0
+        for name, entries in projects.items():
+            repo = os.path.join(workdir, name)
+            os.makedirs(os.path.join(repo, ".beads", "memory"), exist_ok=True)
+            subprocess.run(["git", "init", "-q", repo], check=True)
+            with open(os.path.join(repo, ".beads", "memory", "knowledge.jsonl"), "w", encoding="utf-8") as fh:
+                fh.writelines(json.dumps(e, ensure_ascii=False) + "\n" for e in reversed(entries))
+            self.repos[name] = repo
+
+    def __call__(self, project: str, prompt: str) -> List[str]:
+        import subprocess
+
+        from memory import render
+
+        self.calls += 1
+        repo = self.repos[project]
+        payload = {"session_id": f"bench-{self.calls}", "hook_event_name": "UserPromptSubmit", "cwd": repo,
+                   "prompt": prompt}
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE", "MEMORY_HOOKS"))}
+        env["CLAUDE_PROJECT_DIR"] = repo
+        proc = subprocess.run([sys.executable, str(ROOT / "hooks" / "prompt_recall.py")], input=json.dumps(payload),
+                              capture_output=True, text=True, cwd=repo, env=env, timeout=60)
+        if not proc.stdout.strip():
+            return []
+        text = json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
+        shown = [line.split("] ", 1)[1].rstrip("…") for line in text.splitlines()[1:] if "] " in line]
+        flat = {e["key"]: render.one_line(e["content"], 10**6) for e in self.projects[project]}
+        return [next((k for k, c in flat.items() if c.startswith(line)), "?") for line in shown]
+
+
 def budget(prompts: List[dict]) -> int:
     unrelated = sum(1 for p in prompts if p["kind"] == "unrelated" or not p.get("relevant"))
     return int(unrelated * FALSE_BUDGET + 1e-9)
@@ -193,6 +231,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", default=os.environ.get("RELEVANCE_DATA", str(ROOT / "bench" / "relevance")))
     parser.add_argument("--sweep", action="store_true", help="print the gate trade-off on dev")
+    parser.add_argument("--hook", action="store_true", help="also ours through the real prompt hook process")
     args = parser.parse_args(argv)
     projects, prompts = load_data(args.data)
     if not projects or not prompts:
@@ -207,6 +246,10 @@ def main(argv: Optional[List[str]] = None) -> int:
     systems = [("newest-5", newest(projects)), ("BM25 (no gate)", pbm.system()),
                (f"BM25 gate>={threshold:.2f}", pbm.system(threshold)),
                ("ours (no gate)", ours.system(gate=False)), ("ours", ours.system())]
+    if args.hook:
+        import tempfile
+
+        systems.append(("ours, real hook", HookSystem(projects, tempfile.mkdtemp(prefix="relevance-hook-"))))
     for split, chosen in splits.items():
         kinds = {k: sum(p["kind"] == k for p in chosen) for k in ("paraphrase", "lexical", "unrelated")}
         print(f"{split}: {len(chosen)} prompts {kinds}, {len(projects)} projects, budget {budget(chosen)} false")

@@ -61,6 +61,7 @@ class Corpus:
         self.keys: List[str] = []  # may stay empty on the index path (only liveness is needed to rank)
         self.entry_at: Optional[Callable[[int], Optional[dict]]] = None
         self._avg: Optional[Dict[str, float]] = None
+        self.partial = False  # the archive was left out (its index is being built elsewhere)
 
     def postings(self, key: str) -> List[Tuple[array, int]]:
         """(rows, first doc id) of `key` in every segment, doc ids local to the segment (bytes are unpacked

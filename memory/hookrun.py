@@ -47,7 +47,7 @@ def _looks_like_object(raw: bytes) -> bool:
     return raw[i:i + 1] == b"{"
 
 
-def _fork_detached() -> str:
+def fork_detached() -> str:
     """"parent", or "child" (its own session, stdio on /dev/null), or "inline" where there is no fork
     (Windows) or MEMORY_HOOKS_FOREGROUND asks for the foreground (debugging, tests)."""
     import os
@@ -81,7 +81,7 @@ def run(hook: str, handler: "Callable[[Context], Optional[str]]", argv: "Optiona
         if detach:
             # the parent exits at once, so the work survives a client that kills hooks still running
             # at its end (`claude -p` does, for async ones)
-            where = _fork_detached()
+            where = fork_detached()
             if where == "parent":
                 return 0
             in_child = where == "child"

@@ -23,14 +23,14 @@ from array import array
 
 from memory import concepts
 from memory import corpus as corpus_mod
-from memory import fsio
+from memory import fsio, layout
 
 TYPE_CHECKING = False  # typing costs ~3 ms to import; annotations are strings here
 if TYPE_CHECKING:
     from typing import Dict, List, Optional, Tuple
 
-ACTIVE, ARCHIVE = "knowledge.jsonl", "knowledge.archive.jsonl"
-INDEX = {ACTIVE: "knowledge.index", ARCHIVE: "knowledge.archive.index"}
+ACTIVE, ARCHIVE = layout.KNOWLEDGE, layout.ARCHIVE
+INDEX = {ACTIVE: layout.INDEX, ARCHIVE: layout.ARCHIVE_INDEX}
 MAGIC = b"MHRIDX4\n"
 CRC_WINDOW = 4096
 
@@ -233,8 +233,17 @@ def _write(path: str, seg: Segment, fp: int) -> None:
         pass  # a read-only or full disk: the ranking still comes from memory
 
 
-def load(memory_dir: str) -> corpus_mod.Corpus:
-    """A corpus of both knowledge files (latest per key), from the index when it is current."""
+INLINE_BUILD_BYTES = 2 << 20  # a hook builds an archive's index from scratch only below this size
+
+
+def load(memory_dir: str, inline_limit: Optional[int] = None) -> corpus_mod.Corpus:
+    """A corpus of both knowledge files (latest per key), from the index when it is current.
+
+    With `inline_limit`, an archive larger than that whose index would have to be built from scratch
+    (missing, damaged, another version, replaced by a pull) is left out: the corpus is the active file
+    alone and `corpus.partial` is True, so a hook can hand the build to a background process instead of
+    making the agent wait for it (100,000 archived entries take tens of seconds to index).
+    """
     fp = fingerprint()
     idx = {name: os.path.join(memory_dir, INDEX[name]) for name in (ACTIVE, ARCHIVE)}
     src = {name: _ident(os.path.join(memory_dir, name)) for name in (ACTIVE, ARCHIVE)}
@@ -244,23 +253,38 @@ def load(memory_dir: str) -> corpus_mod.Corpus:
         archive = read_segment(idx[ARCHIVE], fp)
     fresh = (active is not None and archive is not None and active.src == src[ACTIVE]
              and archive.src == src[ARCHIVE] and active.against == [archive.src, archive.stats.n])
+    partial = False
     if not fresh:
-        archive, active = _rebuild(memory_dir, idx, fp)
-    return combine(memory_dir, archive, active)  # type: ignore[arg-type]
+        skip = (inline_limit is not None and src[ARCHIVE] is not None and src[ARCHIVE][2] > inline_limit
+                and not _extendable(archive, src[ARCHIVE]))
+        archive, active = _rebuild(memory_dir, idx, fp, with_archive=not skip)
+        partial = skip
+    corpus = combine(memory_dir, archive, active)  # type: ignore[arg-type]
+    corpus.partial = partial
+    return corpus
 
 
-def _rebuild(memory_dir: str, idx: Dict[str, str], fp: int) -> Tuple[Segment, Segment]:
+def _extendable(segment: Optional[Segment], src: Tuple[int, int, int, int]) -> bool:
+    """Whether `segment` indexes a prefix of the file `src` names (then only its new lines are read)."""
+    return (segment is not None and segment.src is not None and tuple(segment.src[:2]) == tuple(src[:2])
+            and segment.end <= src[2])
+
+
+def _rebuild(memory_dir: str, idx: Dict[str, str], fp: int, with_archive: bool = True) -> Tuple[Segment, Segment]:
     active_data, active_src = _read_source(os.path.join(memory_dir, ACTIVE))  # active first: see store
-    archive_data, archive_src = _read_source(os.path.join(memory_dir, ARCHIVE))
-    old_archive = read_segment(idx[ARCHIVE], fp, with_keys=True)
-    indexed_src = old_archive.src if old_archive is not None else None
-    archive = update(old_archive, archive_data, archive_src)  # may extend old_archive in place
     writable = os.path.isdir(memory_dir)
-    if writable and archive_src is not None and indexed_src != archive_src:
-        _write(idx[ARCHIVE], archive, fp)
+    if with_archive:
+        archive_data, archive_src = _read_source(os.path.join(memory_dir, ARCHIVE))
+        old_archive = read_segment(idx[ARCHIVE], fp, with_keys=True)
+        indexed_src = old_archive.src if old_archive is not None else None
+        archive = update(old_archive, archive_data, archive_src)  # may extend old_archive in place
+        if writable and archive_src is not None and indexed_src != archive_src:
+            _write(idx[ARCHIVE], archive, fp)
+    else:
+        archive = Segment()
     active = update(read_segment(idx[ACTIVE], fp, with_keys=True), active_data, active_src)
     link(archive, active)
-    if writable:
+    if writable and with_archive:  # an active segment linked to no archive would be rebuilt anyway
         _write(idx[ACTIVE], active, fp)
     return archive, active
 

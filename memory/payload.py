@@ -42,7 +42,7 @@ FIELD_TYPES = {
     "transcript_path": (str, _NONE), "source": (str,), "tool_name": (str,), "tool_input": (dict, str),
     "tool_use_id": (str,), "agent_id": (str,), "agent_type": (str,), "subagent_type": (str,),
     "last_assistant_message": (str, _NONE), "agent_transcript_path": (str, _NONE), "stop_hook_active": (bool,),
-    "workspace_roots": (list,), "command": (str,), "generation_id": (str,),
+    "workspace_roots": (list,), "command": (str,), "generation_id": (str,), "prompt": (str,),
 }
 
 

@@ -183,3 +183,18 @@ def test_eight_concurrent_builders_all_get_correct_results(mem):
         assert seg is not None and seg.src == index._ident(str(mem / name))
     assert not [n for n in os.listdir(mem) if n.endswith(".tmp")]  # no temp file left behind
     assert [list(pair) for pair in ranked(mem, "queue worker step")] == want
+
+
+def test_a_large_archive_without_an_index_is_left_to_a_background_build(mem):
+    write_lines(os.path.join(mem, "knowledge.archive.jsonl"), [make(i, f"archived fact {i} about zeppelins") for i in range(300)])
+    write_lines(os.path.join(mem, "knowledge.jsonl"), [make(1000, "active fact about zeppelins")])
+    quick = index.load(mem, inline_limit=1000)  # the archive is larger: not indexed inline
+    assert quick.partial and quick.n == 1
+    assert not os.path.exists(os.path.join(mem, "knowledge.archive.index"))
+    full = index.load(mem)  # what the background process does
+    assert not full.partial and full.n == 301
+    again = index.load(mem, inline_limit=1000)  # from now on the archive is current: nothing left out
+    assert not again.partial and again.n == 301
+    with open(os.path.join(mem, "knowledge.archive.jsonl"), "a") as fh:  # a rotation appends: extended inline
+        fh.write(json.dumps(make(2000, "rotated fact about zeppelins")) + "\n")
+    assert not index.load(mem, inline_limit=1000).partial

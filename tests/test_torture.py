@@ -24,7 +24,7 @@ from helpers import ROOT, assert_protocol, bash_payload, error_log, knowledge, m
 from memory import entry, store
 
 WORKER = str(Path(__file__).with_name("crash_worker.py"))
-HOOKS = ["memory_capture", "session_start", "validate_completion", "log_dispatch_prompt"]
+HOOKS = ["memory_capture", "session_start", "validate_completion", "log_dispatch_prompt", "prompt_recall"]
 
 
 def all_entries(memory: Path):
@@ -187,7 +187,7 @@ def test_wrong_typed_fields_are_logged(hook, repo):
     proc = run_hook(hook, raw, repo)
     assert proc.returncode == 0
     assert_protocol(proc.stdout.decode())
-    assert "payload: hook_event_name is int" in error_log(repo)
+    assert "payload: " in error_log(repo) and "hook_event_name is int" in error_log(repo)
 
 
 def test_50mb_tool_response(repo):

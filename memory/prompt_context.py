@@ -1,0 +1,112 @@
+"""The UserPromptSubmit hook (Claude Code): the knowledge relevant to what the user just asked.
+
+Ranks the knowledge against the prompt (memory.rank over the derived index) and answers with a short
+`## Relevant Knowledge` block, or with nothing at all: when the prompt asks nothing (a slash command,
+"yes", "continue"), when no entry passes the ranker's gate, or when every entry that does was already
+given to this session (memory.injected). Cursor has no prompt-time context (its `beforeSubmitPrompt`
+can only allow or block): there the session-start digest carries more instead.
+"""
+from __future__ import annotations
+
+import os
+import re
+import time
+
+from memory import config, hookrun, index, injected, layout, paths, payload, rank, render
+
+HOOK = "prompt_recall"
+MIN_ENTRY_CHARS = 200
+HEADING = "## Relevant Knowledge"
+# Prompts that ask nothing new: answers and go-aheads. Compared after lowercasing and stripping punctuation.
+_NO_QUESTION = {"y", "n", "yes", "no", "ok", "okay", "k", "sure", "yep", "nope", "continue", "go", "go on",
+                "go ahead", "proceed", "next", "done", "thanks", "thank you", "thx", "ty", "lgtm", "do it",
+                "please do", "yes please", "ok go", "sounds good", "great", "perfect", "keep going", "retry",
+                "try again", "again", "stop", "cancel", "undo"}
+_WORD = re.compile(r"[^\W_]+")
+
+
+def asks_something(prompt: str) -> bool:
+    """False for slash commands, bare acknowledgements and prompts of fewer than two words."""
+    text = prompt.strip()
+    if not text or text.startswith("/"):
+        return False
+    words = _WORD.findall(text.lower())
+    return len(words) >= 2 and " ".join(words) not in _NO_QUESTION
+
+
+def age(ts: object, now: float | None = None) -> str:
+    """How old an entry is, in words a reader weighs at a glance."""
+    if not isinstance(ts, (int, float)):
+        return "undated"
+    days = int(((now or time.time()) - ts) // 86400)
+    if days < 1:
+        return "today"
+    for size, unit in ((365, "year"), (30, "month"), (7, "week"), (1, "day")):
+        if days >= size:
+            n = days // size
+            return f"{n} {unit}{'s' if n > 1 else ''} ago"
+    return "today"  # pragma: no cover - days >= 1 always matches a unit
+
+
+def relevant_block(found: list[rank.Scored], budget: int, entry_chars: int) -> tuple[str, list[dict]]:
+    """The block for the ranked entries within `budget` characters (the best first; the last dropped
+    while it does not fit), and the entries it shows; ('', []) when nothing fits."""
+    chars = max(MIN_ENTRY_CHARS, entry_chars)
+    entries = [s.entry for s in found]
+    while entries:
+        lines = [HEADING]
+        for e in entries:
+            kind = render.label(str(e.get("type", "")))
+            bead = f", {render.one_line(str(e['bead']), 30)}" if e.get("bead") else ""
+            lines.append(f"  [{kind}, {age(e.get('ts'))}{bead}] {render.one_line(str(e.get('content', '')), chars)}")
+        text = "\n".join(lines)
+        if len(text) <= budget:
+            return text, entries
+        if chars > MIN_ENTRY_CHARS:
+            chars = MIN_ENTRY_CHARS
+        else:
+            entries.pop()
+    return "", []
+
+
+def build_in_background(memory_dir: str) -> None:
+    """Index a large archive in a detached process: this prompt is ranked on the active file alone, the
+    next ones on everything. Concurrent builders are harmless (each publishes a whole file)."""
+    where = hookrun.fork_detached()
+    if where == "parent":
+        return
+    try:
+        index.load(memory_dir)
+    finally:
+        if where == "child":
+            os._exit(0)
+
+
+def handle(ctx: hookrun.Context) -> str | None:
+    data = payload.parse(ctx.raw)
+    ctx.problems += payload.field_problems(data, required=("hook_event_name", "prompt"))
+    prompt = payload.text_field(data, "prompt")
+    if not prompt or not asks_something(prompt):
+        return None
+    ctx.memory_dir = paths.memory_dir(payload.cwd(data), payload.project_dir(data))
+    if not any(os.path.exists(os.path.join(ctx.memory_dir, name)) for name in (layout.KNOWLEDGE, layout.ARCHIVE)):
+        return None
+    settings = config.load(ctx.memory_dir)
+    session = payload.session_id(data)
+    given = injected.given(ctx.memory_dir, session)
+    limit = settings["prompt_max_entries"]
+    corpus = index.load(ctx.memory_dir, inline_limit=index.INLINE_BUILD_BYTES)
+    if corpus.partial:
+        build_in_background(ctx.memory_dir)
+    ranked = rank.search(corpus, prompt, limit=limit + min(len(given), 50), gate=True)
+    found = [s for s in ranked if s.entry.get("key") not in given][:limit]
+    budget = config.budget_chars(settings["prompt_budget_tokens"])
+    text, shown = relevant_block(found, budget, settings["entry_chars"])
+    if not text:
+        return None
+    injected.remember(ctx.memory_dir, session, [e["key"] for e in shown])
+    return payload.context_answer(data, text, event="UserPromptSubmit")
+
+
+def main(argv: list[str] | None = None) -> int:
+    return hookrun.run(HOOK, handle, argv)

@@ -1,0 +1,110 @@
+"""The UserPromptSubmit hook run as Claude Code runs it: relevant knowledge, or nothing at all."""
+import json
+
+import pytest
+
+from conftest import bash_payload, fixture_payload, knowledge, run_hook
+
+from memory import entry, index, store
+
+OLD = [
+    ("Database migrations must be reversible: every alembic upgrade needs a working downgrade.", "BD-3"),
+    ("The payments webhook retries for 72 hours, so handlers must be idempotent on the event id.", "BD-8"),
+    ("Run the frontend unit tests with `pnpm vitest run`, never `npm test` (it starts watch mode).", "BD-11"),
+]
+
+
+def seed(repo, n_newer: int = 120):
+    """The OLD entries first (long ago), then `n_newer` newer entries about other things."""
+    d = str(repo / ".beads" / "memory")
+    store.append(d, [entry.build(text, bead, "orchestrator", ts=1_600_000_000 + i) for i, (text, bead) in enumerate(OLD)])
+    topics = ["logging format", "docker layer caching", "release notes wording", "feature flag naming",
+              "translation strings", "icon sizes", "commit message style", "changelog sections"]
+    store.append(d, [entry.build(f"Note {i}: the {topics[i % len(topics)]} rule number {i} applies here.",
+                                 f"BD-{100 + i}", "orchestrator", ts=1_700_000_000 + i) for i in range(n_newer)])
+
+
+def ask(repo, prompt: str, session: str = "s-1", **kw):
+    payload = fixture_payload("claude-code/2.1.330/UserPromptSubmit-1.json")
+    payload.update(cwd=str(repo), prompt=prompt, session_id=session)
+    return run_hook("prompt_recall", payload, repo, **kw)
+
+
+def context(proc) -> str:
+    answer = json.loads(proc.stdout)["hookSpecificOutput"]
+    assert answer["hookEventName"] == "UserPromptSubmit"
+    return answer["additionalContext"]
+
+
+def test_an_old_entry_reaches_the_prompt_that_needs_it(repo):
+    seed(repo)
+    proc = ask(repo, "add an alembic migration for the invoices")
+    assert proc.returncode == 0
+    text = context(proc)
+    assert text.startswith("## Relevant Knowledge")
+    assert "every alembic upgrade needs a working downgrade" in text
+    assert "[LEARN, " in text and "BD-3" in text and "years ago" in text
+
+
+@pytest.mark.parametrize("prompt", ["what does this regex do: ^a+b$", "rename x to count please",
+                                    "write a haiku about autumn leaves"])
+def test_unrelated_prompts_inject_nothing(repo, prompt):
+    seed(repo)
+    proc = ask(repo, prompt)
+    assert proc.returncode == 0 and proc.stdout == b""
+
+
+@pytest.mark.parametrize("prompt", ["/compact", "/review the alembic migration", "yes", "Continue.", "ok",
+                                    "go ahead", "   ", "alembic"])
+def test_prompts_that_ask_nothing_are_skipped(repo, prompt):
+    seed(repo)
+    assert ask(repo, prompt).stdout == b""
+
+
+def test_no_entry_twice_in_one_session(repo):
+    seed(repo)
+    first = context(ask(repo, "add an alembic migration for refunds"))
+    assert "alembic upgrade" in first
+    assert ask(repo, "add an alembic migration for refunds").stdout == b""  # already given
+    assert "alembic upgrade" in context(ask(repo, "add an alembic migration for refunds", session="s-2"))
+    compact = dict(fixture_payload("claude-code/2.1.330/SessionStart-5.json"), cwd=str(repo), session_id="s-1")
+    # the compaction rewrote the context: session start hands back what had been given, so it is known again
+    digest = json.loads(run_hook("session_start", compact, repo).stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "Given before the compaction:" in digest and "alembic upgrade" in digest
+    assert ask(repo, "add an alembic migration for refunds").stdout == b""
+
+
+def test_budget_and_entry_length(repo):
+    d = repo / ".beads" / "memory"
+    long_text = "Webhook handlers must be idempotent on the event id " + "because the provider retries " * 40
+    store.append(str(d), [entry.build(long_text + f"({i})", f"BD-{i}", "orchestrator") for i in range(8)])
+    text = context(ask(repo, "our webhook handler double-charges when the provider retries the event"))
+    assert len(text) <= 2000 and text.count("\n  [") <= 5
+    assert all(len(line) < 400 for line in text.splitlines())
+    (d / "config.json").write_text(json.dumps({"prompt_budget_tokens": 100}))
+    small = context(ask(repo, "webhook handler retries the event twice", session="s-9"))
+    assert len(small) <= 400 and small.count("\n  [") == 1
+
+
+def test_a_capture_is_found_by_the_next_prompt(repo):
+    seed(repo, n_newer=10)
+    index.load(str(repo / ".beads" / "memory"))  # an index exists before the capture
+    run_hook("memory_capture", bash_payload('bd comment BD-77 "LEARNED: the grafana dashboards live in '
+                                            'ops/dashboards and are provisioned by terraform"', repo), repo)
+    assert len(knowledge(repo)) == 14
+    assert "provisioned by terraform" in context(ask(repo, "where do the grafana dashboards come from"))
+
+
+def test_no_knowledge_no_answer_no_files(repo):
+    proc = ask(repo, "write an alembic migration")
+    assert proc.returncode == 0 and proc.stdout == b"" and not (repo / ".beads").exists()
+
+
+def test_cursor_shaped_payload_fails_open(repo):
+    seed(repo)
+    cursor = {"conversation_id": "c", "generation_id": "g", "cursor_version": "3.9.16",
+              "hook_event_name": "beforeSubmitPrompt", "prompt": "write an alembic migration",
+              "workspace_roots": [str(repo)]}
+    proc = run_hook("prompt_recall", cursor, repo)
+    assert proc.returncode == 0 and b"Traceback" not in proc.stderr
+    assert proc.stdout == b"" or "additional_context" in json.loads(proc.stdout)
