@@ -72,7 +72,7 @@ def test_fresh_repo(repo):
     config = settings(repo)
     assert registration.schema_problems(config) == []
     assert registration.registered_events(config) == [("SessionStart", "startup|resume|clear|compact"),
-                                                      ("PostToolUse", "Bash"), ("PostToolUse", "Agent|Task"),
+                                                      ("UserPromptSubmit", None), ("PostToolUse", "Bash"), ("PostToolUse", "Agent|Task"),
                                                       ("PostToolUseFailure", "Bash"), ("SubagentStop", None)]
     [failure] = config["hooks"]["PostToolUseFailure"]
     assert failure["hooks"] == [{"type": "command", "command": registration.claude_command("memory_capture"),
@@ -533,6 +533,8 @@ def test_purge_leaves_nothing_the_hooks_wrote(repo):
     assert json.loads(run_registered(repo, "validate_completion", stop, env=foreground).stdout)["decision"] == "block"
     start = dict(fixture_payload("claude-code/2.1.330/SessionStart-6.json"), cwd=str(repo))
     assert "purge me" in run_registered(repo, "session_start", start, env=foreground).stdout  # what it gave
+    prompt = dict(fixture_payload("claude-code/2.1.330/UserPromptSubmit-1.json"), cwd=str(repo), prompt="purge me now")
+    assert run_registered(repo, "prompt_recall", prompt, env=foreground).returncode == 0  # the ranking index
     (memory / layout.ERRORS).write_text("x" * (errorlog.MAX_LOG_BYTES + 1))  # the next error rotates it
     run_registered(repo, "memory_capture", "not json", env=foreground)
     run_registered(repo, "memory_capture", "not json", env=foreground)
