@@ -1,15 +1,26 @@
 #!/bin/sh
-# The test command: creates ./.venv (orjson, filelock, pytest, hypothesis) on a fresh machine, then runs pytest.
-# Usage: tests/run.sh [pytest args]      PYTHON=python3.9 tests/run.sh   (another interpreter: a new .venv)
+# The test command: creates ./.venv (orjson, filelock, pytest, hypothesis, ruff, mypy) on a fresh machine,
+# then runs pytest. Without arguments it skips the tests marked slow (.ci/run runs them too).
+#   tests/run.sh                 the default run
+#   tests/run.sh -m slow         the long variants (real virtualenvs, the real Claude Code CLI, long kill loops)
+#   tests/run.sh --lint          ruff and mypy (pyproject.toml), no tests
+#   PYTHON=python3.9 tests/run.sh   another interpreter: a new .venv
 set -eu
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}
 version() { "$1" -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null || echo none; }
 if [ "$(version .venv/bin/python)" != "$(version "$PYTHON")" ] \
-   || ! .venv/bin/python -c "import pytest, hypothesis, orjson, filelock" >/dev/null 2>&1; then
+   || ! .venv/bin/python -c "import pytest, hypothesis, orjson, filelock, ruff, mypy" >/dev/null 2>&1; then
   echo "tests/run.sh: creating .venv with $PYTHON ($(version "$PYTHON"))" >&2
   rm -rf .venv
   "$PYTHON" -m venv .venv
   .venv/bin/python -m pip install --quiet --disable-pip-version-check -r tests/requirements.txt
+fi
+if [ "${1:-}" = "--lint" ]; then
+  .venv/bin/ruff check .
+  exec .venv/bin/mypy
+fi
+if [ $# -eq 0 ]; then
+  set -- -m "not slow"
 fi
 exec .venv/bin/python -m pytest -q "$@"

@@ -4,6 +4,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from conftest import ROOT, bash_payload, git, knowledge, run_hook
 
 from memory import store
@@ -30,6 +32,7 @@ def installed(repo, venv=False):
     return repo
 
 
+@pytest.mark.slow  # builds a real virtualenv with pip (~10 s)
 def test_healthy_install_is_ok(repo):
     code, data, checks = report(installed(repo, venv=True))
     assert code == 0 and data["status"] == "OK", data

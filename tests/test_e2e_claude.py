@@ -17,9 +17,9 @@ HARNESS = ROOT.parent / "shared" / "tools" / "claude-real"
 CLAUDE = Path(os.environ.get("CLAUDE_REAL_HOME", Path.home() / ".cache" / "claude-real")) / "node_modules" / ".bin" / "claude"
 INSIGHT = "TaskGroup requires @Sendable closures in strict concurrency mode."
 
-pytestmark = pytest.mark.skipif(
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(
     not (HARNESS / "run-scenario.sh").exists() or not CLAUDE.exists(),
-    reason=f"real Claude Code CLI not installed (run {HARNESS}/install-claude.sh; .ci/run does)")
+    reason=f"real Claude Code CLI not installed (run {HARNESS}/install-claude.sh; .ci/run does)")]
 
 
 def scenario(path: Path, name: str, prompt: str, turns: list) -> Path:

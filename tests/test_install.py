@@ -127,6 +127,7 @@ def test_second_run_changes_nothing(repo):
     assert "nothing to change" in install(repo, "--dry-run").stdout
 
 
+@pytest.mark.slow  # builds a real virtualenv with pip (~10 s)
 def test_uninstall_takes_out_exactly_what_was_put_in(repo):
     (repo / ".claude").mkdir()
     (repo / ".claude" / "settings.json").write_text(json.dumps(USER_SETTINGS, indent=4) + "\n")

@@ -53,6 +53,7 @@ print("reads", reads)
 """
 
 
+@pytest.mark.slow  # ~15 s; test_concurrency runs 32 writers across rotations quickly
 def test_48_writers_with_readers_across_many_rotations(tmp_path):
     memory = tmp_path / "memory"
     stop_file = tmp_path / "stop"
@@ -103,6 +104,7 @@ def test_hook_readers_during_concurrent_captures(repo):
     assert error_log(repo) == ""
 
 
+@pytest.mark.slow  # ~30 s; the every-step kills in test_concurrency cover each point quickly
 def test_100_random_kills_during_appends_and_rotations(tmp_path):
     memory = tmp_path / "memory"
     memory.mkdir()
