@@ -20,7 +20,6 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Dict, List
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -33,7 +32,7 @@ PROBE = ("import sys; sys.path.insert(0, sys.argv[1]); from memory import index,
          "rank.search(index.load(sys.argv[2]), sys.argv[3], 5, gate=True)")
 
 
-def _vocabulary(rng: random.Random) -> List[str]:
+def _vocabulary(rng: random.Random) -> list[str]:
     words = sorted({w for group in concepts.GROUPS for w in group.split()})
     syllables = ["ka", "lo", "mi", "ter", "sun", "vex", "dra", "pol", "qui", "ren", "tas", "zo"]
     identifiers = set()
@@ -50,7 +49,7 @@ def write_knowledge(memory_dir: str, active: int, archived: int, seed: int = 7) 
     rng = random.Random(seed)
     vocab = _vocabulary(rng)
     weights = [1 / (rank + 1) for rank in range(len(vocab))]
-    filler = "the a when before after so because must with of in on".split()
+    filler = ["the", "a", "when", "before", "after", "so", "because", "must", "with", "of", "in", "on"]
     os.makedirs(memory_dir, exist_ok=True)
     for name, count, start in (("knowledge.archive.jsonl", archived, 0), ("knowledge.jsonl", active, archived)):
         if not count:
@@ -63,13 +62,13 @@ def write_knowledge(memory_dir: str, active: int, archived: int, seed: int = 7) 
                 fh.write(json.dumps(record, separators=(",", ":")) + "\n")
 
 
-def _once(cmd: List[str]) -> float:
+def _once(cmd: list[str]) -> float:
     start = time.perf_counter()
     subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
     return (time.perf_counter() - start) * 1000
 
 
-def measure(active: int, archived: int, runs: int = 20) -> Dict[str, float]:
+def measure(active: int, archived: int, runs: int = 20) -> dict[str, float]:
     """Median ms of the ranking process and of a bare interpreter (interleaved), their ratio, and the
     one-off index build time."""
     tmp = tempfile.mkdtemp(prefix="rank-bench-")

@@ -23,7 +23,7 @@ import os
 import re
 import sys
 from pathlib import Path
-from typing import Callable, Dict, List, Optional
+from typing import Callable
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -31,12 +31,12 @@ sys.path.insert(0, str(ROOT))
 from memory import corpus, rank, store  # noqa: E402
 
 FALSE_BUDGET = 3 / 20  # at most 3 of 20 unrelated prompts may inject anything
-System = Callable[[str, str], List[str]]  # (project, prompt) -> injected keys
+System = Callable[[str, str], list[str]]  # (project, prompt) -> injected keys
 
 
 def load_data(data_dir: str):
     """({project: latest entries}, [prompt records])."""
-    projects: Dict[str, List[dict]] = {}
+    projects: dict[str, list[dict]] = {}
     for path in sorted(glob.glob(os.path.join(data_dir, "*", "knowledge.jsonl"))):
         projects[os.path.basename(os.path.dirname(path))] = store.latest(store.read(path).entries)
     prompts = []
@@ -47,9 +47,9 @@ def load_data(data_dir: str):
     return projects, prompts
 
 
-def evaluate(system: System, prompts: List[dict]) -> Dict[str, object]:
-    recall: Dict[str, List[float]] = {"overall": [], "paraphrase": [], "lexical": []}
-    mrr: List[float] = []
+def evaluate(system: System, prompts: list[dict]) -> dict[str, object]:
+    recall: dict[str, list[float]] = {"overall": [], "paraphrase": [], "lexical": []}
+    mrr: list[float] = []
     false = unrelated = 0
     for p in prompts:
         keys = system(p["project"], p["prompt"])[:5]
@@ -83,7 +83,7 @@ class PlainBM25:
         self.k1, self.b, self.stats = k1, b, {}
         for name, entries in projects.items():
             docs = [re.findall(r"\w+", e["content"].lower()) for e in entries]
-            df: Dict[str, int] = {}
+            df: dict[str, int] = {}
             for words in docs:
                 for w in set(words):
                     df[w] = df.get(w, 0) + 1
@@ -117,7 +117,7 @@ class Ours:
     def __init__(self, projects) -> None:
         self.corpora = {name: corpus.from_entries(entries) for name, entries in projects.items()}
 
-    def candidates(self, project: str, prompt: str, params=rank.Params) -> List[rank.Scored]:
+    def candidates(self, project: str, prompt: str, params=rank.Params) -> list[rank.Scored]:
         return rank.search(self.corpora[project], prompt, 5, params)
 
     def system(self, params=rank.Params, gate: bool = True) -> System:
@@ -145,7 +145,7 @@ class HookSystem:
                 fh.writelines(json.dumps(e, ensure_ascii=False) + "\n" for e in reversed(entries))
             self.repos[name] = repo
 
-    def __call__(self, project: str, prompt: str) -> List[str]:
+    def __call__(self, project: str, prompt: str) -> list[str]:
         import subprocess
 
         from memory import render
@@ -166,12 +166,12 @@ class HookSystem:
         return [next((k for k, c in flat.items() if c.startswith(line)), "?") for line in shown]
 
 
-def budget(prompts: List[dict]) -> int:
+def budget(prompts: list[dict]) -> int:
     unrelated = sum(1 for p in prompts if p["kind"] == "unrelated" or not p.get("relevant"))
     return int(unrelated * FALSE_BUDGET + 1e-9)
 
 
-def best_threshold(pbm: PlainBM25, prompts: List[dict]) -> float:
+def best_threshold(pbm: PlainBM25, prompts: list[dict]) -> float:
     """The lowest score threshold at which plain BM25 keeps false injections within budget (on these prompts)."""
     tops = sorted({s for p in prompts if p["kind"] == "unrelated" or not p.get("relevant")
                    for s, _ in pbm.scores(p["project"], p["prompt"])[:1]}, reverse=True)
@@ -183,7 +183,7 @@ def params_with(**overrides) -> type:
     return type("Tuned", (rank.Params,), overrides)
 
 
-def sweep(ours: Ours, dev: List[dict]) -> None:
+def sweep(ours: Ours, dev: list[dict]) -> None:
     """The gate's trade-off on dev: recall@5 at each setting, best within the false-injection budget first."""
     allowed = budget(dev)
     rows = []
@@ -193,7 +193,7 @@ def sweep(ours: Ours, dev: List[dict]) -> None:
         rows.extend(_gate_rows(dev, cached, allowed, concept_weight))
     rows.sort(key=lambda r: (not r[0], -r[1], -r[-1]["paraphrase"]))
     print(f"gate sweep on dev (false-injection budget {allowed}):")
-    for ok, _, cw, (mf, fo), mt, cf, r in rows[:20]:
+    for _ok, _, cw, (mf, fo), mt, cf, r in rows[:20]:
         print(f"  concept_weight={cw} min_fraction={mf:.2f} follow={fo} min_terms={mt} concept_fraction={cf:.2f}  {_fmt(r)}")
 
 
@@ -212,22 +212,22 @@ def _gate_rows(dev, cached, allowed, concept_weight):
     return rows
 
 
-_ID_BY_PROMPT: Dict[tuple, str] = {}
+_ID_BY_PROMPT: dict[tuple, str] = {}
 
 
-def _prompt_id(prompts: List[dict], project: str, prompt: str) -> str:
+def _prompt_id(prompts: list[dict], project: str, prompt: str) -> str:
     if not _ID_BY_PROMPT:
         _ID_BY_PROMPT.update({(p["project"], p["prompt"]): p["id"] for p in prompts})
     return _ID_BY_PROMPT[(project, prompt)]
 
 
-def _fmt(r: Dict[str, object]) -> str:
+def _fmt(r: dict[str, object]) -> str:
     false, unrelated = r["false"]  # type: ignore[misc]
     return (f"recall@5 {r['recall']:.2f}  para {r['paraphrase']:.2f}  lex {r['lexical']:.2f}  "
             f"MRR {r['mrr']:.2f}  false {false}/{unrelated}")
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", default=os.environ.get("RELEVANCE_DATA", str(ROOT / "bench" / "relevance")))
     parser.add_argument("--sweep", action="store_true", help="print the gate trade-off on dev")

@@ -20,7 +20,8 @@ import os
 import re
 import shutil
 import subprocess
-from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
+from collections.abc import Sequence
+from typing import Callable, NamedTuple
 
 from memory import layout
 
@@ -89,11 +90,11 @@ class Report(NamedTuple):
     bead: str
     outcome: str  # COMPLETE, BLOCKED or FAILED
     reason: str   # BLOCKED / FAILED only
-    worktree: Optional[str]
-    branch: Optional[str]
+    worktree: str | None
+    branch: str | None
 
 
-def parse_report(text: str) -> Optional[Report]:
+def parse_report(text: str) -> Report | None:
     """The last report line of `text` (None when there is none); prose never counts as one."""
     lines = list(REPORT_LINE.finditer(text or ""))
     match = next((m for m in reversed(lines) if m.group("outcome") is None or _reason(m)), None)
@@ -105,7 +106,7 @@ def parse_report(text: str) -> Optional[Report]:
                   labels.get("worktree") or None, branch[0] if branch else None)
 
 
-def _reason(match: "re.Match[str]") -> str:
+def _reason(match: re.Match[str]) -> str:
     reason, opening = (match.group("reason") or "").strip(), match.group("open")
     if opening and reason.endswith(opening[::-1]):  # `**BEAD X BLOCKED: why**` closes what it opened
         reason = reason[:-len(opening)].rstrip()
@@ -117,13 +118,13 @@ def _label_value(value: str) -> str:
     return (quoted.group(1) if quoted else value.strip("*_ \t")).strip()
 
 
-def near_miss(text: str) -> Optional[str]:
+def near_miss(text: str) -> str | None:
     """A line that looks like a report but is not one (lowercase keywords, missing reason), for the hint."""
     match = NEAR_MISS.search(text or "")
     return " ".join(match.group(0).strip(" \t>-*`_").split())[:120] if match else None
 
 
-def _words(name: str) -> List[str]:
+def _words(name: str) -> list[str]:
     spaced = re.sub(r"([a-z0-9])([A-Z])|([A-Z])([A-Z][a-z])", r"\1\3 \2\4", name)  # camelCase, XMLName
     return re.findall(r"[a-z0-9]+", spaced.lower())
 
@@ -140,7 +141,7 @@ def _type_matches(agent_type: str, names: Sequence[str], last_only: bool) -> boo
     return False
 
 
-def applies(agent_type: str, report: Optional[Report], config: dict) -> bool:
+def applies(agent_type: str, report: Report | None, config: dict) -> bool:
     """Supervisors, and any agent whose final message has a report line; never internal or exempt agents.
 
     A supervisor type must be the agent type's last word(s) (`swift-supervisor`, not `non-supervisor-helper`);
@@ -152,7 +153,7 @@ def applies(agent_type: str, report: Optional[Report], config: dict) -> bool:
     return report is not None or _type_matches(kind, config["supervisor_types"], last_only=True)
 
 
-def run(cmd: List[str], cwd: str, timeout: float) -> Tuple[Optional[int], str]:
+def run(cmd: list[str], cwd: str, timeout: float) -> tuple[int | None, str]:
     """(exit code, stdout); (None, reason) when it could not run or timed out."""
     try:
         proc = subprocess.run(cmd, cwd=cwd, stdin=subprocess.DEVNULL, capture_output=True, text=True,
@@ -165,7 +166,7 @@ def run(cmd: List[str], cwd: str, timeout: float) -> Tuple[Optional[int], str]:
     return proc.returncode, proc.stdout if proc.returncode == 0 or proc.stdout.strip() else proc.stderr
 
 
-def find_worktree(main: str, bead: str, worktree: Optional[str], branch: Optional[str], timeout: float) -> Optional[str]:
+def find_worktree(main: str, bead: str, worktree: str | None, branch: str | None, timeout: float) -> str | None:
     """The bead's worktree: the reported path, `.worktrees/bd-<ID>` (or a case variant), or the branch's."""
     candidates = []
     if worktree:
@@ -188,7 +189,7 @@ def find_worktree(main: str, bead: str, worktree: Optional[str], branch: Optiona
     return None
 
 
-def evaluate(main: str, report: Optional[Report], final_text: str, config: dict) -> List[Check]:
+def evaluate(main: str, report: Report | None, final_text: str, config: dict) -> list[Check]:
     """The enabled checks of a COMPLETE `report` (or of its absence), against the repo at `main`."""
     timeout = float(config["timeout"])
     checks = []
@@ -216,7 +217,7 @@ def evaluate(main: str, report: Optional[Report], final_text: str, config: dict)
     return checks
 
 
-def _report_failure(report: Optional[Report], final_text: str) -> Check:
+def _report_failure(report: Report | None, final_text: str) -> Check:
     if report is not None:
         return Check("report", "fail", "the final message has no `Worktree:` or `Branch:` line",
                      f"add them under BEAD {report.bead} COMPLETE:\n    Worktree: .worktrees/bd-{report.bead}\n"
@@ -229,7 +230,7 @@ def _report_failure(report: Optional[Report], final_text: str) -> Check:
     return Check("report", "fail", detail, "end the final message with\n" + REPORT_FORMAT)
 
 
-def record_outcome(main: str, report: Report, timeout: float) -> Optional[str]:
+def record_outcome(main: str, report: Report, timeout: float) -> str | None:
     """Comment a BLOCKED/FAILED report on its bead (`bd comments add`); returns a problem, or None.
 
     Skipped without bd. Never blocks: the agent told the truth, and a bd failure is not its fault.
@@ -299,11 +300,11 @@ def _status_check(main: str, bead: str, config: dict) -> Check:
                  f"bd update {bead} --status {allowed[0]}")
 
 
-def failures(checks: List[Check]) -> List[Check]:
+def failures(checks: list[Check]) -> list[Check]:
     return [c for c in checks if c.status == "fail"]
 
 
-def block_reason(report: Optional[Report], checks: List[Check]) -> str:
+def block_reason(report: Report | None, checks: list[Check]) -> str:
     """What the subagent is told: every failed check, the exact command that fixes it, and that an honest
     BLOCKED/FAILED report is always accepted (the gate must never push an agent into a false claim)."""
     bead = report.bead if report else None
@@ -326,7 +327,7 @@ def update_state(memory_dir: str, change: Callable[[dict], int]) -> int:
 FRESH_AFTER = 900.0  # seconds: an agent's count starts over on a fresh stop this long after its last block
 
 
-def record_block(state: Dict[str, dict], agent: str, continuing: bool, now: float) -> int:
+def record_block(state: dict[str, dict], agent: str, continuing: bool, now: float) -> int:
     """Blocks so far for `agent` after this one. A continuation (stop_hook_active) keeps counting; so does
     any stop soon after a block, so a runtime that never sets stop_hook_active cannot trap an agent."""
     last = state.get(agent, {})

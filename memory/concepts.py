@@ -9,9 +9,9 @@ from __future__ import annotations
 
 TYPE_CHECKING = False  # typing costs ~3 ms to import; annotations are strings here
 if TYPE_CHECKING:
-    from typing import Dict, Iterable, List, Tuple
+    from collections.abc import Iterable
 
-GROUPS: Tuple[str, ...] = (
+GROUPS: tuple[str, ...] = (
     # dependencies and packaging
     "install dependency package library module npm pnpm yarn pip pipx poetry uv conda cargo gem bundler "
     "composer nuget maven lockfile requirements vendor upgrade downgrade semver",
@@ -141,13 +141,13 @@ GROUPS: Tuple[str, ...] = (
 )
 
 
-def _build() -> Dict[str, List[int]]:
+def _build() -> dict[str, list[int]]:
     from memory.entry import TAG_VOCABULARY
     from memory.tokenize import terms
 
-    groups: List[Iterable[str]] = [g.split() for g in GROUPS]
+    groups: list[Iterable[str]] = [g.split() for g in GROUPS]
     groups.extend([tag, *words] for tag, words in TAG_VOCABULARY.items())
-    term_to_concepts: Dict[str, List[int]] = {}
+    term_to_concepts: dict[str, list[int]] = {}
     for number, words in enumerate(groups):
         for word in words:
             for term in terms(word):
@@ -157,10 +157,10 @@ def _build() -> Dict[str, List[int]]:
     return term_to_concepts
 
 
-_MAP: Dict[str, List[int]] = {}
+_MAP: dict[str, list[int]] = {}
 
 
-def term_map() -> Dict[str, List[int]]:
+def term_map() -> dict[str, list[int]]:
     """term -> concept numbers. Stemming every group word costs ~10 ms, so memory.index stores the map
     (under its fingerprint) and hands it back through `seed`."""
     if not _MAP:
@@ -168,13 +168,13 @@ def term_map() -> Dict[str, List[int]]:
     return _MAP
 
 
-def seed(stored: Dict[str, List[int]]) -> None:
+def seed(stored: dict[str, list[int]]) -> None:
     """Use a map computed earlier by term_map (by a process with the same code: the index checks that)."""
     if not _MAP:
         _MAP.update(stored)
 
 
-def concepts(term_list: Iterable[str]) -> List[str]:
+def concepts(term_list: Iterable[str]) -> list[str]:
     """The concept ids (`~12`) of already tokenized terms, one per term and concept, in order."""
     mapping = term_map()
     out = []

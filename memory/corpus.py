@@ -11,7 +11,7 @@ from array import array
 
 TYPE_CHECKING = False  # typing costs ~3 ms to import; annotations are strings here
 if TYPE_CHECKING:
-    from typing import Callable, Dict, List, Optional, Tuple
+    from typing import Callable
 
 # content, key (without its type prefix), tags (without the type), bead id, concepts of the content's words
 FIELDS = ("c", "k", "t", "b", "x")
@@ -19,7 +19,7 @@ CONCEPT_FIELD = "x"
 LEXICAL_FIELDS = FIELDS[:-1]
 
 
-def _text_fields(entry: dict) -> Tuple[str, str, str, str]:
+def _text_fields(entry: dict) -> tuple[str, str, str, str]:
     entry_type = entry.get("type") if isinstance(entry.get("type"), str) else ""
     key = entry.get("key") if isinstance(entry.get("key"), str) else ""
     if entry_type and key.startswith(entry_type + "-"):
@@ -31,7 +31,7 @@ def _text_fields(entry: dict) -> Tuple[str, str, str, str]:
     return content, key, tag_text, bead
 
 
-def entry_terms(entry: dict) -> Dict[str, List[str]]:
+def entry_terms(entry: dict) -> dict[str, list[str]]:
     """The terms of each field of an entry (field letter -> terms, repeats kept)."""
     from memory.concepts import concepts
     from memory.tokenize import terms
@@ -54,16 +54,16 @@ class Corpus:
 
     def __init__(self) -> None:
         self.n = 0
-        self.segments: List[Tuple[Dict[str, object], int]] = []
-        self.lens: Dict[str, array] = {f: array("I") for f in FIELDS}
+        self.segments: list[tuple[dict[str, object], int]] = []
+        self.lens: dict[str, array] = {f: array("I") for f in FIELDS}
         self.ts = array("d")
         self.live = bytearray()
-        self.keys: List[str] = []  # may stay empty on the index path (only liveness is needed to rank)
-        self.entry_at: Optional[Callable[[int], Optional[dict]]] = None
-        self._avg: Optional[Dict[str, float]] = None
+        self.keys: list[str] = []  # may stay empty on the index path (only liveness is needed to rank)
+        self.entry_at: Callable[[int], dict | None] | None = None
+        self._avg: dict[str, float] | None = None
         self.partial = False  # the archive was left out (its index is being built elsewhere)
 
-    def postings(self, key: str) -> List[Tuple[array, int]]:
+    def postings(self, key: str) -> list[tuple[array, int]]:
         """(rows, first doc id) of `key` in every segment, doc ids local to the segment (bytes are unpacked
         on first use)."""
         out = []
@@ -78,7 +78,7 @@ class Corpus:
             out.append((value, base))
         return out
 
-    def dead_docs(self) -> List[int]:
+    def dead_docs(self) -> list[int]:
         """Ids of the superseded documents (usually few: found without a Python loop over all)."""
         dead, at = [], self.live.find(0)
         while at >= 0:
@@ -97,12 +97,12 @@ class Corpus:
     def live_count(self) -> int:
         return self.n - self.live.count(0)
 
-    def add(self, entry: dict, postings: Dict[str, array]) -> int:
+    def add(self, entry: dict, postings: dict[str, array]) -> int:
         """Append one document's statistics; returns its id."""
         doc = self.n
         self.n += 1
         fields = entry_terms(entry)
-        counts: Dict[str, List[int]] = {}  # word -> tf per lexical field
+        counts: dict[str, list[int]] = {}  # word -> tf per lexical field
         for slot, field in enumerate(LEXICAL_FIELDS):
             self.lens[field].append(len(fields[field]))
             for term in fields[field]:
@@ -123,16 +123,16 @@ class Corpus:
         return doc
 
 
-def _posting(postings: Dict[str, array], key: str) -> array:
+def _posting(postings: dict[str, array], key: str) -> array:
     found = postings.get(key)
     if found is None:
         postings[key] = found = array("I")
     return found
 
 
-def latest_flags(keys: List[str], ts: array) -> bytearray:
+def latest_flags(keys: list[str], ts: array) -> bytearray:
     """1 for the latest document of each key (highest ts, then the later one), 0 for the superseded."""
-    best: Dict[str, int] = {}
+    best: dict[str, int] = {}
     for doc, key in enumerate(keys):
         current = best.get(key)
         if current is None or ts[doc] >= ts[current]:
@@ -143,10 +143,10 @@ def latest_flags(keys: List[str], ts: array) -> bytearray:
     return flags
 
 
-def from_entries(entries: List[dict]) -> Corpus:
+def from_entries(entries: list[dict]) -> Corpus:
     """A corpus over `entries` in memory (liveness: latest per key, as memory.store.latest decides)."""
     corpus = Corpus()
-    postings: Dict[str, object] = {}
+    postings: dict[str, object] = {}
     for entry in entries:
         corpus.add(entry, postings)  # type: ignore[arg-type]
     corpus.segments.append((postings, 0))

@@ -11,13 +11,12 @@ import json
 import os
 import subprocess
 import time
-from typing import List, Optional, Tuple
 
 from memory import fsio, layout, locking, paths, registration, store
 
 OK, WARN, FAIL = "OK", "WARN", "FAIL"
 EXIT = {OK: 0, WARN: 1, FAIL: 2}
-Finding = Tuple[str, str, str]  # (level, check, detail)
+Finding = tuple[str, str, str]  # (level, check, detail)
 
 
 def _root_check(anchor: str, memory_dir: str) -> Finding:
@@ -31,7 +30,7 @@ def _root_check(anchor: str, memory_dir: str) -> Finding:
     return OK, "memory root", f"{memory_dir} (main checkout)"
 
 
-def _file_checks(memory_dir: str) -> List[Finding]:
+def _file_checks(memory_dir: str) -> list[Finding]:
     found = []
     for name in (store.ACTIVE, store.ARCHIVE):
         path = store.path(memory_dir, name)
@@ -64,7 +63,7 @@ def _capture_check(memory_dir: str) -> Finding:
     return OK, "last capture", f"{when}; {len(store.latest(snap.entries))} live keys in the active file"
 
 
-def _lock_check(memory_dir: str) -> List[Finding]:
+def _lock_check(memory_dir: str) -> list[Finding]:
     found = []
     lock = store.path(memory_dir, store.LOCK)
     holder = (fsio.read_bytes(lock) or b"").decode("ascii", "replace").strip()
@@ -93,7 +92,7 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
-def _registration_checks(tree: str) -> List[Finding]:
+def _registration_checks(tree: str) -> list[Finding]:
     found, seen = [], []
     for rel in registration.CLAUDE_SETTINGS_FILES + (registration.CURSOR_HOOKS,):
         events = registration.registered_events(registration.read_config(os.path.join(tree, rel)))
@@ -139,7 +138,7 @@ def _errors_check(memory_dir: str) -> Finding:
     return (WARN if recent else OK), "errors.log", f"{len(lines)} line(s); last: {lines[-1][:160] if lines else '-'}"
 
 
-def diagnose(anchor: str, memory_dir: str) -> List[Finding]:
+def diagnose(anchor: str, memory_dir: str) -> list[Finding]:
     """Every finding, in report order; a check that cannot run is itself a FAIL line."""
     info = paths.git_info(anchor)
     tree = info.toplevel if info else anchor
@@ -150,7 +149,7 @@ def diagnose(anchor: str, memory_dir: str) -> List[Finding]:
              ("lock", lambda: _lock_check(memory_dir)),
              ("last capture", lambda: [_capture_check(memory_dir)]),
              ("errors.log", lambda: [_errors_check(memory_dir)])]
-    findings: List[Finding] = []
+    findings: list[Finding] = []
     for name, step in steps:
         try:
             findings += step()
@@ -159,7 +158,7 @@ def diagnose(anchor: str, memory_dir: str) -> List[Finding]:
     return findings
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="memory-doctor", description=__doc__.split("\n\n")[0],
                                      epilog="Exit status: 0 all OK, 1 warnings, 2 failures.")
     parser.add_argument("--repair", action="store_true", help="quarantine malformed lines, drop duplicate lines")

@@ -6,7 +6,7 @@ import time
 
 TYPE_CHECKING = False  # typing costs ~3 ms to import; annotations are strings here
 if TYPE_CHECKING:
-    from typing import Dict, Iterable, List, Optional, Tuple
+    from collections.abc import Iterable
 
 MAX_CONTENT_CHARS = 2048
 KEY_PREFIX_CHARS = 60
@@ -16,7 +16,7 @@ ORCHESTRATOR = "orchestrator"
 
 # Tag -> words that, as whole words, earn it. Whole-word matching is the point: a substring scan
 # tags "requires" as `ui` and "latest" as `test`.
-TAG_VOCABULARY: Dict[str, Iterable[str]] = {
+TAG_VOCABULARY: dict[str, Iterable[str]] = {
     "async": ("async", "await", "asyncio", "coroutine", "coroutines", "promise", "promises", "future", "futures",
               "taskgroup", "eventloop", "nonblocking"),
     "concurrency": ("concurrency", "concurrent", "thread", "threads", "threading", "mutex", "lock", "locks",
@@ -54,7 +54,7 @@ TAG_VOCABULARY: Dict[str, Iterable[str]] = {
     "rust": ("rust", "cargo", "crate", "crates", "borrow", "lifetime", "lifetimes"),
     "go": ("golang", "goroutine", "goroutines", "gofmt"),
 }
-_WORD_TO_TAGS: Dict[str, List[str]] = {}
+_WORD_TO_TAGS: dict[str, list[str]] = {}
 for _tag, _words in TAG_VOCABULARY.items():
     for _word in _words:
         _WORD_TO_TAGS.setdefault(_word, []).append(_tag)
@@ -63,7 +63,7 @@ _WORD = re.compile(r"[a-z0-9]+")
 _NON_ALNUM = re.compile(r"[^a-z0-9]+")
 
 
-def clean_text(text: str) -> Tuple[str, List[str]]:
+def clean_text(text: str) -> tuple[str, list[str]]:
     """Text safe to store: valid UTF-8, credentials redacted (before the cap, so none is cut in half
     and slips through), capped on a character boundary, trimmed; plus the credential types removed."""
     from memory import redact
@@ -104,7 +104,7 @@ def make_key(entry_type: str, content: str) -> str:
     return f"{entry_type}-{s}"
 
 
-def detect_tags(entry_type: str, content: str) -> List[str]:
+def detect_tags(entry_type: str, content: str) -> list[str]:
     """The type first, then vocabulary tags whose words occur as whole words, alphabetically."""
     tags = set()
     for word in set(_WORD.findall(content.lower())):
@@ -112,7 +112,7 @@ def detect_tags(entry_type: str, content: str) -> List[str]:
     return [entry_type] + sorted(tags - {entry_type})
 
 
-def detect_source(cwd: Optional[str], agent_type: Optional[str]) -> str:
+def detect_source(cwd: str | None, agent_type: str | None) -> str:
     """`supervisor` inside a `.worktrees/` checkout or for a supervisor agent, else `orchestrator`."""
     if agent_type and SUPERVISOR in agent_type.lower():
         return SUPERVISOR
@@ -121,7 +121,7 @@ def detect_source(cwd: Optional[str], agent_type: Optional[str]) -> str:
 
 
 def build(content: str, bead: str, source: str, entry_type: str = "learned",
-          ts: Optional[int] = None, **provenance) -> dict:
+          ts: int | None = None, **provenance) -> dict:
     """A complete entry: the seven fields every reader relies on, in order, then any provenance given (None values dropped)."""
     content, redacted = clean_text(content)
     entry = {

@@ -9,7 +9,7 @@ from memory import layout
 
 TYPE_CHECKING = False  # typing costs ~3 ms to import; annotations are strings here
 if TYPE_CHECKING:
-    from typing import Optional
+    pass
 
 MAX_LOG_BYTES = 256 * 1024
 MAX_MESSAGE_CHARS = 400
@@ -21,7 +21,7 @@ def fallback_dir() -> str:
     return os.path.join(base, "memory-hooks")
 
 
-def record(hook: str, problem: str, memory_dir: Optional[str] = None) -> None:
+def record(hook: str, problem: str, memory_dir: str | None = None) -> None:
     """Append `time hook problem` to the error log; never raises.
 
     Tries `<memory>/errors.log`, then the per-user fallback folder (naming the memory folder), then stderr.

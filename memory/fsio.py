@@ -5,7 +5,7 @@ import os
 
 TYPE_CHECKING = False  # typing costs ~3 ms to import; annotations are strings here
 if TYPE_CHECKING:
-    from typing import Optional
+    pass
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
@@ -74,7 +74,7 @@ def append(path: str, data: bytes, fsync: bool = False) -> None:
         os.close(fd)
 
 
-def read_bytes(path: str) -> Optional[bytes]:
+def read_bytes(path: str) -> bytes | None:
     """The whole file, or None when it does not exist. A symlink is refused (OSError ELOOP): a planted
     link must not feed another file (a key, a secret) into the agent's context."""
     try:

@@ -7,7 +7,7 @@ import sys
 
 TYPE_CHECKING = False  # typing (~3 ms) and __future__ are not imported on the hot path: annotations are quoted
 if TYPE_CHECKING:
-    from typing import Callable, List, Optional
+    from typing import Callable, Optional
 
 MAX_STDIN_BYTES = 64 * 1024 * 1024
 FOREGROUND_ENV = "MEMORY_HOOKS_FOREGROUND"  # set: detached hooks work in the foreground (debugging)
@@ -16,7 +16,7 @@ FOREGROUND_ENV = "MEMORY_HOOKS_FOREGROUND"  # set: detached hooks work in the fo
 class Context:
     """What a handler gets: the raw stdin, its argv, and a place to say where the memory lives."""
 
-    def __init__(self, raw: bytes, argv: "List[str]") -> None:
+    def __init__(self, raw: bytes, argv: "list[str]") -> None:
         self.raw = raw
         self.argv = argv
         self.memory_dir = None  # type: Optional[str]
@@ -63,7 +63,7 @@ def fork_detached() -> str:
     return "child"
 
 
-def run(hook: str, handler: "Callable[[Context], Optional[str]]", argv: "Optional[List[str]]" = None,
+def run(hook: str, handler: "Callable[[Context], Optional[str]]", argv: "Optional[list[str]]" = None,
         prefilter: "Optional[Callable[[bytes], bool]]" = None, detach: bool = False) -> int:
     """Run `handler` fail-open; returns the exit code (always 0). With `detach`, the handler runs in a
     detached child and its answer is dropped (for hooks whose work is a side effect)."""

@@ -21,13 +21,12 @@ import struct
 import zlib
 from array import array
 
-from memory import concepts
+from memory import concepts, fsio, layout
 from memory import corpus as corpus_mod
-from memory import fsio, layout
 
 TYPE_CHECKING = False  # typing costs ~3 ms to import; annotations are strings here
 if TYPE_CHECKING:
-    from typing import Dict, List, Optional, Tuple
+    pass
 
 ACTIVE, ARCHIVE = layout.KNOWLEDGE, layout.ARCHIVE
 INDEX = {ACTIVE: layout.INDEX, ARCHIVE: layout.ARCHIVE_INDEX}
@@ -48,15 +47,15 @@ class Segment:
 
     def __init__(self) -> None:
         self.stats = corpus_mod.Corpus()
-        self.postings: Dict[str, object] = {}
-        self.src: Optional[Tuple[int, int, int, int]] = None
+        self.postings: dict[str, object] = {}
+        self.src: tuple[int, int, int, int] | None = None
         self.end = 0
         self.crc = 0
         self.offsets = array("Q")
         self.lengths = array("I")
         self.line_crcs = array("I")
-        self.dead: List[int] = []  # active segment only: archive docs its entries supersede
-        self.against: Optional[list] = None  # active segment only: the archive segment's src and size
+        self.dead: list[int] = []  # active segment only: archive docs its entries supersede
+        self.against: list | None = None  # active segment only: the archive segment's src and size
 
     def to_bytes(self, fp: int) -> bytes:
         s = self.stats
@@ -79,7 +78,7 @@ class LazyPostings(dict):
     """Postings read from the segment file on first use: a query touches a few dozen of them, so a
     100,000-entry archive costs its term directory, not its postings."""
 
-    def __init__(self, fh, start: int, directory: Dict[str, Tuple[int, int]]) -> None:
+    def __init__(self, fh, start: int, directory: dict[str, tuple[int, int]]) -> None:
         super().__init__()
         self.fh, self.start, self.directory = fh, start, directory
 
@@ -95,7 +94,7 @@ class LazyPostings(dict):
         self[key] = data
         return data
 
-    def materialize(self) -> Dict[str, object]:
+    def materialize(self) -> dict[str, object]:
         return {key: self.get(key) for key in self.directory}
 
 
@@ -105,7 +104,7 @@ def _arr(code: str, data: bytes) -> array:
     return a
 
 
-def read_segment(path: str, fp: int, with_keys: bool = False) -> Optional[Segment]:
+def read_segment(path: str, fp: int, with_keys: bool = False) -> Segment | None:
     """The segment stored at `path`, or None when missing, corrupt or of another version."""
     try:
         fh = open(path, "rb")
@@ -148,7 +147,7 @@ def read_segment(path: str, fp: int, with_keys: bool = False) -> Optional[Segmen
         return None
 
 
-def _ident(path: str) -> Optional[Tuple[int, int, int, int]]:
+def _ident(path: str) -> tuple[int, int, int, int] | None:
     try:
         st = os.stat(path)
     except OSError:
@@ -156,7 +155,7 @@ def _ident(path: str) -> Optional[Tuple[int, int, int, int]]:
     return (st.st_ino, st.st_dev, st.st_size, st.st_mtime_ns)
 
 
-def _read_source(path: str) -> Tuple[bytes, Optional[Tuple[int, int, int, int]]]:
+def _read_source(path: str) -> tuple[bytes, tuple[int, int, int, int] | None]:
     """The file's bytes and the identity they belong to (fstat of the same descriptor)."""
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
@@ -172,7 +171,7 @@ def _tail_crc(data: bytes, end: int) -> int:
     return zlib.crc32(data[max(0, end - CRC_WINDOW):end])
 
 
-def update(old: Optional[Segment], data: bytes, src: Optional[Tuple[int, int, int, int]]) -> Segment:
+def update(old: Segment | None, data: bytes, src: tuple[int, int, int, int] | None) -> Segment:
     """`old` brought up to date with the source bytes `data`: extended when the source only grew, else new."""
     from memory.entry import is_valid
 
@@ -236,7 +235,7 @@ def _write(path: str, seg: Segment, fp: int) -> None:
 INLINE_BUILD_BYTES = 2 << 20  # a hook builds an archive's index from scratch only below this size
 
 
-def load(memory_dir: str, inline_limit: Optional[int] = None) -> corpus_mod.Corpus:
+def load(memory_dir: str, inline_limit: int | None = None) -> corpus_mod.Corpus:
     """A corpus of both knowledge files (latest per key), from the index when it is current.
 
     With `inline_limit`, an archive larger than that whose index would have to be built from scratch
@@ -248,7 +247,7 @@ def load(memory_dir: str, inline_limit: Optional[int] = None) -> corpus_mod.Corp
     idx = {name: os.path.join(memory_dir, INDEX[name]) for name in (ACTIVE, ARCHIVE)}
     src = {name: _ident(os.path.join(memory_dir, name)) for name in (ACTIVE, ARCHIVE)}
     active = read_segment(idx[ACTIVE], fp)
-    archive: Optional[Segment] = Segment()
+    archive: Segment | None = Segment()
     if src[ARCHIVE] is not None:
         archive = read_segment(idx[ARCHIVE], fp)
     fresh = (active is not None and archive is not None and active.src == src[ACTIVE]
@@ -264,13 +263,13 @@ def load(memory_dir: str, inline_limit: Optional[int] = None) -> corpus_mod.Corp
     return corpus
 
 
-def _extendable(segment: Optional[Segment], src: Tuple[int, int, int, int]) -> bool:
+def _extendable(segment: Segment | None, src: tuple[int, int, int, int]) -> bool:
     """Whether `segment` indexes a prefix of the file `src` names (then only its new lines are read)."""
     return (segment is not None and segment.src is not None and tuple(segment.src[:2]) == tuple(src[:2])
             and segment.end <= src[2])
 
 
-def _rebuild(memory_dir: str, idx: Dict[str, str], fp: int, with_archive: bool = True) -> Tuple[Segment, Segment]:
+def _rebuild(memory_dir: str, idx: dict[str, str], fp: int, with_archive: bool = True) -> tuple[Segment, Segment]:
     active_data, active_src = _read_source(os.path.join(memory_dir, ACTIVE))  # active first: see store
     writable = os.path.isdir(memory_dir)
     if with_archive:
@@ -311,14 +310,14 @@ class _EntryReader:
 
     def __init__(self, memory_dir: str, archive: Segment, active: Segment) -> None:
         self.dir, self.archive, self.active = memory_dir, archive, active
-        self.fds: Dict[str, Optional[int]] = {}
+        self.fds: dict[str, int | None] = {}
 
     def __del__(self) -> None:
         for fd in self.fds.values():
             if fd is not None:
                 os.close(fd)
 
-    def entry(self, doc: int) -> Optional[dict]:
+    def entry(self, doc: int) -> dict | None:
         from memory import jsonio
         from memory.entry import is_valid
 

@@ -9,7 +9,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from typing import List, Optional, Tuple
 
 from memory import installer, registration
 from memory.installer import EXIT_ERROR, EXIT_OK, EXIT_SELF_CHECK, EXIT_USAGE, INSTALL_DIR, VENV
@@ -22,7 +21,7 @@ class UsageError(Exception):
     """The command line names something install.sh cannot work on (exit 2, nothing written)."""
 
 
-def resolve_target(path: str) -> Tuple[str, Optional[str], bool]:
+def resolve_target(path: str) -> tuple[str, str | None, bool]:
     """The work tree to install into (top level of `path`), its main checkout when it is a linked worktree,
     and whether it is in git at all. A bare repository or a .git folder has no work tree: refused."""
     from memory import paths
@@ -73,7 +72,7 @@ def setup_venv(target: str, out) -> str:
     return f"{os.path.relpath(python, target)} ({state})"
 
 
-def _run_command(command: str, payload: dict, env: dict, cwd: str) -> Tuple[int, str, float]:
+def _run_command(command: str, payload: dict, env: dict, cwd: str) -> tuple[int, str, float]:
     start = time.perf_counter()
     try:
         proc = subprocess.run(["/bin/sh", "-c", command], input=json.dumps(payload), cwd=cwd, env=env,
@@ -83,7 +82,7 @@ def _run_command(command: str, payload: dict, env: dict, cwd: str) -> Tuple[int,
     return proc.returncode, proc.stdout, (time.perf_counter() - start) * 1000
 
 
-def self_check(target: str, cursor: bool) -> Tuple[bool, List[str]]:
+def self_check(target: str, cursor: bool) -> tuple[bool, list[str]]:
     """Run the installed hooks exactly as registered, on a scratch copy of the knowledge."""
     lines, ok = [], True
     scratch = tempfile.mkdtemp(prefix="memory-hooks-selfcheck-")
@@ -143,7 +142,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.purge and not args.uninstall:
         print("install.sh: --purge goes with --uninstall", file=sys.stderr)

@@ -14,7 +14,6 @@ import os
 import shutil
 import subprocess
 import sys
-from typing import List, Optional
 
 from memory import fsio, layout, registration
 from memory.registration import CLAUDE_SETTINGS, CURSOR_HOOKS, INSTALL_DIR, MANIFEST, SettingsError
@@ -31,12 +30,12 @@ TEMP_FILES = ".*" + layout.TEMP_SUFFIX  # fsio.atomic_write's temp files, left b
 EXIT_OK, EXIT_SELF_CHECK, EXIT_USAGE, EXIT_ERROR = 0, 1, 2, 3
 
 
-def data_files() -> List[str]:
+def data_files() -> list[str]:
     """What the hooks write into .beads/memory (folders end in "/"): memory.layout names every one."""
     return list(layout.DATA_FILES) + [name + "/" for name in layout.MACHINE_LOCAL_DIRS]
 
 
-def gitignore_lines() -> List[str]:
+def gitignore_lines() -> list[str]:
     """The machine-local files: everything we put in the target but the code and the committed knowledge."""
     local = [name for name in data_files() if name not in layout.COMMITTED] + [TEMP_FILES]
     return ([f"/{INSTALL_DIR}/.venv/", f"/{INSTALL_DIR}/**/__pycache__/"]
@@ -48,8 +47,8 @@ class Change:
     """One planned file change: content before (None = absent) and after (None = delete), and the mode the
     file must end with (None = whatever it has). `root` is the tree `rel` is in (None = the target)."""
 
-    def __init__(self, rel: str, before: Optional[bytes], after: Optional[bytes], config: bool = False,
-                 mode: Optional[int] = None, before_mode: Optional[int] = None, root: Optional[str] = None) -> None:
+    def __init__(self, rel: str, before: bytes | None, after: bytes | None, config: bool = False,
+                 mode: int | None = None, before_mode: int | None = None, root: str | None = None) -> None:
         self.rel, self.before, self.after, self.config = rel, before, after, config
         self.mode, self.before_mode, self.root = mode, before_mode, root
 
@@ -62,7 +61,7 @@ class Change:
         return self.rel if self.root is None else os.path.join(self.root, self.rel)
 
 
-def code_files() -> List[str]:
+def code_files() -> list[str]:
     """The files of ours that go into the target's INSTALL_DIR (paths relative to SOURCE)."""
     files = []
     for folder, suffixes in (("hooks", (".py",)), ("memory", (".py",)), ("bin", ("",))):
@@ -80,7 +79,7 @@ def _mode_for(rel: str) -> int:
     return 0o755 if runnable else 0o644
 
 
-def _read(root: str, rel: str, strict: bool = True) -> Optional[bytes]:
+def _read(root: str, rel: str, strict: bool = True) -> bytes | None:
     """A file's bytes, following symlinks (users symlink their dotfiles), or None when it is absent.
 
     A path that cannot be a file we read and write (a folder, below a file, a dangling symlink, a symlink
@@ -107,7 +106,7 @@ def _read(root: str, rel: str, strict: bool = True) -> Optional[bytes]:
     raise SettingsError(f"{os.path.join(root, problem)}; move it away, nothing was written")
 
 
-def _dangling_link(root: str, rel: str) -> Optional[str]:
+def _dangling_link(root: str, rel: str) -> str | None:
     """`rel`, or the folder of it, that is a symlink to nothing: writing there would create its target."""
     part = ""
     for name in rel.split(os.sep):
@@ -129,14 +128,14 @@ def _first_file(root: str, rel: str) -> str:
     return rel
 
 
-def _mode(root: str, rel: str) -> Optional[int]:
+def _mode(root: str, rel: str) -> int | None:
     try:
         return os.stat(os.path.join(root, rel)).st_mode & 0o7777
     except OSError:
         return None
 
 
-def _code_change(target: str, rel: str, after: Optional[bytes]) -> Change:
+def _code_change(target: str, rel: str, after: bytes | None) -> Change:
     return Change(rel, _read(target, rel), after, mode=_mode_for(rel), before_mode=_mode(target, rel))
 
 
@@ -177,7 +176,7 @@ def _gitignore_change(root: str, remove: bool, strict: bool = True, other_root: 
     return Change(".gitignore", before, after, mode=mode, before_mode=mode, root=root if other_root else None)
 
 
-def source_url() -> Optional[str]:
+def source_url() -> str | None:
     """Where this copy of memory-hooks came from (its clone's origin, credentials dropped), or None."""
     from urllib.parse import urlsplit, urlunsplit
 
@@ -195,8 +194,8 @@ def source_url() -> Optional[str]:
     return url or None
 
 
-def plan_install(target: str, cursor: bool, claude: bool, main_checkout: Optional[str] = None,
-                 source: Optional[str] = None) -> List[Change]:
+def plan_install(target: str, cursor: bool, claude: bool, main_checkout: str | None = None,
+                 source: str | None = None) -> list[Change]:
     """Every file change an install makes, in the order it is applied (code before registrations).
 
     From a linked worktree (`main_checkout` set) captures land in the main checkout: its .gitignore gets
@@ -243,7 +242,7 @@ def _manifest(target: str) -> dict:
     return registration.read_config(os.path.join(target, MANIFEST))
 
 
-def plan_uninstall(target: str, purge: bool, main_checkout: Optional[str] = None) -> List[Change]:
+def plan_uninstall(target: str, purge: bool, main_checkout: str | None = None) -> list[Change]:
     """Take out exactly what an install put in; knowledge stays unless `purge`."""
     manifest = _manifest(target)
     created = set(manifest.get("created", []))
@@ -277,7 +276,7 @@ def plan_uninstall(target: str, purge: bool, main_checkout: Optional[str] = None
     return [c for c in changes if c.changed]
 
 
-def _purge_changes(target: str) -> List[Change]:
+def _purge_changes(target: str) -> list[Change]:
     """Deletions of every data file of ours in the target's memory folder (see data_files)."""
     names = data_files()
     rels = [os.path.join(MEMORY_DIR, n) for n in names if not n.endswith("/")]
@@ -305,7 +304,7 @@ def _same_json(a: bytes, b: bytes) -> bool:
         return False
 
 
-def show_diff(changes: List[Change], out=sys.stdout) -> None:
+def show_diff(changes: list[Change], out=sys.stdout) -> None:
     """Code files as one line each; configuration and data files as unified diffs."""
     for c in changes:
         if not c.changed:
@@ -325,7 +324,7 @@ def show_diff(changes: List[Change], out=sys.stdout) -> None:
             out.write(f"{verb} {c.label} (empty)\n")
 
 
-def apply(target: str, changes: List[Change], backups: bool = True) -> None:
+def apply(target: str, changes: list[Change], backups: bool = True) -> None:
     """Write every change. With `backups`, a rewritten config file's previous content is kept as
     <file>.memory-hooks.bak; without (uninstall), backups of earlier installs are removed with the rest."""
     for c in changes:

@@ -9,10 +9,10 @@ import json
 
 TYPE_CHECKING = False  # typing costs ~3 ms to import; annotations are strings here
 if TYPE_CHECKING:
-    from typing import Any, Callable, Optional
+    from typing import Any, Callable
 
 BULK_BYTES = 1 << 20
-_orjson_loads: Optional[Callable[[Any], Any]] = None
+_orjson_loads: Callable[[Any], Any] | None = None
 _orjson_checked = False
 
 

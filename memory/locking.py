@@ -12,7 +12,7 @@ from contextlib import contextmanager
 
 TYPE_CHECKING = False  # typing costs ~3 ms to import; annotations are strings here
 if TYPE_CHECKING:
-    from typing import Iterator, Optional
+    from collections.abc import Iterator
 
 try:
     import fcntl
@@ -35,7 +35,7 @@ TIMEOUT_ENV = "MEMORY_HOOKS_LOCK_TIMEOUT"  # seconds; overrides DEFAULT_TIMEOUT
 
 
 @contextmanager
-def exclusive(path: str, timeout: Optional[float] = None) -> Iterator[None]:
+def exclusive(path: str, timeout: float | None = None) -> Iterator[None]:
     """Hold an exclusive lock on `path` (created if missing) for the body of the with-block."""
     if timeout is None:
         try:

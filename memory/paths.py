@@ -11,7 +11,7 @@ from memory import layout
 
 TYPE_CHECKING = False  # typing costs ~3 ms to import; annotations are strings here
 if TYPE_CHECKING:
-    from typing import Dict, Optional
+    pass
 
 OVERRIDE_ENV = "MEMORY_HOOKS_DIR"
 PROJECT_ENV = ("CLAUDE_PROJECT_DIR", "CURSOR_PROJECT_DIR", "GEMINI_PROJECT_DIR")
@@ -25,7 +25,7 @@ class GitInfo:
 
     __slots__ = ("common_dir", "toplevel", "head", "branch")
 
-    def __init__(self, common_dir: str, toplevel: str, head: Optional[str], branch: Optional[str]) -> None:
+    def __init__(self, common_dir: str, toplevel: str, head: str | None, branch: str | None) -> None:
         self.common_dir, self.toplevel, self.head, self.branch = common_dir, toplevel, head, branch
 
     @property
@@ -40,10 +40,10 @@ class GitInfo:
         return os.path.realpath(self.main_checkout) != os.path.realpath(self.toplevel)
 
 
-_cache: Dict[str, Optional[GitInfo]] = {}
+_cache: dict[str, GitInfo | None] = {}
 
 
-def git_info(folder: str) -> Optional[GitInfo]:
+def git_info(folder: str) -> GitInfo | None:
     """Git facts about `folder` (None when it is not in a work tree, or git is missing or hangs)."""
     folder = os.path.abspath(folder)
     if folder in _cache:
@@ -109,7 +109,7 @@ def git_lines(args: list, folder: str, timeout: float = GIT_TIMEOUT) -> list:
     return b"".join(chunks).decode("utf-8", "replace").splitlines()
 
 
-def project_dir_from_env() -> Optional[str]:
+def project_dir_from_env() -> str | None:
     """The project root the runtime announced (Claude Code, Cursor, Gemini CLI), if any."""
     for name in PROJECT_ENV:
         value = os.environ.get(name)
@@ -118,7 +118,7 @@ def project_dir_from_env() -> Optional[str]:
     return None
 
 
-def project_root(cwd: Optional[str] = None, project: Optional[str] = None) -> str:
+def project_root(cwd: str | None = None, project: str | None = None) -> str:
     """The main checkout the memory belongs to.
 
     With a `project` (the folder the runtime announced), that project's main checkout, whatever `cwd`
@@ -137,7 +137,7 @@ def project_root(cwd: Optional[str] = None, project: Optional[str] = None) -> st
     return project_dir_from_env() or cwd or os.getcwd()
 
 
-def memory_dir(cwd: Optional[str] = None, project: Optional[str] = None) -> str:
+def memory_dir(cwd: str | None = None, project: str | None = None) -> str:
     """The memory folder (see project_root); `$MEMORY_HOOKS_DIR` overrides everything."""
     override = os.environ.get(OVERRIDE_ENV)
     if override:
@@ -145,7 +145,7 @@ def memory_dir(cwd: Optional[str] = None, project: Optional[str] = None) -> str:
     return os.path.join(project_root(cwd, project), layout.MEMORY_SUBDIR)
 
 
-def work_tree_git(cwd: Optional[str], root: str) -> Optional[GitInfo]:
+def work_tree_git(cwd: str | None, root: str) -> GitInfo | None:
     """Branch and commit to record: `cwd`'s when it is a work tree of the project's repository (a
     supervisor's `.worktrees/bd-12`), else the project's own."""
     info = git_info(cwd) if cwd else None

@@ -9,7 +9,7 @@ import os
 
 TYPE_CHECKING = False  # typing costs ~3 ms to import; annotations are strings here
 if TYPE_CHECKING:
-    from typing import Any, Dict, List, Optional
+    from typing import Any
 
 from memory import jsonio
 
@@ -23,7 +23,7 @@ class PayloadError(ValueError):
     """Stdin that is not a hook payload (not JSON, or not a JSON object)."""
 
 
-def parse(raw: bytes) -> Dict[str, Any]:
+def parse(raw: bytes) -> dict[str, Any]:
     """The payload object; raises PayloadError for anything else."""
     if not raw.strip():
         raise PayloadError("empty stdin")
@@ -46,7 +46,7 @@ FIELD_TYPES = {
 }
 
 
-def field_problems(payload: Dict[str, Any], required: tuple = ()) -> List[str]:
+def field_problems(payload: dict[str, Any], required: tuple = ()) -> list[str]:
     """Known fields of the wrong type, and `required` fields that are missing (for the error log)."""
     found = [f"{name} missing" for name in required if name not in payload]
     for name, types in FIELD_TYPES.items():
@@ -55,7 +55,7 @@ def field_problems(payload: Dict[str, Any], required: tuple = ()) -> List[str]:
     return found
 
 
-def runtime(payload: Dict[str, Any]) -> str:
+def runtime(payload: dict[str, Any]) -> str:
     """Which client sent the payload."""
     if "cursor_version" in payload or "conversation_id" in payload:
         return CURSOR
@@ -64,21 +64,21 @@ def runtime(payload: Dict[str, Any]) -> str:
     return CLAUDE
 
 
-def text_field(payload: Dict[str, Any], name: str) -> Optional[str]:
+def text_field(payload: dict[str, Any], name: str) -> str | None:
     """A string field, or None when missing or of another type."""
     value = payload.get(name)
     return value if isinstance(value, str) else None
 
 
-def event_name(payload: Dict[str, Any]) -> str:
+def event_name(payload: dict[str, Any]) -> str:
     return text_field(payload, "hook_event_name") or ""
 
 
-def session_id(payload: Dict[str, Any]) -> Optional[str]:
+def session_id(payload: dict[str, Any]) -> str | None:
     return text_field(payload, "session_id") or text_field(payload, "conversation_id")
 
 
-def cwd(payload: Dict[str, Any]) -> Optional[str]:
+def cwd(payload: dict[str, Any]) -> str | None:
     """Where the agent is: the payload's cwd, else Cursor's first workspace root, else the project env."""
     value = text_field(payload, "cwd")
     if value and os.path.isabs(value):
@@ -89,7 +89,7 @@ def cwd(payload: Dict[str, Any]) -> Optional[str]:
     return os.environ.get("CLAUDE_PROJECT_DIR") or os.environ.get("CURSOR_PROJECT_DIR") or None
 
 
-def project_dir(payload: Dict[str, Any]) -> Optional[str]:
+def project_dir(payload: dict[str, Any]) -> str | None:
     """The project the runtime works on: its announced project folder, else Cursor's first workspace root.
 
     None when the runtime announced none; the memory then follows the command's cwd.
@@ -105,7 +105,7 @@ def project_dir(payload: Dict[str, Any]) -> Optional[str]:
     return None
 
 
-def tool_input(payload: Dict[str, Any]) -> Dict[str, Any]:
+def tool_input(payload: dict[str, Any]) -> dict[str, Any]:
     """`tool_input` as an object (Cursor sometimes sends it as a JSON string)."""
     value = payload.get("tool_input")
     if isinstance(value, str):
@@ -116,7 +116,7 @@ def tool_input(payload: Dict[str, Any]) -> Dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def shell_command(payload: Dict[str, Any]) -> Optional[str]:
+def shell_command(payload: dict[str, Any]) -> str | None:
     """The shell command of a shell tool call (succeeded or not: see `succeeded`), or None for anything else."""
     if event_name(payload) == "afterShellExecution":
         return text_field(payload, "command")
@@ -126,7 +126,7 @@ def shell_command(payload: Dict[str, Any]) -> Optional[str]:
     return command if isinstance(command, str) else None
 
 
-def succeeded(payload: Dict[str, Any]) -> bool:
+def succeeded(payload: dict[str, Any]) -> bool:
     """False for a tool call the runtime reports as failed or interrupted (Claude's PostToolUseFailure,
     an interrupted Bash call, Cursor's non-zero exitCode). Cursor's afterShellExecution carries no status."""
     if event_name(payload) == "PostToolUseFailure":
@@ -144,7 +144,7 @@ def succeeded(payload: Dict[str, Any]) -> bool:
     return True
 
 
-def capture_id(payload: Dict[str, Any], command: str) -> str:
+def capture_id(payload: dict[str, Any], command: str) -> str:
     """Identity of one tool call, equal for every copy of the hook the runtime fires for it.
 
     Two 32-bit checksums (zlib: hashlib costs the capture hook ~4 ms to import); collisions only matter
@@ -157,12 +157,12 @@ def capture_id(payload: Dict[str, Any], command: str) -> str:
     return f"{zlib.crc32(seed):08x}{zlib.adler32(seed):08x}"
 
 
-def answers_context(payload: Dict[str, Any]) -> bool:
+def answers_context(payload: dict[str, Any]) -> bool:
     """Whether the event can carry model-visible context at all (Cursor's afterShellExecution cannot)."""
     return event_name(payload) != "afterShellExecution"
 
 
-def context_answer(payload: Dict[str, Any], text: str, event: Optional[str] = None) -> str:
+def context_answer(payload: dict[str, Any], text: str, event: str | None = None) -> str:
     """Model-visible context: Claude's hookSpecificOutput envelope, or Cursor's flat field."""
     if runtime(payload) == CURSOR:
         return jsonio.dumps({"additional_context": text})
@@ -170,14 +170,14 @@ def context_answer(payload: Dict[str, Any], text: str, event: Optional[str] = No
     return jsonio.dumps({"hookSpecificOutput": {"hookEventName": name, "additionalContext": text}})
 
 
-def block_answer(payload: Dict[str, Any], reason: str) -> str:
+def block_answer(payload: dict[str, Any], reason: str) -> str:
     """Keep a stopping (sub)agent working: Claude's decision/reason, Cursor's followup_message."""
     if runtime(payload) == CURSOR:
         return jsonio.dumps({"followup_message": reason})
     return jsonio.dumps({"decision": "block", "reason": reason})
 
 
-def warning_answer(payload: Dict[str, Any], text: str) -> Optional[str]:
+def warning_answer(payload: dict[str, Any], text: str) -> str | None:
     """A message for the user only (Claude's systemMessage); Cursor has no such field."""
     if runtime(payload) == CURSOR:
         return None

@@ -17,7 +17,6 @@ from memory.tokenize import terms
 
 TYPE_CHECKING = False  # typing costs ~3 ms to import; annotations are strings here
 if TYPE_CHECKING:
-    from typing import Dict, List, Optional, Tuple
 
     from memory.corpus import Corpus
 
@@ -45,7 +44,7 @@ class Scored:
 
     __slots__ = ("entry", "score", "why", "fraction", "matched", "concept_fraction")
 
-    def __init__(self, entry: dict, score: float, why: List[str], fraction: float = 0.0, matched: int = 0,
+    def __init__(self, entry: dict, score: float, why: list[str], fraction: float = 0.0, matched: int = 0,
                  concept_fraction: float = 0.0) -> None:
         self.entry, self.score, self.why = entry, score, why
         self.fraction = fraction  # score / the best score this query could reach against this knowledge
@@ -68,7 +67,7 @@ def _idf(n: int, df: int) -> float:
     return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
 
 
-def _norms(corpus: Corpus, params: type) -> List[Tuple[float, float, float, array]]:
+def _norms(corpus: Corpus, params: type) -> list[tuple[float, float, float, array]]:
     """Per field: (weight, 1 - b, b / average length, lengths), so a field's tf becomes w * tf / (1 - b + b * len / avg)."""
     out = []
     for field in corpus_mod.FIELDS:
@@ -77,9 +76,9 @@ def _norms(corpus: Corpus, params: type) -> List[Tuple[float, float, float, arra
     return out
 
 
-def _word_scores(corpus: Corpus, term: str, norms: list) -> Dict[int, float]:
+def _word_scores(corpus: Corpus, term: str, norms: list) -> dict[int, float]:
     """BM25F pseudo-frequency of a word per live document: weighted, length-normalised tf summed over fields."""
-    acc: Dict[int, float] = {}
+    acc: dict[int, float] = {}
     live = corpus.live
     fields = list(enumerate(norms[:len(corpus_mod.LEXICAL_FIELDS)], 1))
     for rows, base in corpus.postings(term):
@@ -95,8 +94,8 @@ def _word_scores(corpus: Corpus, term: str, norms: list) -> Dict[int, float]:
     return acc
 
 
-def _concept_scores(corpus: Corpus, concept: str, norms: list) -> Dict[int, float]:
-    acc: Dict[int, float] = {}
+def _concept_scores(corpus: Corpus, concept: str, norms: list) -> dict[int, float]:
+    acc: dict[int, float] = {}
     live = corpus.live
     _, one_minus_b, b_per_avg, lens = norms[-1]
     for rows, base in corpus.postings(concept):
@@ -107,14 +106,14 @@ def _concept_scores(corpus: Corpus, concept: str, norms: list) -> Dict[int, floa
     return acc
 
 
-def score_all(corpus: Corpus, query: Query, params: type = Params) -> Tuple[Dict[int, float], Dict[int, int], Dict[int, float], float, float]:
+def score_all(corpus: Corpus, query: Query, params: type = Params) -> tuple[dict[int, float], dict[int, int], dict[int, float], float, float]:
     """(score per doc, query words matched per doc, concept score per doc, best possible word score,
     best possible concept score) for every live document matching anything."""
     n = max(corpus.live_count(), 1)
     k1 = params.k1
-    scores: Dict[int, float] = {}
-    matched: Dict[int, int] = {}
-    concept_scores: Dict[int, float] = {}
+    scores: dict[int, float] = {}
+    matched: dict[int, int] = {}
+    concept_scores: dict[int, float] = {}
     best_words = best_concepts = 0.0
     norms = _norms(corpus, params)
     for term in query.terms:
@@ -137,7 +136,7 @@ def score_all(corpus: Corpus, query: Query, params: type = Params) -> Tuple[Dict
     return scores, matched, concept_scores, best_words, best_concepts
 
 
-def search(corpus: Corpus, text: str, limit: int = 5, params: type = Params, gate: bool = False) -> List[Scored]:
+def search(corpus: Corpus, text: str, limit: int = 5, params: type = Params, gate: bool = False) -> list[Scored]:
     """The top `limit` live documents of `corpus` for `text` (only those passing the gate when `gate`)."""
     query = Query(text)
     scores, matched, concept_scores, best_words, best_concepts = score_all(corpus, query, params)
@@ -155,7 +154,7 @@ def search(corpus: Corpus, text: str, limit: int = 5, params: type = Params, gat
             if (round(scores[doc], 9), ts[doc]) != (round(scores[last], 9), ts[last]):
                 break
         candidates.append((doc, scored))
-    results: List[Scored] = []
+    results: list[Scored] = []
     for doc, scored in candidates:  # entries are read only now: from the index, that is a file read each
         entry = corpus.entry_at(doc) if corpus.entry_at else None
         if entry is not None:
@@ -171,7 +170,7 @@ def search(corpus: Corpus, text: str, limit: int = 5, params: type = Params, gat
     return results
 
 
-def gated(results: List[Scored], params: type = Params) -> List[Scored]:
+def gated(results: list[Scored], params: type = Params) -> list[Scored]:
     """What a ranked list injects: nothing unless its best result passes the gate; then each result that
     passes too, or scores at least `follow` times the best (the question is judged once, on its best answer)."""
     if not results or not passes(results[0], params):
@@ -188,17 +187,17 @@ def passes(scored: Scored, params: type = Params) -> bool:
     return scored.matched >= params.min_terms or scored.concept_fraction >= params.concept_fraction
 
 
-def rank(entries: List[dict], text: str, limit: int = 5, params: type = Params) -> List[Scored]:
+def rank(entries: list[dict], text: str, limit: int = 5, params: type = Params) -> list[Scored]:
     """The `limit` entries that match `text` best (no gate), best first."""
     return search(corpus_mod.from_entries(entries), text, limit, params)
 
 
-def relevant(entries: List[dict], text: str, limit: int = 5, params: type = Params) -> List[Scored]:
+def relevant(entries: list[dict], text: str, limit: int = 5, params: type = Params) -> list[Scored]:
     """Like rank, but only entries that pass the gate: an empty list means nothing here is relevant."""
     return search(corpus_mod.from_entries(entries), text, limit, params, gate=True)
 
 
-def explain(entry: dict, query: Query) -> List[str]:
+def explain(entry: dict, query: Query) -> list[str]:
     """Which query words matched which fields (`cache@content`), then shared concepts (`~cache`)."""
     from memory.concepts import concept_name
 

@@ -9,7 +9,6 @@ import os
 import sys
 import time
 from collections import Counter
-from typing import List, Optional
 
 from memory import jsonio, paths, render, store
 
@@ -27,7 +26,7 @@ def matches(entry: dict, needle: str) -> bool:
     return isinstance(tags, list) and any(isinstance(t, str) and needle in t.casefold() for t in tags)
 
 
-def select(latest: List[dict], keyword: Optional[str], entry_type: Optional[str], recent: Optional[int]) -> List[dict]:
+def select(latest: list[dict], keyword: str | None, entry_type: str | None, recent: int | None) -> list[dict]:
     """Entries (newest first) passing the filters, cut to `recent` when given."""
     needle = keyword.casefold() if keyword else None
     chosen = [e for e in latest
@@ -47,7 +46,7 @@ def format_entry(entry: dict) -> str:
     return f"{head}\n{body}"
 
 
-def stats(memory_dir: str, snapshot: store.Snapshot, latest: List[dict]) -> str:
+def stats(memory_dir: str, snapshot: store.Snapshot, latest: list[dict]) -> str:
     """Counts per type, source and tag, with the archive's size and malformed lines."""
     archive = store.path(memory_dir, store.ARCHIVE)
     archive_lines = store.read(archive).lines if os.path.exists(archive) else 0
@@ -87,7 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     if hasattr(sys.stdout, "reconfigure"):
         sys.stdout.reconfigure(errors="replace")  # an emoji on a Latin-1 terminal is a "?", not a traceback
     argv = list(sys.argv[1:] if argv is None else argv)

@@ -15,7 +15,7 @@ import re
 
 TYPE_CHECKING = False  # typing costs ~3 ms to import; annotations are strings here
 if TYPE_CHECKING:
-    from typing import Any, Callable, List, Optional, Tuple
+    from typing import Any, Callable
 
 # `\b` is no boundary between `_` and a letter (`_` is a word character), so `\bpassword` misses
 # `DB_PASSWORD` and `x_ghp_…`. Tokens are bounded by "no letter or digit" on either side instead.
@@ -184,7 +184,7 @@ def _looks_secret(value: str, strict: bool = False) -> bool:
     return has_lower + has_upper + has_digit + has_other >= 2 and bits >= 2.5
 
 
-def _credential_key(key: str) -> Optional[str]:
+def _credential_key(key: str) -> str | None:
     """"strong" when the key names a credential, "weak" when it only may (`STRIPE_KEY`, `AUTH`), else None."""
     words = [w.lower() for w in _rx(_CAMEL).findall(key)]
     while words and (words[-1] in _QUALIFIERS or words[-1].lstrip("v").isdigit()):  # _PROD, _2, _V2
@@ -207,7 +207,7 @@ def _credential_key(key: str) -> Optional[str]:
     return None
 
 
-def _assignment_value(match: re.Match) -> Optional[Tuple[int, int]]:
+def _assignment_value(match: re.Match) -> tuple[int, int] | None:
     """Span of the secret in a `key = value` match, or None when it is not one."""
     strength = _credential_key(match.group(1))
     start = match.start(match.lastindex)
@@ -217,7 +217,7 @@ def _assignment_value(match: re.Match) -> Optional[Tuple[int, int]]:
         return None
     raw = match.group(match.lastindex)
     quote = match.group(2).lstrip("\\") if match.lastindex == 3 else ""
-    stop = _rx(r"[\\%s]" % quote if quote else r"[\"'`,;)\]}\\]").search(raw)  # quote is one of " ' `
+    stop = _rx(rf"[\\{quote}]" if quote else r"[\"'`,;)\]}\\]").search(raw)  # quote is one of " ' `
     value = raw[:stop.start()] if stop else raw
     value = value.rstrip(".") if not quote else value  # the full stop ending a sentence
     if not _looks_secret(value, strict=strength == "weak"):
@@ -225,9 +225,9 @@ def _assignment_value(match: re.Match) -> Optional[Tuple[int, int]]:
     return start, start + len(value)
 
 
-def redact(text: str) -> Tuple[str, List[str]]:
+def redact(text: str) -> tuple[str, list[str]]:
     """`text` with credentials replaced, and the sorted list of credential types found."""
-    found: List[str] = []
+    found: list[str] = []
     lowered = text.lower()
     triggered = {index for trigger, index in _TRIGGERS if trigger in lowered}
     for index in sorted(triggered):
@@ -236,8 +236,8 @@ def redact(text: str) -> Tuple[str, List[str]]:
     return text, sorted(set(found))
 
 
-def _replacer(kind: str, group: Optional[int], check: Optional[str],
-              found: List[str]) -> Callable[[re.Match], str]:
+def _replacer(kind: str, group: int | None, check: str | None,
+              found: list[str]) -> Callable[[re.Match], str]:
     def replace(match: re.Match) -> str:
         if check == "assignment":
             span = _assignment_value(match)
@@ -259,7 +259,7 @@ def _replacer(kind: str, group: Optional[int], check: Optional[str],
 
 def scrub_record(record: Any) -> Any:
     """A copy of a JSON-like record with every string redacted; found types merge into `redacted`."""
-    found: List[str] = []
+    found: list[str] = []
 
     def walk(value: Any) -> Any:
         if isinstance(value, str):

@@ -14,7 +14,7 @@ import sys
 
 TYPE_CHECKING = False  # typing costs ~3 ms to import; annotations are strings here
 if TYPE_CHECKING:
-    from typing import Dict, List, Optional, Tuple
+    pass
 
 INSTALL_DIR = ".claude/hooks/memory-hooks"
 MANIFEST = os.path.join(INSTALL_DIR, "install.json")
@@ -76,9 +76,9 @@ def plugin_command(hook: str) -> str:
     return f'python3 "${{CLAUDE_PLUGIN_ROOT}}"/hooks/{hook}.py --plugin'
 
 
-def plugin_hooks(available: List[str]) -> dict:
+def plugin_hooks(available: list[str]) -> dict:
     """The plugin's hooks/hooks.json: the same events and matchers as a project install."""
-    hooks: Dict[str, list] = {}
+    hooks: dict[str, list] = {}
     for hook, event, matcher, extra in CLAUDE_HOOKS:
         if hook in available:
             group: dict = {"matcher": matcher} if matcher else {}
@@ -103,10 +103,10 @@ def is_ours(handler: object) -> bool:
     return any(_runs_our_file(words) for words in _simple_commands(command))
 
 
-_generated: List[str] = []
+_generated: list[str] = []
 
 
-def _generated_commands() -> List[str]:
+def _generated_commands() -> list[str]:
     if not _generated:
         names = {hook for hook, *_ in CLAUDE_HOOKS + CURSOR_EVENTS}
         _generated.extend(make(hook) for hook in sorted(names)
@@ -114,13 +114,13 @@ def _generated_commands() -> List[str]:
     return _generated
 
 
-def _simple_commands(command: str) -> List[List[str]]:
+def _simple_commands(command: str) -> list[list[str]]:
     """The words of each simple command in a shell string (None of it is run; [] when it does not parse)."""
     import shlex
 
     lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
     lexer.whitespace_split = True
-    commands: List[List[str]] = [[]]
+    commands: list[list[str]] = [[]]
     try:
         for token in lexer:
             if token and all(c in lexer.punctuation_chars for c in token):
@@ -132,7 +132,7 @@ def _simple_commands(command: str) -> List[List[str]]:
     return [words for words in commands if words]
 
 
-def _runs_our_file(words: List[str]) -> bool:
+def _runs_our_file(words: list[str]) -> bool:
     """True when the program, or the script an interpreter is given, is a file under INSTALL_DIR."""
     while words and (words[0] in _SHELL_WORDS or ("=" in words[0] and not words[0].startswith("="))):
         words = words[1:]  # `exec`, `env`, `if`, VAR=value: the program comes after them
@@ -185,7 +185,7 @@ def without_ours(config: dict) -> dict:
     hooks = config.get("hooks")
     if not isinstance(hooks, dict):
         return dict(config)
-    kept_hooks: Dict[str, list] = {}
+    kept_hooks: dict[str, list] = {}
     for event, groups in hooks.items():
         if not isinstance(groups, list):
             kept_hooks[event] = groups
@@ -209,7 +209,7 @@ def without_ours(config: dict) -> dict:
     return result
 
 
-def with_claude_hooks(config: dict, available: List[str]) -> dict:
+def with_claude_hooks(config: dict, available: list[str]) -> dict:
     """`config` with our Claude Code registrations (for the hook files in `available`) at the end."""
     result = without_ours(config)
     hooks = dict(result.get("hooks") or {})
@@ -223,7 +223,7 @@ def with_claude_hooks(config: dict, available: List[str]) -> dict:
     return result
 
 
-def with_cursor_hooks(config: dict, available: List[str]) -> dict:
+def with_cursor_hooks(config: dict, available: list[str]) -> dict:
     """`config` (a .cursor/hooks.json object) with our Cursor registrations at the end."""
     result = without_ours(config)
     result.setdefault("version", 1)
@@ -239,7 +239,7 @@ def with_cursor_hooks(config: dict, available: List[str]) -> dict:
     return result
 
 
-def registered_events(config: dict) -> List[Tuple[str, Optional[str]]]:
+def registered_events(config: dict) -> list[tuple[str, str | None]]:
     """(event, matcher) of every handler of ours in a settings or hooks.json object."""
     found = []
     for event, groups in (config.get("hooks") or {}).items():
@@ -271,7 +271,7 @@ def claude_hooks_installed(root: str) -> bool:
     return any(registered_events(read_config(os.path.join(root, name))) for name in CLAUDE_SETTINGS_FILES)
 
 
-def plugin_enabled(root: str, home: Optional[str] = None) -> bool:
+def plugin_enabled(root: str, home: str | None = None) -> bool:
     """True when the memory-hooks Claude Code plugin is enabled for this project (user or project settings)."""
     home = home if home is not None else os.path.expanduser("~")
     places = [os.path.join(home, ".claude", "settings.json")] + [os.path.join(root, n) for n in CLAUDE_SETTINGS_FILES]
@@ -282,7 +282,7 @@ def plugin_enabled(root: str, home: Optional[str] = None) -> bool:
     return False
 
 
-def schema_problems(config: dict, cursor: bool = False, strict: bool = True) -> List[str]:
+def schema_problems(config: dict, cursor: bool = False, strict: bool = True) -> list[str]:
     """Problems against the documented settings schema (empty when valid). `strict=False` accepts event
     names and handler types we do not know (a newer client's), checking only the structure."""
     problems = []
@@ -311,7 +311,7 @@ def schema_problems(config: dict, cursor: bool = False, strict: bool = True) -> 
     return problems
 
 
-def _handler_problem(handler: object, cursor: bool, strict: bool) -> Optional[str]:
+def _handler_problem(handler: object, cursor: bool, strict: bool) -> str | None:
     if not isinstance(handler, dict):
         return "handler is not an object"
     kind = handler.get("type", "command" if cursor else None)
@@ -339,7 +339,7 @@ def reinstall_hint() -> str:
             f"see {MANIFEST})")
 
 
-def _main(argv: List[str]) -> int:
+def _main(argv: list[str]) -> int:
     if argv != ["--plugin-json"]:
         print("usage: python -m memory.registration --plugin-json > hooks/hooks.json", file=sys.stderr)
         return 2

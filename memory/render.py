@@ -5,7 +5,7 @@ import re
 
 TYPE_CHECKING = False  # typing costs ~3 ms to import; annotations are strings here
 if TYPE_CHECKING:
-    from typing import List, Optional
+    pass
 
 MAX_CHARS = 9000  # the runtimes cap injected context at 10,000 characters
 SHOW = 5
@@ -24,7 +24,7 @@ def label(entry_type: str) -> str:
     return "LEARN" if entry_type == "learned" else (entry_type or "note")[:5].upper()
 
 
-def recent_knowledge(latest: List[dict], notes: Optional[List[str]] = None) -> str:
+def recent_knowledge(latest: list[dict], notes: list[str] | None = None) -> str:
     """The block for `latest` (deduplicated, newest first); '' when there is nothing to show."""
     if not latest:
         return ""

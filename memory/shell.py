@@ -8,7 +8,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False  # typing costs ~3 ms to import; annotations are strings here
 if TYPE_CHECKING:
-    from typing import List, Optional
+    pass
 
 _OPERATOR_CHARS = ";&|"
 _BLANK = " \t\r"
@@ -22,10 +22,10 @@ class Command:
     __slots__ = ("words", "stdin_text", "stdin_file", "pipe_from")
 
     def __init__(self) -> None:
-        self.words: List[str] = []
-        self.stdin_text: Optional[str] = None  # here-document or here-string body
-        self.stdin_file: Optional[str] = None  # `< file`
-        self.pipe_from: Optional[Command] = None  # the command piped into this one
+        self.words: list[str] = []
+        self.stdin_text: str | None = None  # here-document or here-string body
+        self.stdin_file: str | None = None  # `< file`
+        self.pipe_from: Command | None = None  # the command piped into this one
 
     def __repr__(self) -> str:
         return f"Command({self.words!r}, stdin_text={self.stdin_text!r})"
@@ -42,16 +42,16 @@ class _Lexer:
     def __init__(self, src: str) -> None:
         self.src = src
         self.i = 0
-        self.found: List[Command] = []  # every simple command, nested ones included
-        self.pending: List[_Heredoc] = []
+        self.found: list[Command] = []  # every simple command, nested ones included
+        self.pending: list[_Heredoc] = []
 
     # -- command lists -------------------------------------------------------------------------
-    def parse_list(self, closer: Optional[str] = None) -> List[Command]:
+    def parse_list(self, closer: str | None = None) -> list[Command]:
         """Parse commands until `closer` (")" or end of input); return the commands at this level."""
         src, n = self.src, len(self.src)
-        level: List[Command] = []
+        level: list[Command] = []
         cmd = Command()
-        word: Optional[List[str]] = None
+        word: list[str] | None = None
         pipe_next = False
 
         def end_word() -> None:
@@ -149,7 +149,7 @@ class _Lexer:
         if self.i >= n or src[self.i] in "\n;&|()<>":
             return None, False
         quoted = src[self.i] in "'\"\\"
-        word: List[str] = []
+        word: list[str] = []
         while self.i < n and src[self.i] not in _BLANK + "\n;&|()<>":
             self._word_part(word)
         return "".join(word), quoted
@@ -158,7 +158,7 @@ class _Lexer:
         src, n = self.src, len(self.src)
         while self.pending:
             doc = self.pending.pop(0)
-            lines: List[str] = []
+            lines: list[str] = []
             while self.i < n:
                 end = src.find("\n", self.i)
                 line = src[self.i:] if end < 0 else src[self.i:end]
@@ -171,7 +171,7 @@ class _Lexer:
             doc.command.stdin_text = "".join(line + "\n" for line in lines)
 
     # -- words ---------------------------------------------------------------------------------
-    def _word_part(self, out: List[str]) -> None:
+    def _word_part(self, out: list[str]) -> None:
         src, n = self.src, len(self.src)
         c = src[self.i]
         if c == "'":
@@ -201,7 +201,7 @@ class _Lexer:
             out.append(c)
             self.i += 1
 
-    def _double_quoted(self, out: List[str]) -> None:
+    def _double_quoted(self, out: list[str]) -> None:
         src, n = self.src, len(self.src)
         while self.i < n:
             c = src[self.i]
@@ -222,7 +222,7 @@ class _Lexer:
                 out.append(c)
                 self.i += 1
 
-    def _ansi_c(self, out: List[str]) -> None:
+    def _ansi_c(self, out: list[str]) -> None:
         src, n = self.src, len(self.src)
         while self.i < n:
             c = src[self.i]
@@ -273,7 +273,7 @@ class _Lexer:
         src = self.src
         start = self.i
         j = self.i + 1
-        body: List[str] = []
+        body: list[str] = []
         while j < len(src) and src[j] != "`":
             if src[j] == "\\" and j + 1 < len(src):
                 body.append(src[j + 1])
@@ -288,7 +288,7 @@ class _Lexer:
         return _substitution_value(inner, src[start:self.i])
 
 
-def _substitution_value(commands: List[Command], source_text: str) -> str:
+def _substitution_value(commands: list[Command], source_text: str) -> str:
     """The output of `$(...)` when it is knowable without running anything, else its source text."""
     if len(commands) == 1:
         output = command_output(commands[0])
@@ -297,7 +297,7 @@ def _substitution_value(commands: List[Command], source_text: str) -> str:
     return source_text
 
 
-def command_output(cmd: Command) -> Optional[str]:
+def command_output(cmd: Command) -> str | None:
     """What `cat` (of its stdin), `echo` or a plain `printf` would print; None when unknowable."""
     if not cmd.words:
         return None
@@ -319,7 +319,7 @@ def command_output(cmd: Command) -> Optional[str]:
     return None
 
 
-def parse(src: str) -> List[Command]:
+def parse(src: str) -> list[Command]:
     """Every simple command in `src`, in source order, including those inside substitutions."""
     lexer = _Lexer(src)
     lexer.parse_list()

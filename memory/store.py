@@ -19,7 +19,7 @@ import time
 
 TYPE_CHECKING = False  # typing costs ~3 ms to import; annotations are strings here
 if TYPE_CHECKING:
-    from typing import Dict, Iterable, List, Optional, Tuple
+    from collections.abc import Iterable
 
 from memory import fsio, jsonio, layout, locking
 from memory.entry import is_valid
@@ -39,7 +39,7 @@ class Snapshot:
     """Entries read from one or more files, in file order, and how many lines could not be used."""
 
     def __init__(self) -> None:
-        self.entries: List[dict] = []
+        self.entries: list[dict] = []
         self.malformed = 0
         self.lines = 0
         self.unterminated = 0
@@ -52,13 +52,13 @@ def path(memory_dir: str, name: str = ACTIVE) -> str:
 class AppendResult:
     """What an append did: lines written, and keys whose different earlier content it superseded."""
 
-    def __init__(self, written: int = 0, replaced: Optional[List[str]] = None, spooled: int = 0) -> None:
+    def __init__(self, written: int = 0, replaced: list[str] | None = None, spooled: int = 0) -> None:
         self.written = written
-        self.replaced: List[str] = replaced or []
+        self.replaced: list[str] = replaced or []
         self.spooled = spooled  # records parked in SPOOL because the lock stayed busy
 
 
-def append(memory_dir: str, records: Iterable[dict], capture_id: Optional[str] = None) -> AppendResult:
+def append(memory_dir: str, records: Iterable[dict], capture_id: str | None = None) -> AppendResult:
     """Append knowledge records (redacted first) under the lock, then rotate when the file is too long.
 
     With `capture_id`, a tool call whose records are already in the file is not written again (the same
@@ -91,7 +91,7 @@ def append(memory_dir: str, records: Iterable[dict], capture_id: Optional[str] =
     return AppendResult(len(cleaned), replaced)
 
 
-def append_log(memory_dir: str, name: str, record: dict, capture_id: Optional[str] = None) -> bool:
+def append_log(memory_dir: str, name: str, record: dict, capture_id: str | None = None) -> bool:
     """Append one record (redacted) to a machine-local JSONL log (e.g. the dispatch log) under the lock;
     False when `capture_id` is already in the log's tail. A busy lock raises locking.LockTimeout."""
     from memory import redact
@@ -126,7 +126,7 @@ def _merge_spool(memory_dir: str) -> None:
         os.unlink(os.path.join(spool, name))
 
 
-def _superseded(existing: bytes, records: List[dict]) -> List[str]:
+def _superseded(existing: bytes, records: list[dict]) -> list[str]:
     """Keys of `records` already present in `existing` with other content (latest wins, but not silently)."""
     replaced = []
     for record in records:
@@ -236,7 +236,7 @@ def _truncate(file_path: str, size: int) -> None:
         os.close(fd)
 
 
-def read(file_path: str, data: Optional[bytes] = None) -> Snapshot:
+def read(file_path: str, data: bytes | None = None) -> Snapshot:
     """Every usable entry of one JSONL file; foreign or broken lines are counted, never fatal.
 
     A last line without its newline is a write in progress (or a crash the next write repairs): skipped,
@@ -277,7 +277,7 @@ def load_matching(memory_dir: str, needle: bytes, include_archive: bool = False)
     data = b"".join(part[:part.rfind(b"\n") + 1] for part in _read_consistently(memory_dir, include_archive))
     lowered = data.lower()
     snap = Snapshot()  # `lines` stays 0: counting them would cost a pass over the bytes nobody reads
-    found: Dict[int, dict] = {}  # line start -> entry
+    found: dict[int, dict] = {}  # line start -> entry
     wanted = set()
     at = lowered.find(needle)
     while at >= 0:
@@ -302,12 +302,12 @@ def load_matching(memory_dir: str, needle: bytes, include_archive: bool = False)
     return snap
 
 
-def _line_bounds(data: bytes, at: int) -> Tuple[int, int]:
+def _line_bounds(data: bytes, at: int) -> tuple[int, int]:
     end = data.find(b"\n", at)
     return data.rfind(b"\n", 0, at) + 1, (len(data) if end < 0 else end)
 
 
-def _parse_line(line: bytes) -> Optional[dict]:
+def _parse_line(line: bytes) -> dict | None:
     try:
         obj = jsonio.json.loads(line)
     except (ValueError, RecursionError):
@@ -315,7 +315,7 @@ def _parse_line(line: bytes) -> Optional[dict]:
     return obj if is_valid(obj) else None
 
 
-def _read_consistently(memory_dir: str, include_archive: bool) -> List[bytes]:
+def _read_consistently(memory_dir: str, include_archive: bool) -> list[bytes]:
     """The files' bytes, archive first. The active file is read before the archive: rotation appends to
     the archive before it replaces the active file, so no line can slip between the two reads."""
     active = fsio.read_bytes(path(memory_dir, ACTIVE)) or b""
@@ -335,9 +335,9 @@ def load(memory_dir: str, include_archive: bool = False) -> Snapshot:
     return total
 
 
-def latest(entries: List[dict]) -> List[dict]:
+def latest(entries: list[dict]) -> list[dict]:
     """One entry per key, the latest (highest ts, then later line) winning; newest first."""
-    best: Dict[str, tuple] = {}
+    best: dict[str, tuple] = {}
     for position, entry in enumerate(entries):
         ts = entry.get("ts", 0)
         rank = (ts if isinstance(ts, (int, float)) else 0, position)
@@ -367,7 +367,7 @@ def health(file_path: str) -> FileHealth:
     return FileHealth(snap.lines, snap.malformed, len(lines) - len(set(lines)), snap.unterminated)
 
 
-def parked(memory_dir: str) -> List[str]:
+def parked(memory_dir: str) -> list[str]:
     """Names of the captures parked in SPOOL (merged by the next write)."""
     spool = path(memory_dir, SPOOL)
     return sorted(n for n in os.listdir(spool) if n.endswith(".jsonl")) if os.path.isdir(spool) else []
@@ -377,7 +377,7 @@ def rotation_pending(memory_dir: str) -> bool:
     return os.path.exists(path(memory_dir, JOURNAL))
 
 
-def repair(memory_dir: str) -> List[str]:
+def repair(memory_dir: str) -> list[str]:
     """Recover, then quarantine malformed lines (to CORRUPT) and drop byte-identical duplicate lines,
     atomically, under the lock; what was done, one line per file."""
     done = []

@@ -10,7 +10,7 @@ import re
 
 TYPE_CHECKING = False  # typing costs ~3 ms to import; annotations are strings here
 if TYPE_CHECKING:
-    from typing import Dict, List
+    pass
 
 # a run of identifier characters, joined by the punctuation identifiers and paths are made of
 _CHUNK = re.compile(r"[A-Za-z0-9_]+(?:[-.:/\\]+[A-Za-z0-9_]+)*")
@@ -20,36 +20,23 @@ _PATHLIKE = re.compile(r"[./\\:]")
 _COMPOUND_SEP = re.compile(r"[-_]+")
 
 # English function words and the filler of requests to an assistant; never domain words (not "test", "fix")
-STOP_WORDS = frozenset("""
-a about above after again against all almost also although always am an and another any anyone anything
-are around as at be because been before being below between both but by can cannot could did do does doing
-done down during each either else enough etc even ever every few for from further get gets getting go goes
-going gone got had has have having he her here hers him his how however i if in into is it its itself just
-let lets like ll made make makes many may me might mine more most much must my myself need needs no nor not
-now of off often on once one only or other our ours out over own please quite rather re really same see seem
-seems she should since so some something still such than that the their theirs them then there these they
-thing things this those though through thus to too under until up upon us very via want wants was way we
-well were what whatever when where whether which while who whom whose why will with within without would yet
-you your yours yourself ve d s t m
-hey hi hello thanks thank okay ok sure help tell know think wonder wondering guess maybe pretty kind sort
-stuff again already actually basically currently right new old good bad best better
-""".split())
+STOP_WORDS = frozenset(["a", "about", "above", "after", "again", "against", "all", "almost", "also", "although", "always", "am", "an", "and", "another", "any", "anyone", "anything", "are", "around", "as", "at", "be", "because", "been", "before", "being", "below", "between", "both", "but", "by", "can", "cannot", "could", "did", "do", "does", "doing", "done", "down", "during", "each", "either", "else", "enough", "etc", "even", "ever", "every", "few", "for", "from", "further", "get", "gets", "getting", "go", "goes", "going", "gone", "got", "had", "has", "have", "having", "he", "her", "here", "hers", "him", "his", "how", "however", "i", "if", "in", "into", "is", "it", "its", "itself", "just", "let", "lets", "like", "ll", "made", "make", "makes", "many", "may", "me", "might", "mine", "more", "most", "much", "must", "my", "myself", "need", "needs", "no", "nor", "not", "now", "of", "off", "often", "on", "once", "one", "only", "or", "other", "our", "ours", "out", "over", "own", "please", "quite", "rather", "re", "really", "same", "see", "seem", "seems", "she", "should", "since", "so", "some", "something", "still", "such", "than", "that", "the", "their", "theirs", "them", "then", "there", "these", "they", "thing", "things", "this", "those", "though", "through", "thus", "to", "too", "under", "until", "up", "upon", "us", "very", "via", "want", "wants", "was", "way", "we", "well", "were", "what", "whatever", "when", "where", "whether", "which", "while", "who", "whom", "whose", "why", "will", "with", "within", "without", "would", "yet", "you", "your", "yours", "yourself", "ve", "d", "s", "t", "m", "hey", "hi", "hello", "thanks", "thank", "okay", "ok", "sure", "help", "tell", "know", "think", "wonder", "wondering", "guess", "maybe", "pretty", "kind", "sort", "stuff", "again", "already", "actually", "basically", "currently", "right", "new", "old", "good", "bad", "best", "better"])
 
 MIN_LEN = 2
 
 
-def split_identifier(chunk: str) -> List[str]:
+def split_identifier(chunk: str) -> list[str]:
     """The lowercase words of one identifier-like chunk (no stemming, no stop words)."""
     return [p.lower() for p in _PART.findall(chunk)]
 
 
-def raw_terms(text: str) -> List[str]:
+def raw_terms(text: str) -> list[str]:
     """Lowercase words and whole identifiers of `text`, in order, before stop words and stemming.
 
     A path or dotted name gives its segments; a compound segment (camelCase, snake_case, kebab-case)
     gives its words then the words joined (`useeffect`), so every spelling of it meets the others.
     """
-    out: List[str] = []
+    out: list[str] = []
     for chunk in _CHUNK.findall(text):
         for segment in _PATHLIKE.split(chunk):
             if not segment:
@@ -63,7 +50,7 @@ def raw_terms(text: str) -> List[str]:
     return out
 
 
-_STEM_CACHE: Dict[str, str] = {}
+_STEM_CACHE: dict[str, str] = {}
 _VOWEL = re.compile(r"[aeiouy]")
 # derivational endings -> a shorter common form, longest first; a trailing "e" is dropped afterwards, so
 # migrate/migrated/migration -> migrat, configure/configuration -> configur, optimize/optimization -> optimiz
@@ -116,6 +103,6 @@ def stem(word: str) -> str:
     return w
 
 
-def terms(text: str) -> List[str]:
+def terms(text: str) -> list[str]:
     """The ranking terms of `text`: raw terms without stop words and one-letter words, stemmed."""
     return [stem(t) for t in raw_terms(text) if len(t) >= MIN_LEN and t not in STOP_WORDS]

@@ -3,12 +3,11 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Optional
 
 TAIL_BYTES = 512 * 1024
 
 
-def last_assistant_text(path: Optional[str]) -> Optional[str]:
+def last_assistant_text(path: str | None) -> str | None:
     """The text of the last assistant message in a transcript, or None."""
     if not path or not os.path.isfile(path):
         return None

@@ -8,8 +8,20 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from helpers import (FIXTURES, ROOT, assert_protocol, bash_payload, bd_env, clean_env,  # noqa: E402,F401
-                     error_log, fixture_payload, git, knowledge, make_repo, run_hook)
+from helpers import (  # noqa: E402,F401
+    FIXTURES,
+    ROOT,
+    assert_protocol,
+    bash_payload,
+    bd_env,
+    clean_env,
+    error_log,
+    fixture_payload,
+    git,
+    knowledge,
+    make_repo,
+    run_hook,
+)
 
 
 @pytest.fixture

@@ -7,7 +7,6 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Optional, Union
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -57,7 +56,7 @@ def bash_payload(command: str, cwd: Path, **extra) -> dict:
     return payload
 
 
-def run_hook(name: str, stdin, cwd: Path, env: Optional[dict] = None, args=(), python: str = sys.executable,
+def run_hook(name: str, stdin, cwd: Path, env: dict | None = None, args=(), python: str = sys.executable,
              timeout: float = 60, python_args=()) -> subprocess.CompletedProcess:
     """Run hooks/<name>.py exactly as a runtime does: JSON on stdin, CLAUDE_PROJECT_DIR, cwd = project."""
     data = stdin if isinstance(stdin, bytes) else json.dumps(stdin).encode()
@@ -91,7 +90,7 @@ _ANSWER_SHAPES = {
 }
 
 
-def assert_protocol(out: Union[bytes, str]) -> None:
+def assert_protocol(out: bytes | str) -> None:
     """A hook's stdout is nothing at all, or exactly one JSON object of an answer shape a runtime reads."""
     text = out.decode("utf-8") if isinstance(out, bytes) else out
     if text == "":

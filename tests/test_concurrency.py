@@ -7,7 +7,6 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, bash_payload, knowledge
-
 from memory import entry, store
 
 WORKER = str(Path(__file__).with_name("crash_worker.py"))

@@ -7,7 +7,6 @@ import sys
 import pytest
 
 from conftest import ROOT, bash_payload, git, knowledge, run_hook
-
 from memory import store
 
 DOCTOR = str(ROOT / "bin" / "memory-doctor")

@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, bash_payload, fixture_payload, git, knowledge, make_repo
-
 from memory import installer, layout, registration, store
 
 INSTALL = str(ROOT / "install.sh")

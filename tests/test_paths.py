@@ -1,7 +1,6 @@
 import os
 
 from conftest import git
-
 from memory import paths
 
 

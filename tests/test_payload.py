@@ -3,7 +3,6 @@ import json
 import pytest
 
 from conftest import fixture_payload
-
 from memory import payload
 
 

@@ -4,7 +4,6 @@ import json
 import pytest
 
 from conftest import bash_payload, fixture_payload, knowledge, run_hook
-
 from memory import entry, index, store
 
 OLD = [

@@ -4,7 +4,6 @@ import os
 import subprocess
 
 from conftest import ROOT
-
 from memory import entry, store
 
 RECALL = str(ROOT / "bin" / "recall.sh")

@@ -4,7 +4,8 @@ import re
 import string
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from memory.redact import redact, scrub_record
 
@@ -190,7 +191,7 @@ def _positives():
         ("env", f"DATADOG_API_KEY={rand(32, HEX)}", None),
         ("env", f"DD_APP_KEY={rand(40, HEX)}", None),
         ("env", f"TWILIO_AUTH_TOKEN={rand(32, HEX)}", None),
-        ("env", f"HEROKU_API_KEY=3f2b8a10-6c4d-4e9f-a1b2-7c8d9e0f1a2b", "3f2b8a10-6c4d-4e9f-a1b2-7c8d9e0f1a2b"),
+        ("env", "HEROKU_API_KEY=3f2b8a10-6c4d-4e9f-a1b2-7c8d9e0f1a2b", "3f2b8a10-6c4d-4e9f-a1b2-7c8d9e0f1a2b"),
         ("env", f"NEW_RELIC_LICENSE_KEY={rand(40, HEX)}", None),
         ("env", f"MAILGUN_SIGNING_KEY={rand(32, HEX)}", None),
         ("env", f"ENCRYPTION_KEY={rand(44, ALNUM + '+/')}", None),

@@ -3,7 +3,6 @@ import json
 import pytest
 
 from conftest import bash_payload, fixture_payload, git, knowledge, run_hook
-
 from memory import config, entry, store
 
 

@@ -20,7 +20,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from helpers import ROOT, assert_protocol, bash_payload, error_log, knowledge, make_repo, run_hook
-
 from memory import entry, store
 
 WORKER = str(Path(__file__).with_name("crash_worker.py"))
@@ -282,7 +281,7 @@ def test_read_only_memory_dir():
         os.chmod(memory, 0o755)
         assert [e["content"] for e in knowledge(repo)] == ["stored before the fault"]
     finally:
-        for folder, dirs, _ in os.walk(base):
+        for folder, _dirs, _ in os.walk(base):
             os.chmod(folder, 0o755)
         shutil.rmtree(base, ignore_errors=True)
 

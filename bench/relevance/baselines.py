@@ -12,7 +12,7 @@ import re
 import sys
 from collections import Counter
 from pathlib import Path
-from typing import Callable, Dict, List
+from typing import Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import dataset  # noqa: E402
@@ -21,17 +21,17 @@ _TOKEN = re.compile(r"\w+")
 K = 5
 
 
-def newest5(entries: List[dict], prompt: str) -> List[str]:
+def newest5(entries: list[dict], prompt: str) -> list[str]:
     """The five newest entries, whatever the prompt: what a recency-only injector shows."""
     return [e["key"] for e in sorted(entries, key=lambda e: e["ts"], reverse=True)[:K]]
 
 
-def tokens(text: str) -> List[str]:
+def tokens(text: str) -> list[str]:
     """Lowercase \\w+ tokens, no stemming, no stop words."""
     return _TOKEN.findall(text.lower())
 
 
-def bm25(entries: List[dict], prompt: str, k1: float = 1.2, b: float = 0.75) -> List[str]:
+def bm25(entries: list[dict], prompt: str, k1: float = 1.2, b: float = 0.75) -> list[str]:
     """Okapi BM25 over entry content; keys of the entries scoring > 0, best first (ties: file order)."""
     docs = [Counter(tokens(e["content"])) for e in entries]
     n = len(docs)
@@ -51,11 +51,11 @@ def bm25(entries: List[dict], prompt: str, k1: float = 1.2, b: float = 0.75) -> 
     return [entries[i]["key"] for _, i in sorted(scores)]
 
 
-def evaluate(rank: Callable[[List[dict], str], List[str]], projects: Dict[str, List[dict]],
-             prompts: List[dict]) -> Dict[str, float]:
+def evaluate(rank: Callable[[list[dict], str], list[str]], projects: dict[str, list[dict]],
+             prompts: list[dict]) -> dict[str, float]:
     """recall@5 (overall / paraphrase / lexical, over answerable prompts), MRR, and the share of
     unrelated prompts where the ranker stayed silent (returned nothing)."""
-    per_kind: Dict[str, List[float]] = {"paraphrase": [], "lexical": []}
+    per_kind: dict[str, list[float]] = {"paraphrase": [], "lexical": []}
     rr, silent = [], []
     for p in prompts:
         ranked = rank(projects[p["project"]], p["prompt"])

@@ -9,35 +9,34 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import Dict, List, Tuple, Union
 
 KINDS = ("paraphrase", "lexical", "unrelated")
 SPLITS = ("dev", "test")
 
 
-def _read_jsonl(path: Path) -> List[dict]:
+def _read_jsonl(path: Path) -> list[dict]:
     with path.open(encoding="utf-8") as f:
         return [json.loads(line) for line in f if line.strip()]
 
 
-def load(root: Union[str, Path] = Path(__file__).resolve().parent) -> Tuple[Dict[str, List[dict]], List[dict]]:
+def load(root: str | Path = Path(__file__).resolve().parent) -> tuple[dict[str, list[dict]], list[dict]]:
     """(projects: name -> its knowledge entries in file order, prompts: every labelled prompt)."""
     root = Path(root)
     projects = {p.parent.name: _read_jsonl(p) for p in sorted(root.glob("*/knowledge.jsonl"))}
     return projects, _read_jsonl(root / "prompts.jsonl")
 
 
-def split(prompts: List[dict], name: str) -> List[dict]:
+def split(prompts: list[dict], name: str) -> list[dict]:
     """The prompts of one split, "dev" (for tuning) or "test" (for reporting)."""
     if name not in SPLITS:
         raise ValueError(f"split must be one of {SPLITS}, not {name!r}")
     return [p for p in prompts if p["split"] == name]
 
 
-def expected_split(prompts: List[dict]) -> Dict[str, str]:
+def expected_split(prompts: list[dict]) -> dict[str, str]:
     """id -> split: within each (project, kind), ids ordered by sha1(id); the first half (rounded up
     alternately per stratum) is dev, the rest test. Deterministic and stratified."""
-    strata: Dict[tuple, List[str]] = {}
+    strata: dict[tuple, list[str]] = {}
     for p in prompts:
         strata.setdefault((p["project"], p["kind"]), []).append(p["id"])
     out = {}

@@ -17,12 +17,10 @@ a grep: a paraphrase that survives it cannot be found by a keyword match on its 
 """
 from __future__ import annotations
 
-import json
 import re
 import sys
 from collections import Counter
 from pathlib import Path
-from typing import Dict, List, Set
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -37,20 +35,7 @@ MIN_ANSWERABLE = 150
 MIN_UNRELATED = 20
 MIN_UNRELATED_PER_PROJECT = 4
 
-STOP = frozenset("""
-a about above after again against all am an and any are as at be because been before being below between both
-but by did do does doing down during each few for from further had has have having he her here hers him his how
-i if in into is it its itself just me more most my no nor not of off on once only or other our ours out over own
-same she should so some such than that the their theirs them then there these they this those through to too
-under until up very was we were what when where which while who whom why will with would you your yours
-can could may might must shall also else etc e g eg ie i.e via per vs let lets s t don doesn isn aren wasn won
-shouldn ve ll re d m o y
-please pls thanks thank hey hi ok okay just really actually basically maybe still again already now soon
-want wanted need needs needed like would think know see look looks looking help quick quickly
-thing things stuff something anything everything someone one way bit lot lots kind sort
-get gets got getting go goes going gone make makes made making use uses used using add adds added adding
-new do done let's here's what's it's that's i'm we're i've you're can't don't
-""".split())
+STOP = frozenset(["a", "about", "above", "after", "again", "against", "all", "am", "an", "and", "any", "are", "as", "at", "be", "because", "been", "before", "being", "below", "between", "both", "but", "by", "did", "do", "does", "doing", "down", "during", "each", "few", "for", "from", "further", "had", "has", "have", "having", "he", "her", "here", "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its", "itself", "just", "me", "more", "most", "my", "no", "nor", "not", "of", "off", "on", "once", "only", "or", "other", "our", "ours", "out", "over", "own", "same", "she", "should", "so", "some", "such", "than", "that", "the", "their", "theirs", "them", "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "very", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "you", "your", "yours", "can", "could", "may", "might", "must", "shall", "also", "else", "etc", "e", "g", "eg", "ie", "i.e", "via", "per", "vs", "let", "lets", "s", "t", "don", "doesn", "isn", "aren", "wasn", "won", "shouldn", "ve", "ll", "re", "d", "m", "o", "y", "please", "pls", "thanks", "thank", "hey", "hi", "ok", "okay", "just", "really", "actually", "basically", "maybe", "still", "again", "already", "now", "soon", "want", "wanted", "need", "needs", "needed", "like", "would", "think", "know", "see", "look", "looks", "looking", "help", "quick", "quickly", "thing", "things", "stuff", "something", "anything", "everything", "someone", "one", "way", "bit", "lot", "lots", "kind", "sort", "get", "gets", "got", "getting", "go", "goes", "going", "gone", "make", "makes", "made", "making", "use", "uses", "used", "using", "add", "adds", "added", "adding", "new", "do", "done", "let's", "here's", "what's", "it's", "that's", "i'm", "we're", "i've", "you're", "can't", "don't"])
 
 _WORDS = re.compile(r"[A-Za-z0-9]+")
 _HUMPS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
@@ -58,7 +43,7 @@ _SUFFIXES = ("izations", "ization", "ational", "ations", "ation", "ments", "ment
              "ities", "ity", "ives", "ive", "ers", "er", "ies", "ied", "ed", "es", "ly", "s", "e", "y")
 
 
-def words(text: str) -> Set[str]:
+def words(text: str) -> set[str]:
     """The distinctive words of a text (see the module docstring)."""
     out = set()
     for raw in _WORDS.findall(text):
@@ -84,13 +69,13 @@ def _clash(a: str, b: str) -> bool:
             or (len(short) >= 6 and a[:6] == b[:6]))
 
 
-def shared_terms(prompt: str, content: str) -> List[str]:
+def shared_terms(prompt: str, content: str) -> list[str]:
     """Pairs "prompt-word~entry-word" of distinctive terms the two texts share."""
     entry_words = words(content)
     return sorted(f"{a}~{b}" if a != b else a for a in words(prompt) for b in entry_words if _clash(a, b))
 
 
-def check_entries(projects: Dict[str, List[dict]]) -> List[str]:
+def check_entries(projects: dict[str, list[dict]]) -> list[str]:
     errors = []
     if len(projects) < MIN_PROJECTS:
         errors.append(f"{len(projects)} projects, want >= {MIN_PROJECTS}")
@@ -110,7 +95,7 @@ def check_entries(projects: Dict[str, List[dict]]) -> List[str]:
     return errors
 
 
-def check_prompts(projects: Dict[str, List[dict]], prompts: List[dict]) -> List[str]:
+def check_prompts(projects: dict[str, list[dict]], prompts: list[dict]) -> list[str]:
     errors = []
     keys = {name: {e["key"]: e for e in es} for name, es in projects.items()}
     ids = Counter(p.get("id") for p in prompts)
