@@ -183,9 +183,11 @@ def evaluate(system: System, cases: List[Case], split: str) -> Dict[str, object]
             "cross": false["cross"][0] / max(false["cross"][1], 1)}
 
 
-def within_budget(m: Dict[str, object]) -> bool:
+def within_budget(m: Dict[str, object], cross: bool = False) -> bool:
+    """<= 3/20 unrelated prompts inject (and, with `cross`, <= 15% of the cross-project ones too: 12
+    unrelated prompts a split are too few to set a threshold on alone)."""
     made, total = m["false"]
-    return made <= FALSE_BUDGET * total + 1e-9
+    return made <= FALSE_BUDGET * total + 1e-9 and (not cross or m["cross"] <= FALSE_BUDGET + 1e-9)
 
 
 def best_cosine_threshold(cases: List[Case]) -> float:
@@ -208,17 +210,24 @@ HEADER = f"{'system':<44} {'split':<5} {'R@5':>6} {'para':>6} {'lex':>6} {'MRR':
 
 
 def sweep(cases: List[Case]) -> None:
-    """Dev only: the gate's trade-off over its two parameters, and the lexical weight."""
+    """Dev only: per lexical weight and agreement depth, the lowest semantic floor within budget (recall
+    only falls as the floor rises), and the best of them: how FuseParams was chosen."""
     print(HEADER)
+    best = None
     for weight in (0.3, 0.5, 0.7):
         for depth in (1, 3, 5, 1000):
             for floor in [x / 100 for x in range(25, 51)]:
                 params = type("P", (semantic.FuseParams,), {"lexical_weight": weight, "agreement_depth": depth,
                                                            "semantic_floor": floor})
                 m = evaluate(fused_system(params), cases, "dev")
-                if within_budget(m):
-                    print(row(f"w={weight} depth={depth} floor={floor:.2f} (first in budget)", m, "dev"))
+                if within_budget(m, cross=True):
+                    name = f"w={weight} depth={depth} floor={floor:.2f}"
+                    print(row(name, m, "dev"))
+                    if best is None or m["recall"] > best[1]["recall"]:
+                        best = (name, m)
                     break
+    if best:
+        print(row("best: " + best[0], best[1], "dev"))
 
 
 def main() -> int:

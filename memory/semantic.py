@@ -11,7 +11,8 @@ Vectors are derived data in `<memory>/vectors.bin`, machine-local (never committ
 {model, dim, hashes} then float32 rows. A row belongs to the hash of the text it was computed from, so an
 entry whose content changed gets a new vector and a deleted entry's row is dropped at the next write. A
 missing, truncated or foreign file reads as empty and is rebuilt. The prompt path embeds at most
-PROMPT_NEW_VECTORS missing entries (newest first); the others are lexical-only until a later call fills them.
+PROMPT_NEW_VECTORS missing entries (the first ones: store.latest lists the newest first); the others are
+lexical-only until a later call, or `python -m memory.semantic refresh`, fills them.
 """
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
 
 VECTORS = "vectors.bin"
 PROMPT_NEW_VECTORS = 4  # missing entry vectors the prompt path may compute (~10-40 ms each)
+REFRESH_CHUNK = 64
 PROMPT_BUDGET_S = 1.0  # past this (import and load included) the prompt path gives up on the semantic signal
 FORMAT = 1
 
@@ -126,6 +128,8 @@ def entry_vectors(memory_dir: str, entries: List[dict], max_new: Optional[int], 
     wanted = set(hashes)
     kept = {h: v for h, v in cached.items() if h in wanted}
     if fresh or len(kept) != len(cached):
+        if fresh:  # another process may have written meanwhile (a refresh): keep its rows too
+            kept.update((h, v) for h, v in read_cache(memory_dir, dim).items() if h in wanted)
         kept.update(fresh)
         try:
             write_cache(memory_dir, kept, dim)
@@ -140,7 +144,12 @@ def refresh(memory_dir: str, entries: List[dict]) -> Optional[int]:
     try:
         if model(memory_dir) is None:
             return None
-        return entry_vectors(memory_dir, entries, None)[1]
+        total = 0
+        while True:  # written every REFRESH_CHUNK vectors: an interrupted refresh keeps what it did
+            computed = entry_vectors(memory_dir, entries, REFRESH_CHUNK)[1]
+            total += computed
+            if computed < REFRESH_CHUNK:
+                return total
     except Exception as error:
         _note(f"semantic refresh failed: {type(error).__name__}: {error}", memory_dir)
         return None
@@ -149,7 +158,9 @@ def refresh(memory_dir: str, entries: List[dict]) -> Optional[int]:
 def similarities(memory_dir: str, entries: List[dict], prompt: str, max_new: int = PROMPT_NEW_VECTORS,
                  budget_s: float = PROMPT_BUDGET_S) -> Optional[Dict[str, float]]:
     """{entry key: cosine with `prompt`} for entries with a vector (at most `max_new` computed now), or
-    None when there is no semantic signal (no numpy/model, an error, or over `budget_s` seconds)."""
+    None when there is no semantic signal (no numpy/model, an error, or over `budget_s` seconds).
+
+    `entries` must be all current entries (store.latest): cached rows of any others are dropped."""
     start = time.monotonic()
     deadline = start + budget_s
     try:
@@ -175,14 +186,15 @@ def similarities(memory_dir: str, entries: List[dict], prompt: str, max_new: int
 # --- fusion and the gate --------------------------------------------------------------------------------
 
 class FuseParams:
-    """Measured on the relevance set's dev split (bench/semantic_eval.py --sweep)."""
+    """Chosen on the relevance set's dev split (bench/semantic_eval.py --sweep): the best recall@5 with at
+    most 3/20 unrelated prompts and 15% of cross-project prompts injecting anything."""
 
-    lexical_weight = 0.5  # combined = w * lexical fraction + (1 - w) * cosine; RRF lost 0.07 recall@5 here
-    # the gate's semantic branch: the best cosine reaches `semantic_floor` AND that entry is among the
-    # lexical ranker's first `agreement_depth` (the two signals agree). A cosine alone cannot tell a
-    # paraphrase from an unrelated prompt about the same project (both reach 0.2-0.55 with this model).
-    semantic_floor = 0.38
-    agreement_depth = 3
+    lexical_weight = 0.5  # combined = w * lexical fraction + (1 - w) * cosine; RRF lost 0.03-0.08 recall@5
+    # the gate's semantic branch: the closest entry reaches `semantic_floor` AND the lexical ranker puts it
+    # among its first `agreement_depth` (the two signals agree). A cosine alone cannot tell a paraphrase
+    # from an unrelated prompt about the same project: with this model both reach 0.2-0.55.
+    semantic_floor = 0.31
+    agreement_depth = 1
 
 
 def fuse(lexical: Dict[str, float], passed: Iterable[str], cosines: Optional[Dict[str, float]], limit: int = 5,
@@ -219,3 +231,27 @@ def _note(problem: str, memory_dir: Optional[str] = None) -> None:
     from memory import errorlog
 
     errorlog.record("semantic", problem, memory_dir)
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    """`python -m memory.semantic refresh [MEMORY_DIR]`: fill the vector cache (after install, or detached
+    from a hook so that prompts find every vector ready)."""
+    import sys
+
+    args = sys.argv[1:] if argv is None else argv
+    if not args or args[0] != "refresh":
+        sys.stderr.write("usage: python -m memory.semantic refresh [MEMORY_DIR]\n")
+        return 2
+    from memory import paths, store
+
+    memory_dir = args[1] if len(args) > 1 else paths.memory_dir()
+    computed = refresh(memory_dir, store.latest(store.load(memory_dir).entries))
+    if computed is None:
+        sys.stderr.write("semantic: numpy or the model is not installed (lexical ranking only)\n")
+        return 1
+    sys.stderr.write(f"semantic: {computed} vectors computed in {memory_dir}\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

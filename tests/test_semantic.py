@@ -290,3 +290,43 @@ def test_verify_accepts_the_installed_model():
 
     ok, message = semantic_install.verify(sys.executable)
     assert ok, message
+
+
+@needs_model
+def test_refresh_writes_as_it_goes(tmp_path, monkeypatch):
+    monkeypatch.setattr(semantic, "REFRESH_CHUNK", 2)
+    many = [entry(f"k{i}", f"fact {i} about the release process") for i in range(5)]
+    assert semantic.refresh(str(tmp_path), many) == 5
+    assert len(cached_hashes(tmp_path)) == 5
+
+
+@needs_model
+def test_a_concurrent_writers_vectors_are_kept(tmp_path):
+    """A refresh that wrote while this call was embedding must not lose its rows to our write."""
+    encoder = embed.load()
+    first, second = KNOWLEDGE[0], KNOWLEDGE[1]
+
+    class ConcurrentRefresh:
+        dim = encoder.dim
+
+        def embed(self, texts):
+            other = encoder.embed([second["content"]])[0]  # what the other process writes meanwhile
+            semantic.write_cache(str(tmp_path), {semantic.text_hash(second["content"]): other}, encoder.dim)
+            return encoder.embed(texts)
+
+    vectors, computed = semantic.entry_vectors(str(tmp_path), [first, second], 1, encoder=ConcurrentRefresh())
+    assert computed == 1 and vectors[0] is not None
+    assert sorted(cached_hashes(tmp_path)) == sorted(semantic.text_hash(e["content"]) for e in (first, second))
+
+
+@needs_model
+def test_refresh_command_fills_the_cache_quietly(tmp_path):
+    from memory import store
+
+    memory_dir = tmp_path / "memory"
+    store.append(str(memory_dir), KNOWLEDGE)
+    result = subprocess.run([sys.executable, "-m", "memory.semantic", "refresh", str(memory_dir)], cwd=ROOT,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "" and "3 vectors computed" in result.stderr
+    assert len(cached_hashes(memory_dir)) == 3
