@@ -18,7 +18,9 @@ DEFAULTS = {
     "prompt_budget_tokens": 500,  # what one prompt may get
     "prompt_max_entries": 5,
     "entry_chars": 300,  # an entry's text is cut here (never below 200) when the budget needs it
-    "semantic": False,  # rank with the local embedding model too (install.sh --semantic)
+    # rank with the local embedding model too, when `install.sh --semantic` put it in the hooks' virtualenv
+    # (off unless installed; `false` keeps it off where it is installed)
+    "semantic": True,
 }
 MAX_INJECTED_CHARS = 9000  # the runtimes drop context past 10,000 characters
 

@@ -48,11 +48,32 @@ def age(ts: object, now: float | None = None) -> str:
     return "today"  # pragma: no cover - days >= 1 always matches a unit
 
 
-def relevant_block(found: list[rank.Scored], budget: int, entry_chars: int) -> tuple[str, list[dict]]:
+def choose(memory_dir: str, ranked: list[rank.Scored], prompt: str, semantic_on: bool) -> list[dict]:
+    """The entries to inject, best first: the lexical ranker behind its gate, fused with the semantic
+    option's cosines when the model is installed (memory.semantic: any trouble there means lexical only)."""
+    gated = [s.entry for s in rank.gated(ranked)]
+    if not semantic_on:
+        return gated
+    from memory import embed  # a few stat calls: is the model installed for this interpreter?
+
+    if embed.find_model_dir() is None:
+        return gated
+    from memory import semantic, store
+
+    active = store.latest(store.load(memory_dir).entries)  # vectors cover the active file
+    cosines = semantic.similarities(memory_dir, active, prompt)
+    lexical = {str(s.entry.get("key")): s.fraction for s in ranked}
+    keys = semantic.fuse(lexical, [str(e.get("key")) for e in gated], cosines, limit=len(ranked) + 50)
+    by_key = {str(e.get("key")): e for e in active}
+    by_key.update({str(s.entry.get("key")): s.entry for s in ranked})
+    return [by_key[k] for k in keys if k in by_key]
+
+
+def relevant_block(found: list[dict], budget: int, entry_chars: int) -> tuple[str, list[dict]]:
     """The block for the ranked entries within `budget` characters (the best first; the last dropped
     while it does not fit), and the entries it shows; ('', []) when nothing fits."""
     chars = max(MIN_ENTRY_CHARS, entry_chars)
-    entries = [s.entry for s in found]
+    entries = list(found)
     while entries:
         lines = [HEADING]
         for e in entries:
@@ -98,8 +119,9 @@ def handle(ctx: hookrun.Context) -> str | None:
     corpus = index.load(ctx.memory_dir, inline_limit=index.INLINE_BUILD_BYTES)
     if corpus.partial:
         build_in_background(ctx.memory_dir)
-    ranked = rank.search(corpus, prompt, limit=limit + min(len(given), 50), gate=True)
-    found = [s for s in ranked if s.entry.get("key") not in given][:limit]
+    ranked = rank.search(corpus, prompt, limit=max(4 * limit, 20) + min(len(given), 50))
+    chosen = choose(ctx.memory_dir, ranked, prompt, settings["semantic"])
+    found = [e for e in chosen if e.get("key") not in given][:limit]
     budget = config.budget_chars(settings["prompt_budget_tokens"])
     text, shown = relevant_block(found, budget, settings["entry_chars"])
     if not text:

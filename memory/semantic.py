@@ -23,7 +23,9 @@ TYPE_CHECKING = False  # typing costs ~3 ms to import; annotations are strings h
 if TYPE_CHECKING:
     from typing import Dict, Iterable, List, Optional, Tuple
 
-VECTORS = "vectors.bin"
+from memory import layout
+
+VECTORS = layout.VECTORS
 PROMPT_NEW_VECTORS = 4  # missing entry vectors the prompt path may compute (~10-40 ms each)
 REFRESH_CHUNK = 64
 PROMPT_BUDGET_S = 1.0  # past this (import and load included) the prompt path gives up on the semantic signal
@@ -195,6 +197,9 @@ class FuseParams:
     # from an unrelated prompt about the same project: with this model both reach 0.2-0.55.
     semantic_floor = 0.31
     agreement_depth = 1
+    # of the fused list, only what scores within this share of the best is injected: with one relevant entry
+    # the other four slots would otherwise go to whatever came next (context is a budget)
+    follow = 0.0
 
 
 def fuse(lexical: Dict[str, float], passed: Iterable[str], cosines: Optional[Dict[str, float]], limit: int = 5,
@@ -216,7 +221,8 @@ def fuse(lexical: Dict[str, float], passed: Iterable[str], cosines: Optional[Dic
     ranked = sorted(combined, key=lambda k: (-combined[k], k))
     if not passed and not semantic_agrees(by_lexical, cosines, params):
         return []
-    return ranked[:limit]
+    floor = params.follow * combined[ranked[0]] if ranked else 0.0
+    return [k for k in ranked if combined[k] >= floor][:limit]
 
 
 def semantic_agrees(by_lexical: List[str], cosines: Dict[str, float], params: type = FuseParams) -> bool:
