@@ -38,7 +38,7 @@ def test_block_format_for_every_source(repo, name):
     assert lines[0] == "## Recent Knowledge (12 entries)" and lines[1] == ""
     assert lines[2:7] == [f"  [LEARN] insight {i} about caching  ({'supervisor' if i % 2 else 'orchestrator'})"
                           for i in (11, 10, 9, 8, 7)]
-    assert lines[-1] == '  Search: .beads/memory/recall.sh "keyword"'
+    assert lines[-1] == '  Search: .beads/memory/recall.sh "keyword" (add --all to search the archive too)'
 
 
 def test_count_is_unique_keys_and_latest_wins(repo):
