@@ -1,56 +1,106 @@
-"""recall.sh: search the knowledge files by keyword, type or recency, or summarise them.
+"""recall.sh: search the knowledge files by keywords, type or recency, or summarise them.
 
-Exit status: 0 when something was found, 1 when nothing was, 2 on a usage error.
+Exit status: 0 when something was found, 1 when nothing was, 2 on a usage error or when a knowledge file
+cannot be read (a directory, a symlink, no permission).
 """
 from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 import time
 from collections import Counter
+from collections.abc import Sequence
 
 from memory import jsonio, paths, render, store
 
 FOUND, NOTHING, USAGE = 0, 1, 2
 SEARCHED_FIELDS = ("content", "key", "bead")
+# Characters whose fold holds ASCII or vanishes (ß -> ss, ﬁ -> fi, KELVIN SIGN -> k, İ -> i, U+0307 -> ""):
+# a line holding one may match an ASCII keyword its bytes do not contain, so the fast path parses it.
+# tests/test_recall.py checks that the list is complete for the running Python's Unicode tables.
+FOLDS_TO_ASCII = ("\u00df\u0130\u0131\u0149\u017f\u01f0\u0307\u037e\u1e96\u1e97\u1e98\u1e99\u1e9a\u1e9e"
+                  "\u1fef\u212a\ufb00\ufb01\ufb02\ufb03\ufb04\ufb05\ufb06")
+# printable ASCII except the two characters JSON escapes: what a keyword shares byte for byte with a line
+_PLAIN_ASCII = re.compile(r'[ !#-\[\]-~]+')
 
 
-def matches(entry: dict, needle: str) -> bool:
-    """Case-insensitive fixed-string match over the entry's values (never over JSON field names)."""
-    for name in SEARCHED_FIELDS:
-        value = entry.get(name)
-        if isinstance(value, str) and needle in value.casefold():
-            return True
+def fold(text: str) -> str:
+    """Text as the search compares it: composed (NFC, so macOS's decomposed é equals é), case-folded
+    (ß = ss, ς = σ, ﬁ = fi), and Turkish dotted and dotless i read as plain i."""
+    if text.isascii():
+        return text.lower()
+    import unicodedata
+
+    folded = unicodedata.normalize("NFC", text).casefold()
+    return folded.replace("\u0131", "i").replace("\u0307", "")
+
+
+def terms_of(words: Sequence[str]) -> list[str]:
+    """The folded search terms: every whitespace-separated word of every argument."""
+    return [term for term in (fold(word) for arg in words for word in arg.split()) if term]
+
+
+def haystack(entry: dict) -> str:
+    """The folded values a keyword is looked for in (never the JSON field names), one per line: a term
+    holds no whitespace, so it is in the haystack exactly when it is in one of the values."""
     tags = entry.get("tags")
-    return isinstance(tags, list) and any(isinstance(t, str) and needle in t.casefold() for t in tags)
+    values = [entry.get(name) for name in SEARCHED_FIELDS] + (tags if isinstance(tags, list) else [])
+    return fold("\n".join([value for value in values if isinstance(value, str)]))
 
 
-def select(latest: list[dict], keyword: str | None, entry_type: str | None, recent: int | None) -> list[dict]:
+def matches(entry: dict, terms: Sequence[str]) -> bool:
+    """Every term occurs somewhere in the entry (each on its own, in any field). One term: a plain
+    case-insensitive substring search. (A ranked mode would score the same haystack instead.)"""
+    text = haystack(entry)
+    return all(term in text for term in terms)
+
+
+def select(latest: list[dict], terms: Sequence[str], entry_type: str | None, recent: int | None) -> list[dict]:
     """Entries (newest first) passing the filters, cut to `recent` when given."""
-    needle = keyword.casefold() if keyword else None
     chosen = [e for e in latest
-              if (entry_type is None or e.get("type") == entry_type) and (needle is None or matches(e, needle))]
+              if (entry_type is None or e.get("type") == entry_type) and (not terms or matches(e, terms))]
     return chosen[:recent] if recent is not None else chosen
 
 
+def search(memory_dir: str, terms: Sequence[str], entry_type: str | None, recent: int | None,
+           include_archive: bool) -> tuple[list[dict], store.Snapshot]:
+    """The chosen entries and the snapshot they came from.
+
+    With a keyword, only the lines that can match are parsed: those holding the longest plain-ASCII run
+    of a term (every line whose fold holds the term holds that run in its lowercased bytes) plus the
+    lines bytes cannot judge (FOLDS_TO_ASCII, JSON escapes). `select` then decides on the parsed entries.
+    tests/test_recall.py holds this path to the answer of parsing every line.
+    """
+    runs = [run for term in terms for run in _PLAIN_ASCII.findall(term)]
+    if runs:
+        needle = max(runs, key=len)
+        # a character can only add to a match of the needle with a letter the needle has (ß: an "s");
+        # one that folds to nothing (U+0307) joins its neighbours, so it always counts
+        unsure = "".join(c for c in FOLDS_TO_ASCII if not fold(c) or set(fold(c)) & set(needle))
+        snapshot = store.load_matching(memory_dir, needle.encode("ascii"), include_archive, unsure)
+    else:
+        snapshot = store.load(memory_dir, include_archive)
+    return select(store.latest(snapshot.entries), terms, entry_type, recent), snapshot
+
+
 def format_entry(entry: dict) -> str:
-    """Two or more readable lines: label, key and provenance; then the content, indented."""
+    """Two or more readable lines: label, key and provenance; then the content, indented. Control
+    characters (terminal escapes, bidi overrides) are shown as spaces, never sent to the terminal."""
     when = time.strftime("%Y-%m-%d %H:%M", time.localtime(entry["ts"])) if isinstance(entry.get("ts"), (int, float)) else "?"
     tags = [t for t in entry.get("tags") or [] if isinstance(t, str) and t != entry.get("type")]
     meta = " · ".join(str(x) for x in (entry.get("bead"), entry.get("source"), when) if x)
     head = f"[{render.label(str(entry.get('type', '')))}] {entry['key']}  {meta}"
     if tags:
         head += f"  #{' #'.join(tags)}"
-    body = "\n".join("    " + line for line in entry["content"].splitlines() or [""])
-    return f"{head}\n{body}"
+    body = "\n".join("    " + render.strip_control(line) for line in entry["content"].splitlines() or [""])
+    return f"{render.strip_control(head)}\n{body}"
 
 
 def stats(memory_dir: str, snapshot: store.Snapshot, latest: list[dict]) -> str:
     """Counts per type, source and tag, with the archive's size and malformed lines."""
-    archive = store.path(memory_dir, store.ARCHIVE)
-    archive_lines = store.read(archive).lines if os.path.exists(archive) else 0
-    archive_kb = os.path.getsize(archive) / 1024 if os.path.exists(archive) else 0.0
+    archive = store.read_file(store.path(memory_dir, store.ARCHIVE))
     types = Counter(str(e.get("type")) for e in latest)
     sources = Counter(str(e.get("source")) for e in latest)
     tags = Counter(t for e in latest for t in e.get("tags") or [] if isinstance(t, str) and t != e.get("type"))
@@ -64,17 +114,20 @@ def stats(memory_dir: str, snapshot: store.Snapshot, latest: list[dict]) -> str:
         ("by type", fmt(types)),
         ("by source", fmt(sources)),
         ("top tags", fmt(tags)),
-        ("archive", f"{archive_lines} lines, {archive_kb:.1f} KiB"),
+        ("archive", f"{store.read('', archive).lines} lines, {len(archive) / 1024:.1f} KiB"),
         ("malformed", f"{snapshot.malformed} line(s) skipped"),
     ]
-    return "\n".join(f"{name + ':':<11} {value}" for name, value in rows)
+    return "\n".join(f"{name + ':':<11} {render.strip_control(value)}" for name, value in rows)
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="recall.sh", description="Search the project's knowledge (.beads/memory/knowledge.jsonl).",
-        epilog="Exit status: 0 found, 1 nothing found, 2 usage error. Same key: the latest entry wins.")
-    parser.add_argument("keyword", nargs="?", help="case-insensitive text to find in content, key, tags or bead")
+        epilog="Exit status: 0 found, 1 nothing found, 2 usage error or unreadable knowledge file. "
+               "Same key: the latest entry wins.")
+    parser.add_argument("keywords", nargs="*", metavar="KEYWORD",
+                        help="case-insensitive text to find in content, key, tags or bead; "
+                             "several words: entries holding all of them, anywhere")
     parser.add_argument("--type", dest="entry_type", metavar="T", help="only entries of this type (e.g. learned)")
     parser.add_argument("--recent", type=int, metavar="N", help="the N most recent entries (one per key)")
     parser.add_argument("--stats", action="store_true", help="counts per type, source and tag; archive size")
@@ -94,27 +147,31 @@ def main(argv: list[str] | None = None) -> int:
         from memory import doctor
         return doctor.main([a for a in argv if a != "--doctor"])
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_intermixed_args(argv)  # `recall.sh pytest --all ci`: the words around an option
     if args.recent is not None and args.recent < 1:
         parser.error("--recent takes a positive number")
-    if not (args.keyword or args.entry_type or args.recent or args.stats):
+    terms = terms_of(args.keywords)
+    if not (terms or args.entry_type or args.recent or args.stats):
         parser.print_usage(sys.stderr)
         print("recall.sh: give a KEYWORD, --type, --recent N or --stats (see --help)", file=sys.stderr)
         return USAGE
     memory_dir = args.memory_dir or paths.memory_dir(os.environ.get("MEMORY_HOOKS_ANCHOR") or os.getcwd())
-    needle = args.keyword.casefold().encode("utf-8") if args.keyword else b""
-    if needle and needle.isascii() and b'"' not in needle and b"\\" not in needle and not args.stats:
-        snapshot = store.load_matching(memory_dir, needle, include_archive=args.all)
-    else:
-        snapshot = store.load(memory_dir, include_archive=args.all)
-    latest = store.latest(snapshot.entries)
+    try:
+        if args.stats:
+            snapshot = store.load(memory_dir, include_archive=args.all)
+            report = stats(memory_dir, snapshot, store.latest(snapshot.entries))
+        else:
+            chosen, snapshot = search(memory_dir, terms, args.entry_type, args.recent, args.all)
+            in_archive = [] if chosen or args.all else search(memory_dir, terms, args.entry_type, args.recent, True)[0]
+    except OSError as exc:  # not a regular file, a symlink, no permission: say which file and why
+        print(f"recall.sh: cannot read {exc.filename or memory_dir}: {exc.strerror or exc}", file=sys.stderr)
+        return USAGE
     if args.stats:
-        print(stats(memory_dir, snapshot, latest))
-        return FOUND if latest else NOTHING
-    chosen = select(latest, args.keyword, args.entry_type, args.recent)
+        print(report)
+        return FOUND if snapshot.entries else NOTHING
     out = sys.stdout
     if args.json:
-        out.write("".join(jsonio.dumps(e) + "\n" for e in chosen))
+        out.write("".join(render.escape_control(jsonio.dumps(e)) + "\n" for e in chosen))
     else:
         out.write("\n\n".join(format_entry(e) for e in chosen) + ("\n" if chosen else ""))
         if chosen:
@@ -123,6 +180,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"recall.sh: {snapshot.malformed} malformed line(s) skipped (recall.sh --doctor)", file=sys.stderr)
     if not chosen:
         print("recall.sh: nothing found", file=sys.stderr)
+    if in_archive:
+        import shlex
+
+        again = " ".join(shlex.quote(render.strip_control(arg)) for arg in argv + ["--all"])
+        count = f"{len(in_archive)} match{'' if len(in_archive) == 1 else 'es'}"
+        print(f"recall.sh: {count} in {store.ARCHIVE} (older entries, rotated out); to see: recall.sh {again}",
+              file=sys.stderr)
     return FOUND if chosen else NOTHING
 
 

@@ -1,10 +1,16 @@
 """recall.sh run as a user runs it (the POSIX launcher), over real files."""
 import json
 import os
+import shutil
 import subprocess
 
-from conftest import ROOT
-from memory import entry, store
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from conftest import ROOT, fixture_payload, run_hook
+from memory import entry, jsonio, store
+from memory import recall as recall_module
 
 RECALL = str(ROOT / "bin" / "recall.sh")
 
@@ -127,3 +133,238 @@ def test_hand_written_lines_in_other_key_order_are_searched(repo):
                                                     "type": "learned", "tags": ["learned"], "bead": "B",
                                                     "source": "orchestrator"}) + "\n")
     assert "ZEBRA" in recall(repo, "zebra").stdout
+
+
+# --- Unicode: what `str.casefold` does to a keyword must not hide text stored verbatim ---------------------------
+
+def write_raw(repo, entries, escaped=False, name=store.ACTIVE):
+    """As the store writes (UTF-8 as is) or as a hand-written line (json.dumps: every non-ASCII char as \\uXXXX)."""
+    d = repo / ".beads" / "memory"
+    d.mkdir(parents=True, exist_ok=True)
+    with open(d / name, "ab") as fh:
+        for item in entries:
+            fh.write((json.dumps(item) + "\n").encode() if escaped else jsonio.dumps_line(item))
+
+
+@pytest.mark.parametrize("escaped", [False, True], ids=["utf8", "escaped"])
+def test_repro_sharp_s_keyword_finds_the_verbatim_text(repo, escaped):
+    write_raw(repo, [e("Das heißt: die Straße ist ab 8 Uhr gesperrt")], escaped)
+    for keyword in ("heißt", "Straße", "STRASSE", "strasse"):
+        proc = recall(repo, keyword)
+        assert proc.returncode == 0 and "Straße ist ab 8 Uhr" in proc.stdout, keyword
+
+
+UNICODE_CASES = [  # (stored text, keyword): every one a case mapping that changes length or leaves ASCII
+    ("Die STRAẞE ist gesperrt", "straße"),        # capital sharp s
+    ("the ﬁle cache is per branch", "file"),      # ligature folds to two ASCII letters
+    ("the file cache is per branch", "ﬁle"),
+    ("İstanbul office deploys on Fridays", "istanbul"),  # dotted capital I: casefold gives i + U+0307
+    ("istanbul office deploys on Fridays", "İSTANBUL"),
+    ("KAPI kilitli kalır", "kapı"),                # Turkish dotless i, both directions
+    ("kapı kilitli kalır", "KAPI"),
+    ("ὁ δρόμος ΚΛΕΙΣΤΌΣ σήμερα", "κλειστός"),       # Greek final sigma
+    ("ＡＰＩ ｋｅｙ rotates weekly", "ａｐｉ"),            # full-width letters
+    ("sensor reads 300\u212a at night", "300k"),   # KELVIN SIGN folds to ASCII k
+    ("cafe\u0301 menu (decomposed, as macOS writes)", "caf\u00e9"),  # NFD text, NFC keyword
+    ("Maß ist voll", "MASS"),
+    ("ſtate machine (long s)", "state"),
+]
+
+
+@pytest.mark.parametrize("escaped", [False, True], ids=["utf8", "escaped"])
+@pytest.mark.parametrize("text,keyword", UNICODE_CASES)
+def test_unicode_case_folding_class(repo, text, keyword, escaped):
+    write_raw(repo, [e(text), e("unrelated ascii note", ts=2)], escaped)
+    proc = recall(repo, keyword, "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert [json.loads(line)["content"] for line in proc.stdout.splitlines()] == [entry.clean_text(text)[0]]
+
+
+def test_folding_does_not_over_match(repo):
+    write_raw(repo, [e("Maß ist voll"), e("mast und segel", ts=2)])
+    assert [json.loads(x)["content"] for x in recall(repo, "mass", "--json").stdout.splitlines()] == ["Maß ist voll"]
+    assert recall(repo, "maßt").returncode == 1
+
+
+def test_repro_escaped_key_of_a_newer_version_still_wins(repo):
+    """A hand-written newer line spells the key with \\u escapes: it still supersedes the stored one."""
+    old = dict(e("Straße: use the blue deploy target", ts=1), key="learned-straße")
+    new = dict(e("Straße: use the green deploy target", ts=5), key="learned-straße")
+    write_raw(repo, [old])
+    write_raw(repo, [new], escaped=True)
+    assert recall(repo, "blue").returncode == 1
+    assert "green" in recall(repo, "deploy").stdout
+
+
+# the in-process twin of the class: the byte-level fast path must agree with parsing every line
+_ALPHABET = "aSsKkIiflt \"\\/-" + "".join(recall_module.FOLDS_TO_ASCII) + "éΣσςａＡ\u0301\u00a0"
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(texts=st.lists(st.text(_ALPHABET, min_size=1, max_size=12), min_size=1, max_size=6),
+       keyword=st.text(_ALPHABET, min_size=1, max_size=4), escaped=st.lists(st.booleans(), min_size=6, max_size=6))
+def test_fast_path_agrees_with_full_parse(tmp_path, texts, keyword, escaped):
+    memory = tmp_path / "m"
+    shutil.rmtree(memory, ignore_errors=True)
+    memory.mkdir()
+    with open(memory / store.ACTIVE, "wb") as fh:
+        for i, text in enumerate(texts):
+            item = {"key": f"k{i % 3}-{text}", "type": "learned", "content": text, "source": "o", "tags": [text],
+                    "ts": i, "bead": "B"}
+            fh.write((json.dumps(item) + "\n").encode() if escaped[i] else jsonio.dumps_line(item))
+    terms = recall_module.terms_of([keyword])
+    if not terms:
+        return
+    full = recall_module.select(store.latest(store.load(str(memory)).entries), terms, None, None)
+    assert recall_module.search(str(memory), terms, None, None, False)[0] == full
+
+
+def test_folds_to_ascii_is_complete():
+    """Every character whose fold holds ASCII (or vanishes) is listed, or the fast path would miss its lines."""
+    import sys
+    import unicodedata
+
+    def folds_to_ascii(char):
+        folded = recall_module.fold(char)
+        return folded == "" or any(c < "\x80" for c in folded)
+
+    found = {chr(c) for c in range(0x80, sys.maxunicode + 1) if not 0xD800 <= c < 0xE000 and folds_to_ascii(chr(c))}
+    missing = sorted(found - set(recall_module.FOLDS_TO_ASCII))
+    assert not missing, (unicodedata.unidata_version, missing)
+
+
+# --- knowledge files that are not regular files -------------------------------------------------------------------
+
+def memory_dir(repo):
+    d = repo / ".beads" / "memory"
+    d.mkdir(parents=True, exist_ok=True)
+    return d
+
+
+def assert_environment_error(proc, *words):
+    assert proc.returncode == 2, (proc.returncode, proc.stderr)
+    assert "Traceback" not in proc.stderr and proc.stdout == ""
+    assert all(w in proc.stderr for w in words), proc.stderr
+
+
+@pytest.mark.parametrize("args", [["cache"], ["cache", "--all"], ["--stats"], ["--recent", "3"]])
+def test_repro_active_file_is_a_directory(repo, args):
+    (memory_dir(repo) / store.ACTIVE).mkdir()
+    assert_environment_error(recall(repo, *args), "knowledge.jsonl", "directory")
+
+
+@pytest.mark.parametrize("args", [["cache"], ["--stats"]])
+def test_repro_active_file_is_a_symlink(repo, tmp_path, args):
+    real = tmp_path / "elsewhere.jsonl"
+    real.write_text(json.dumps(e("cache secret from elsewhere")) + "\n")
+    os.symlink(real, memory_dir(repo) / store.ACTIVE)
+    proc = recall(repo, *args)
+    assert_environment_error(proc, "knowledge.jsonl", "symbolic link")
+    assert "secret" not in proc.stderr
+
+
+@pytest.mark.parametrize("args", [["cache", "--all"], ["--stats"]])
+def test_archive_that_is_a_directory_or_symlink(repo, tmp_path, args):
+    write(repo, [e("cache one")])
+    (memory_dir(repo) / store.ARCHIVE).mkdir()
+    assert_environment_error(recall(repo, *args), "knowledge.archive.jsonl", "directory")
+    (memory_dir(repo) / store.ARCHIVE).rmdir()
+    os.symlink(tmp_path / "missing", memory_dir(repo) / store.ARCHIVE)  # dangling: still a link we refuse
+    assert_environment_error(recall(repo, *args), "knowledge.archive.jsonl", "symbolic link")
+
+
+def test_fifo_does_not_hang(repo):
+    os.mkfifo(memory_dir(repo) / store.ACTIVE)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORY_HOOKS")}
+    proc = subprocess.run([RECALL, "cache"], cwd=repo, capture_output=True, text=True, env=env, timeout=20)
+    assert_environment_error(proc, "knowledge.jsonl", "not a regular file")
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads a chmod 000 file anyway")
+def test_unreadable_file(repo):
+    write(repo, [e("cache one")])
+    (memory_dir(repo) / store.ACTIVE).chmod(0)
+    assert_environment_error(recall(repo, "cache"), "knowledge.jsonl", "ermission")
+
+
+# --- after a rotation: say what the archive holds -----------------------------------------------------------------
+
+def test_repro_archive_only_match_says_how_to_see_it(repo):
+    d = str(memory_dir(repo))
+    store.append(d, [entry.build("zebra crossing needs the old API", "BD-0", "orchestrator", ts=1)])
+    store.append(d, [entry.build(f"filler insight {i}", f"BD-{i}", "orchestrator", ts=10 + i) for i in range(1000)])
+    assert os.path.exists(os.path.join(d, store.ARCHIVE))  # the real store rotated the zebra entry out
+    proc = recall(repo, "zebra")
+    assert proc.returncode == 1 and proc.stdout == ""
+    assert "nothing found" in proc.stderr
+    assert "1 match in knowledge.archive.jsonl" in proc.stderr and "recall.sh zebra --all" in proc.stderr
+    assert "zebra crossing" in recall(repo, "zebra", "--all").stdout
+    typed = recall(repo, "--type", "learned", "filler insight 3")  # active matches: no archive hint
+    assert typed.returncode == 0 and "archive" not in typed.stderr
+    assert "archive" not in recall(repo, "no such").stderr  # nothing anywhere: no hint
+
+
+def test_session_start_hint_mentions_the_archive(repo):
+    store.append(str(memory_dir(repo)), [entry.build("one insight", "BD-1", "orchestrator")])
+    payload = fixture_payload("claude-code/2.1.330/SessionStart-6.json")
+    payload["cwd"] = str(repo)
+    text = json.loads(run_hook("session_start", payload, repo).stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "recall.sh" in text and "--all" in text
+
+
+# --- several words: all of them, anywhere in the entry -------------------------------------------------------------
+
+def test_repro_several_words_match_all_of_them(repo):
+    write(repo, [e("pytest runs twice as slow in CI", bead="BD-9", ts=1), e("pytest fixture order", ts=2),
+                 e("CI cache is per branch", ts=3)])
+    for args in (["pytest", "ci"], ["pytest ci"], ["CI", "PyTest"], ["pytest", "--all", "ci"], ["slow", "bd-9"]):
+        proc = recall(repo, *args, "--json")
+        assert proc.returncode == 0, (args, proc.stderr)
+        assert [json.loads(x)["content"] for x in proc.stdout.splitlines()] == ["pytest runs twice as slow in CI"]
+    assert recall(repo, "pytest", "zebra").returncode == 1
+    assert recall(repo, "twice as").returncode == 0 and recall(repo, "as twice").returncode == 0
+
+
+def test_single_keyword_is_still_a_substring(repo):
+    write(repo, [e("TaskGroup requires @Sendable closures")])
+    assert recall(repo, "kGroup req").returncode == 0  # two words: both are substrings
+    assert recall(repo, "ndabl").returncode == 0
+
+
+# --- stored terminal escapes never reach the terminal -------------------------------------------------------------
+
+HOSTILE = "red \x1b[31mALERT\x1b[0m title \x1b]0;pwned\x07 csi \x9b2J bidi \u202egnp.exe\u202c iso \u2066x\u2069 end"
+
+
+def test_repro_control_characters_are_stripped_on_output(repo):
+    stored = e(HOSTILE)
+    assert stored["content"] == HOSTILE  # the writer keeps them; only the terminal must not see them
+    write_raw(repo, [dict(stored, bead="BD-\x1b[2J", source="orch\x9bestrator", tags=["learned", "t\x1b[5m"])])
+    for args in (["alert"], ["--recent", "1"], ["--stats"]):
+        out = recall(repo, *args).stdout
+        assert "ALERT" in out or "--stats" in args
+        assert not any(c in out for c in "\x1b\x07\x9b\u202e\u202c\u2066\u2069"), (args, out)
+    raw = recall(repo, "alert", "--json").stdout
+    assert not any(c in raw for c in "\x1b\x07\x9b\u202e\u202c\u2066\u2069")
+    assert json.loads(raw)["content"] == HOSTILE and json.loads(raw)["bead"] == "BD-\x1b[2J"  # lossless
+
+
+def test_session_start_strips_c1_and_bidi_controls(repo):
+    store.append(str(memory_dir(repo)), [entry.build(HOSTILE, "BD-1", "orchestrator")])
+    payload = fixture_payload("claude-code/2.1.330/SessionStart-6.json")
+    payload["cwd"] = str(repo)
+    text = json.loads(run_hook("session_start", payload, repo).stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "ALERT" in text and not any(c in text for c in "\x1b\x07\x9b\u202e\u202c\u2066\u2069")
+
+
+# --- exit status: 0 found, 1 nothing, 2 usage or environment ------------------------------------------------------
+
+def test_exit_status(repo):
+    write(repo, [e("cache one")])
+    assert recall(repo, "cache").returncode == 0
+    assert recall(repo, "--stats").returncode == 0
+    assert recall(repo, "zebra").returncode == 1
+    assert recall(repo, "--type", "decision").returncode == 1
+    for args in ([], [""], ["  "], ["--recent", "0"], ["--recent", "x"], ["--bogus"], ["cache", "--bogus"]):
+        proc = recall(repo, *args)
+        assert proc.returncode == 2 and "Traceback" not in proc.stderr, args

@@ -3,7 +3,7 @@ import json
 import pytest
 
 from conftest import bash_payload, fixture_payload, git, knowledge, run_hook
-from memory import config, entry, store
+from memory import config, entry, render, store
 
 
 def seed(repo, n, **kw):
@@ -37,7 +37,7 @@ def test_block_format_for_every_source(repo, name):
     assert lines[0] == "## Recent Knowledge (12 entries)" and lines[1] == ""
     assert lines[2:7] == [f"  [LEARN] insight {i} about caching  ({'supervisor' if i % 2 else 'orchestrator'})"
                           for i in (11, 10, 9, 8, 7)]
-    assert lines[-1] == '  Search: .beads/memory/recall.sh "keyword"'
+    assert lines[-1] == '  Search: .beads/memory/recall.sh "keyword" (add --all to search the archive too)'
 
 
 def test_count_is_unique_keys_and_latest_wins(repo):
@@ -183,7 +183,7 @@ def test_digest_respects_its_budget(repo):
     memory = repo / ".beads" / "memory"
     (memory / "config.json").write_text(json.dumps({"session_budget_tokens": 300}))
     text = context(start(repo))
-    assert len(text) <= 1200 and "bead insight" in text and text.rstrip().endswith('recall.sh "keyword"')
+    assert len(text) <= 1200 and "bead insight" in text and text.rstrip().endswith(render.SEARCH_HINT.strip())
     (memory / "config.json").write_text(json.dumps({"session_budget_tokens": "lots"}))  # wrong type: default
     assert 1200 < len(context(start(repo))) <= 8000
 
