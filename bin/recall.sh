@@ -30,4 +30,4 @@ else py=python
 fi
 # our code first, never the current folder: `-m` would import a `memory` package of the project you are in
 MEMORY_HOOKS_ANCHOR=$anchor exec "$py" -c \
-  'import sys; sys.path[0] = sys.argv.pop(1); from memory import recall; recall.run_cli(recall.main)' "$root" "$@"
+  'import sys; sys.path[0] = sys.argv.pop(1); from memory import cli, recall; cli.run_cli(recall.main)' "$root" "$@"

@@ -126,8 +126,11 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Exit status: 0 found, 1 nothing found, 2 usage error or unreadable knowledge file. "
                "Same key: the latest entry wins.")
     parser.add_argument("keywords", nargs="*", metavar="KEYWORD",
-                        help="case-insensitive text to find in content, key, tags or bead; "
-                             "several words: entries holding all of them, anywhere")
+                        help="one word: case-insensitive text to find in content, key, tags or bead; "
+                             "several words or a sentence: ranked, best first (--exact: entries holding all)")
+    parser.add_argument("--exact", action="store_true", help="several words: every one must occur, no ranking")
+    parser.add_argument("--limit", type=int, metavar="N", default=10, help="ranked: at most N results (10)")
+    parser.add_argument("--explain", action="store_true", help="ranked: why each entry scored")
     parser.add_argument("--type", dest="entry_type", metavar="T", help="only entries of this type (e.g. learned)")
     parser.add_argument("--recent", type=int, metavar="N", help="the N most recent entries (one per key)")
     parser.add_argument("--stats", action="store_true", help="counts per type, source and tag; archive size")
@@ -150,6 +153,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_intermixed_args(argv)  # `recall.sh pytest --all ci`: the words around an option
     if args.recent is not None and args.recent < 1:
         parser.error("--recent takes a positive number")
+    if args.limit < 1:
+        parser.error("--limit takes a positive number")
     terms = terms_of(args.keywords)
     if not (terms or args.entry_type or args.recent or args.stats):
         parser.print_usage(sys.stderr)
@@ -169,6 +174,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.stats:
         print(report)
         return FOUND if snapshot.entries else NOTHING
+    if len(terms) > 1 and not args.exact:
+        return ranked(memory_dir, " ".join(args.keywords), args)
     out = sys.stdout
     if args.json:
         out.write("".join(render.escape_control(jsonio.dumps(e)) + "\n" for e in chosen))
@@ -190,14 +197,32 @@ def main(argv: list[str] | None = None) -> int:
     return FOUND if chosen else NOTHING
 
 
-def run_cli(entry_point) -> None:
-    """Exit with `entry_point()`'s status; a closed pipe (`recall.sh … | head`) is not an error."""
-    try:
-        raise SystemExit(entry_point())
-    except BrokenPipeError:
-        sys.stderr.close()
-        raise SystemExit(0)
+def ranked(memory_dir: str, text: str, args: argparse.Namespace) -> int:
+    """Several words: the knowledge ranked against them (memory.rank over the index, both files), best
+    first, each with its score; no gate, since a person asked."""
+    from memory import index, rank
+
+    results = rank.search(index.load(memory_dir), text, limit=args.limit if not args.entry_type else 10 * args.limit)
+    results = [s for s in results if not args.entry_type or s.entry.get("type") == args.entry_type][:args.limit]
+    out = sys.stdout
+    for scored in results:
+        if args.json:
+            record = dict(scored.entry, score=round(scored.score, 3))
+            if args.explain:
+                record["why"] = scored.why
+            out.write(render.escape_control(jsonio.dumps(record)) + "\n")
+            continue
+        why = f"  [{', '.join(scored.why)}]" if args.explain else ""
+        out.write(f"{scored.score:6.2f}{why}  {format_entry(scored.entry)}\n\n")
+    if results and not args.json:
+        out.write(f"{len(results)} ranked entr{'y' if len(results) == 1 else 'ies'} (both files, latest per key; "
+                  "--exact: only entries holding every word)\n")
+    if not results:
+        print("recall.sh: nothing found", file=sys.stderr)
+    return FOUND if results else NOTHING
 
 
 if __name__ == "__main__":
+    from memory.cli import run_cli
+
     run_cli(main)

@@ -314,20 +314,37 @@ def test_session_start_hint_mentions_the_archive(repo):
 
 # --- several words: all of them, anywhere in the entry -------------------------------------------------------------
 
-def test_repro_several_words_match_all_of_them(repo):
+def test_repro_several_words_with_exact_match_all_of_them(repo):
     write(repo, [e("pytest runs twice as slow in CI", bead="BD-9", ts=1), e("pytest fixture order", ts=2),
                  e("CI cache is per branch", ts=3)])
     for args in (["pytest", "ci"], ["pytest ci"], ["CI", "PyTest"], ["pytest", "--all", "ci"], ["slow", "bd-9"]):
-        proc = recall(repo, *args, "--json")
+        proc = recall(repo, *args, "--exact", "--json")
         assert proc.returncode == 0, (args, proc.stderr)
         assert [json.loads(x)["content"] for x in proc.stdout.splitlines()] == ["pytest runs twice as slow in CI"]
-    assert recall(repo, "pytest", "zebra").returncode == 1
-    assert recall(repo, "twice as").returncode == 0 and recall(repo, "as twice").returncode == 0
+    assert recall(repo, "pytest", "zebra", "--exact").returncode == 1
+    assert recall(repo, "twice as", "--exact").returncode == 0 and recall(repo, "as twice", "--exact").returncode == 0
+
+
+def test_several_words_are_ranked_best_first(repo):
+    write(repo, [e("pytest runs twice as slow in CI", bead="BD-9", ts=1), e("pytest fixture order", ts=2),
+                 e("CI cache is per branch", ts=3), e("unrelated note about fonts", ts=4)])
+    for args in (["pytest", "ci"], ["pytest ci"], ["CI", "PyTest"]):
+        proc = recall(repo, *args, "--json")
+        assert proc.returncode == 0, (args, proc.stderr)
+        found = [json.loads(x) for x in proc.stdout.splitlines()]
+        assert found[0]["content"] == "pytest runs twice as slow in CI"  # holds both words: first
+        assert "unrelated note about fonts" not in [f["content"] for f in found]
+        assert [f["score"] for f in found] == sorted((f["score"] for f in found), reverse=True)
+    explained = recall(repo, "slow", "pytest", "--explain", "--limit", "1")
+    assert explained.returncode == 0 and "1 ranked entry" in explained.stdout
+    assert "pytest@content" in explained.stdout and "twice as slow" in explained.stdout
+    assert recall(repo, "zebra", "giraffe").returncode == 1
+    assert recall(repo, "pytest", "ci", "--limit", "0").returncode == 2
 
 
 def test_single_keyword_is_still_a_substring(repo):
     write(repo, [e("TaskGroup requires @Sendable closures")])
-    assert recall(repo, "kGroup req").returncode == 0  # two words: both are substrings
+    assert recall(repo, "kGroup req", "--exact").returncode == 0  # two words, --exact: both are substrings
     assert recall(repo, "ndabl").returncode == 0
 
 
