@@ -6,6 +6,7 @@
 
 P1  PostToolUse on a non-LEARNED Bash payload   vs bare `python -c pass`     target <= 1.15x
 P2  a capture (bd comment "LEARNED: ...")      vs bare `python -c pass`     target <= 3x
+P5  the prompt hook (UserPromptSubmit)          vs bare `python -c pass`     target <= 4x (semantic <= 20x)
 P3  SessionStart, 1,000 active entries, with a huge archive vs with none     must be ~1.0x
 P4  recall.sh KEYWORD --all over N entries     vs `grep -i KEYWORD files | jq` (latest per key)
 """
@@ -87,6 +88,39 @@ def bash_payload(command: str, cwd: Path, n: int = 0) -> bytes:
     return json.dumps(payload).encode()
 
 
+PROMPT = "the retry step of the deploy queue fails before the cache is warm, what should I check"
+
+
+def prompt_rows(work: Path, runs: int, total: int) -> list:
+    """P5: the UserPromptSubmit hook, lexical at 1,000 active entries and at `total` active + archived (the
+    index built beforehand, as after the first prompt), and with the semantic option where it is installed."""
+    sys.path.insert(0, str(ROOT))
+    from memory import embed, index, semantic, store
+
+    rows = []
+    hook = [PYTHON, str(ROOT / "hooks" / "prompt_recall.py")]
+    cases = [("1,000 active", 1000, 0, False), (f"{total:,} active+archived", 1000, total - 1000, False)]
+    if embed.find_model_dir() is not None:
+        cases.append(("1,000 active, semantic option", 1000, 0, True))
+    for label, active, archived, semantic_on in cases:
+        proj = make_repo(work / f"p5-{archived}-{semantic_on}")
+        mem = proj / ".beads" / "memory"
+        mem.mkdir(parents=True)
+        if archived:
+            write_entries(mem / "knowledge.archive.jsonl", archived)
+        write_entries(mem / "knowledge.jsonl", active, start=archived)
+        (mem / "config.json").write_text(json.dumps({"semantic": semantic_on}))
+        index.load(str(mem))
+        if semantic_on:
+            semantic.refresh(str(mem), store.latest(store.load(str(mem)).entries))
+        payload = lambda i, p=proj: json.dumps({"session_id": f"bench-{i}", "hook_event_name": "UserPromptSubmit",
+                                                "cwd": str(p), "prompt": PROMPT}).encode()
+        ms, base = timed(hook, runs, stdin=payload, cwd=proj, env=hook_env(proj))
+        target = "target <= 20x" if semantic_on else "target <= 4x"
+        rows.append((f"P5 UserPromptSubmit, {label}", ms, ms / base, target))
+    return rows
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="small sizes and few runs")
@@ -147,6 +181,7 @@ def main(argv=None) -> int:
             theirs, b5 = timed(pipeline, max(3, runs // 3), cwd=proj, shell=True)
             rows.append(("P4 grep -i | jq (a plain bash recall)", theirs, theirs / b5, ""))
             rows.append(("P4 ours / grep|jq", None, ours / theirs, "< 1 means we are faster"))
+        rows += prompt_rows(work, runs, recall_entries)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
