@@ -13,6 +13,8 @@ import pytest
 
 from conftest import ROOT, knowledge
 
+from memory import entry, store
+
 HARNESS = ROOT.parent / "shared" / "tools" / "claude-real"
 CLAUDE = Path(os.environ.get("CLAUDE_REAL_HOME", Path.home() / ".cache" / "claude-real")) / "node_modules" / ".bin" / "claude"
 INSIGHT = "TaskGroup requires @Sendable closures in strict concurrency mode."
@@ -111,3 +113,25 @@ def test_completion_gate_and_dispatch_log_with_the_real_client(tmp_path):
     assert dispatch["bead"] == "BD-12" and dispatch["subagent_type"] == "swift-supervisor"
     calls = [json.loads(line)["argv"] for line in (project / ".fake-bd" / "calls.jsonl").read_text().splitlines()]
     assert any(c[:2] == ["comment", "BD-12"] and c[2].startswith("DISPATCH_PROMPT [swift-supervisor]") for c in calls)
+
+
+def test_prompt_brings_an_old_entry_with_the_real_client(tmp_path):
+    """120 entries; the prompt needs one written long before the newest 5: the request Claude Code sends to
+    the model carries it (UserPromptSubmit context), and the session-start digest did not."""
+    project = tmp_path / "app"
+    project.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=project, check=True)
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "i"],
+                   cwd=project, check=True)
+    assert subprocess.run([str(ROOT / "install.sh"), "--no-venv", "--no-self-check", str(project)]).returncode == 0
+    old = "Database migrations must be reversible: every alembic upgrade needs a working downgrade."
+    memory = str(project / ".beads" / "memory")
+    store.append(memory, [entry.build(old, "BD-3", "orchestrator", ts=1_600_000_000)])
+    store.append(memory, [entry.build(f"Note {i}: the release notes rule number {i} applies here.", f"BD-{100 + i}",
+                                      "orchestrator", ts=1_700_000_000 + i) for i in range(120)])
+    path = scenario(tmp_path / "prompt.json", "e2e-prompt", "add an alembic migration for refunds",
+                    [{"content": [{"type": "text", "text": "On it."}]}])
+    requests = run(path, project)
+    assert "## Relevant Knowledge" in requests and "every alembic upgrade needs a working downgrade" in requests
+    assert "## Recent Knowledge (121 entries)" in requests  # the digest came too, with the newest only
+    assert not (project / ".beads" / "memory" / "errors.log").exists()
