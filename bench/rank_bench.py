@@ -97,7 +97,8 @@ def main(argv=None) -> int:
     for active, archived in cases:
         r = measure(active, archived, runs)
         print(f"rank hook, {active:,} active + {archived:,} archived: {r['ms']:.1f} ms vs bare {r['bare_ms']:.1f} ms"
-              f" = {r['ratio']:.2f}x  (first run, building the index: {r['build_ms']:.0f} ms; index {r['index_kib']:.0f} KiB)")
+              f" = {r['ratio']:.2f}x  (first run, building the index: {r['build_ms']:.0f} ms;"
+              f" index {r['index_kib']:.0f} KiB)")
     return 0
 
 

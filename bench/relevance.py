@@ -194,7 +194,8 @@ def sweep(ours: Ours, dev: list[dict]) -> None:
     rows.sort(key=lambda r: (not r[0], -r[1], -r[-1]["paraphrase"]))
     print(f"gate sweep on dev (false-injection budget {allowed}):")
     for _ok, _, cw, (mf, fo), mt, cf, r in rows[:20]:
-        print(f"  concept_weight={cw} min_fraction={mf:.2f} follow={fo} min_terms={mt} concept_fraction={cf:.2f}  {_fmt(r)}")
+        print(f"  concept_weight={cw} min_fraction={mf:.2f} follow={fo} min_terms={mt} concept_fraction={cf:.2f}"
+              f"  {_fmt(r)}")
 
 
 def _gate_rows(dev, cached, allowed, concept_weight):
@@ -237,7 +238,8 @@ def main(argv: list[str] | None = None) -> int:
     if not projects or not prompts:
         print(f"no data set in {args.data}", file=sys.stderr)
         return 2
-    splits = {name: [p for p in prompts if p.get("split") == name and p["project"] in projects] for name in ("dev", "test")}
+    splits = {name: [p for p in prompts if p.get("split") == name and p["project"] in projects]
+              for name in ("dev", "test")}
     pbm, ours = PlainBM25(projects), Ours(projects)
     if args.sweep:
         sweep(ours, splits["dev"])

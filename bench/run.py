@@ -134,7 +134,8 @@ def main(argv=None) -> int:
     rows = []
     try:
         base, _ = timed(BASELINE, runs)
-        rows.append(("baseline: python -c pass", base, 1.0, "ratios below: against the baseline runs interleaved with each"))
+        rows.append(("baseline: python -c pass", base, 1.0,
+                     "ratios below: against the baseline runs interleaved with each"))
 
         project = make_repo(work / "p1")
         capture = [PYTHON, str(ROOT / "hooks" / "memory_capture.py")]
@@ -144,7 +145,8 @@ def main(argv=None) -> int:
 
         p2, b2 = timed(capture, runs, cwd=project, env=hook_env(project), stdin=lambda i: bash_payload(
             f'bd comment BD-{i} "LEARNED: benchmark insight number {i} about caching"', project, i))
-        captured = sum(1 for _ in open(project / ".beads" / "memory" / "knowledge.jsonl"))
+        with open(project / ".beads" / "memory" / "knowledge.jsonl") as knowledge:
+            captured = sum(1 for _ in knowledge)
         rows.append(("P2 capture (bd comment LEARNED)", p2, p2 / b2, f"target <= 3x; {captured} captured"))
 
         start_payload = json.dumps({"session_id": "b", "hook_event_name": "SessionStart", "source": "startup",

@@ -25,11 +25,15 @@ sys.path.insert(0, ROOT)
 
 from memory import semantic, store  # noqa: E402
 
-WORDS = ("cache build test lockfile migration schema deploy docker branch rebase token session config flag "
-         "retry timeout logger metrics query index worker queue async thread render component style route "
-         "endpoint handler fixture mock coverage release version tag changelog lint format import module "
-         "package dependency install upgrade pin wheel binary compile linker target platform windows macos "
-         "linux shell path env secret credential database table column replica shard cluster node").split()
+WORDS = [
+    "cache", "build", "test", "lockfile", "migration", "schema", "deploy", "docker", "branch", "rebase", "token",
+    "session", "config", "flag", "retry", "timeout", "logger", "metrics", "query", "index", "worker", "queue",
+    "async", "thread", "render", "component", "style", "route", "endpoint", "handler", "fixture", "mock",
+    "coverage", "release", "version", "tag", "changelog", "lint", "format", "import", "module", "package",
+    "dependency", "install", "upgrade", "pin", "wheel", "binary", "compile", "linker", "target", "platform",
+    "windows", "macos", "linux", "shell", "path", "env", "secret", "credential", "database", "table", "column",
+    "replica", "shard", "cluster", "node",
+]
 
 READ = "import sys; sys.path.insert(0, {root!r}); from memory import store; " \
        "entries = store.latest(store.load({memory!r}).entries)"
@@ -94,7 +98,7 @@ def main() -> int:
         }
         times = {name: [] for name in commands}
         rss = {name: [] for name in commands}
-        for name, argv in commands.items():
+        for argv in commands.values():
             run(argv)  # warm the page cache and .pyc files once
         for _ in range(args.rounds):
             for name, argv in commands.items():

@@ -25,7 +25,7 @@ import re
 import sys
 import tempfile
 from collections import Counter
-from typing import Callable, Dict, List, Optional, Set, Tuple
+from typing import Callable
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
@@ -35,7 +35,7 @@ from memory import semantic  # noqa: E402
 FALSE_BUDGET = 3 / 20  # at most 3 of 20 unrelated prompts may inject anything
 
 
-def load_data(data_dir: str) -> Tuple[Dict[str, List[dict]], List[dict]]:
+def load_data(data_dir: str) -> tuple[dict[str, list[dict]], list[dict]]:
     projects = {}
     for path in sorted(glob.glob(os.path.join(data_dir, "*", "knowledge.jsonl"))):
         with open(path, encoding="utf-8") as fh:
@@ -47,10 +47,10 @@ def load_data(data_dir: str) -> Tuple[Dict[str, List[dict]], List[dict]]:
 
 # --- lexical scores: {key: fraction of the best possible score}, keys passing the gate ----------------------
 
-Lexical = Callable[[str, str], Tuple[Dict[str, float], Set[str]]]  # (project, prompt) -> (fractions, passed)
+Lexical = Callable[[str, str], tuple[dict[str, float], set[str]]]  # (project, prompt) -> (fractions, passed)
 
 
-def real_ranker(projects: Dict[str, List[dict]], rank_path: Optional[str]) -> Optional[Lexical]:
+def real_ranker(projects: dict[str, list[dict]], rank_path: str | None) -> Lexical | None:
     import memory
 
     if rank_path:
@@ -67,7 +67,7 @@ def real_ranker(projects: Dict[str, List[dict]], rank_path: Optional[str]) -> Op
     return lexical
 
 
-def plain_bm25(projects: Dict[str, List[dict]], k1: float = 1.2, b: float = 0.75,
+def plain_bm25(projects: dict[str, list[dict]], k1: float = 1.2, b: float = 0.75,
                min_fraction: float = 0.25) -> Lexical:
     """Okapi BM25 over content (lowercase \\w+); fraction = score / the most the query's words could score."""
     def words(text):
@@ -87,7 +87,8 @@ def plain_bm25(projects: Dict[str, List[dict]], k1: float = 1.2, b: float = 0.75
         fractions = {}
         for entry, doc in zip(entries, docs):
             length = sum(doc.values())
-            score = sum(idf[t] * doc[t] * (k1 + 1) / (doc[t] + k1 * (1 - b + b * length / avg)) for t in terms if doc[t])
+            score = sum(idf[t] * doc[t] * (k1 + 1) / (doc[t] + k1 * (1 - b + b * length / avg))
+                        for t in terms if doc[t])
             if score > 0:
                 fractions[entry["key"]] = score / best
         return fractions, {k for k, f in fractions.items() if f >= min_fraction}
@@ -99,15 +100,15 @@ def plain_bm25(projects: Dict[str, List[dict]], k1: float = 1.2, b: float = 0.75
 class Case:
     """One prompt against one project's knowledge, with everything the systems need."""
 
-    def __init__(self, prompt: dict, kind: str, cosines: Dict[str, float], lexical: Dict[str, float],
-                 passed: Set[str]) -> None:
+    def __init__(self, prompt: dict, kind: str, cosines: dict[str, float], lexical: dict[str, float],
+                 passed: set[str]) -> None:
         self.prompt, self.kind, self.split = prompt, kind, prompt["split"]
         self.relevant = set(prompt["relevant"]) if kind in ("paraphrase", "lexical") else set()
         self.cosines, self.lexical, self.passed = cosines, lexical, passed
         self.top_cosine = max(cosines.values())
 
 
-def build_cases(projects, prompts, lexical: Lexical, cache_dir: str) -> List[Case]:
+def build_cases(projects, prompts, lexical: Lexical, cache_dir: str) -> list[Case]:
     import numpy as np
 
     encoder = semantic.model()
@@ -129,10 +130,10 @@ def build_cases(projects, prompts, lexical: Lexical, cache_dir: str) -> List[Cas
 
 # --- systems and metrics --------------------------------------------------------------------------------
 
-System = Callable[[Case], List[str]]
+System = Callable[[Case], list[str]]
 
 
-def by_score(scores: Dict[str, float]) -> List[str]:
+def by_score(scores: dict[str, float]) -> list[str]:
     return sorted(scores, key=lambda k: (-scores[k], k))
 
 
@@ -141,8 +142,8 @@ def cosine_system(threshold: float = -1.0) -> System:
 
 
 def rrf_system(k: int = 60) -> System:
-    def system(c: Case) -> List[str]:
-        fused: Dict[str, float] = {}
+    def system(c: Case) -> list[str]:
+        fused: dict[str, float] = {}
         for ranking in (by_score(c.lexical), by_score(c.cosines)):
             for at, key in enumerate(ranking):
                 fused[key] = fused.get(key, 0.0) + 1.0 / (k + at)
@@ -151,19 +152,19 @@ def rrf_system(k: int = 60) -> System:
 
 
 def fused_system(params: type = semantic.FuseParams, gate: bool = True) -> System:
-    def system(c: Case) -> List[str]:
+    def system(c: Case) -> list[str]:
         passed = c.passed if gate else set(c.cosines)  # everything "passes": the ranking alone
         return semantic.fuse(c.lexical, passed, c.cosines, params=params)
     return system
 
 
-def lexical_system(c: Case) -> List[str]:
+def lexical_system(c: Case) -> list[str]:
     return semantic.fuse(c.lexical, c.passed, None)
 
 
-def evaluate(system: System, cases: List[Case], split: str) -> Dict[str, object]:
-    recall: Dict[str, List[float]] = {"paraphrase": [], "lexical": []}
-    rr: List[float] = []
+def evaluate(system: System, cases: list[Case], split: str) -> dict[str, object]:
+    recall: dict[str, list[float]] = {"paraphrase": [], "lexical": []}
+    rr: list[float] = []
     false = {"unrelated": [0, 0], "cross": [0, 0]}
     for c in cases:
         if c.split != split:
@@ -183,14 +184,14 @@ def evaluate(system: System, cases: List[Case], split: str) -> Dict[str, object]
             "cross": false["cross"][0] / max(false["cross"][1], 1)}
 
 
-def within_budget(m: Dict[str, object], cross: bool = False) -> bool:
+def within_budget(m: dict[str, object], cross: bool = False) -> bool:
     """<= 3/20 unrelated prompts inject (and, with `cross`, <= 15% of the cross-project ones too: 12
     unrelated prompts a split are too few to set a threshold on alone)."""
     made, total = m["false"]
     return made <= FALSE_BUDGET * total + 1e-9 and (not cross or m["cross"] <= FALSE_BUDGET + 1e-9)
 
 
-def best_cosine_threshold(cases: List[Case]) -> float:
+def best_cosine_threshold(cases: list[Case]) -> float:
     """The single top-cosine threshold with the best dev recall@5 whose false injections fit the budget."""
     best = (-1.0, 1.01)
     for t in sorted({round(c.top_cosine, 3) for c in cases if c.split == "dev" and c.kind != "cross"}):
@@ -200,7 +201,7 @@ def best_cosine_threshold(cases: List[Case]) -> float:
     return best[1]
 
 
-def row(name: str, m: Dict[str, object], split: str) -> str:
+def row(name: str, m: dict[str, object], split: str) -> str:
     made, total = m["false"]
     return (f"{name:<44} {split:<5} {m['recall']:>6.3f} {m['paraphrase']:>6.3f} {m['lexical']:>6.3f} "
             f"{m['mrr']:>6.3f} {made:>3}/{total:<3} {m['cross']:>6.3f}")
@@ -209,7 +210,7 @@ def row(name: str, m: Dict[str, object], split: str) -> str:
 HEADER = f"{'system':<44} {'split':<5} {'R@5':>6} {'para':>6} {'lex':>6} {'MRR':>6} {'false':>7} {'cross':>6}"
 
 
-def sweep(cases: List[Case]) -> None:
+def sweep(cases: list[Case]) -> None:
     """Dev only: per lexical weight and agreement depth, the lowest semantic floor within budget (recall
     only falls as the floor rises), and the best of them: how FuseParams was chosen."""
     print(HEADER)

@@ -18,4 +18,4 @@ def run_cli(entry_point: Callable[[], int]) -> None:
         raise SystemExit(entry_point())
     except BrokenPipeError:
         sys.stderr.close()
-        raise SystemExit(0)
+        raise SystemExit(0) from None

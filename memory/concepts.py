@@ -7,7 +7,8 @@ must hold for any project. The entry tag vocabulary (memory.entry.TAG_VOCABULARY
 """
 from __future__ import annotations
 
-TYPE_CHECKING = False  # typing costs ~3 ms to import; annotations are strings here
+from memory import TYPE_CHECKING
+
 if TYPE_CHECKING:
     from collections.abc import Iterable
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from array import array
 
-TYPE_CHECKING = False  # typing costs ~3 ms to import; annotations are strings here
+from memory import TYPE_CHECKING
+
 if TYPE_CHECKING:
     from typing import Callable
 
@@ -19,16 +20,19 @@ CONCEPT_FIELD = "x"
 LEXICAL_FIELDS = FIELDS[:-1]
 
 
+def _str_field(entry: dict, name: str) -> str:
+    value = entry.get(name)
+    return value if isinstance(value, str) else ""
+
+
 def _text_fields(entry: dict) -> tuple[str, str, str, str]:
-    entry_type = entry.get("type") if isinstance(entry.get("type"), str) else ""
-    key = entry.get("key") if isinstance(entry.get("key"), str) else ""
+    entry_type = _str_field(entry, "type")
+    key = _str_field(entry, "key")
     if entry_type and key.startswith(entry_type + "-"):
         key = key[len(entry_type) + 1:]
-    tags = entry.get("tags") if isinstance(entry.get("tags"), list) else []
-    tag_text = " ".join(t for t in tags if isinstance(t, str) and t != entry_type)
-    content = entry.get("content") if isinstance(entry.get("content"), str) else ""
-    bead = entry.get("bead") if isinstance(entry.get("bead"), str) else ""
-    return content, key, tag_text, bead
+    tags = entry.get("tags")
+    tag_text = " ".join(t for t in tags if isinstance(t, str) and t != entry_type) if isinstance(tags, list) else ""
+    return _str_field(entry, "content"), key, tag_text, _str_field(entry, "bead")
 
 
 def entry_terms(entry: dict) -> dict[str, list[str]]:
@@ -54,7 +58,7 @@ class Corpus:
 
     def __init__(self) -> None:
         self.n = 0
-        self.segments: list[tuple[dict[str, object], int]] = []
+        self.segments: list[tuple[dict[str, array | bytes], int]] = []
         self.lens: dict[str, array] = {f: array("I") for f in FIELDS}
         self.ts = array("d")
         self.live = bytearray()
@@ -73,7 +77,7 @@ class Corpus:
                 continue
             if not isinstance(value, array):
                 packed = array("I")
-                packed.frombytes(value)  # type: ignore[arg-type]
+                packed.frombytes(value)
                 segment[key] = value = packed
             out.append((value, base))
         return out
@@ -117,7 +121,7 @@ class Corpus:
         for concept in dict.fromkeys(concept_terms):
             _posting(postings, concept).extend((doc, concept_terms.count(concept)))
         self.ts.append(entry_ts(entry))
-        self.keys.append(entry.get("key") if isinstance(entry.get("key"), str) else "")
+        self.keys.append(_str_field(entry, "key"))
         self.live.append(1)
         self._avg = None
         return doc
@@ -146,7 +150,7 @@ def latest_flags(keys: list[str], ts: array) -> bytearray:
 def from_entries(entries: list[dict]) -> Corpus:
     """A corpus over `entries` in memory (liveness: latest per key, as memory.store.latest decides)."""
     corpus = Corpus()
-    postings: dict[str, object] = {}
+    postings: dict[str, array | bytes] = {}
     for entry in entries:
         corpus.add(entry, postings)  # type: ignore[arg-type]
     corpus.segments.append((postings, 0))

@@ -54,7 +54,9 @@ def comment_on_bead(entry: dict, cwd: str, timeout: float) -> str | None:
         return f"bd comment {entry['bead']} timed out after {timeout:g}s"
     except OSError as exc:
         return f"bd comment could not run: {exc}"
-    return None if proc.returncode == 0 else f"bd comment {entry['bead']} exited {proc.returncode}: {proc.stderr.strip()[:200]}"
+    if proc.returncode == 0:
+        return None
+    return f"bd comment {entry['bead']} exited {proc.returncode}: {proc.stderr.strip()[:200]}"
 
 
 def handle(ctx: hookrun.Context) -> None:

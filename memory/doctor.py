@@ -50,7 +50,8 @@ def _file_checks(memory_dir: str) -> list[Finding]:
                       + (" (memory-doctor --repair)" if level == WARN else "")))
     if os.path.exists(store.path(memory_dir, store.CORRUPT)):
         n = store.read(store.path(memory_dir, store.CORRUPT)).lines
-        found.append((WARN, "quarantine", f"{store.CORRUPT} holds {n} line(s) moved out by repairs; review, then delete"))
+        found.append((WARN, "quarantine",
+                      f"{store.CORRUPT} holds {n} line(s) moved out by repairs; review, then delete"))
     return found
 
 

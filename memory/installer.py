@@ -15,8 +15,12 @@ import shutil
 import subprocess
 import sys
 
-from memory import fsio, layout, registration
+from memory import TYPE_CHECKING, fsio, layout, registration
 from memory.registration import CLAUDE_SETTINGS, CURSOR_HOOKS, INSTALL_DIR, MANIFEST, SettingsError
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import TextIO
 
 SOURCE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MEMORY_DIR = layout.MEMORY_SUBDIR
@@ -139,7 +143,8 @@ def _code_change(target: str, rel: str, after: bytes | None) -> Change:
     return Change(rel, _read(target, rel), after, mode=_mode_for(rel), before_mode=_mode(target, rel))
 
 
-def _config_change(target: str, rel: str, transform, cursor: bool = False, strict: bool = True) -> Change:
+def _config_change(target: str, rel: str, transform: Callable[[dict], dict], cursor: bool = False,
+                   strict: bool = True) -> Change:
     before = _read(target, rel, strict)
     text = (before or b"").decode("utf-8", "replace")
     current = registration.parse_json_file(rel, text)
@@ -304,7 +309,7 @@ def _same_json(a: bytes, b: bytes) -> bool:
         return False
 
 
-def show_diff(changes: list[Change], out=sys.stdout) -> None:
+def show_diff(changes: list[Change], out: TextIO = sys.stdout) -> None:
     """Code files as one line each; configuration and data files as unified diffs."""
     for c in changes:
         if not c.changed:
@@ -349,8 +354,8 @@ def apply(target: str, changes: list[Change], backups: bool = True) -> None:
 def remove_empty_dirs(target: str) -> None:
     """After an uninstall: drop the folders we emptied (never one that still holds anything)."""
     folders = [os.path.join(MEMORY_DIR, n) for n in data_files() if n.endswith("/")]
-    for rel in (os.path.join(INSTALL_DIR, "hooks"), os.path.join(INSTALL_DIR, "memory"), os.path.join(INSTALL_DIR, "bin"),
-                INSTALL_DIR, ".claude/hooks", ".claude", ".cursor", *folders, MEMORY_DIR, ".beads"):
+    code_dirs = [os.path.join(INSTALL_DIR, name) for name in ("hooks", "memory", "bin")]
+    for rel in (*code_dirs, INSTALL_DIR, ".claude/hooks", ".claude", ".cursor", *folders, MEMORY_DIR, ".beads"):
         path = os.path.join(target, rel)
         if os.path.isdir(path) and not os.path.islink(path):
             leftovers = [n for n in os.listdir(path) if n != "__pycache__"]

@@ -10,7 +10,8 @@ import os
 import time
 from contextlib import contextmanager
 
-TYPE_CHECKING = False  # typing costs ~3 ms to import; annotations are strings here
+from memory import TYPE_CHECKING
+
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
@@ -88,8 +89,8 @@ def _exclusive_portable(path: str, timeout: float) -> Iterator[None]:  # pragma:
     try:
         from filelock import FileLock, Timeout
     except ImportError:
-        FileLock = None  # type: ignore[assignment]
-    if FileLock is not None:
+        pass  # msvcrt below
+    else:
         try:
             with FileLock(path, timeout=timeout):
                 yield
@@ -102,7 +103,7 @@ def _exclusive_portable(path: str, timeout: float) -> Iterator[None]:  # pragma:
     try:
         while True:
             try:
-                msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+                msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)  # type: ignore[attr-defined]  # Windows-only names
                 break
             except OSError:
                 if time.monotonic() >= deadline:
@@ -112,6 +113,6 @@ def _exclusive_portable(path: str, timeout: float) -> Iterator[None]:  # pragma:
             yield
         finally:
             os.lseek(fd, 0, 0)
-            msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
+            msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)  # type: ignore[attr-defined]  # Windows-only names
     finally:
         os.close(fd)

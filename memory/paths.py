@@ -9,10 +9,6 @@ import os
 
 from memory import layout
 
-TYPE_CHECKING = False  # typing costs ~3 ms to import; annotations are strings here
-if TYPE_CHECKING:
-    pass
-
 OVERRIDE_ENV = "MEMORY_HOOKS_DIR"
 PROJECT_ENV = ("CLAUDE_PROJECT_DIR", "CURSOR_PROJECT_DIR", "GEMINI_PROJECT_DIR")
 GIT_TIMEOUT = 3.0
@@ -89,7 +85,8 @@ def git_lines(args: list, folder: str, timeout: float = GIT_TIMEOUT) -> list:
     finally:
         os.close(write_end)
         os.close(null)
-    chunks, deadline = [], time.monotonic() + timeout
+    chunks: list[bytes] = []
+    deadline = time.monotonic() + timeout
     poller = select.poll()
     poller.register(read_end, select.POLLIN | select.POLLHUP)
     try:

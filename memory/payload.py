@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import os
 
-TYPE_CHECKING = False  # typing costs ~3 ms to import; annotations are strings here
+from memory import TYPE_CHECKING
+
 if TYPE_CHECKING:
     from typing import Any
 

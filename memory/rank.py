@@ -11,12 +11,13 @@ from __future__ import annotations
 import heapq
 import math
 
+from memory import TYPE_CHECKING
 from memory import corpus as corpus_mod
 from memory.concepts import concepts
 from memory.tokenize import terms
 
-TYPE_CHECKING = False  # typing costs ~3 ms to import; annotations are strings here
 if TYPE_CHECKING:
+    from array import array
 
     from memory.corpus import Corpus
 
@@ -67,8 +68,9 @@ def _idf(n: int, df: int) -> float:
     return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
 
 
-def _norms(corpus: Corpus, params: type) -> list[tuple[float, float, float, array]]:
-    """Per field: (weight, 1 - b, b / average length, lengths), so a field's tf becomes w * tf / (1 - b + b * len / avg)."""
+def _norms(corpus: Corpus, params: type[Params]) -> list[tuple[float, float, float, array]]:
+    """Per field: (weight, 1 - b, b / average length, lengths), so a field's tf becomes
+    w * tf / (1 - b + b * len / avg)."""
     out = []
     for field in corpus_mod.FIELDS:
         b = params.b[field]
@@ -106,7 +108,8 @@ def _concept_scores(corpus: Corpus, concept: str, norms: list) -> dict[int, floa
     return acc
 
 
-def score_all(corpus: Corpus, query: Query, params: type = Params) -> tuple[dict[int, float], dict[int, int], dict[int, float], float, float]:
+def score_all(corpus: Corpus, query: Query, params: type[Params] = Params
+              ) -> tuple[dict[int, float], dict[int, int], dict[int, float], float, float]:
     """(score per doc, query words matched per doc, concept score per doc, best possible word score,
     best possible concept score) for every live document matching anything."""
     n = max(corpus.live_count(), 1)
@@ -136,13 +139,14 @@ def score_all(corpus: Corpus, query: Query, params: type = Params) -> tuple[dict
     return scores, matched, concept_scores, best_words, best_concepts
 
 
-def search(corpus: Corpus, text: str, limit: int = 5, params: type = Params, gate: bool = False) -> list[Scored]:
+def search(corpus: Corpus, text: str, limit: int = 5, params: type[Params] = Params,
+           gate: bool = False) -> list[Scored]:
     """The top `limit` live documents of `corpus` for `text` (only those passing the gate when `gate`)."""
     query = Query(text)
     scores, matched, concept_scores, best_words, best_concepts = score_all(corpus, query, params)
     best = (best_words + best_concepts) or 1.0
     ts = corpus.ts
-    candidates = []
+    candidates: list[tuple[int, Scored]] = []
     # the best few without sorting every match (100,000 entries: ~60,000 matches): ties past `limit` are
     # still seen, because the heap keeps several times more than the limit
     order = heapq.nsmallest(max(4 * limit, 20), scores, key=lambda d: (-round(scores[d], 9), -ts[d]))
@@ -170,7 +174,7 @@ def search(corpus: Corpus, text: str, limit: int = 5, params: type = Params, gat
     return results
 
 
-def gated(results: list[Scored], params: type = Params) -> list[Scored]:
+def gated(results: list[Scored], params: type[Params] = Params) -> list[Scored]:
     """What a ranked list injects: nothing unless its best result passes the gate; then each result that
     passes too, or scores at least `follow` times the best (the question is judged once, on its best answer)."""
     if not results or not passes(results[0], params):
@@ -179,7 +183,7 @@ def gated(results: list[Scored], params: type = Params) -> list[Scored]:
     return [s for s in results if s.score >= floor or passes(s, params)]
 
 
-def passes(scored: Scored, params: type = Params) -> bool:
+def passes(scored: Scored, params: type[Params] = Params) -> bool:
     """The gate: strong enough against the query's best possible score, and grounded in shared words
     (or, without any, in a strong concept match)."""
     if scored.fraction < params.min_fraction:
@@ -187,12 +191,12 @@ def passes(scored: Scored, params: type = Params) -> bool:
     return scored.matched >= params.min_terms or scored.concept_fraction >= params.concept_fraction
 
 
-def rank(entries: list[dict], text: str, limit: int = 5, params: type = Params) -> list[Scored]:
+def rank(entries: list[dict], text: str, limit: int = 5, params: type[Params] = Params) -> list[Scored]:
     """The `limit` entries that match `text` best (no gate), best first."""
     return search(corpus_mod.from_entries(entries), text, limit, params)
 
 
-def relevant(entries: list[dict], text: str, limit: int = 5, params: type = Params) -> list[Scored]:
+def relevant(entries: list[dict], text: str, limit: int = 5, params: type[Params] = Params) -> list[Scored]:
     """Like rank, but only entries that pass the gate: an empty list means nothing here is relevant."""
     return search(corpus_mod.from_entries(entries), text, limit, params, gate=True)
 

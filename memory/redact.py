@@ -13,7 +13,8 @@ from __future__ import annotations
 import math
 import re
 
-TYPE_CHECKING = False  # typing costs ~3 ms to import; annotations are strings here
+from memory import TYPE_CHECKING
+
 if TYPE_CHECKING:
     from typing import Any, Callable
 
@@ -34,7 +35,7 @@ _ASSIGNMENT = (
 # (type, pattern, group holding the secret or None for the whole match, lowercase trigger substrings,
 # value check or None). A rule is compiled and run only when one of its triggers occurs in the text,
 # which keeps a capture cheap: a typical insight triggers three or four of them.
-_RULES = [
+_RULES: list[tuple[str, str, int | None, tuple[str, ...]] | tuple[str, str, int | None, tuple[str, ...], str]] = [
     ("private_key", r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
                     r"(?:[\s\S]*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|[\s\S]*)", None, ("private key",)),
     ("jwt", _S + r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}", None, ("eyj",)),
@@ -157,7 +158,7 @@ def entropy(value: str) -> float:
     """Shannon entropy in bits per character."""
     if not value:
         return 0.0
-    counts = {}
+    counts: dict[str, int] = {}
     for ch in value:
         counts[ch] = counts.get(ch, 0) + 1
     return -sum(c / len(value) * math.log2(c / len(value)) for c in counts.values())
@@ -210,13 +211,14 @@ def _credential_key(key: str) -> str | None:
 def _assignment_value(match: re.Match) -> tuple[int, int] | None:
     """Span of the secret in a `key = value` match, or None when it is not one."""
     strength = _credential_key(match.group(1))
-    start = match.start(match.lastindex)
+    last = match.lastindex or 0  # never 0: both assignment rules end in a group that always takes part
+    start = match.start(last)
     if strength == "weak" and "," in match.string[match.end(1):start]:
         strength = None  # a list of quoted names, not a ("NAME", "value") pair
     if strength is None:
         return None
-    raw = match.group(match.lastindex)
-    quote = match.group(2).lstrip("\\") if match.lastindex == 3 else ""
+    raw = match.group(last)
+    quote = match.group(2).lstrip("\\") if last == 3 else ""
     stop = _rx(rf"[\\{quote}]" if quote else r"[\"'`,;)\]}\\]").search(raw)  # quote is one of " ' `
     value = raw[:stop.start()] if stop else raw
     value = value.rstrip(".") if not quote else value  # the full stop ending a sentence
@@ -274,6 +276,8 @@ def scrub_record(record: Any) -> Any:
 
     cleaned = walk(record)
     if found and isinstance(cleaned, dict):
-        previous = cleaned.get("redacted") if isinstance(cleaned.get("redacted"), list) else []
+        previous = cleaned.get("redacted")
+        if not isinstance(previous, list):
+            previous = []
         cleaned["redacted"] = sorted(set(previous) | set(found))
     return cleaned

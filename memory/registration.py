@@ -12,10 +12,6 @@ import json
 import os
 import sys
 
-TYPE_CHECKING = False  # typing costs ~3 ms to import; annotations are strings here
-if TYPE_CHECKING:
-    pass
-
 INSTALL_DIR = ".claude/hooks/memory-hooks"
 MANIFEST = os.path.join(INSTALL_DIR, "install.json")
 CLAUDE_SETTINGS = os.path.join(".claude", "settings.json")
@@ -170,12 +166,12 @@ def parse_json_file(path: str, text: str) -> dict:
 
 def dump_json(value: dict, like: str = "") -> str:
     """JSON text in the indentation the file already used (2 spaces for a new file)."""
-    indent = 2
+    indent: int | str = 2
     for line in like.splitlines()[1:]:
         stripped = line.lstrip(" \t")
         if stripped and len(stripped) < len(line):
-            indent = line[:len(line) - len(stripped)]
-            indent = len(indent) if indent.strip(" ") == "" else indent
+            prefix = line[:len(line) - len(stripped)]
+            indent = len(prefix) if prefix.strip(" ") == "" else prefix
             break
     return json.dumps(value, indent=indent, ensure_ascii=False) + "\n"
 

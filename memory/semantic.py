@@ -19,9 +19,13 @@ from __future__ import annotations
 import os
 import time
 
-TYPE_CHECKING = False  # typing costs ~3 ms to import; annotations are strings here
+from memory import TYPE_CHECKING
+
 if TYPE_CHECKING:
-    from typing import Dict, Iterable, List, Optional, Tuple
+    from collections.abc import Iterable
+    from typing import Literal
+
+    from memory.embed import Model
 
 from memory import layout
 
@@ -31,7 +35,7 @@ REFRESH_CHUNK = 64
 PROMPT_BUDGET_S = 1.0  # past this (import and load included) the prompt path gives up on the semantic signal
 FORMAT = 1
 
-_model = None  # one load per process: a hook process embeds once, a refresh many times
+_model: Model | Literal[False] | None = None  # one load per process: a hook process embeds once, a refresh many times
 
 
 def entry_text(entry: dict) -> str:
@@ -47,7 +51,7 @@ def text_hash(text: str) -> str:
     return hashlib.blake2b(f"{MODEL_ID}\0{text}".encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
 
 
-def model(memory_dir: Optional[str] = None):
+def model(memory_dir: str | None = None) -> Model | None:
     """The loaded encoder, or None (numpy/model missing or unreadable: logged once per process)."""
     global _model
     if _model is None:
@@ -63,7 +67,7 @@ def model(memory_dir: Optional[str] = None):
 
 # --- the cache ------------------------------------------------------------------------------------------
 
-def read_cache(memory_dir: str, dim: int) -> Dict[str, object]:
+def read_cache(memory_dir: str, dim: int) -> dict[str, object]:
     """{text hash: float32 vector} from the cache file; {} when it is missing, corrupt or for another model."""
     import json
 
@@ -92,7 +96,7 @@ def read_cache(memory_dir: str, dim: int) -> Dict[str, object]:
         return {}
 
 
-def write_cache(memory_dir: str, vectors: Dict[str, object], dim: int) -> None:
+def write_cache(memory_dir: str, vectors: dict[str, object], dim: int) -> None:
     """Replace the cache file atomically with exactly `vectors`."""
     import json
 
@@ -109,18 +113,19 @@ def write_cache(memory_dir: str, vectors: Dict[str, object], dim: int) -> None:
     fsio.atomic_write(os.path.join(memory_dir, VECTORS), header + b"\n" + body)
 
 
-def entry_vectors(memory_dir: str, entries: List[dict], max_new: Optional[int], deadline: float = float("inf"),
-                  encoder=None) -> Tuple[List[Optional[object]], int]:
+def entry_vectors(memory_dir: str, entries: list[dict], max_new: int | None, deadline: float = float("inf"),
+                  encoder: Model | None = None) -> tuple[list[object | None], int]:
     """(a vector or None per entry, how many were computed now). Computes at most `max_new` missing ones
     (None: all), in the entries' order, stopping at `deadline`; rewrites the cache when it changed."""
     encoder = encoder or model()
+    assert encoder is not None, "callers check model() first"
     dim = encoder.dim
     cached = read_cache(memory_dir, dim)
     hashes = [text_hash(entry_text(e)) for e in entries]
     missing = list(dict.fromkeys(h for h in hashes if h not in cached))
     todo = missing if max_new is None else missing[:max_new]
     texts = {h: entry_text(e) for h, e in zip(hashes, entries)}
-    fresh: Dict[str, object] = {}
+    fresh: dict[str, object] = {}
     for at in range(0, len(todo), 16):
         if time.monotonic() > deadline:
             break
@@ -140,7 +145,7 @@ def entry_vectors(memory_dir: str, entries: List[dict], max_new: Optional[int], 
     return [kept.get(h) for h in hashes], len(fresh)
 
 
-def refresh(memory_dir: str, entries: List[dict]) -> Optional[int]:
+def refresh(memory_dir: str, entries: list[dict]) -> int | None:
     """Embed every entry without a cached vector (and drop rows of deleted/changed entries). Returns how
     many were computed, or None without numpy/the model."""
     try:
@@ -157,8 +162,8 @@ def refresh(memory_dir: str, entries: List[dict]) -> Optional[int]:
         return None
 
 
-def similarities(memory_dir: str, entries: List[dict], prompt: str, max_new: int = PROMPT_NEW_VECTORS,
-                 budget_s: float = PROMPT_BUDGET_S) -> Optional[Dict[str, float]]:
+def similarities(memory_dir: str, entries: list[dict], prompt: str, max_new: int = PROMPT_NEW_VECTORS,
+                 budget_s: float = PROMPT_BUDGET_S) -> dict[str, float] | None:
     """{entry key: cosine with `prompt`} for entries with a vector (at most `max_new` computed now), or
     None when there is no semantic signal (no numpy/model, an error, or over `budget_s` seconds).
 
@@ -202,8 +207,8 @@ class FuseParams:
     follow = 0.0
 
 
-def fuse(lexical: Dict[str, float], passed: Iterable[str], cosines: Optional[Dict[str, float]], limit: int = 5,
-         params: type = FuseParams) -> List[str]:
+def fuse(lexical: dict[str, float], passed: Iterable[str], cosines: dict[str, float] | None, limit: int = 5,
+         params: type[FuseParams] = FuseParams) -> list[str]:
     """The keys to inject, best first; [] means nothing relevant.
 
     `lexical`: {key: lexical score as a fraction of the best this query could reach} (memory.rank's
@@ -225,7 +230,7 @@ def fuse(lexical: Dict[str, float], passed: Iterable[str], cosines: Optional[Dic
     return [k for k in ranked if combined[k] >= floor][:limit]
 
 
-def semantic_agrees(by_lexical: List[str], cosines: Dict[str, float], params: type = FuseParams) -> bool:
+def semantic_agrees(by_lexical: list[str], cosines: dict[str, float], params: type[FuseParams] = FuseParams) -> bool:
     """The gate's semantic branch: the closest entry is close enough and the lexical ranker ranks it high."""
     if not cosines:
         return False
@@ -233,13 +238,13 @@ def semantic_agrees(by_lexical: List[str], cosines: Dict[str, float], params: ty
     return cosines[best] >= params.semantic_floor and best in by_lexical[:params.agreement_depth]
 
 
-def _note(problem: str, memory_dir: Optional[str] = None) -> None:
+def _note(problem: str, memory_dir: str | None = None) -> None:
     from memory import errorlog
 
     errorlog.record("semantic", problem, memory_dir)
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     """`python -m memory.semantic refresh [MEMORY_DIR]`: fill the vector cache (after install, or detached
     from a hook so that prompts find every vector ready)."""
     import sys

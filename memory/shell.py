@@ -6,10 +6,6 @@ Anything else (`$VAR`, other substitutions) stays as its source text.
 """
 from __future__ import annotations
 
-TYPE_CHECKING = False  # typing costs ~3 ms to import; annotations are strings here
-if TYPE_CHECKING:
-    pass
-
 _OPERATOR_CHARS = ";&|"
 _BLANK = " \t\r"
 _ANSI_C_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "e": "\x1b",
@@ -38,6 +34,34 @@ class _Heredoc:
         self.command, self.delimiter, self.strip_tabs = command, delimiter, strip_tabs
 
 
+class _Level:
+    """One nesting level of a command list being parsed: its commands so far, the command and word
+    being read, and whether the next command reads the previous one's output."""
+
+    def __init__(self, found: list[Command]) -> None:
+        self.commands: list[Command] = []
+        self.cmd = Command()
+        self.word: list[str] | None = None
+        self.pipe_next = False
+        self._found = found  # the lexer's list of every simple command
+
+    def end_word(self) -> None:
+        if self.word is not None:
+            self.cmd.words.append("".join(self.word))
+            self.word = None
+
+    def end_command(self, piped: bool) -> None:
+        self.end_word()
+        cmd = self.cmd
+        if cmd.words or cmd.stdin_text is not None:
+            if self.pipe_next and self.commands:
+                cmd.pipe_from = self.commands[-1]
+            self.commands.append(cmd)
+            self._found.append(cmd)
+        self.cmd = Command()
+        self.pipe_next = piped
+
+
 class _Lexer:
     def __init__(self, src: str) -> None:
         self.src = src
@@ -49,69 +73,48 @@ class _Lexer:
     def parse_list(self, closer: str | None = None) -> list[Command]:
         """Parse commands until `closer` (")" or end of input); return the commands at this level."""
         src, n = self.src, len(self.src)
-        level: list[Command] = []
-        cmd = Command()
-        word: list[str] | None = None
-        pipe_next = False
-
-        def end_word() -> None:
-            nonlocal word
-            if word is not None:
-                cmd.words.append("".join(word))
-                word = None
-
-        def end_command(piped: bool) -> None:
-            nonlocal cmd, pipe_next
-            end_word()
-            if cmd.words or cmd.stdin_text is not None:
-                if pipe_next and level:
-                    cmd.pipe_from = level[-1]
-                level.append(cmd)
-                self.found.append(cmd)
-            cmd = Command()
-            pipe_next = piped
-
+        level = _Level(self.found)
         while self.i < n:
             c = src[self.i]
             if closer and c == closer:
                 self.i += 1
-                end_command(False)
-                return level
+                level.end_command(False)
+                return level.commands
             if c in _BLANK:
-                end_word()
+                level.end_word()
                 self.i += 1
             elif c == "\\" and src.startswith("\\\n", self.i):
                 self.i += 2
             elif c == "\n":
-                end_command(False)
+                level.end_command(False)
                 self.i += 1
                 self._read_heredoc_bodies()
-            elif c == "#" and word is None:
+            elif c == "#" and level.word is None:
                 while self.i < n and src[self.i] != "\n":
                     self.i += 1
             elif c in "()":
                 # an operator even right after a word: `(cd sub && bd comment X "…")` ends the word
-                end_command(False)  # subshells and groups only separate commands here
+                level.end_command(False)  # subshells and groups only separate commands here
                 self.i += 1
             elif c == "&" and src.startswith("&>", self.i):
-                end_word()
+                level.end_word()
                 self.i += 2 + src.startswith("&>>", self.i)
                 self._read_redirect_target()
             elif c in _OPERATOR_CHARS:
-                end_word()
+                level.end_word()
                 op = self._operator()
-                end_command(op in ("|", "|&"))
+                level.end_command(op in ("|", "|&"))
             elif c in "<>":
-                if word is not None and "".join(word).isdigit():
-                    word = None  # an fd number such as the 2 in 2>&1
-                end_word()
-                self._redirect(cmd)
+                if level.word is not None and "".join(level.word).isdigit():
+                    level.word = None  # an fd number such as the 2 in 2>&1
+                level.end_word()
+                self._redirect(level.cmd)
             else:
-                if word is None:
-                    word = []
-                self._word_part(word)
-        end_command(False)
-        return level
+                if level.word is None:
+                    level.word = []
+                self._word_part(level.word)
+        level.end_command(False)
+        return level.commands
 
     def _operator(self) -> str:
         src = self.src
@@ -142,7 +145,7 @@ class _Lexer:
         elif op == "<":
             cmd.stdin_file = target
 
-    def _read_redirect_target(self):
+    def _read_redirect_target(self) -> tuple[str | None, bool]:
         src, n = self.src, len(self.src)
         while self.i < n and src[self.i] in _BLANK:
             self.i += 1

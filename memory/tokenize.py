@@ -8,10 +8,6 @@ from __future__ import annotations
 
 import re
 
-TYPE_CHECKING = False  # typing costs ~3 ms to import; annotations are strings here
-if TYPE_CHECKING:
-    pass
-
 # a run of identifier characters, joined by the punctuation identifiers and paths are made of
 _CHUNK = re.compile(r"[A-Za-z0-9_]+(?:[-.:/\\]+[A-Za-z0-9_]+)*")
 # words inside an identifier: "HTTPServerError2" -> HTTP, Server, Error, 2
@@ -20,7 +16,26 @@ _PATHLIKE = re.compile(r"[./\\:]")
 _COMPOUND_SEP = re.compile(r"[-_]+")
 
 # English function words and the filler of requests to an assistant; never domain words (not "test", "fix")
-STOP_WORDS = frozenset(["a", "about", "above", "after", "again", "against", "all", "almost", "also", "although", "always", "am", "an", "and", "another", "any", "anyone", "anything", "are", "around", "as", "at", "be", "because", "been", "before", "being", "below", "between", "both", "but", "by", "can", "cannot", "could", "did", "do", "does", "doing", "done", "down", "during", "each", "either", "else", "enough", "etc", "even", "ever", "every", "few", "for", "from", "further", "get", "gets", "getting", "go", "goes", "going", "gone", "got", "had", "has", "have", "having", "he", "her", "here", "hers", "him", "his", "how", "however", "i", "if", "in", "into", "is", "it", "its", "itself", "just", "let", "lets", "like", "ll", "made", "make", "makes", "many", "may", "me", "might", "mine", "more", "most", "much", "must", "my", "myself", "need", "needs", "no", "nor", "not", "now", "of", "off", "often", "on", "once", "one", "only", "or", "other", "our", "ours", "out", "over", "own", "please", "quite", "rather", "re", "really", "same", "see", "seem", "seems", "she", "should", "since", "so", "some", "something", "still", "such", "than", "that", "the", "their", "theirs", "them", "then", "there", "these", "they", "thing", "things", "this", "those", "though", "through", "thus", "to", "too", "under", "until", "up", "upon", "us", "very", "via", "want", "wants", "was", "way", "we", "well", "were", "what", "whatever", "when", "where", "whether", "which", "while", "who", "whom", "whose", "why", "will", "with", "within", "without", "would", "yet", "you", "your", "yours", "yourself", "ve", "d", "s", "t", "m", "hey", "hi", "hello", "thanks", "thank", "okay", "ok", "sure", "help", "tell", "know", "think", "wonder", "wondering", "guess", "maybe", "pretty", "kind", "sort", "stuff", "again", "already", "actually", "basically", "currently", "right", "new", "old", "good", "bad", "best", "better"])
+STOP_WORDS = frozenset([
+    "a", "about", "above", "after", "again", "against", "all", "almost", "also", "although", "always", "am", "an",
+    "and", "another", "any", "anyone", "anything", "are", "around", "as", "at", "be", "because", "been", "before",
+    "being", "below", "between", "both", "but", "by", "can", "cannot", "could", "did", "do", "does", "doing",
+    "done", "down", "during", "each", "either", "else", "enough", "etc", "even", "ever", "every", "few", "for",
+    "from", "further", "get", "gets", "getting", "go", "goes", "going", "gone", "got", "had", "has", "have",
+    "having", "he", "her", "here", "hers", "him", "his", "how", "however", "i", "if", "in", "into", "is", "it",
+    "its", "itself", "just", "let", "lets", "like", "ll", "made", "make", "makes", "many", "may", "me", "might",
+    "mine", "more", "most", "much", "must", "my", "myself", "need", "needs", "no", "nor", "not", "now", "of", "off",
+    "often", "on", "once", "one", "only", "or", "other", "our", "ours", "out", "over", "own", "please", "quite",
+    "rather", "re", "really", "same", "see", "seem", "seems", "she", "should", "since", "so", "some", "something",
+    "still", "such", "than", "that", "the", "their", "theirs", "them", "then", "there", "these", "they", "thing",
+    "things", "this", "those", "though", "through", "thus", "to", "too", "under", "until", "up", "upon", "us",
+    "very", "via", "want", "wants", "was", "way", "we", "well", "were", "what", "whatever", "when", "where",
+    "whether", "which", "while", "who", "whom", "whose", "why", "will", "with", "within", "without", "would", "yet",
+    "you", "your", "yours", "yourself", "ve", "d", "s", "t", "m", "hey", "hi", "hello", "thanks", "thank", "okay",
+    "ok", "sure", "help", "tell", "know", "think", "wonder", "wondering", "guess", "maybe", "pretty", "kind",
+    "sort", "stuff", "again", "already", "actually", "basically", "currently", "right", "new", "old", "good", "bad",
+    "best", "better",
+])
 
 MIN_LEN = 2
 

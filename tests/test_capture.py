@@ -5,7 +5,8 @@ from memory.capture_gate import might_capture
 
 def test_readme_example():
     cmd = 'bd comment BD-001 "LEARNED: TaskGroup requires @Sendable closures in strict concurrency mode."'
-    assert insights_in_command(cmd) == [Insight("BD-001", "TaskGroup requires @Sendable closures in strict concurrency mode.")]
+    insight = "TaskGroup requires @Sendable closures in strict concurrency mode."
+    assert insights_in_command(cmd) == [Insight("BD-001", insight)]
 
 
 def test_repro_chained_command_is_not_part_of_the_content():

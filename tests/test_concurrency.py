@@ -62,7 +62,7 @@ def test_32_processes_many_rotations(tmp_path):
     lines = all_lines(memory)
     beads = [e["bead"] for e in lines]
     assert len(beads) == len(set(beads)) == 32 * 60
-    assert sum(1 for _ in open(memory / store.ACTIVE)) <= 1000
+    assert len((memory / store.ACTIVE).read_bytes().splitlines()) <= 1000
 
 
 def operations_in_one_rotating_append(tmp_path) -> int:
@@ -77,7 +77,8 @@ def operations_in_one_rotating_append(tmp_path) -> int:
             "    setattr(os,name,op)\n"
             "from memory import entry, store\n"
             "store.append(sys.argv[2], [entry.build('x','B','orchestrator')]); print(n[0])")
-    out = subprocess.run([sys.executable, "-c", code, str(ROOT), str(probe)], capture_output=True, text=True, check=True)
+    out = subprocess.run([sys.executable, "-c", code, str(ROOT), str(probe)],
+                         capture_output=True, text=True, check=True)
     return int(out.stdout)
 
 

@@ -44,7 +44,8 @@ def test_healthy_install_is_ok(repo):
 
 def test_without_the_virtualenv_the_interpreter_warns(repo):
     code, _, checks = report(installed(repo))
-    assert code == 1 and checks["interpreter"]["level"] == "WARN" and "run install.sh" in checks["interpreter"]["detail"]
+    interpreter = checks["interpreter"]
+    assert code == 1 and interpreter["level"] == "WARN" and "run install.sh" in interpreter["detail"]
 
 
 def test_nothing_installed_fails(repo):
@@ -59,7 +60,8 @@ def test_malformed_and_duplicate_lines_warn_and_repair(repo):
     line = active.read_bytes()
     active.write_bytes(line + line + b'{"key":"torn\n' + b"not json\n")
     code, _, checks = report(repo)
-    assert checks["knowledge.jsonl"]["level"] == "WARN" and "2 malformed, 1 duplicate" in checks["knowledge.jsonl"]["detail"]
+    knowledge = checks["knowledge.jsonl"]
+    assert knowledge["level"] == "WARN" and "2 malformed, 1 duplicate" in knowledge["detail"]
     proc = doctor(repo, "--repair")
     assert "moved 2 malformed line(s) to knowledge.corrupt.jsonl, removed 1 duplicate" in proc.stdout
     assert active.read_bytes() == line
@@ -129,7 +131,8 @@ def test_recall_doctor_is_the_same_command(repo):
     proc = subprocess.run([str(repo / ".beads" / "memory" / "recall.sh"), "--doctor", "--json"], capture_output=True,
                           text=True, env={**os.environ, "HOME": str(repo.parent)})
     data = json.loads(proc.stdout)
-    assert data["memory_dir"] == str(repo / ".beads" / "memory") and proc.returncode == {"OK": 0, "WARN": 1}[data["status"]]
+    assert data["memory_dir"] == str(repo / ".beads" / "memory")
+    assert proc.returncode == {"OK": 0, "WARN": 1}[data["status"]]
 
 
 def test_recent_errors_warn(repo):

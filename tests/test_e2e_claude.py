@@ -16,7 +16,8 @@ from conftest import ROOT, knowledge
 from memory import entry, store
 
 HARNESS = ROOT.parent / "shared" / "tools" / "claude-real"
-CLAUDE = Path(os.environ.get("CLAUDE_REAL_HOME", Path.home() / ".cache" / "claude-real")) / "node_modules" / ".bin" / "claude"
+CLAUDE_HOME = Path(os.environ.get("CLAUDE_REAL_HOME", Path.home() / ".cache" / "claude-real"))
+CLAUDE = CLAUDE_HOME / "node_modules" / ".bin" / "claude"
 INSIGHT = "TaskGroup requires @Sendable closures in strict concurrency mode."
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(
@@ -92,7 +93,8 @@ def test_completion_gate_and_dispatch_log_with_the_real_client(tmp_path):
     path.write_text(json.dumps({
         "name": "e2e-gate", "prompt": "E2E-GATE: dispatch the supervisor.",
         "files": {".claude/agents/swift-supervisor.md":
-                  "---\nname: swift-supervisor\ndescription: Supervises one bead in its worktree\n---\nYou supervise a bead.\n"},
+                  "---\nname: swift-supervisor\ndescription: Supervises one bead in its worktree\n---\n"
+                  "You supervise a bead.\n"},
         "agents": [
             {"name": "sub", "match": {"first_user_contains": "BEAD_ID: BD-12"},
              "turns": [{"content": [{"type": "text", "text": report}]}] * 4},

@@ -16,7 +16,8 @@ def test_key_is_slug_of_first_60_chars():
 
 
 def test_repro_tags_are_whole_words():
-    assert entry.detect_tags("learned", "The latest build guide says prefix author with capital") == ["learned", "build"]
+    text = "The latest build guide says prefix author with capital"
+    assert entry.detect_tags("learned", text) == ["learned", "build"]
     assert entry.detect_tags("learned", "requires") == ["learned"]
 
 

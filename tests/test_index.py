@@ -46,7 +46,8 @@ def test_a_query_right_after_a_capture_returns_the_new_entry(mem):
     store.append(str(mem), [make(i) for i in range(20)])
     assert ranked(mem, "cache schema")  # builds the index
     store.append(str(mem), [make(99, "the zanzibar feature flag must stay off in staging")])
-    assert ranked(mem, "zanzibar flag")[0][0] == entry.make_key("learned", "the zanzibar feature flag must stay off in staging")
+    key = entry.make_key("learned", "the zanzibar feature flag must stay off in staging")
+    assert ranked(mem, "zanzibar flag")[0][0] == key
 
 
 def test_an_append_tokenizes_only_the_new_lines(mem, monkeypatch):
@@ -58,7 +59,8 @@ def test_an_append_tokenizes_only_the_new_lines(mem, monkeypatch):
     original = corpus.entry_terms
     monkeypatch.setattr(corpus, "entry_terms", lambda e: calls.append(e["key"]) or original(e))
     store.append(str(mem), [make(400, "a brand new insight about protobuf codegen")])
-    assert ranked(mem, "protobuf codegen")[0][0] == entry.make_key("learned", "a brand new insight about protobuf codegen")
+    key = entry.make_key("learned", "a brand new insight about protobuf codegen")
+    assert ranked(mem, "protobuf codegen")[0][0] == key
     assert len(calls) == 1 + 1  # the new line, then the explanation of the one result
     after = os.stat(mem / index.INDEX[store.ARCHIVE])
     assert (after.st_ino, after.st_mtime_ns) == (archive_index.st_ino, archive_index.st_mtime_ns)  # not rewritten
@@ -89,13 +91,15 @@ def test_latest_per_key_spans_the_archive_and_the_active_file(mem):
     write_lines(mem / store.ARCHIVE, [old, make(2)])
     newer = dict(old, content="the payment retry limit is five attempts per invoice", ts=old["ts"] + 10)
     write_lines(mem / store.ACTIVE, [newer])
-    assert [s.entry["content"] for s in rank.search(index.load(str(mem)), "payment retry limit")][:1] == [newer["content"]]
+    top = [s.entry["content"] for s in rank.search(index.load(str(mem)), "payment retry limit")][:1]
+    assert top == [newer["content"]]
     contents = [s.entry["content"] for s in rank.search(index.load(str(mem)), "three attempts per invoice")]
     assert old["content"] not in contents
     # a key whose archive version is newer (clock skew): the archive one wins, as in store.latest
     skewed = dict(make(2), content="an older rewrite of insight two", ts=1)
     write_lines(mem / store.ACTIVE, [skewed])
-    assert "an older rewrite of insight two" not in [s.entry["content"] for s in rank.search(index.load(str(mem)), "older rewrite insight two")]
+    found = [s.entry["content"] for s in rank.search(index.load(str(mem)), "older rewrite insight two")]
+    assert "an older rewrite of insight two" not in found
 
 
 def test_a_replaced_source_file_is_reindexed(mem):
@@ -186,7 +190,8 @@ def test_eight_concurrent_builders_all_get_correct_results(mem):
 
 
 def test_a_large_archive_without_an_index_is_left_to_a_background_build(mem):
-    write_lines(os.path.join(mem, "knowledge.archive.jsonl"), [make(i, f"archived fact {i} about zeppelins") for i in range(300)])
+    write_lines(os.path.join(mem, "knowledge.archive.jsonl"),
+                [make(i, f"archived fact {i} about zeppelins") for i in range(300)])
     write_lines(os.path.join(mem, "knowledge.jsonl"), [make(1000, "active fact about zeppelins")])
     quick = index.load(mem, inline_limit=1000)  # the archive is larger: not indexed inline
     assert quick.partial and quick.n == 1

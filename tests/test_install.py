@@ -71,8 +71,9 @@ def test_fresh_repo(repo):
     config = settings(repo)
     assert registration.schema_problems(config) == []
     assert registration.registered_events(config) == [("SessionStart", "startup|resume|clear|compact"),
-                                                      ("UserPromptSubmit", None), ("PostToolUse", "Bash"), ("PostToolUse", "Agent|Task"),
-                                                      ("PostToolUseFailure", "Bash"), ("SubagentStop", None)]
+                                                      ("UserPromptSubmit", None), ("PostToolUse", "Bash"),
+                                                      ("PostToolUse", "Agent|Task"), ("PostToolUseFailure", "Bash"),
+                                                      ("SubagentStop", None)]
     [failure] = config["hooks"]["PostToolUseFailure"]
     assert failure["hooks"] == [{"type": "command", "command": registration.claude_command("memory_capture"),
                                  "timeout": 10}]
@@ -281,7 +282,8 @@ def test_gitignore_line_endings_are_kept(repo):
     (repo / ".gitignore").write_bytes(b"node_modules/\r\n*.log\r\n")
     install(repo, "--no-venv", "--no-self-check")
     text = (repo / ".gitignore").read_bytes()
-    assert text.startswith(b"node_modules/\r\n*.log\r\n\r\n# >>> memory-hooks") and b"\n" not in text.replace(b"\r\n", b"")
+    assert text.startswith(b"node_modules/\r\n*.log\r\n\r\n# >>> memory-hooks")
+    assert b"\n" not in text.replace(b"\r\n", b"")
     install(repo, "--uninstall")
     assert (repo / ".gitignore").read_bytes() == b"node_modules/\r\n*.log\r\n"
 
@@ -373,7 +375,6 @@ def test_an_older_versions_registration_is_replaced_not_doubled(repo):
 
 def _odd(kind, repo, tmp_path):
     """Make the odd target `kind`; returns the path to pass to install.sh."""
-    claude, cursor = repo / ".claude", repo / ".cursor"
     if kind == "missing":
         return tmp_path / "no-such-folder"
     if kind == "a file":
@@ -387,6 +388,13 @@ def _odd(kind, repo, tmp_path):
         return tmp_path / "bare.git"
     if kind == ".git folder":
         return repo / ".git"
+    _break_repo(kind, repo, tmp_path)
+    return repo
+
+
+def _break_repo(kind, repo, tmp_path):
+    """Make the odd file `kind` inside `repo`."""
+    claude, cursor = repo / ".claude", repo / ".cursor"
     if kind == ".claude a file":
         claude.write_text("x\n")
     elif kind == "settings.json a folder":
@@ -411,7 +419,6 @@ def _odd(kind, repo, tmp_path):
         (repo / ".beads" / "memory" / "recall.sh").mkdir(parents=True)
     else:
         raise AssertionError(kind)
-    return repo
 
 
 def snapshot(path):

@@ -107,7 +107,8 @@ def test_same_key_replacement_is_reported(repo):
     prefix = "Always run the migrations before seeding the database in CI, "
     run_hook("memory_capture", bash_payload(f'bd comment BD-1 "LEARNED: {prefix}first"', repo), repo)
     proc = run_hook("memory_capture", bash_payload(f'bd comment BD-2 "LEARNED: {prefix}second"', repo), repo)
-    assert "replaced an earlier, different insight" in json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
+    context = json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "replaced an earlier, different insight" in context
     assert len(knowledge(repo)) == 2
 
 

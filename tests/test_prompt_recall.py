@@ -16,7 +16,8 @@ OLD = [
 def seed(repo, n_newer: int = 120):
     """The OLD entries first (long ago), then `n_newer` newer entries about other things."""
     d = str(repo / ".beads" / "memory")
-    store.append(d, [entry.build(text, bead, "orchestrator", ts=1_600_000_000 + i) for i, (text, bead) in enumerate(OLD)])
+    store.append(d, [entry.build(text, bead, "orchestrator", ts=1_600_000_000 + i)
+                     for i, (text, bead) in enumerate(OLD)])
     topics = ["logging format", "docker layer caching", "release notes wording", "feature flag naming",
               "translation strings", "icon sizes", "commit message style", "changelog sections"]
     store.append(d, [entry.build(f"Note {i}: the {topics[i % len(topics)]} rule number {i} applies here.",

@@ -22,7 +22,8 @@ SECRETS = {
     "github_token": f"git clone https://x-access-token@github.com with ghp_{rand(36)}",
     "gitlab_token": f"GITLAB=glpat-{rand(20)}",
     "slack_token": f"slack bot xoxb-{rand(11, string.digits)}-{rand(12, string.digits)}-{rand(24)}",
-    "slack_webhook": f"post to https://hooks.slack.com/services/T{rand(8, string.ascii_uppercase)}/B{rand(8, string.ascii_uppercase)}/{rand(24)}",
+    "slack_webhook": f"post to https://hooks.slack.com/services/T{rand(8, string.ascii_uppercase)}"
+                     f"/B{rand(8, string.ascii_uppercase)}/{rand(24)}",
     "anthropic_key": f"ANTHROPIC_API_KEY is sk-ant-api03-{rand(80, string.ascii_letters + string.digits + '_-')}",
     "openai_key": f"key sk-proj-{rand(60, string.ascii_letters + string.digits + '_-')}",
     "stripe_key": f"stripe sk_live_{rand(24)}",

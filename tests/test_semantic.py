@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -216,7 +217,7 @@ def test_missing_model_files_give_none(tmp_path):
 def test_damaged_weights_give_none_and_one_logged_line(tmp_path):
     broken = tmp_path / "broken-model"
     broken.mkdir()
-    (broken / embed.VOCAB).write_bytes(open(os.path.join(MODEL_DIR, embed.VOCAB), "rb").read())
+    shutil.copyfile(os.path.join(MODEL_DIR, embed.VOCAB), broken / embed.VOCAB)
     (broken / embed.WEIGHTS).write_bytes(b"\x10\x00\x00\x00\x00\x00\x00\x00{not json")
     result = run_script(tmp_path, env={embed.MODEL_ENV: str(broken)})
     assert result.returncode == 0 and b"RESULT=None" in result.stderr and result.stdout == b""

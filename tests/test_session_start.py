@@ -45,7 +45,8 @@ def test_count_is_unique_keys_and_latest_wins(repo):
     store.append(d, [entry.build("same insight", "BD-1", "orchestrator", ts=1)])
     store.append(d, [dict(entry.build("same insight", "BD-2", "supervisor", ts=2))])
     text = context(start(repo))
-    assert text.startswith("## Recent Knowledge (1 entries)") and "(supervisor)" in text and "(orchestrator)" not in text
+    assert text.startswith("## Recent Knowledge (1 entries)")
+    assert "(supervisor)" in text and "(orchestrator)" not in text
 
 
 def test_cursor_payload_gets_flat_answer(repo):
@@ -103,7 +104,8 @@ def test_answer_is_utf8_whatever_the_locale(repo):
     d = str(repo / ".beads" / "memory")
     store.append(d, [entry.build("emoji 🙂 and ümlauts survive", "BD-1", "orchestrator")])
     proc = start(repo, env={"PYTHONIOENCODING": "latin-1", "LANG": "en_US.ISO-8859-1", "LC_ALL": "C"})
-    assert "emoji 🙂 and ümlauts survive" in json.loads(proc.stdout.decode("utf-8"))["hookSpecificOutput"]["additionalContext"]
+    context = json.loads(proc.stdout.decode("utf-8"))["hookSpecificOutput"]["additionalContext"]
+    assert "emoji 🙂 and ümlauts survive" in context
 
 
 def _register(repo, rel, config):

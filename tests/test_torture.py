@@ -67,7 +67,8 @@ def test_48_writers_with_readers_across_many_rotations(tmp_path):
         assert r.returncode == 0, out
     beads = [e["bead"] for e in all_entries(memory)]
     assert len(beads) == len(set(beads)) == 48 * 60
-    assert len((memory / store.ARCHIVE).read_bytes().splitlines()) == 4 * store.ROTATE_CHUNK  # four rotations (at 1001, 1501, 2001, 2501)
+    # four rotations (at 1001, 1501, 2001, 2501)
+    assert len((memory / store.ARCHIVE).read_bytes().splitlines()) == 4 * store.ROTATE_CHUNK
 
 
 def test_hook_readers_during_concurrent_captures(repo):
@@ -89,7 +90,8 @@ def test_hook_readers_during_concurrent_captures(repo):
     start = {"session_id": "s", "hook_event_name": "SessionStart", "source": "startup", "cwd": str(repo)}
     procs = []
     for i in range(40):
-        procs.append(("capture", spawn("memory_capture", bash_payload(f'bd comment B-{i} "LEARNED: torture {i}"', repo))))
+        capture = spawn("memory_capture", bash_payload(f'bd comment B-{i} "LEARNED: torture {i}"', repo))
+        procs.append(("capture", capture))
         if i % 4 == 0:
             procs.append(("start", spawn("session_start", start)))
     for kind, p in procs:
@@ -136,7 +138,8 @@ def run_in_process(hook: str, raw: bytes, cwd: Path, monkeypatch, capsys) -> str
 
 
 json_values = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
-                           lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4),
+                           lambda children: (st.lists(children, max_size=4)
+                                             | st.dictionaries(st.text(max_size=8), children, max_size=4)),
                            max_leaves=20)
 payload_fields = st.fixed_dictionaries({}, optional={
     "hook_event_name": st.sampled_from(["PostToolUse", "SessionStart", "SubagentStop", "afterShellExecution",
@@ -184,7 +187,8 @@ def test_hostile_stdin_is_logged(hook, raw, tmp_path):
 @pytest.mark.parametrize("hook", HOOKS)
 def test_wrong_typed_fields_are_logged(hook, repo):
     raw = {"hook_event_name": 7, "cwd": ["x"], "session_id": {}, "tool_name": "Bash", "agent_type": 3,
-           "tool_input": {"command": 'bd comment B "LEARNED: typed"', "prompt": "BEAD_ID: B-1"}, "stop_hook_active": "yes"}
+           "tool_input": {"command": 'bd comment B "LEARNED: typed"', "prompt": "BEAD_ID: B-1"},
+           "stop_hook_active": "yes"}
     proc = run_hook(hook, raw, repo)
     assert proc.returncode == 0
     assert_protocol(proc.stdout.decode())

@@ -313,7 +313,8 @@ def test_each_check_can_be_switched_off_by_name(project, tmp_path, check):
     (project / ".worktrees" / "bd-BD-12" / "feature.txt").write_text("changed\n")
     configure(project, checks={check: False})
     reason = stop(project, tmp_path)["reason"]
-    assert f"- {check}:" not in reason and "- " + {"worktree": "bead-status", "bead-status": "worktree"}[check] in reason
+    other = {"worktree": "bead-status", "bead-status": "worktree"}[check]
+    assert f"- {check}:" not in reason and f"- {other}" in reason
 
 
 def test_report_check_off_lets_a_supervisor_without_report_finish(project, tmp_path):

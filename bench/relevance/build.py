@@ -75,7 +75,8 @@ def build_project(project: str) -> list:
         ts = START_TS + i * SPAN_SECONDS // len(records) + _jitter(rec["content"])
         e = entry.build(rec["content"], f"BD-{bead}", entry.ORCHESTRATOR, ts=ts, origin=rec["origin"])
         if e["content"] != rec["content"] or "redacted" in e:
-            raise SystemExit(f"{project}: content changed by cleaning (trim or redact it in the source): {rec['content']!r}")
+            raise SystemExit(f"{project}: content changed by cleaning (trim or redact it in the source):"
+                             f" {rec['content']!r}")
         if e["key"] in seen:
             raise SystemExit(f"{project}: duplicate key {e['key']} (make the first 60 characters differ)")
         seen[e["key"]] = True

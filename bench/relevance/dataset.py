@@ -12,6 +12,7 @@ from pathlib import Path
 
 KINDS = ("paraphrase", "lexical", "unrelated")
 SPLITS = ("dev", "test")
+HERE = Path(__file__).resolve().parent  # the default root: this folder holds the dataset
 
 
 def _read_jsonl(path: Path) -> list[dict]:
@@ -19,7 +20,7 @@ def _read_jsonl(path: Path) -> list[dict]:
         return [json.loads(line) for line in f if line.strip()]
 
 
-def load(root: str | Path = Path(__file__).resolve().parent) -> tuple[dict[str, list[dict]], list[dict]]:
+def load(root: str | Path = HERE) -> tuple[dict[str, list[dict]], list[dict]]:
     """(projects: name -> its knowledge entries in file order, prompts: every labelled prompt)."""
     root = Path(root)
     projects = {p.parent.name: _read_jsonl(p) for p in sorted(root.glob("*/knowledge.jsonl"))}

@@ -35,7 +35,25 @@ MIN_ANSWERABLE = 150
 MIN_UNRELATED = 20
 MIN_UNRELATED_PER_PROJECT = 4
 
-STOP = frozenset(["a", "about", "above", "after", "again", "against", "all", "am", "an", "and", "any", "are", "as", "at", "be", "because", "been", "before", "being", "below", "between", "both", "but", "by", "did", "do", "does", "doing", "down", "during", "each", "few", "for", "from", "further", "had", "has", "have", "having", "he", "her", "here", "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its", "itself", "just", "me", "more", "most", "my", "no", "nor", "not", "of", "off", "on", "once", "only", "or", "other", "our", "ours", "out", "over", "own", "same", "she", "should", "so", "some", "such", "than", "that", "the", "their", "theirs", "them", "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "very", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "you", "your", "yours", "can", "could", "may", "might", "must", "shall", "also", "else", "etc", "e", "g", "eg", "ie", "i.e", "via", "per", "vs", "let", "lets", "s", "t", "don", "doesn", "isn", "aren", "wasn", "won", "shouldn", "ve", "ll", "re", "d", "m", "o", "y", "please", "pls", "thanks", "thank", "hey", "hi", "ok", "okay", "just", "really", "actually", "basically", "maybe", "still", "again", "already", "now", "soon", "want", "wanted", "need", "needs", "needed", "like", "would", "think", "know", "see", "look", "looks", "looking", "help", "quick", "quickly", "thing", "things", "stuff", "something", "anything", "everything", "someone", "one", "way", "bit", "lot", "lots", "kind", "sort", "get", "gets", "got", "getting", "go", "goes", "going", "gone", "make", "makes", "made", "making", "use", "uses", "used", "using", "add", "adds", "added", "adding", "new", "do", "done", "let's", "here's", "what's", "it's", "that's", "i'm", "we're", "i've", "you're", "can't", "don't"])
+STOP = frozenset([
+    "a", "about", "above", "after", "again", "against", "all", "am", "an", "and", "any", "are", "as", "at", "be",
+    "because", "been", "before", "being", "below", "between", "both", "but", "by", "did", "do", "does", "doing",
+    "down", "during", "each", "few", "for", "from", "further", "had", "has", "have", "having", "he", "her", "here",
+    "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its", "itself", "just", "me", "more", "most",
+    "my", "no", "nor", "not", "of", "off", "on", "once", "only", "or", "other", "our", "ours", "out", "over", "own",
+    "same", "she", "should", "so", "some", "such", "than", "that", "the", "their", "theirs", "them", "then",
+    "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "very", "was", "we",
+    "were", "what", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "you", "your",
+    "yours", "can", "could", "may", "might", "must", "shall", "also", "else", "etc", "e", "g", "eg", "ie", "i.e",
+    "via", "per", "vs", "let", "lets", "s", "t", "don", "doesn", "isn", "aren", "wasn", "won", "shouldn", "ve",
+    "ll", "re", "d", "m", "o", "y", "please", "pls", "thanks", "thank", "hey", "hi", "ok", "okay", "just", "really",
+    "actually", "basically", "maybe", "still", "again", "already", "now", "soon", "want", "wanted", "need", "needs",
+    "needed", "like", "would", "think", "know", "see", "look", "looks", "looking", "help", "quick", "quickly",
+    "thing", "things", "stuff", "something", "anything", "everything", "someone", "one", "way", "bit", "lot",
+    "lots", "kind", "sort", "get", "gets", "got", "getting", "go", "goes", "going", "gone", "make", "makes", "made",
+    "making", "use", "uses", "used", "using", "add", "adds", "added", "adding", "new", "do", "done", "let's",
+    "here's", "what's", "it's", "that's", "i'm", "we're", "i've", "you're", "can't", "don't",
+])
 
 _WORDS = re.compile(r"[A-Za-z0-9]+")
 _HUMPS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
@@ -102,30 +120,42 @@ def check_prompts(projects: dict[str, list[dict]], prompts: list[dict]) -> list[
     errors += [f"duplicate prompt id {pid}" for pid, n in ids.items() if n > 1]
     split_of = dataset.expected_split(prompts)
     for p in prompts:
-        pid, kind, project = p.get("id"), p.get("kind"), p.get("project")
-        if kind not in dataset.KINDS or project not in keys or p.get("split") not in dataset.SPLITS:
-            errors.append(f"{pid}: bad kind/project/split {kind!r}/{project!r}/{p.get('split')!r}")
-            continue
-        if p["split"] != split_of[pid]:
-            errors.append(f"{pid}: split {p['split']} but the stratified hash split says {split_of[pid]}")
-        relevant = p.get("relevant", [])
-        if kind == "unrelated":
-            if relevant:
-                errors.append(f"{pid}: unrelated prompt with relevant entries")
-            continue
-        if not 1 <= len(relevant) <= 3 or len(set(relevant)) != len(relevant):
-            errors.append(f"{pid}: wants 1-3 distinct relevant entries, has {len(relevant)}")
-        missing = [k for k in relevant if k not in keys[project]]
-        if missing:
-            errors.append(f"{pid}: unknown keys {missing}")
-            continue
-        shared = {k: shared_terms(p["prompt"], keys[project][k]["content"]) for k in relevant}
-        if kind == "paraphrase":
-            for k, terms in shared.items():
-                if terms:
-                    errors.append(f"{pid}: paraphrase shares {terms} with {k}")
-        elif not any(shared.values()):
-            errors.append(f"{pid}: lexical prompt shares no distinctive term with its entries (it is a paraphrase)")
+        errors += _check_prompt(p, keys, split_of)
+    return errors + _check_prompt_counts(projects, prompts)
+
+
+def _check_prompt(p: dict, keys: dict[str, dict[str, dict]], split_of: dict) -> list[str]:
+    """The problems of one labelled prompt."""
+    errors = []
+    pid, kind, project = p.get("id"), p.get("kind"), p.get("project")
+    if kind not in dataset.KINDS or project not in keys or p.get("split") not in dataset.SPLITS:
+        return [f"{pid}: bad kind/project/split {kind!r}/{project!r}/{p.get('split')!r}"]
+    if p["split"] != split_of[pid]:
+        errors.append(f"{pid}: split {p['split']} but the stratified hash split says {split_of[pid]}")
+    relevant = p.get("relevant", [])
+    if kind == "unrelated":
+        if relevant:
+            errors.append(f"{pid}: unrelated prompt with relevant entries")
+        return errors
+    if not 1 <= len(relevant) <= 3 or len(set(relevant)) != len(relevant):
+        errors.append(f"{pid}: wants 1-3 distinct relevant entries, has {len(relevant)}")
+    missing = [k for k in relevant if k not in keys[project]]
+    if missing:
+        errors.append(f"{pid}: unknown keys {missing}")
+        return errors
+    shared = {k: shared_terms(p["prompt"], keys[project][k]["content"]) for k in relevant}
+    if kind == "paraphrase":
+        for k, terms in shared.items():
+            if terms:
+                errors.append(f"{pid}: paraphrase shares {terms} with {k}")
+    elif not any(shared.values()):
+        errors.append(f"{pid}: lexical prompt shares no distinctive term with its entries (it is a paraphrase)")
+    return errors
+
+
+def _check_prompt_counts(projects: dict[str, list[dict]], prompts: list[dict]) -> list[str]:
+    """Problems of the prompt set as a whole: too few answerable, paraphrase or unrelated prompts."""
+    errors = []
     kinds = Counter(p.get("kind") for p in prompts)
     answerable = kinds["paraphrase"] + kinds["lexical"]
     if answerable < MIN_ANSWERABLE:
