@@ -113,8 +113,10 @@ def prompt_rows(work: Path, runs: int, total: int) -> list:
         index.load(str(mem))
         if semantic_on:
             semantic.refresh(str(mem), store.latest(store.load(str(mem)).entries))
-        payload = lambda i, p=proj: json.dumps({"session_id": f"bench-{i}", "hook_event_name": "UserPromptSubmit",
-                                                "cwd": str(p), "prompt": PROMPT}).encode()
+        def payload(i: int, project: Path = proj) -> bytes:
+            return json.dumps({"session_id": f"bench-{i}", "hook_event_name": "UserPromptSubmit",
+                               "cwd": str(project), "prompt": PROMPT}).encode()
+
         ms, base = timed(hook, runs, stdin=payload, cwd=proj, env=hook_env(proj))
         target = "target <= 20x" if semantic_on else "target <= 4x"
         rows.append((f"P5 UserPromptSubmit, {label}", ms, ms / base, target))

@@ -88,7 +88,8 @@ def search(memory_dir: str, terms: Sequence[str], entry_type: str | None, recent
 def format_entry(entry: dict) -> str:
     """Two or more readable lines: label, key and provenance; then the content, indented. Control
     characters (terminal escapes, bidi overrides) are shown as spaces, never sent to the terminal."""
-    when = time.strftime("%Y-%m-%d %H:%M", time.localtime(entry["ts"])) if isinstance(entry.get("ts"), (int, float)) else "?"
+    ts = entry.get("ts")
+    when = time.strftime("%Y-%m-%d %H:%M", time.localtime(ts)) if isinstance(ts, (int, float)) else "?"
     tags = [t for t in entry.get("tags") or [] if isinstance(t, str) and t != entry.get("type")]
     meta = " · ".join(str(x) for x in (entry.get("bead"), entry.get("source"), when) if x)
     head = f"[{render.label(str(entry.get('type', '')))}] {entry['key']}  {meta}"

@@ -23,7 +23,7 @@ from memory import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
-    from typing import Literal
+    from typing import Any, Literal
 
     from memory.embed import Model
 
@@ -67,7 +67,7 @@ def model(memory_dir: str | None = None) -> Model | None:
 
 # --- the cache ------------------------------------------------------------------------------------------
 
-def read_cache(memory_dir: str, dim: int) -> dict[str, object]:
+def read_cache(memory_dir: str, dim: int) -> dict[str, Any]:
     """{text hash: float32 vector} from the cache file; {} when it is missing, corrupt or for another model."""
     import json
 
@@ -96,7 +96,7 @@ def read_cache(memory_dir: str, dim: int) -> dict[str, object]:
         return {}
 
 
-def write_cache(memory_dir: str, vectors: dict[str, object], dim: int) -> None:
+def write_cache(memory_dir: str, vectors: dict[str, Any], dim: int) -> None:
     """Replace the cache file atomically with exactly `vectors`."""
     import json
 
@@ -114,7 +114,7 @@ def write_cache(memory_dir: str, vectors: dict[str, object], dim: int) -> None:
 
 
 def entry_vectors(memory_dir: str, entries: list[dict], max_new: int | None, deadline: float = float("inf"),
-                  encoder: Model | None = None) -> tuple[list[object | None], int]:
+                  encoder: Model | None = None) -> tuple[list[Any], int]:
     """(a vector or None per entry, how many were computed now). Computes at most `max_new` missing ones
     (None: all), in the entries' order, stopping at `deadline`; rewrites the cache when it changed."""
     encoder = encoder or model()
@@ -125,7 +125,7 @@ def entry_vectors(memory_dir: str, entries: list[dict], max_new: int | None, dea
     missing = list(dict.fromkeys(h for h in hashes if h not in cached))
     todo = missing if max_new is None else missing[:max_new]
     texts = {h: entry_text(e) for h, e in zip(hashes, entries)}
-    fresh: dict[str, object] = {}
+    fresh: dict[str, Any] = {}
     for at in range(0, len(todo), 16):
         if time.monotonic() > deadline:
             break

@@ -17,13 +17,12 @@ from __future__ import annotations
 import os
 import time
 
-TYPE_CHECKING = False  # typing costs ~3 ms to import; annotations are strings here
+from memory import TYPE_CHECKING, fsio, jsonio, layout, locking
+from memory.entry import is_valid
+
 if TYPE_CHECKING:
     from collections.abc import Iterable
     from typing import Callable
-
-from memory import fsio, jsonio, layout, locking
-from memory.entry import is_valid
 
 ACTIVE = layout.KNOWLEDGE
 ARCHIVE = layout.ARCHIVE
@@ -327,7 +326,7 @@ def _parse_line(line: bytes, loads: Callable[[bytes], object] | None = None) -> 
         obj = (loads or jsonio.json.loads)(line)
     except (ValueError, RecursionError):
         return None
-    return obj if is_valid(obj) else None
+    return obj if isinstance(obj, dict) and is_valid(obj) else None
 
 
 def _read_consistently(memory_dir: str, include_archive: bool) -> list[bytes]:
@@ -436,7 +435,10 @@ def repair(memory_dir: str) -> list[str]:
             target = path(memory_dir, name)
             if os.path.islink(target) or not os.path.exists(target):
                 continue
-            kept, bad, seen, dropped = [], [], set(), 0
+            kept: list[bytes] = []
+            bad: list[bytes] = []
+            seen: set[bytes] = set()
+            dropped = 0
             for line in (fsio.read_bytes(target) or b"").split(b"\n"):
                 if not line.strip():
                     continue

@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, knowledge
-
 from memory import entry, store
 
 HARNESS = ROOT.parent / "shared" / "tools" / "claude-real"
