@@ -55,11 +55,12 @@ def git_info(folder: str) -> GitInfo | None:
     return info
 
 
-def git_lines(args: list, folder: str, timeout: float = GIT_TIMEOUT) -> list:
-    """Lines of `git -C folder ARGS` stdout ([] on failure or after `timeout` seconds).
+def git_lines(args: list, folder: str, timeout: float | None = None) -> list:
+    """Lines of `git -C folder ARGS` stdout ([] on failure or after `timeout` seconds, GIT_TIMEOUT by default).
 
     posix_spawn instead of subprocess: importing subprocess costs the capture hook ~7 ms on every run.
     """
+    timeout = GIT_TIMEOUT if timeout is None else timeout
     env = {k: v for k, v in os.environ.items() if k not in _GIT_ENV_TO_DROP}
     argv = ["git", "-C", folder] + args
     if not hasattr(os, "posix_spawnp"):  # pragma: no cover - Windows

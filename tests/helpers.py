@@ -2,10 +2,12 @@
 and the one check of what a hook may print."""
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -24,6 +26,22 @@ def clean_env(**extra: str) -> dict:
 def bd_env(state_dir: Path, **extra: str) -> dict:
     """Environment entries that put the fake bd first on PATH, its state in `state_dir`."""
     return {"PATH": FAKE_BD + os.pathsep + os.environ["PATH"], "FAKE_BD_DIR": str(state_dir), **extra}
+
+
+@contextlib.contextmanager
+def held_lock(lock_path: Path) -> Iterator[subprocess.Popen]:
+    """Another process holding `lock_path` (memory.locking) for the body of the with-block, then killed:
+    a stuck writer, as a hook sees it."""
+    holder = subprocess.Popen([sys.executable, "-c", (
+        "import sys, time; sys.path.insert(0, sys.argv[1]); from memory import locking\n"
+        "with locking.exclusive(sys.argv[2]):\n print('held', flush=True); time.sleep(120)"),
+        str(ROOT), str(lock_path)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        yield holder
+    finally:
+        holder.kill()
+        holder.wait()
 
 
 def git(cwd, *args: str) -> str:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, bash_payload, knowledge
+from helpers import ROOT, bash_payload, clean_env, knowledge
 from memory import entry, store
 
 WORKER = str(Path(__file__).with_name("crash_worker.py"))
@@ -34,7 +34,7 @@ def seed(memory: Path, n: int) -> None:
 def test_32_hook_processes_capture_across_the_rotation_boundary(repo):
     memory = repo / ".beads" / "memory"
     seed(memory, 990)
-    env = {k: v for k, v in __import__("os").environ.items() if not k.startswith(("CLAUDE", "MEMORY_HOOKS"))}
+    env = clean_env()
     env["CLAUDE_PROJECT_DIR"] = str(repo)
     procs = []
     for i in range(32):

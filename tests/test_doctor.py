@@ -2,18 +2,17 @@
 import json
 import os
 import subprocess
-import sys
 
 import pytest
 
-from conftest import ROOT, bash_payload, git, knowledge, run_hook
+from helpers import ROOT, bash_payload, clean_env, git, held_lock, knowledge, run_hook
 from memory import store
 
 DOCTOR = str(ROOT / "bin" / "memory-doctor")
 
 
 def doctor(repo, *args, cwd=None):
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("MEMORY_HOOKS", "CLAUDE"))}
+    env = clean_env()
     env["HOME"] = str(repo.parent)  # no user-level plugin settings
     return subprocess.run([DOCTOR, *args], cwd=cwd or repo, capture_output=True, text=True, env=env)
 
@@ -95,17 +94,9 @@ def test_symlinked_knowledge_file_fails(repo, tmp_path):
 def test_held_lock_reports_its_live_holder(repo):
     installed(repo)
     memory = repo / ".beads" / "memory"
-    holder = subprocess.Popen([sys.executable, "-c", (
-        "import sys, time; sys.path.insert(0, sys.argv[1]); from memory import locking\n"
-        "with locking.exclusive(sys.argv[2]):\n print('held', flush=True); time.sleep(30)"),
-        str(ROOT), str(memory / store.LOCK)], stdout=subprocess.PIPE, text=True)
-    try:
-        assert holder.stdout.readline().strip() == "held"
+    with held_lock(memory / store.LOCK) as holder:
         checks = report(repo)[2]
         assert checks["lock"]["detail"] == f"held by pid {holder.pid}" and checks["lock"]["level"] == "OK"
-    finally:
-        holder.kill()
-        holder.wait()
     assert report(repo)[2]["lock"]["detail"] == "free"  # a dead holder's flock is gone with it
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, bash_payload, fixture_payload, git, knowledge, make_repo
+from helpers import ROOT, bash_payload, clean_env, fixture_payload, git, knowledge, make_repo
 from memory import installer, layout, registration, store
 
 INSTALL = str(ROOT / "install.sh")
@@ -31,7 +31,7 @@ USER_SETTINGS = {
 
 
 def install(target, *args, env=None, check=True):
-    full_env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE", "CURSOR", "MEMORY_HOOKS"))}
+    full_env = clean_env()
     full_env.update(env or {})
     proc = subprocess.run([INSTALL, *args, str(target)], capture_output=True, text=True, env=full_env)
     if check:
@@ -56,7 +56,7 @@ def tree(repo):
 
 def run_registered(repo, hook, payload, command_for=registration.claude_command, env=None):
     """Run a registered command exactly as Claude Code does: sh -c, CLAUDE_PROJECT_DIR, cwd = project."""
-    env = dict({k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE", "CURSOR", "MEMORY_HOOKS"))},
+    env = dict(clean_env(),
                **(env or {}))
     env["CLAUDE_PROJECT_DIR"] = str(repo)
     if not isinstance(payload, (str, bytes)):
@@ -477,7 +477,7 @@ def test_target_without_write_permission_exits_3(tmp_path):
             for name in dirs + files + ["."]:
                 os.chmod(os.path.join(folder, name), 0o755 if name in dirs + ["."] else 0o644)
         before = snapshot(base)
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE", "CURSOR", "MEMORY_HOOKS"))}
+        env = clean_env()
         env["HOME"] = str(base)
         proc = subprocess.run(_unprivileged(["/bin/sh", INSTALL, "--no-venv", str(repo)]), capture_output=True,
                               text=True, env=env, cwd=base)
@@ -549,6 +549,7 @@ def test_purge_leaves_nothing_the_hooks_wrote(repo):
     with locking.exclusive(str(memory / store.LOCK)):  # a capture that cannot get the lock is parked
         run_registered(repo, "memory_capture", bash_payload('bd comment BD-1 "LEARNED: parked"', repo),
                        env=dict(foreground, MEMORY_HOOKS_LOCK_TIMEOUT="0.2"))
+    (memory / layout.VECTORS).write_bytes(b"")  # the semantic option's cache (needs numpy and the model)
     # what only a crash leaves: a rotation journal and atomic-write temp files
     (memory / store.JOURNAL).write_text("{}\n")
     (memory / f".{store.ACTIVE}.4242.tmp").write_text("half")

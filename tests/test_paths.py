@@ -1,5 +1,7 @@
 import os
 
+import pytest
+
 from conftest import git
 from memory import paths
 
@@ -44,3 +46,26 @@ def test_fallbacks_outside_git(tmp_path, monkeypatch):
 def test_override(tmp_path, monkeypatch):
     monkeypatch.setenv("MEMORY_HOOKS_DIR", str(tmp_path / "custom"))
     assert paths.memory_dir("/anywhere") == str(tmp_path / "custom")
+
+
+def test_a_hung_git_is_killed_after_the_timeout(tmp_path, monkeypatch):
+    """A git that never answers (a network filesystem, a credential prompt): no answer, no wait past the
+    timeout, no process left behind; callers fall back to the folder itself."""
+    import time
+
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    marker = tmp_path / "started"
+    (fake / "git").write_text(f"#!/bin/sh\necho $$ > {marker}\nexec sleep 30\n")
+    (fake / "git").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake}:{os.environ['PATH']}")
+    start = time.monotonic()
+    assert paths.git_lines(["rev-parse", "HEAD"], str(tmp_path), timeout=0.5) == []
+    assert time.monotonic() - start < 5
+    pid = int(marker.read_text())
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)  # killed and reaped
+    monkeypatch.setattr(paths, "GIT_TIMEOUT", 0.3)
+    paths._cache.clear()
+    assert paths.git_info(str(tmp_path)) is None
+    assert paths.project_root(str(tmp_path)) == str(tmp_path)

@@ -1,3 +1,5 @@
+import pytest
+
 from memory import shell
 
 
@@ -53,3 +55,19 @@ def test_line_continuation():
 def test_unterminated_input_does_not_raise():
     for src in ['echo "open', "echo 'open", "cat <<EOF\nno end", "echo $(unclosed", "`", "(((", "a <", "&&&"]:
         shell.parse(src)
+
+
+@pytest.mark.parametrize("src, expected", [
+    # backticks: the inner command is found, its knowable output is the word
+    ("bd comment X `echo LEARNED: from backticks`", [["echo", "LEARNED:", "from", "backticks"],
+                                                    ["bd", "comment", "X", "LEARNED: from backticks"]]),
+    # ${…} stays as written (never expanded), also with operators and quotes inside
+    ('echo "${HOME:-/tmp}" ${A//;/ }', [["echo", "${HOME:-/tmp}", "${A//;/ }"]]),
+    # $(( )) arithmetic is one word, its operators split nothing
+    ("echo $(( 1 + (2 * 3) )) done", [["echo", "$(( 1 + (2 * 3) ))", "done"]]),
+    # subshells and groups separate commands, even right after a quoted word
+    ('(cd sub && bd comment X "LEARNED: y")', [["cd", "sub"], ["bd", "comment", "X", "LEARNED: y"]]),
+    ("{ a; b; }", [["{", "a"], ["b"], ["}"]]),
+])
+def test_lexer_features_the_readme_names(src, expected):
+    assert words(src) == expected

@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from helpers import ROOT, assert_protocol, bash_payload, error_log, knowledge, make_repo, run_hook
+from helpers import ROOT, assert_protocol, bash_payload, clean_env, error_log, held_lock, knowledge, make_repo, run_hook
 from memory import entry, store
 
 WORKER = str(Path(__file__).with_name("crash_worker.py"))
@@ -77,7 +77,7 @@ def test_hook_readers_during_concurrent_captures(repo):
     with open(memory / store.ACTIVE, "w") as fh:
         for i in range(950):
             fh.write(json.dumps(entry.build(f"seed {i}", f"S-{i}", "orchestrator", ts=i)) + "\n")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE", "MEMORY_HOOKS"))}
+    env = clean_env()
     env["CLAUDE_PROJECT_DIR"] = str(repo)
 
     def spawn(hook, payload):
@@ -269,7 +269,7 @@ def test_read_only_memory_dir():
             os.chmod(p, 0o755 if p.is_dir() else 0o644)
         os.chmod(memory, 0o555)
         payload = json.dumps(bash_payload('bd comment BD-1 "LEARNED: cannot be written"', repo)).encode()
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE", "MEMORY_HOOKS"))}
+        env = clean_env()
         home = base / "home"  # the unprivileged user's own home: the fallback log goes there
         home.mkdir()
         if root:
@@ -299,7 +299,7 @@ def test_file_size_limit_mid_write(repo):
         resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
 
     payload = json.dumps(bash_payload('bd comment BD-1 "LEARNED: this line is cut by RLIMIT_FSIZE"', repo)).encode()
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE", "MEMORY_HOOKS"))}
+    env = clean_env()
     env["CLAUDE_PROJECT_DIR"] = str(repo)
     proc = subprocess.run([sys.executable, str(ROOT / "hooks" / "memory_capture.py")], input=payload, cwd=repo,
                           env=env, capture_output=True, preexec_fn=limit_size)
@@ -340,12 +340,7 @@ def test_missing_archive(repo):
 def test_stuck_lock_holder_parks_captures_and_the_next_write_merges_them(repo):
     memory = repo / ".beads" / "memory"
     memory.mkdir(parents=True)
-    holder = subprocess.Popen([sys.executable, "-c", (
-        "import sys, time; sys.path.insert(0, sys.argv[1]); from memory import locking\n"
-        "with locking.exclusive(sys.argv[2]):\n print('held', flush=True); time.sleep(60)"),
-        str(ROOT), str(memory / store.LOCK)], stdout=subprocess.PIPE, text=True)
-    try:
-        assert holder.stdout.readline().strip() == "held"  # e.g. a writer stopped with SIGSTOP
+    with held_lock(memory / store.LOCK):  # e.g. a writer stopped with SIGSTOP
         proc = run_hook("memory_capture", bash_payload('bd comment BD-1 "LEARNED: parked while locked"', repo), repo,
                         env={"MEMORY_HOOKS_LOCK_TIMEOUT": "0.3"})
         assert proc.returncode == 0 and knowledge(repo) == []
@@ -354,9 +349,6 @@ def test_stuck_lock_holder_parks_captures_and_the_next_write_merges_them(repo):
         doctor = subprocess.run([str(ROOT / "bin" / "memory-doctor"), "--json"], cwd=repo, capture_output=True,
                                 text=True, env={**os.environ, "HOME": str(repo.parent)})
         assert any(c["check"] == "pending" for c in json.loads(doctor.stdout)["checks"])
-    finally:
-        holder.kill()
-        holder.wait()
     run_hook("memory_capture", bash_payload('bd comment BD-2 "LEARNED: after the holder died"', repo), repo)
     assert [e["content"] for e in knowledge(repo)] == ["parked while locked", "after the holder died"]
     assert list((memory / store.SPOOL).glob("*")) == []
