@@ -13,7 +13,7 @@ here=$(cd "$(dirname "$self")" && pwd) || exit 3
 for py in python3 python; do
   if command -v "$py" >/dev/null 2>&1 && "$py" -c 'import sys; sys.exit(sys.version_info < (3, 9))' 2>/dev/null; then
     # our folder first, never the current one: `-m` would import a `memory` package of the folder you are in
-    exec "$py" -c 'import sys; sys.path[0] = sys.argv.pop(1); from memory import install_cli; install_cli.cli()' \
+    exec "$py" -c 'import sys; sys.path[0] = sys.argv.pop(1); from memory.install import cli; cli.cli()' \
       "$here" "$@"
   fi
 done

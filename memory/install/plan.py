@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import TextIO
 
-SOURCE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SOURCE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # the clone
 MEMORY_DIR = layout.MEMORY_SUBDIR
 RECALL = os.path.join(MEMORY_DIR, layout.RECALL_SCRIPT)
 KNOWLEDGE = os.path.join(MEMORY_DIR, layout.KNOWLEDGE)
