@@ -21,9 +21,11 @@ import re
 import shutil
 import subprocess
 from collections.abc import Sequence
-from typing import Callable, NamedTuple
 
-from memory import layout
+from memory import TYPE_CHECKING, layout
+
+if TYPE_CHECKING:
+    from typing import Callable
 
 COMPLETE = "COMPLETE"  # the other outcomes, BLOCKED and FAILED, carry a reason
 
@@ -85,13 +87,22 @@ class Check:
         return text + (f"\n  fix: {self.fix}" if self.fix else "")
 
 
-class Report(NamedTuple):
+class Report:
     """The report line of a final message, and the `Worktree:` / `Branch:` lines with it."""
-    bead: str
-    outcome: str  # COMPLETE, BLOCKED or FAILED
-    reason: str   # BLOCKED / FAILED only
-    worktree: str | None
-    branch: str | None
+
+    __slots__ = ("bead", "outcome", "reason", "worktree", "branch")
+
+    def __init__(self, bead: str, outcome: str, reason: str, worktree: str | None, branch: str | None) -> None:
+        self.bead = bead
+        self.outcome = outcome  # COMPLETE, BLOCKED or FAILED
+        self.reason = reason  # BLOCKED / FAILED only
+        self.worktree, self.branch = worktree, branch
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Report) and all(getattr(self, n) == getattr(other, n) for n in self.__slots__)
+
+    def __repr__(self) -> str:
+        return f"Report({', '.join(repr(getattr(self, n)) for n in self.__slots__)})"
 
 
 def parse_report(text: str) -> Report | None:
