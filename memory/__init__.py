@@ -2,8 +2,8 @@
 
 Import cost rules the hook path, because every hook is a fresh interpreter and the capture hook runs on
 every shell command. Measured per import on the reference machine (2 cores, bare interpreter ~12 ms):
-`typing` ~3 ms (with what it pulls in, up to 10 ms cold), `subprocess` ~7 ms, `json` ~2 ms, `orjson`
-~25 ms, `filelock` ~65 ms, `sqlite3` ~3 ms, `from __future__` ~0.3 ms. Hence two conventions, used in
+`typing` ~3 ms (with what it pulls in, up to 10 ms cold), `subprocess` ~7 ms, `json` ~2 ms, `numpy`
+~100 ms, `orjson` ~25 ms, `filelock` ~65 ms, `from __future__` ~0.3 ms. Hence three conventions, used in
 every module:
 
 - Annotations use the builtin syntax (`list[str]`, `str | None`) and are never evaluated: every module
@@ -11,8 +11,8 @@ every module:
   (`hookrun`, `capture_gate`), whose annotations are quoted strings instead.
 - `typing` is never imported at run time: names needed only by the type checker are imported under
   `if TYPE_CHECKING:`, with the flag below (type checkers treat any `TYPE_CHECKING` as true).
-- A module-level import that a hook does not always need (subprocess, sqlite3, orjson) is imported inside
-  the function that needs it; the hook modules document why where they do it.
+- An import that a hook does not always need (subprocess, orjson, numpy, the ranker in recall) is made
+  inside the function that needs it; everything else is imported at the top.
 
 Only the standard library is imported at import time; orjson (faster bulk reads) and filelock (the lock
 where `fcntl` is missing) are optional accelerators loaded where they pay for themselves.

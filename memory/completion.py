@@ -22,7 +22,7 @@ import shutil
 import subprocess
 from collections.abc import Sequence
 
-from memory import TYPE_CHECKING, layout
+from memory import TYPE_CHECKING, layout, redact, state
 
 if TYPE_CHECKING:
     from typing import Callable
@@ -248,8 +248,6 @@ def record_outcome(main: str, report: Report, timeout: float) -> str | None:
     """
     if shutil.which("bd") is None:
         return None
-    from memory import redact
-
     text, _ = redact.redact(f"{report.outcome}: {report.reason}")
     code, out = run(["bd", "comments", "add", report.bead, text], main, timeout)
     if code == 0:
@@ -330,8 +328,6 @@ def block_reason(report: Report | None, checks: list[Check]) -> str:
 
 def update_state(memory_dir: str, change: Callable[[dict], int]) -> int:
     """Apply `change(state) -> int` to the loop-guard state (layout.COMPLETION_STATE); returns its result."""
-    from memory import layout, state
-
     return state.update(memory_dir, layout.COMPLETION_STATE, change)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 import time
 
-from memory import TYPE_CHECKING
+from memory import TYPE_CHECKING, redact
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -67,8 +67,6 @@ _NON_ALNUM = re.compile(r"[^a-z0-9]+")
 def clean_text(text: str) -> tuple[str, list[str]]:
     """Text safe to store: valid UTF-8, credentials redacted (before the cap, so none is cut in half
     and slips through), capped on a character boundary, trimmed; plus the credential types removed."""
-    from memory import redact
-
     text, redacted = redact.redact(text.encode("utf-8", "replace").decode("utf-8"))
     return text.strip()[:MAX_CONTENT_CHARS].strip(), redacted
 

@@ -7,12 +7,10 @@ from __future__ import annotations
 
 import os
 
-from memory import TYPE_CHECKING
+from memory import TYPE_CHECKING, jsonio, paths
 
 if TYPE_CHECKING:
     from typing import Any
-
-from memory import jsonio
 
 CLAUDE = "claude"
 CURSOR = "cursor"
@@ -95,8 +93,6 @@ def project_dir(payload: dict[str, Any]) -> str | None:
 
     None when the runtime announced none; the memory then follows the command's cwd.
     """
-    from memory import paths
-
     announced = paths.project_dir_from_env()
     if announced:
         return announced
