@@ -1,6 +1,6 @@
 #!/bin/sh
-# The test command: creates ./.venv (orjson, filelock, pytest, hypothesis, ruff, mypy) on a fresh machine,
-# then runs pytest. Without arguments it skips the tests marked slow (.ci/run runs them too).
+# The test command: creates ./.venv (orjson, filelock, pytest, xdist, hypothesis, ruff, mypy) on a fresh machine,
+# then runs pytest on every core. Without arguments it skips the tests marked slow (.ci/run runs them too).
 #   tests/run.sh                 the default run
 #   tests/run.sh -m slow         the long variants (real virtualenvs, the real Claude Code CLI, long kill loops)
 #   tests/run.sh --lint          ruff and mypy (pyproject.toml), no tests
@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}
 version() { "$1" -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null || echo none; }
 if [ "$(version .venv/bin/python)" != "$(version "$PYTHON")" ] \
-   || ! .venv/bin/python -c "import pytest, hypothesis, orjson, filelock, ruff" >/dev/null 2>&1; then
+   || ! .venv/bin/python -c "import pytest, hypothesis, xdist, orjson, filelock, ruff" >/dev/null 2>&1; then
   echo "tests/run.sh: creating .venv with $PYTHON ($(version "$PYTHON"))" >&2
   rm -rf .venv
   "$PYTHON" -m venv .venv
@@ -23,4 +23,4 @@ fi
 if [ $# -eq 0 ]; then
   set -- -m "not slow"
 fi
-exec .venv/bin/python -m pytest -q "$@"
+exec .venv/bin/python -m pytest -q -n auto "$@"  # -n 0: one process (debugging)
