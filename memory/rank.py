@@ -29,6 +29,12 @@ class Params:
     weights = {"c": 1.0, "k": 0.3, "t": 0.5, "b": 1.0}  # content, key, tags, bead
     b = {"c": 0.75, "k": 0.5, "t": 0.3, "b": 0.0, "x": 0.75}
     concept_weight = 0.3  # a concept match counts for this much of a word match
+    # In a large knowledge base a concept found in more than this share of the entries is skipped: at a
+    # tenth of a word's weight and a low IDF it barely moves the order, and scoring it costs most of a
+    # prompt's time (100,000 entries: ~0.1 s). Below `large` entries every concept counts.
+    large = 5000
+    common_concept_share = 0.05
+    common_word_share = 0.25  # likewise a word in a quarter of a large knowledge base (IDF < 1.4): a stop word there
     # The gate judges a text once, on its best result: that result must reach `min_fraction` of the best
     # score the text could reach against this knowledge and share `min_terms` distinct words with it (or
     # match its concepts at `concept_fraction` of their best: above 1 = off, it never paid on dev). Then
@@ -108,6 +114,11 @@ def _concept_scores(corpus: Corpus, concept: str, norms: list) -> dict[int, floa
     return acc
 
 
+def _doc_freq(corpus: Corpus, key: str, width: int) -> int:
+    """Documents a key's postings name (live or not: an upper bound, without reading them)."""
+    return sum(len(rows) for rows, _ in corpus.postings(key)) // width
+
+
 def score_all(corpus: Corpus, query: Query, params: type[Params] = Params
               ) -> tuple[dict[int, float], dict[int, int], dict[int, float], float, float]:
     """(score per doc, query words matched per doc, concept score per doc, best possible word score,
@@ -120,6 +131,8 @@ def score_all(corpus: Corpus, query: Query, params: type[Params] = Params
     best_words = best_concepts = 0.0
     norms = _norms(corpus, params)
     for term in query.terms:
+        if n > params.large and _doc_freq(corpus, term, 5) > params.common_word_share * n:
+            continue
         acc = _word_scores(corpus, term, norms)
         idf = _idf(n, len(acc))
         best_words += idf * (k1 + 1)
@@ -127,6 +140,8 @@ def score_all(corpus: Corpus, query: Query, params: type[Params] = Params
             scores[doc] = scores.get(doc, 0.0) + idf * x * (k1 + 1) / (k1 + x)
             matched[doc] = matched.get(doc, 0) + 1
     for concept in query.concepts:
+        if n > params.large and _doc_freq(corpus, concept, 2) > params.common_concept_share * n:
+            continue
         acc = _concept_scores(corpus, concept, norms)
         if not acc:
             continue  # a concept the knowledge never mentions says nothing about relevance
@@ -147,9 +162,11 @@ def search(corpus: Corpus, text: str, limit: int = 5, params: type[Params] = Par
     best = (best_words + best_concepts) or 1.0
     ts = corpus.ts
     candidates: list[tuple[int, Scored]] = []
-    # the best few without sorting every match (100,000 entries: ~60,000 matches): ties past `limit` are
-    # still seen, because the heap keeps several times more than the limit
-    order = heapq.nsmallest(max(4 * limit, 20), scores, key=lambda d: (-round(scores[d], 9), -ts[d]))
+    # the best few without sorting every match (100,000 entries: ~60,000 matches): every document within
+    # the best `keep` scores (ties included) is ordered by the full key, the rest never are
+    keep = max(4 * limit, 20)
+    floor = heapq.nlargest(keep, scores.values())[-1] - 1e-9 if len(scores) > keep else float("-inf")
+    order = sorted((d for d, v in scores.items() if v >= floor), key=lambda d: (-round(scores[d], 9), -ts[d]))
     for doc in order:
         scored = Scored({}, scores[doc], [], scores[doc] / best, matched.get(doc, 0),
                         concept_scores.get(doc, 0.0) / (best_concepts or 1.0))

@@ -120,3 +120,13 @@ def test_the_gate_judges_the_best_result_and_then_keeps_its_followers():
     assert rank.gated([best, weak], strict) == [best]  # b is below half the best and fails the gate itself
     assert rank.gated([best, weak], type("Loose", (strict,), {"follow": 0.0})) == [best, weak]
     assert rank.gated([weak, weak], strict) == []  # the best fails: nothing at all
+
+
+def test_a_large_knowledge_base_skips_words_and_concepts_most_entries_share():
+    """Past Params.large entries, a word in a quarter of them (here: in every one) is treated as a stop word,
+    so it neither costs the prompt its time nor ranks anything; the distinctive word still decides."""
+    entries = [entry.build(f"release step {i} needs care", f"BD-{i}", "orchestrator", ts=i)
+               for i in range(rank.Params.large + 10)]
+    entries.append(entry.build("release step: the zeppelin hangar must be locked", "BD-Z", "orchestrator", ts=1))
+    top = rank.rank(entries, "lock the zeppelin hangar before the release step", limit=3)
+    assert [s.entry["bead"] for s in top] == ["BD-Z"]  # the shared words scored nothing anywhere
