@@ -1,14 +1,8 @@
-"""The session-start block: how many live entries there are, the five newest, and how to search."""
+"""Rendering shared by every block and command line: one-line text, type labels, control characters, the hint."""
 from __future__ import annotations
 
 import re
 
-TYPE_CHECKING = False  # typing costs ~3 ms to import; annotations are strings here
-if TYPE_CHECKING:
-    pass
-
-MAX_CHARS = 9000  # the runtimes cap injected context at 10,000 characters
-SHOW = 5
 LINE_CHARS = 100
 SEARCH_HINT = '  Search: .beads/memory/recall.sh "keyword" (add --all to search the archive too)'
 # what a terminal would act on rather than show: C0 and C1 controls (ESC, CSI 0x9b, BEL...), DEL, line and
@@ -35,18 +29,3 @@ def one_line(text: str, limit: int = LINE_CHARS) -> str:
 
 def label(entry_type: str) -> str:
     return "LEARN" if entry_type == "learned" else (entry_type or "note")[:5].upper()
-
-
-def recent_knowledge(latest: list[dict], notes: list[str] | None = None) -> str:
-    """The block for `latest` (deduplicated, newest first); '' when there is nothing to show."""
-    if not latest:
-        return ""
-    lines = [f"## Recent Knowledge ({len(latest)} entries)", ""]
-    for entry in latest[:SHOW]:
-        source = one_line(str(entry.get("source") or "unknown"), 40)
-        lines.append(f"  [{label(str(entry.get('type', '')))}] {one_line(entry['content'])}  ({source})")
-    lines += ["", SEARCH_HINT]
-    for note in notes or []:
-        lines.append(f"  {one_line(note, 300)}")
-    text = "\n".join(lines)
-    return text if len(text) <= MAX_CHARS else text[:MAX_CHARS - 1] + "…"
