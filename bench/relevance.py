@@ -133,7 +133,7 @@ class HookSystem:
     """The real UserPromptSubmit hook, one process per prompt, in a git repo per project; the injected
     entries are read back from its answer (each line starts with the entry's content)."""
 
-    def __init__(self, projects, workdir: str) -> None:
+    def __init__(self, projects, workdir: str, semantic: bool = False) -> None:
         import subprocess
 
         self.projects, self.repos, self.calls = projects, {}, 0
@@ -143,6 +143,8 @@ class HookSystem:
             subprocess.run(["git", "init", "-q", repo], check=True)
             with open(os.path.join(repo, ".beads", "memory", "knowledge.jsonl"), "w", encoding="utf-8") as fh:
                 fh.writelines(json.dumps(e, ensure_ascii=False) + "\n" for e in reversed(entries))
+            with open(os.path.join(repo, ".beads", "memory", "config.json"), "w", encoding="utf-8") as fh:
+                json.dump({"semantic": semantic}, fh)
             self.repos[name] = repo
 
     def __call__(self, project: str, prompt: str) -> list[str]:
@@ -251,7 +253,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.hook:
         import tempfile
 
+        from memory import embed
+
         systems.append(("ours, real hook", HookSystem(projects, tempfile.mkdtemp(prefix="relevance-hook-"))))
+        if embed.find_model_dir() is not None:
+            systems.append(("ours+semantic, real hook",
+                            HookSystem(projects, tempfile.mkdtemp(prefix="relevance-hook-"), semantic=True)))
     for split, chosen in splits.items():
         kinds = {k: sum(p["kind"] == k for p in chosen) for k in ("paraphrase", "lexical", "unrelated")}
         print(f"{split}: {len(chosen)} prompts {kinds}, {len(projects)} projects, budget {budget(chosen)} false")

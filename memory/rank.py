@@ -41,6 +41,7 @@ class Params:
     # every result within `follow` of the best score (or passing itself) is injected. Swept on dev
     # (bench/relevance.py --sweep) with 12 unrelated prompts, so chosen with a margin: 0 of 12 on dev.
     min_fraction = 0.2
+    best_terms = 6  # the best possible score counts only the prompt's this-many strongest words (0: all)
     min_terms = 1
     concept_fraction = 1.01
     follow = 0.0
@@ -130,15 +131,18 @@ def score_all(corpus: Corpus, query: Query, params: type[Params] = Params
     concept_scores: dict[int, float] = {}
     best_words = best_concepts = 0.0
     norms = _norms(corpus, params)
+    word_bests = []
     for term in query.terms:
         if n > params.large and _doc_freq(corpus, term, 5) > params.common_word_share * n:
             continue
         acc = _word_scores(corpus, term, norms)
         idf = _idf(n, len(acc))
-        best_words += idf * (k1 + 1)
+        word_bests.append(idf * (k1 + 1))
         for doc, x in acc.items():
             scores[doc] = scores.get(doc, 0.0) + idf * x * (k1 + 1) / (k1 + x)
             matched[doc] = matched.get(doc, 0) + 1
+    word_bests.sort(reverse=True)
+    best_words = sum(word_bests[:params.best_terms] if params.best_terms else word_bests)
     for concept in query.concepts:
         if n > params.large and _doc_freq(corpus, concept, 2) > params.common_concept_share * n:
             continue
