@@ -130,3 +130,13 @@ def test_a_large_knowledge_base_skips_words_and_concepts_most_entries_share():
     entries.append(entry.build("release step: the zeppelin hangar must be locked", "BD-Z", "orchestrator", ts=1))
     top = rank.rank(entries, "lock the zeppelin hangar before the release step", limit=3)
     assert [s.entry["bead"] for s in top] == ["BD-Z"]  # the shared words scored nothing anywhere
+
+
+def test_a_long_prompt_is_not_silenced_by_its_extra_words():
+    entries = [entry.build("Database migrations must be reversible: every alembic upgrade needs a working downgrade.",
+                           "BD-3", "orchestrator", ts=1)]
+    entries += [entry.build(f"Note {i}: the release notes rule number {i} applies here.", f"BD-{9 + i}", "o", ts=9 + i)
+                for i in range(60)]
+    tail = " — thanks! also please keep the changelog updated, check the staging dashboards and ping me when done"
+    found = rank.relevant(entries, "add an alembic migration for refunds" + tail)
+    assert found and found[0].entry["bead"] == "BD-3"
