@@ -133,10 +133,16 @@ def test_a_large_knowledge_base_skips_words_and_concepts_most_entries_share():
 
 
 def test_a_long_prompt_is_not_silenced_by_its_extra_words():
-    entries = [entry.build("Database migrations must be reversible: every alembic upgrade needs a working downgrade.",
-                           "BD-3", "orchestrator", ts=1)]
-    entries += [entry.build(f"Note {i}: the release notes rule number {i} applies here.", f"BD-{9 + i}", "o", ts=9 + i)
-                for i in range(60)]
-    tail = " — thanks! also please keep the changelog updated, check the staging dashboards and ping me when done"
-    found = rank.relevant(entries, "add an alembic migration for refunds" + tail)
-    assert found and found[0].entry["bead"] == "BD-3"
+    """The gate compares with the best the prompt's strongest words could score: a tail of generic words
+    ("then run the tests and open a PR") must not push a real match under it. Real knowledge: the
+    relevance set's PostHog entries."""
+    from pathlib import Path
+
+    from memory import store
+
+    path = Path(__file__).resolve().parent.parent / "bench" / "relevance" / "posthog" / "knowledge.jsonl"
+    entries = store.latest(store.read(str(path)).entries)
+    prompt = "write the ClickHouse migration to add a column to the sharded events table"
+    for tail in ("", ", then run the tests and open a PR"):
+        keys = [s.entry["key"] for s in rank.relevant(entries, prompt + tail)]
+        assert "learned-use-sharded-true-when-altering-sharded-clickhouse-tables" in keys, tail
