@@ -14,12 +14,22 @@ from memory import shell
 MARKER = "LEARNED:"
 MAX_FILE_BYTES = 1 << 20
 _DECORATION = r"(?:\*\*|__|\*|_|`)?"
-# Where an insight starts: `LEARNED:` anywhere (also `LEARNED :` and markdown-decorated `**LEARNED:**`);
-# `Learned:` / `learned:` only where a marker stands, at the start of the body or of a line (in prose
+_BRACKET = r"(?:\[[^\]\n]{0,80}\])"  # `LEARNED[pnpm-tests]:` names the key
+# Where an insight starts: `LEARNED:` / `DECISION:` / `WARNING:` / `PATTERN:` anywhere (also `LEARNED :`,
+# markdown-decorated `**LEARNED:**`, and with a key `LEARNED[key]:`); `FORGET: KEY` or `FORGET[KEY]`; the
+# lowercase `Learned:` only where a marker stands, at the start of the body or of a line (in prose
 # mid-sentence, "what we learned: …" is not a marker).
-_INSIGHT_START = re.compile(r"(?<![A-Za-z0-9_])" + _DECORATION + r"LEARNED" + _DECORATION + r"[ \t]*:" + _DECORATION
-                  + r"|^[ \t]*(?:[-*+>][ \t]+)?" + _DECORATION + r"(?i:learned)" + _DECORATION + r"[ \t]*:"
-                  + _DECORATION, re.M)
+_INSIGHT_START = re.compile(
+    r"(?<![A-Za-z0-9_])" + _DECORATION + r"(?:(?:LEARNED|DECISION|WARNING|PATTERN)" + _BRACKET + r"?" + _DECORATION
+    + r"[ \t]*:|FORGET(?:" + _BRACKET + _DECORATION + r"(?:[ \t]*:)?|" + _DECORATION + r"[ \t]*:))" + _DECORATION
+    + r"|^[ \t]*(?:[-*+>][ \t]+)?" + _DECORATION + r"(?i:learned)" + _BRACKET + r"?" + _DECORATION + r"[ \t]*:"
+    + _DECORATION, re.M)
+_KIND_WORD = re.compile(r"(?i)learned|decision|warning|pattern|forget")
+# Lines of what the hooks themselves inject (session start's and prompt time's blocks: headings, entry
+# lines `  [LEARN] …` / `  [DECIDE, 3 days ago] …`, the Search/Record hints). An agent echoing a block into a
+# comment must not feed it back as new entries (the Record hint even shows the markers).
+_INJECTED_LINE = re.compile(r"^[ \t]*(?:##[ \t]+(?:Recent|Relevant)[ \t]+Knowledge\b|\[(?:LEARN|DECIDE|WARN|PATTERN)"
+                            r"[],]|(?:Search|Record):[ \t])[^\n]*\n?", re.M)
 _ENV_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 # bd flags that take a value, so that the value is not mistaken for a positional argument.
 _VALUE_FLAGS = {"-f", "--file", "-a", "--author", "--actor", "--db", "--dir", "--directory"}
@@ -29,19 +39,37 @@ _PREFIX_WORDS = {"{", "!", "if", "then", "else", "elif", "do", "while", "until",
                  "nohup", "builtin"}
 
 
-class Insight:
-    """One insight found in a command: the bead it was written on and its text."""
+class Marked:
+    """One marked piece of a text: its kind (`learned`, `decision`, `warning`, `pattern`, `forget`), the key
+    named in brackets (or, for forget, after the colon), and its text."""
 
-    __slots__ = ("bead", "content")
+    __slots__ = ("kind", "key", "content")
 
-    def __init__(self, bead: str, content: str) -> None:
-        self.bead, self.content = bead, content
+    def __init__(self, kind: str, key: str | None, content: str) -> None:
+        self.kind, self.key, self.content = kind, key, content
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Insight) and (self.bead, self.content) == (other.bead, other.content)
+        return isinstance(other, Marked) and (self.kind, self.key, self.content) == (other.kind, other.key,
+                                                                                     other.content)
 
     def __repr__(self) -> str:
-        return f"Insight({self.bead!r}, {self.content!r})"
+        return f"Marked({self.kind!r}, {self.key!r}, {self.content!r})"
+
+
+class Insight(Marked):
+    """One marked piece found in a bd comment: the bead it was written on, its kind, key and text."""
+
+    __slots__ = ("bead",)
+
+    def __init__(self, bead: str, content: str, kind: str = "learned", key: str | None = None) -> None:
+        super().__init__(kind, key, content)
+        self.bead = bead
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Insight) and self.bead == other.bead and super().__eq__(other)
+
+    def __repr__(self) -> str:
+        return f"Insight({self.bead!r}, {self.content!r}, {self.kind!r}, {self.key!r})"
 
 
 def insights_in_command(command: str, cwd: str | None = None) -> list[Insight]:
@@ -57,16 +85,36 @@ def insights_in_command(command: str, cwd: str | None = None) -> list[Insight]:
         elif text is None and "--stdin" in cmd.words:
             text = _stdin_of(cmd, cwd)
         if text:
-            found.extend(Insight(bead, content) for content in split_insights(text))
+            found.extend(Insight(bead, m.content, m.kind, m.key) for m in split_marked(text))
+    return found
+
+
+def split_marked(text: str) -> list[Marked]:
+    """The marked pieces of a text, in order: each marker (see _INSIGHT_START) runs to the next one or to the
+    end. A forget's key is its bracket or the first word after its colon; a forget without a key is dropped.
+    Lines the hooks injected (_INJECTED_LINE) are not part of any piece."""
+    text = _INJECTED_LINE.sub("", text)
+    marks = list(_INSIGHT_START.finditer(text))
+    ends = [m.start() for m in marks][1:] + [len(text)]
+    found = []
+    for mark, end in zip(marks, ends):
+        body = text[mark.end():end].strip()
+        kind_word = _KIND_WORD.search(mark.group())
+        kind = kind_word.group().lower() if kind_word else "learned"
+        bracket = re.search(r"\[([^\]\n]*)\]", mark.group())
+        key = bracket.group(1).strip() if bracket else None
+        if kind == "forget":
+            key = key or (body.split()[0].strip("`'\".,;") if body.split() else None)
+            if key:
+                found.append(Marked(kind, key, ""))
+        elif body:
+            found.append(Marked(kind, key, body))
     return found
 
 
 def split_insights(text: str) -> list[str]:
-    """The insights in a comment body: each `LEARNED:` (see _INSIGHT_START) runs to the next one or to the end."""
-    marks = list(_INSIGHT_START.finditer(text))
-    starts = [m.end() for m in marks]
-    ends = [m.start() for m in marks][1:] + [len(text)]
-    return [text[s:e].strip() for s, e in zip(starts, ends) if text[s:e].strip()]
+    """The insights' texts in a comment body (forgets left out)."""
+    return [m.content for m in split_marked(text) if m.kind != "forget"]
 
 
 def _bd_comment(words: list[str]) -> tuple[str, str | None, str | None] | None:
@@ -149,7 +197,7 @@ def marker_hint(command: str) -> str | None:
         return None
     for cmd in shell.parse(command):
         parsed = _bd_comment(cmd.words)
-        if parsed and parsed[1] and re.search(r"(?i)learned", parsed[1]):
+        if parsed and parsed[1] and re.search(r"(?i)learned|decision|warning|pattern", parsed[1]):
             return ("memory-hooks: nothing was captured from this bd comment. An insight is captured when a line "
                     "of the comment starts with `LEARNED:` (e.g. bd comment ID \"LEARNED: <what is true>\").")
     return None

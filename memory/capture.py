@@ -2,7 +2,10 @@
 telling the agent what was stored. Reached only through memory.capture_gate (the hot path)."""
 from __future__ import annotations
 
-from memory import bdcomment, entry, hookrun, paths, payload, store
+from memory import TYPE_CHECKING, bdcomment, entry, hookrun, paths, payload, store
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 
 def handle(ctx: hookrun.Context) -> str | None:
@@ -29,31 +32,76 @@ def handle(ctx: hookrun.Context) -> str | None:
     git = paths.work_tree_git(cwd, paths.project_root(cwd, project))
     agent_type = payload.text_field(data, "agent_type")
     call = payload.capture_id(data, command)
-    entries = [
-        entry.build(insight.content, insight.bead, entry.detect_source(cwd, agent_type),
-                    session_id=payload.session_id(data), agent_type=agent_type,
-                    agent_id=payload.text_field(data, "agent_id"),
-                    branch=git.branch if git else None, commit=git.head if git else None, capture_id=call)
-        for insight in found
-    ]
+    provenance = {"session_id": payload.session_id(data), "agent_type": agent_type,
+                  "agent_id": payload.text_field(data, "agent_id"), "branch": git.branch if git else None,
+                  "commit": git.head if git else None, "capture_id": call}
+    entries, problems = build_records(ctx.memory_dir, found, entry.detect_source(cwd, agent_type), provenance)
+    if not entries:
+        return payload.context_answer(data, " ".join(problems), event=payload.event_name(data)) \
+            if payload.answers_context(data) else None
     result = store.append(ctx.memory_dir, entries, capture_id=call)
     if result.spooled:
         ctx.problems.append(f"{store.LOCK} stayed busy: {result.spooled} insight(s) parked in {store.SPOOL}/, "
                             "merged by the next write")
-    if not (result.written or result.spooled) or not payload.answers_context(data):
+    if not (result.written or result.spooled or result.duplicates) or not payload.answers_context(data):
         return None  # already stored by another copy of this hook: that copy answered
-    return payload.context_answer(data, capture_note(entries, result), event=payload.event_name(data))
+    return payload.context_answer(data, capture_note(entries, result, problems), event=payload.event_name(data))
 
 
-def capture_note(entries: list[dict], result: store.AppendResult) -> str:
+def build_records(memory_dir: str, found: Sequence[bdcomment.Marked], source: str, provenance: dict,
+                  bead: str = "") -> tuple[list[dict], list[str]]:
+    """The lines to append for `found` (entries and forgets), and what the agent should hear about the
+    pieces that could not be taken (a key outside the grammar, a forget of a key that doesn't exist)."""
+    from memory import view
+
+    records, problems = [], []
+    lines: list[dict] | None = None
+    for piece in found:
+        piece_bead = getattr(piece, "bead", bead)
+        if piece.kind == entry.FORGET:
+            if lines is None:
+                lines = store.load(memory_dir, include_archive=True).entries
+            keys = view.resolve(lines, piece.key or "")
+            if len(keys) != 1:
+                problems.append(f"memory-hooks: nothing forgotten: no entry has the key `{piece.key}`." if not keys
+                                else f"memory-hooks: nothing forgotten: `{piece.key}` may mean {', '.join(keys)}.")
+                continue
+            records.append(entry.build_control(entry.FORGET, keys[0], piece_bead, **provenance))
+            continue
+        name = piece.key if piece.key and entry.valid_key_name(piece.key) else None
+        if piece.key and name is None:
+            problems.append(f"memory-hooks: `{piece.key}` is not a key (lowercase letters, digits and dashes, "
+                            "up to 60): stored under its automatic key.")
+        records.append(entry.build(piece.content, piece_bead, source, piece.kind, key_name=name, **provenance))
+    return records, problems
+
+
+def capture_note(entries: list[dict], result: store.AppendResult, problems: list[str] | None = None) -> str:
     """One short line for the agent: what was stored under which key, and anything it should know."""
-    keys = ", ".join(f"`{e['key']}`" for e in entries)
-    notes = [f"memory-hooks: captured {len(entries)} insight{'s' if len(entries) > 1 else ''} "
-             f"({keys}) into .beads/memory/knowledge.jsonl."]
+    from memory import render
+
+    stored = [e for e in entries if "content" in e and e["key"] not in result.duplicates]
+    forgot = [e["key"] for e in entries if e.get("type") == entry.FORGET]
+    notes = []
+    if stored:
+        keys = ", ".join(f"`{e['key']}`" for e in stored)
+        notes.append(f"memory-hooks: captured {len(stored)} insight{'s' if len(stored) > 1 else ''} "
+                     f"({keys}) into .beads/memory/knowledge.jsonl.")
+    if forgot:
+        notes.append(f"memory-hooks: forgot {', '.join(f'`{k}`' for k in forgot)} (a tombstone line; "
+                     "`recall.sh --all --history KEY` still shows it).")
+    for key, held in result.duplicates.items():
+        kind, name = held.split("-", 1) if "-" in held else (held, held)
+        notes.append(f"memory-hooks: not stored: `{held}` already holds the same text (as `{key}` it would be "
+                     f"a second copy). To change it, write {kind.upper()}[{name}]: ….")
     redacted = sorted({kind for e in entries for kind in e.get("redacted", ())})
     if redacted:
         notes.append(f"It contained credentials ({', '.join(redacted)}): stored as <redacted:TYPE>, never verbatim.")
-    for key in result.replaced:
-        notes.append(f"`{key}` replaced an earlier, different insight with the same first 60 characters "
-                     "(same key: the latest wins). If both are worth keeping, reword the start of the new one.")
-    return " ".join(notes)
+    explicit = {e["key"] for e in stored if e["key"] != entry.make_key(e["type"], e["content"])}
+    for key, before in result.replaced.items():
+        if key in explicit:
+            notes.append(f"`{key}` replaced the earlier entry \"{render.one_line(before, 80)}\" (latest wins).")
+        else:
+            notes.append(f"`{key}` replaced an earlier, different insight with the same first 60 characters "
+                         "(same key: the latest wins). If both are worth keeping, reword the start of the new one.")
+    return " ".join(notes + (problems or []))

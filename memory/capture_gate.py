@@ -8,9 +8,10 @@ compiled on every run while a module comes byte-compiled.
 from memory import hookrun
 
 HOOK = "memory_capture"
-# Raw stdin bytes that can lead to a capture: the marker in any case (`EARNED`/`earned`), or a comment
-# body read from elsewhere: `-f`/`--file` (also attached, `-fnotes.md`), `--stdin` (a pipe or `< file`).
-_FAST_MARKERS = (b"EARNED", b"earned", b"-f", b"--stdin")
+# Raw stdin bytes that can lead to a capture: a marker (`LEARNED` in any case: `EARNED`/`earned`; the other
+# types and FORGET in capitals), or a comment body read from elsewhere: `-f`/`--file` (also attached,
+# `-fnotes.md`), `--stdin` (a pipe or `< file`).
+_FAST_MARKERS = (b"EARNED", b"earned", b"DECISION", b"WARNING", b"PATTERN", b"FORGET", b"-f", b"--stdin")
 
 
 def might_capture(raw: bytes) -> bool:

@@ -1,6 +1,7 @@
 """The session-start digest: `## Recent Knowledge (N entries)`, filled by priority within a budget.
 
 Priority (each entry shown once, in the first group that wants it):
+0. pinned entries (`recall.sh --pin KEY`);
 1. entries of the bead in progress (from the branch `bd-<ID>` or the worktree `.worktrees/bd-<ID>`);
 2. on `compact`, what this session had been given before its context was rewritten;
 3. entries whose text names a file this branch changed;
@@ -62,6 +63,7 @@ def choose(latest: list[dict], beads: set[str], files: list[str], again: list[st
 
     by_key = {e["key"]: e for e in latest}
     groups = [
+        Group("Pinned", take([e for e in latest if e.get("pinned")])),
         Group("For the bead in progress", take([e for e in latest if str(e.get("bead", "")).lower() in beads])),
         Group("Given before the compaction", take([by_key[k] for k in again if k in by_key])),
         Group("About files changed on this branch",
@@ -103,3 +105,10 @@ def _compose(total: int, groups: list[Group], notes: list[str], chars: int) -> s
     lines += ["", render.SEARCH_HINT]
     lines += [f"  {render.one_line(note, 300)}" for note in notes]
     return "\n".join(lines)
+
+
+def record_hint(has_bd: bool) -> str:
+    """The digest's last line: how this agent records an insight here (bd when it is on PATH)."""
+    how = 'bd comment <ID> "LEARNED: …"' if has_bd else '.beads/memory/recall.sh --add "LEARNED: …"'
+    return (f"Record: {how} (also DECISION:, WARNING:, PATTERN:; LEARNED[some-key]: replaces that entry; "
+            "recall.sh --forget KEY)")

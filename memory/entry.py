@@ -11,6 +11,15 @@ if TYPE_CHECKING:
 
 MAX_CONTENT_CHARS = 2048
 KEY_PREFIX_CHARS = 60
+# Entry types (the marker's lowercase word) and the tag each renders with.
+TYPE_TAGS = {"learned": "LEARN", "decision": "DECIDE", "warning": "WARN", "pattern": "PATTERN"}
+TYPES = tuple(TYPE_TAGS)
+# Control lines: no `content`, so readers that show `.content` (the original bash recall.sh) skip them,
+# and readers that filter by `type` can. They apply to a key; latest wins, as for entries.
+FORGET, PIN, UNPIN = "forget", "pin", "unpin"
+CONTROL_TYPES = (FORGET, PIN, UNPIN)
+# An explicit key (`LEARNED[pnpm-tests]: …`): the part after the type prefix.
+KEY_NAME = r"[a-z0-9][a-z0-9-]{0,59}"
 REQUIRED_FIELDS = ("key", "type", "content", "source", "tags", "ts", "bead")
 SUPERVISOR = "supervisor"
 ORCHESTRATOR = "orchestrator"
@@ -86,6 +95,11 @@ def unicode_slug(text: str) -> str:
     return "-".join(kept.split())
 
 
+def valid_key_name(name: str) -> bool:
+    """True for an explicit key name: `[a-z0-9][a-z0-9-]{0,59}`."""
+    return re.fullmatch(KEY_NAME, name) is not None
+
+
 def make_key(entry_type: str, content: str) -> str:
     """`<type>-` + slug of the first 60 characters.
 
@@ -120,12 +134,12 @@ def detect_source(cwd: str | None, agent_type: str | None) -> str:
 
 
 def build(content: str, bead: str, source: str, entry_type: str = "learned",
-          ts: int | None = None, **provenance: object) -> dict:
+          ts: int | None = None, key_name: str | None = None, **provenance: object) -> dict:
     """A complete entry: the seven fields every reader relies on, in order, then any provenance given
-    (None values dropped)."""
+    (None values dropped). `key_name` (valid_key_name) sets the key: `<type>-<key_name>`."""
     content, redacted = clean_text(content)
     entry = {
-        "key": make_key(entry_type, content),
+        "key": f"{entry_type}-{key_name}" if key_name else make_key(entry_type, content),
         "type": entry_type,
         "content": content,
         "source": source,
@@ -139,7 +153,25 @@ def build(content: str, bead: str, source: str, entry_type: str = "learned",
     return entry
 
 
+def build_control(kind: str, key: str, bead: str, ts: int | None = None, **provenance: object) -> dict:
+    """A control line (forget / pin / unpin) for `key`; provenance as in `build`."""
+    line = {"key": key, "type": kind, "ts": int(time.time()) if ts is None else int(ts), "bead": bead}
+    line.update({k: v for k, v in provenance.items() if v not in (None, "")})
+    return line
+
+
 def is_valid(obj: object) -> bool:
     """True for a dict carrying the fields every reader relies on."""
     return (isinstance(obj, dict) and isinstance(obj.get("key"), str) and isinstance(obj.get("content"), str)
             and isinstance(obj.get("ts", 0), (int, float)))
+
+
+def is_control(obj: object) -> bool:
+    """True for a control line: a forget / pin / unpin of a key, without content."""
+    return (isinstance(obj, dict) and obj.get("type") in CONTROL_TYPES and isinstance(obj.get("key"), str)
+            and "content" not in obj and isinstance(obj.get("ts", 0), (int, float)))
+
+
+def is_line(obj: object) -> bool:
+    """True for anything the knowledge files hold on purpose: an entry or a control line."""
+    return is_valid(obj) or is_control(obj)

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 ACTIVE, ARCHIVE = layout.KNOWLEDGE, layout.ARCHIVE
 INDEX = {ACTIVE: layout.INDEX, ARCHIVE: layout.ARCHIVE_INDEX}
-MAGIC = b"MHRIDX4\n"
+MAGIC = b"MHRIDX5\n"
 CRC_WINDOW = 4096
 
 
@@ -54,7 +54,8 @@ class Segment:
         self.offsets = array("Q")
         self.lengths = array("I")
         self.line_crcs = array("I")
-        self.dead: list[int] = []  # active segment only: archive docs its entries supersede
+        self.forgets: list[tuple[str, float, int]] = []  # (key, ts, docs before it): this file's forget lines
+        self.dead: list[int] = []  # active segment only: archive docs its entries (or forgets) supersede
         self.against: list | None = None  # active segment only: the archive segment's src and size
 
     def to_bytes(self, fp: int) -> bytes:
@@ -63,7 +64,7 @@ class Segment:
             "fp": fp, "src": self.src, "end": self.end, "crc": self.crc, "n": s.n,
             "lens": {f: a.tobytes() for f, a in s.lens.items()}, "ts": s.ts.tobytes(), "live": bytes(s.live),
             "off": self.offsets.tobytes(), "len": self.lengths.tobytes(), "lcrc": self.line_crcs.tobytes(),
-            "dead": self.dead, "against": self.against, "concepts": concepts.term_map()})
+            "forgets": self.forgets, "dead": self.dead, "against": self.against, "concepts": concepts.term_map()})
         directory: dict[str, tuple[int, int]] = {}
         blobs: list[bytes] = []
         at = 0
@@ -139,6 +140,7 @@ def read_segment(path: str, fp: int, with_keys: bool = False) -> Segment | None:
         seg.offsets, seg.lengths = _arr("Q", meta["off"]), _arr("I", meta["len"])
         seg.line_crcs = _arr("I", meta["lcrc"])
         seg.dead, seg.against = list(meta["dead"]), meta["against"]
+        seg.forgets = [tuple(f) for f in meta["forgets"]]
         lazy = LazyPostings(fh, 40 + lengths[0] + lengths[1], marshal.loads(fh.read(lengths[1])))
         seg.postings = lazy
         if with_keys:  # an update follows: it needs every posting in memory, and the keys
@@ -181,7 +183,7 @@ def _tail_crc(data: bytes, end: int) -> int:
 
 def update(old: Segment | None, data: bytes, src: tuple[int, int, int, int] | None) -> Segment:
     """`old` brought up to date with the source bytes `data`: extended when the source only grew, else new."""
-    from memory.entry import is_valid
+    from memory.entry import FORGET, is_control, is_valid
 
     grown = (old is not None and old.src is not None and src is not None and old.src[:2] == src[:2]
              and len(data) >= old.end and _tail_crc(data, old.end) == old.crc and len(old.stats.keys) == old.stats.n)
@@ -204,10 +206,35 @@ def update(old: Segment | None, data: bytes, src: tuple[int, int, int, int] | No
             seg.offsets.append(pos)
             seg.lengths.append(len(line))
             seg.line_crcs.append(zlib.crc32(line))
+        elif is_control(entry) and entry["type"] == FORGET:  # type: ignore[index]
+            seg.forgets.append((entry["key"], corpus_mod.entry_ts(entry), seg.stats.n))  # type: ignore[index,arg-type]
         pos = nl + 1
     seg.src, seg.end, seg.crc = src, max(seg.end, end), _tail_crc(data, max(seg.end, end))
     seg.stats.live = corpus_mod.latest_flags(seg.stats.keys, seg.stats.ts)
+    _apply_forgets(seg)
     return seg
+
+
+def _latest_forgets(seg: Segment) -> dict[str, tuple[float, int]]:
+    """Per key, the latest forget of the segment: (ts, number of docs before it)."""
+    found: dict[str, tuple[float, int]] = {}
+    for key, ts, before in seg.forgets:
+        if key not in found or (ts, before) >= found[key]:
+            found[key] = (ts, before)
+    return found
+
+
+def _apply_forgets(seg: Segment) -> None:
+    """A live doc older than its key's latest forget in the same file is not live (memory.view's order:
+    the higher ts, then the later line)."""
+    forgets = _latest_forgets(seg)
+    if not forgets:
+        return
+    s = seg.stats
+    for doc in range(s.n):
+        forget = forgets.get(s.keys[doc]) if s.live[doc] else None
+        if forget is not None and (forget[0], forget[1] - 0.5) > (s.ts[doc], doc):
+            s.live[doc] = 0
 
 
 def _loads(size: int) -> Callable[[Any], Any]:
@@ -229,6 +256,17 @@ def link(archive: Segment, active: Segment) -> None:
                 dead.append(other)
             else:
                 act.live[doc] = 0
+    # forgets across the two files: an active forget is a later line than every archived one
+    killed = set(dead)
+    for key, (ts, _) in _latest_forgets(active).items():
+        other = best.get(key)
+        if other is not None and ts >= arc_ts[other] and other not in killed:
+            dead.append(other)
+    archived_forgets = _latest_forgets(archive)
+    for doc in range(act.n):
+        forget = archived_forgets.get(act.keys[doc]) if act.live[doc] else None
+        if forget is not None and forget[0] > act.ts[doc]:
+            act.live[doc] = 0
     active.dead = dead
     active.against = [archive.src, archive.stats.n]
 

@@ -65,7 +65,7 @@ def select(latest: list[dict], terms: Sequence[str], entry_type: str | None, rec
 
 
 def search(memory_dir: str, terms: Sequence[str], entry_type: str | None, recent: int | None,
-           include_archive: bool) -> tuple[list[dict], store.Snapshot]:
+           include_archive: bool, history: bool = False) -> tuple[list[dict], store.Snapshot]:
     """The chosen entries and the snapshot they came from.
 
     With a keyword, only the lines that can match are parsed: those holding the longest plain-ASCII run
@@ -82,7 +82,26 @@ def search(memory_dir: str, terms: Sequence[str], entry_type: str | None, recent
         snapshot = store.load_matching(memory_dir, needle.encode("ascii"), include_archive, unsure)
     else:
         snapshot = store.load(memory_dir, include_archive)
+    if history:
+        return versions(snapshot.entries, terms, entry_type), snapshot
     return select(store.latest(snapshot.entries), terms, entry_type, recent), snapshot
+
+
+def versions(lines: list[dict], terms: Sequence[str], entry_type: str | None) -> list[dict]:
+    """Every line (versions, forgets, pins) of each key that has a matching version, key by key, each
+    key's lines oldest first; keys ordered by their newest line."""
+    from memory import view
+
+    keys = {e["key"] for e in lines if not view.is_control(e) and (entry_type is None or e.get("type") == entry_type)
+            and (not terms or matches(e, terms))}
+    grouped = [view.history(lines, key) for key in keys]
+    grouped.sort(key=lambda group: (max(_ts(e) for e in group), group[0]["key"]), reverse=True)
+    return [line for group in grouped for line in group]
+
+
+def _ts(line: dict) -> float:
+    ts = line.get("ts", 0)
+    return ts if isinstance(ts, (int, float)) else 0
 
 
 def format_entry(entry: dict) -> str:
@@ -92,9 +111,14 @@ def format_entry(entry: dict) -> str:
     when = time.strftime("%Y-%m-%d %H:%M", time.localtime(ts)) if isinstance(ts, (int, float)) else "?"
     tags = [t for t in entry.get("tags") or [] if isinstance(t, str) and t != entry.get("type")]
     meta = " · ".join(str(x) for x in (entry.get("bead"), entry.get("source"), when) if x)
-    head = f"[{render.label(str(entry.get('type', '')))}] {entry['key']}  {meta}"
+    if entry.get("session_id"):
+        meta += f" · session {entry['session_id']}"
+    pin = "  (pinned)" if entry.get("pinned") else ""
+    head = f"[{render.label(str(entry.get('type', '')))}] {entry['key']}  {meta}{pin}"
     if tags:
         head += f"  #{' #'.join(tags)}"
+    if "content" not in entry:  # a forget / pin / unpin line (--history)
+        return render.strip_control(head)
     body = "\n".join("    " + render.strip_control(line) for line in entry["content"].splitlines() or [""])
     return f"{render.strip_control(head)}\n{body}"
 
@@ -137,6 +161,15 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--stats", action="store_true", help="counts per type, source and tag; archive size")
     parser.add_argument("--all", action="store_true", help="include knowledge.archive.jsonl")
     parser.add_argument("--json", action="store_true", help="print JSON lines (for jq)")
+    parser.add_argument("--history", action="store_true",
+                        help="every version of each matching key (forgotten ones too), oldest first")
+    parser.add_argument("--pinned", action="store_true", help="the pinned entries")
+    writing = parser.add_argument_group("recording (appends a line; nothing is ever deleted)")
+    writing.add_argument("--add", metavar="TEXT", help='record an insight: "LEARNED: …" (also DECISION:, WARNING:, '
+                                                        'PATTERN:; LEARNED[key]: sets or replaces that key)')
+    writing.add_argument("--forget", metavar="KEY", help="hide KEY from session start, prompts and recall")
+    writing.add_argument("--pin", metavar="KEY", help="always show KEY first at session start")
+    writing.add_argument("--unpin", metavar="KEY", help="undo --pin")
     parser.add_argument("--doctor", action="store_true",
                         help="check the installation; --doctor --repair fixes the files (see memory-doctor)")
     parser.add_argument("--memory-dir", help=argparse.SUPPRESS)
@@ -157,32 +190,47 @@ def main(argv: list[str] | None = None) -> int:
     if args.limit < 1:
         parser.error("--limit takes a positive number")
     terms = terms_of(args.keywords)
-    if not (terms or args.entry_type or args.recent or args.stats):
-        parser.print_usage(sys.stderr)
-        print("recall.sh: give a KEYWORD, --type, --recent N or --stats (see --help)", file=sys.stderr)
-        return USAGE
     memory_dir = args.memory_dir or paths.memory_dir(os.environ.get("MEMORY_HOOKS_ANCHOR") or os.getcwd())
+    writes = [(kind, value) for kind, value in (("add", args.add), ("forget", args.forget), ("pin", args.pin),
+                                                ("unpin", args.unpin)) if value is not None]
+    if writes:
+        return _write(parser, memory_dir, writes, terms)
+    if not (terms or args.entry_type or args.recent or args.stats or args.pinned):
+        parser.print_usage(sys.stderr)
+        print("recall.sh: give a KEYWORD, --type, --recent N, --pinned or --stats (see --help)", file=sys.stderr)
+        return USAGE
     try:
         if args.stats:
             snapshot = store.load(memory_dir, include_archive=args.all)
             report = stats(memory_dir, snapshot, store.latest(snapshot.entries))
         else:
-            chosen, snapshot = search(memory_dir, terms, args.entry_type, args.recent, args.all)
-            in_archive = [] if chosen or args.all else search(memory_dir, terms, args.entry_type, args.recent, True)[0]
+            chosen, snapshot = search(memory_dir, terms, args.entry_type, args.recent, args.all, args.history)
+            if args.pinned:
+                chosen = [e for e in chosen if e.get("pinned")]
+            in_archive = [] if chosen or args.all or args.pinned else \
+                search(memory_dir, terms, args.entry_type, args.recent, True, args.history)[0]
     except OSError as exc:  # not a regular file, a symlink, no permission: say which file and why
         print(f"recall.sh: cannot read {exc.filename or memory_dir}: {exc.strerror or exc}", file=sys.stderr)
         return USAGE
     if args.stats:
         print(report)
         return FOUND if snapshot.entries else NOTHING
-    if len(terms) > 1 and not args.exact:
+    if len(terms) > 1 and not (args.exact or args.history or args.pinned):
         return ranked(memory_dir, " ".join(args.keywords), args)
+    return _print_found(chosen, in_archive, snapshot, args, argv)
+
+
+def _print_found(chosen: list[dict], in_archive: list[dict], snapshot: store.Snapshot, args: argparse.Namespace,
+                 argv: list[str]) -> int:
+    """The keyword / filter answer: entries (or JSON lines), then what the agent should know on stderr."""
     out = sys.stdout
     if args.json:
         out.write("".join(render.escape_control(jsonio.dumps(e)) + "\n" for e in chosen))
     else:
         out.write("\n\n".join(format_entry(e) for e in chosen) + ("\n" if chosen else ""))
-        if chosen:
+        if chosen and args.history:
+            out.write(f"\n{len(chosen)} line{'' if len(chosen) == 1 else 's'} (every version, oldest first)\n")
+        elif chosen:
             out.write(f"\n{len(chosen)} entr{'y' if len(chosen) == 1 else 'ies'} (latest per key)\n")
     if snapshot.malformed:
         print(f"recall.sh: {snapshot.malformed} malformed line(s) skipped (recall.sh --doctor)", file=sys.stderr)
@@ -196,6 +244,20 @@ def main(argv: list[str] | None = None) -> int:
         print(f"recall.sh: {count} in {store.ARCHIVE} (older entries, rotated out); to see: recall.sh {again}",
               file=sys.stderr)
     return FOUND if chosen else NOTHING
+
+
+def _write(parser: argparse.ArgumentParser, memory_dir: str, writes: list[tuple[str, str]],
+           terms: list[str]) -> int:
+    """--add / --forget / --pin / --unpin: one at a time, never mixed with a search."""
+    from memory import edit
+
+    if len(writes) > 1 or terms:
+        parser.error("--add, --forget, --pin and --unpin take one value and go alone")
+    kind, value = writes[0]
+    cwd = os.environ.get("MEMORY_HOOKS_ANCHOR") or os.getcwd()
+    if kind == "add":
+        return edit.add(memory_dir, value, cwd)
+    return edit.control(memory_dir, kind, value.strip(), cwd)
 
 
 def ranked(memory_dir: str, text: str, args: argparse.Namespace) -> int:

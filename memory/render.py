@@ -28,4 +28,9 @@ def one_line(text: str, limit: int = LINE_CHARS) -> str:
 
 
 def label(entry_type: str) -> str:
-    return "LEARN" if entry_type == "learned" else (entry_type or "note")[:5].upper()
+    """The render tag of an entry type: [LEARN] [DECIDE] [WARN] [PATTERN]; other types their first letters."""
+    from memory.entry import CONTROL_TYPES, TYPE_TAGS
+
+    if entry_type in CONTROL_TYPES:
+        return entry_type.upper()
+    return TYPE_TAGS.get(entry_type) or (entry_type or "note")[:5].upper()

@@ -40,6 +40,9 @@ def _notes(snapshot: store.Snapshot, argv: list[str]) -> list[str]:
     if snapshot.malformed:
         notes.append(f"{snapshot.malformed} malformed line(s) in knowledge.jsonl were skipped; "
                      "`.beads/memory/recall.sh --doctor` reports them.")
+    import shutil
+
+    notes.append(digest.record_hint(shutil.which("bd") is not None))
     if layout.FLAG_NO_VENV in argv:
         notes.append("memory-hooks is running without its virtualenv on this machine; run "
                      f"{registration.reinstall_hint()} on this repo to set it up.")

@@ -18,7 +18,7 @@ import os
 import time
 
 from memory import TYPE_CHECKING, fsio, jsonio, layout, locking
-from memory.entry import is_valid
+from memory.entry import is_line
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -52,10 +52,11 @@ def path(memory_dir: str, name: str = ACTIVE) -> str:
 class AppendResult:
     """What an append did: lines written, and keys whose different earlier content it superseded."""
 
-    def __init__(self, written: int = 0, replaced: list[str] | None = None, spooled: int = 0) -> None:
+    def __init__(self, written: int = 0, replaced: dict[str, str] | None = None, spooled: int = 0) -> None:
         self.written = written
-        self.replaced: list[str] = replaced or []
+        self.replaced: dict[str, str] = replaced or {}  # key -> the content it replaced
         self.spooled = spooled  # records parked in SPOOL because the lock stayed busy
+        self.duplicates: dict[str, str] = {}  # key not stored -> the live key that holds the same text
 
 
 def append(memory_dir: str, records: Iterable[dict], capture_id: str | None = None) -> AppendResult:
@@ -79,16 +80,23 @@ def append(memory_dir: str, records: Iterable[dict], capture_id: str | None = No
             existing = fsio.read_bytes(target) or b""
             if capture_id and _has_capture(existing, capture_id):
                 return AppendResult()
+            duplicates = _same_text(existing, cleaned)
+            if duplicates:
+                cleaned = [r for r in cleaned if r.get("key") not in duplicates]
+                data = b"".join(jsonio.dumps_line(record) for record in cleaned)
             replaced = _superseded(existing, cleaned)
-            fsio.append(target, data)
-            rotate_if_needed(memory_dir)
+            if data:
+                fsio.append(target, data)
+                rotate_if_needed(memory_dir)
     except locking.LockTimeout:
         # park it whole (a new file, published atomically)
         spool = path(memory_dir, SPOOL)
         os.makedirs(spool, exist_ok=True)
         fsio.atomic_write(os.path.join(spool, f"{time.time_ns()}-{os.getpid()}.jsonl"), data)
         return AppendResult(spooled=len(cleaned))
-    return AppendResult(len(cleaned), replaced)
+    result = AppendResult(len(cleaned), replaced)
+    result.duplicates = duplicates
+    return result
 
 
 def append_log(memory_dir: str, name: str, record: dict, capture_id: str | None = None) -> bool:
@@ -126,13 +134,49 @@ def _merge_spool(memory_dir: str) -> None:
         os.unlink(os.path.join(spool, name))
 
 
-def _superseded(existing: bytes, records: list[dict]) -> list[str]:
-    """Keys of `records` already present in `existing` with other content (latest wins, but not silently)."""
-    replaced = []
+def normalized(text: str) -> str:
+    """Text as near-duplicates compare: case, whitespace and punctuation left out."""
+    import re
+
+    return " ".join(re.findall(r"\w+", text.casefold()))
+
+
+def _same_text(existing: bytes, records: list[dict]) -> dict[str, str]:
+    """{new key: live key} for records whose normalized text a live entry of another key already holds
+    (an insight written twice in other words' order of case or punctuation is not a second entry)."""
+    import re
+
+    from memory import view
+
+    wanted = {}
+    lowered = None
+    for record in records:
+        content = record.get("content")
+        if not isinstance(content, str) or not normalized(content):
+            continue
+        words = sorted(re.findall(r"[a-z0-9]{4,}", content.lower()), key=len)[-2:]
+        lowered = existing.lower() if lowered is None else lowered
+        if all(word.encode() in lowered for word in words):  # a cheap pre-check before parsing every line
+            wanted[normalized(content)] = record["key"]
+    if not wanted:
+        return {}
+    lines = read("", existing).entries
+    found = {}
+    for entry in view.latest(lines):
+        key = wanted.get(normalized(entry["content"]))
+        if key is not None and key != entry["key"]:
+            found[key] = entry["key"]
+    return found
+
+
+def _superseded(existing: bytes, records: list[dict]) -> dict[str, str]:
+    """Keys of `records` already present in `existing` with other content (latest wins, but not silently),
+    with the content they replace."""
+    replaced = {}
     for record in records:
         key = record.get("key")
-        if not isinstance(key, str):
-            continue
+        if not isinstance(key, str) or not isinstance(record.get("content"), str):
+            continue  # a control line replaces nothing
         needle = b'"key":' + jsonio.dumps(key).encode("utf-8", "replace")
         at = existing.rfind(needle)
         if at < 0:
@@ -142,8 +186,9 @@ def _superseded(existing: bytes, records: list[dict]) -> list[str]:
             previous = jsonio.loads(line)
         except ValueError:
             continue
-        if isinstance(previous, dict) and previous.get("content") != record.get("content"):
-            replaced.append(key)
+        if isinstance(previous, dict) and isinstance(previous.get("content"), str) \
+                and previous["content"] != record["content"]:
+            replaced[key] = previous["content"]
     return replaced
 
 
@@ -157,7 +202,7 @@ def rotate_if_needed(memory_dir: str) -> bool:
     if len(lines) <= ROTATE_ABOVE:
         return False
     chunks = -(-(len(lines) - ROTATE_ABOVE) // ROTATE_CHUNK)
-    moved, kept = lines[:chunks * ROTATE_CHUNK], lines[chunks * ROTATE_CHUNK:]
+    moved, kept = _carry_forward(lines[:chunks * ROTATE_CHUNK], lines[chunks * ROTATE_CHUNK:])
     stat = os.stat(active)
     journal = {"archive_size": _size(archive), "active_ino": stat.st_ino, "active_dev": stat.st_dev}
     fsio.atomic_write(path(memory_dir, JOURNAL), jsonio.dumps_line(journal))
@@ -166,6 +211,37 @@ def rotate_if_needed(memory_dir: str) -> bool:
     os.unlink(path(memory_dir, JOURNAL))
     fsio.fsync_dir(memory_dir)
     return True
+
+
+CARRY_LIMIT = ROTATE_CHUNK // 2  # lines a rotation may keep active for pins and forgets
+
+
+def _carry_forward(moved: list[bytes], kept: list[bytes]) -> tuple[list[bytes], list[bytes]]:
+    """The rotation's split, with the lines that must stay active moved back to the front of `kept`: the
+    control lines of keys that keep an entry in the active file (session start reads only that file, so a
+    pin or forget archived away from its entry would be lost there), and the latest entry and control lines
+    of every pinned key (pinned means always surfaced). At most CARRY_LIMIT lines; the rest is archived."""
+    from memory import view
+
+    if not any(b'"content"' not in line for line in moved):  # no control line at all: the usual case
+        return moved, kept
+    parsed = [_parse_line(line) for line in moved + kept]
+    lines = [p for p in parsed if p is not None]
+    state = view.State(lines)
+    active_keys = {p["key"] for p in parsed[len(moved):] if p is not None and not view.is_control(p)}
+    pinned = {key for key in state.pins if state.pinned(key) and not state.forgotten(key)}
+    latest_lines = {id(state.entries[key][1]) for key in pinned if key in state.entries}
+    carry: list[int] = []
+    for at, line in enumerate(parsed[:len(moved)]):
+        if line is None or len(carry) >= CARRY_LIMIT:
+            continue
+        key = line["key"]
+        if (view.is_control(line) and (key in active_keys or key in pinned)) or id(line) in latest_lines:
+            carry.append(at)
+    if not carry:
+        return moved, kept
+    chosen = set(carry)
+    return [line for at, line in enumerate(moved) if at not in chosen], [moved[at] for at in carry] + kept
 
 
 def recover(memory_dir: str) -> None:
@@ -206,7 +282,7 @@ def _repair_torn_tail(memory_dir: str) -> None:
         return  # a single line longer than the window: leave it to the doctor
     fragment = tail[cut:]
     try:
-        whole = is_valid(jsonio.loads(fragment))
+        whole = is_line(jsonio.loads(fragment))
     except ValueError:
         whole = False
     if whole:
@@ -258,7 +334,7 @@ def read(file_path: str, data: bytes | None = None) -> Snapshot:
         except (ValueError, RecursionError):
             snap.malformed += 1
             continue
-        if is_valid(obj):
+        if is_line(obj):
             snap.entries.append(obj)
         else:
             snap.malformed += 1
@@ -326,7 +402,7 @@ def _parse_line(line: bytes, loads: Callable[[bytes], object] | None = None) -> 
         obj = (loads or jsonio.json.loads)(line)
     except (ValueError, RecursionError):
         return None
-    return obj if isinstance(obj, dict) and is_valid(obj) else None
+    return obj if isinstance(obj, dict) and is_line(obj) else None
 
 
 def _read_consistently(memory_dir: str, include_archive: bool) -> list[bytes]:
@@ -384,15 +460,11 @@ def load(memory_dir: str, include_archive: bool = False) -> Snapshot:
 
 
 def latest(entries: list[dict]) -> list[dict]:
-    """One entry per key, the latest (highest ts, then later line) winning; newest first."""
-    best: dict[str, tuple] = {}
-    for position, entry in enumerate(entries):
-        ts = entry.get("ts", 0)
-        rank = (ts if isinstance(ts, (int, float)) else 0, position)
-        current = best.get(entry["key"])
-        if current is None or rank > current[0]:
-            best[entry["key"]] = (rank, entry)
-    return [entry for _, entry in sorted(best.values(), key=lambda item: item[0], reverse=True)]
+    """One entry per key, the latest (highest ts, then later line) winning; newest first; forgotten keys
+    left out, pinned entries marked (memory.view owns the rules)."""
+    from memory import view
+
+    return view.latest(entries)
 
 
 # -- health and repair (memory-doctor) -----------------------------------------------------------------

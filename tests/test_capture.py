@@ -85,5 +85,8 @@ def test_comment_without_bead_or_text_is_ignored():
 def test_fast_path_filter():
     assert might_capture(b'{"tool_input":{"command":"bd comment X \\"LEARNED: y\\""}}')
     assert might_capture(b'{"tool_input":{"command":"bd comment X --file n.txt"}}')
+    for marker in (b"DECISION", b"WARNING", b"PATTERN", b"FORGET"):  # the other types and forget pass too
+        assert might_capture(b'{"tool_input":{"command":"bd comment X \\"' + marker + b': y\\""}}')
+    assert not might_capture(b'{"tool_input":{"command":"bd comment X \\"Decision made\\""}}')
     assert not might_capture(b'{"tool_input":{"command":"ls -la"}}')
     assert not might_capture(b'{"tool_input":{"command":"echo LEARNED: x"}}')  # no comment, nothing to do

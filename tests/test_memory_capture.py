@@ -265,3 +265,86 @@ def test_env_style_secrets_are_neither_stored_nor_shown_at_session_start(repo):
     start = run_hook("session_start", {"hook_event_name": "SessionStart", "cwd": str(repo)}, repo)
     shown = json.loads(start.stdout)["hookSpecificOutput"]["additionalContext"]
     assert "POSTGRES_PASSWORD=<redacted:secret_assignment>" in shown and "Xk9mP2vL8qR4nZ7w" not in shown
+
+
+# --- entry types, explicit keys, forget (issue 10) ------------------------------------------------------
+
+@pytest.mark.parametrize("marker,kind,tag", [("DECISION", "decision", "DECIDE"), ("WARNING", "warning", "WARN"),
+                                             ("PATTERN", "pattern", "PATTERN"), ("LEARNED", "learned", "LEARN")])
+def test_every_entry_type_is_captured_with_its_key_prefix(repo, marker, kind, tag):
+    proc = run_hook("memory_capture", bash_payload(f'bd comment BD-3 "{marker}: services live in src/services"',
+                                                   repo), repo)
+    [e] = knowledge(repo)
+    assert (e["type"], e["key"], e["tags"][0]) == (kind, f"{kind}-services-live-in-src-services", kind)
+    assert f"`{kind}-services-live-in-src-services`" in context(proc)
+    from memory import render
+    assert render.label(e["type"]) == tag
+
+
+def test_types_through_heredoc_file_and_stdin(repo, tmp_path):
+    notes = repo / "notes.md"
+    notes.write_text("WARNING: the seed script drops every table\nPATTERN: one module per hook\n")
+    commands = [f"bd comment BD-1 --file {notes}",
+                "bd comment BD-1 --stdin <<'EOF'\nDECISION: we pin uv because lockfiles drift\nEOF",
+                "bd comments add BD-1 \"**DECISION:** feature flags live in flags.yaml\""]
+    for command in commands:
+        assert run_hook("memory_capture", bash_payload(command, repo), repo).returncode == 0
+    assert sorted(e["type"] for e in knowledge(repo)) == ["decision", "decision", "pattern", "warning"]
+
+
+def test_explicit_key_replaces_and_the_hook_says_what_it_replaced(repo):
+    run_hook("memory_capture", bash_payload('bd comment BD-1 "LEARNED[pnpm-tests]: run pnpm test"', repo), repo)
+    proc = run_hook("memory_capture", bash_payload(
+        'bd comment BD-2 "LEARNED[pnpm-tests]: run pnpm vitest --run, not pnpm test"', repo), repo)
+    assert [e["key"] for e in knowledge(repo)] == ["learned-pnpm-tests", "learned-pnpm-tests"]
+    assert 'replaced the earlier entry "run pnpm test"' in context(proc)
+    from memory import store as store_mod
+    [live] = store_mod.latest(knowledge(repo))
+    assert live["content"] == "run pnpm vitest --run, not pnpm test"
+
+
+@pytest.mark.parametrize("bad", ["Pnpm Tests", "-leading-dash", "x" * 61, "under_score"])
+def test_a_key_outside_the_grammar_is_not_a_key(repo, bad):
+    proc = run_hook("memory_capture", bash_payload(f'bd comment BD-1 "LEARNED[{bad}]: use the cache"', repo), repo)
+    [e] = knowledge(repo)
+    assert e["key"] == "learned-use-the-cache" and f"`{bad}` is not a key" in context(proc)
+
+
+@pytest.mark.parametrize("form", ["FORGET: learned-use-the-cache", "FORGET[learned-use-the-cache]",
+                                  "FORGET: use-the-cache"])
+def test_forget_in_a_bd_comment_appends_a_tombstone(repo, form):
+    run_hook("memory_capture", bash_payload('bd comment BD-1 "LEARNED: use the cache"', repo), repo)
+    proc = run_hook("memory_capture", bash_payload(f'bd comment BD-1 "{form}"', repo), repo)
+    lines = knowledge(repo)
+    assert len(lines) == 2 and lines[1]["type"] == "forget" and lines[1]["key"] == "learned-use-the-cache"
+    assert "content" not in lines[1] and "forgot `learned-use-the-cache`" in context(proc)
+    from memory import store as store_mod
+    assert store_mod.latest(lines) == []
+
+
+def test_forget_of_an_unknown_key_writes_nothing_and_says_so(repo):
+    proc = run_hook("memory_capture", bash_payload('bd comment BD-1 "FORGET: no-such-key"', repo), repo)
+    assert knowledge(repo) == [] and "no entry has the key `no-such-key`" in context(proc)
+
+
+def test_echoed_session_start_block_is_not_captured_back(repo):
+    block = ("## Recent Knowledge (2 entries)\n\n  [LEARN] use the cache  (orchestrator)\n  [DECIDE, 2 days ago] "
+             "postgres\n  Search: .beads/memory/recall.sh \"keyword\"\n  Record: bd comment <ID> \"LEARNED: …\" "
+             "(also DECISION:, WARNING:, PATTERN:; LEARNED[some-key]: replaces that entry)\n")
+    command = "bd comment BD-1 --stdin <<'EOF'\n" + block + "EOF"
+    assert run_hook("memory_capture", bash_payload(command, repo), repo).stdout == b""
+    assert knowledge(repo) == []
+
+
+def test_same_text_under_a_second_key_is_not_stored(repo):
+    run_hook("memory_capture", bash_payload('bd comment BD-1 "LEARNED: Use the cache, always."', repo), repo)
+    proc = run_hook("memory_capture", bash_payload('bd comment BD-2 "LEARNED[cache]: use   the CACHE always"',
+                                                   repo), repo)
+    assert len(knowledge(repo)) == 1
+    assert "`learned-use-the-cache-always` already holds the same text" in context(proc)
+
+
+def test_recall_add_run_by_the_agent_is_not_captured_twice(repo):
+    command = '.beads/memory/recall.sh --add "LEARNED: recall add writes directly"'
+    proc = run_hook("memory_capture", bash_payload(command, repo), repo)
+    assert proc.returncode == 0 and proc.stdout == b"" and knowledge(repo) == []

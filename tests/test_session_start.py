@@ -37,7 +37,16 @@ def test_block_format_for_every_source(repo, name):
     assert lines[0] == "## Recent Knowledge (12 entries)" and lines[1] == ""
     assert lines[2:7] == [f"  [LEARN] insight {i} about caching  ({'supervisor' if i % 2 else 'orchestrator'})"
                           for i in (11, 10, 9, 8, 7)]
-    assert lines[-1] == '  Search: .beads/memory/recall.sh "keyword" (add --all to search the archive too)'
+    assert lines[-2] == '  Search: .beads/memory/recall.sh "keyword" (add --all to search the archive too)'
+    assert lines[-1].startswith('  Record: .beads/memory/recall.sh --add "LEARNED: …"')  # no bd on this PATH
+
+
+def test_record_hint_names_bd_when_bd_is_on_path(repo, tmp_path):
+    from conftest import bd_env
+    seed(repo, 1)
+    text = context(start(repo, env=bd_env(tmp_path)))
+    assert text.splitlines()[-1].startswith('  Record: bd comment <ID> "LEARNED: …"')
+    assert "recall.sh --add" not in text
 
 
 def test_count_is_unique_keys_and_latest_wins(repo):
@@ -185,7 +194,8 @@ def test_digest_respects_its_budget(repo):
     memory = repo / ".beads" / "memory"
     (memory / "config.json").write_text(json.dumps({"session_budget_tokens": 300}))
     text = context(start(repo))
-    assert len(text) <= 1200 and "bead insight" in text and text.rstrip().endswith(render.SEARCH_HINT.strip())
+    assert len(text) <= 1200 and "bead insight" in text and render.SEARCH_HINT.strip() in text \
+        and text.rstrip().splitlines()[-1].startswith("  Record:")
     (memory / "config.json").write_text(json.dumps({"session_budget_tokens": "lots"}))  # wrong type: default
     assert 1200 < len(context(start(repo))) <= 8000
 

@@ -37,8 +37,8 @@ def test_duplicate_capture_id_is_not_written_twice(tmp_path):
 def test_replacement_of_a_different_insight_is_reported(tmp_path):
     store.append(str(tmp_path), [make(1, key="same")])
     result = store.append(str(tmp_path), [make(2, key="same")])
-    assert result.replaced == ["same"]
-    assert store.append(str(tmp_path), [make(2, key="same")]).replaced == []  # identical content: no news
+    assert result.replaced == {"same": "insight number 1"}
+    assert store.append(str(tmp_path), [make(2, key="same")]).replaced == {}  # identical content: no news
     assert len(lines(tmp_path / store.ACTIVE)) == 3  # nothing deleted: the older line stays on disk
 
 

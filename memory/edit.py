@@ -1,0 +1,77 @@
+"""recall.sh's writing commands: --add TEXT, --forget KEY, --pin KEY, --unpin KEY.
+
+Each appends lines through the store (lock, redaction, the same records a capture builds); none deletes
+or rewrites a line. Exit status: 0 done, 1 nothing to do (already so), 2 refused (with the reason).
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+from memory import TYPE_CHECKING, bdcomment, capture, entry, paths, store, view
+
+if TYPE_CHECKING:
+    from typing import TextIO
+
+DONE, NOTHING, REFUSED = 0, 1, 2
+
+
+def add(memory_dir: str, text: str, cwd: str) -> int:
+    """Record the marked insights of `text` (`LEARNED: …`, `DECISION[key]: …`, `FORGET: KEY`…)."""
+    found = bdcomment.split_marked(text)
+    if not found:
+        return _say(REFUSED, "recall.sh: nothing to add: start the text with LEARNED:, DECISION:, WARNING: or "
+                             "PATTERN: (e.g. recall.sh --add \"LEARNED: <what is true>\")")
+    records, problems = capture.build_records(memory_dir, found, entry.detect_source(cwd, None),
+                                              _provenance(cwd), bead=_bead(cwd))
+    for problem in problems:
+        print(problem.replace("memory-hooks: ", "recall.sh: "), file=sys.stderr)
+    if not records:
+        return REFUSED
+    result = store.append(memory_dir, records)
+    print(capture.capture_note(records, result).replace("memory-hooks: ", ""))
+    return DONE if result.written or result.spooled else NOTHING
+
+
+def control(memory_dir: str, kind: str, name: str, cwd: str) -> int:
+    """Append a forget / pin / unpin line for the key `name` stands for (view.resolve)."""
+    lines = store.load(memory_dir, include_archive=True).entries
+    keys = view.resolve(lines, name)
+    if len(keys) != 1:
+        return _say(REFUSED, f"recall.sh: no entry has the key `{name}`" if not keys
+                    else f"recall.sh: `{name}` may mean {', '.join(keys)}: give the whole key")
+    key = keys[0]
+    state = view.State(lines)
+    if kind != entry.FORGET and state.forgotten(key):
+        return _say(REFUSED, f"recall.sh: `{key}` is forgotten; record it again to {kind} it")
+    already = {entry.FORGET: state.forgotten(key), entry.PIN: state.pinned(key),
+               entry.UNPIN: not state.pinned(key)}[kind]
+    if already:
+        return _say(NOTHING, f"recall.sh: `{key}` is already {_past(kind)}")
+    store.append(memory_dir, [entry.build_control(kind, key, _bead(cwd), **_provenance(cwd))])
+    return _say(DONE, f"{_past(kind)} `{key}`" + (" (recall.sh --all --history shows it still)"
+                                                  if kind == entry.FORGET else ""), sys.stdout)
+
+
+def _past(kind: str) -> str:
+    return {entry.FORGET: "forgotten", entry.PIN: "pinned", entry.UNPIN: "unpinned"}[kind]
+
+
+def _say(code: int, message: str, stream: TextIO | None = None) -> int:
+    print(message, file=stream or sys.stderr)
+    return code
+
+
+def _provenance(cwd: str) -> dict:
+    git = paths.git_info(cwd)
+    return {"session_id": os.environ.get("CLAUDE_SESSION_ID") or None, "branch": git.branch if git else None,
+            "commit": git.head if git else None, "via": "recall.sh"}
+
+
+def _bead(cwd: str) -> str:
+    """The bead in progress when the branch or worktree names one (`bd-<ID>`), else ''."""
+    from memory import digest
+
+    git = paths.git_info(cwd)
+    names = digest.bead_candidates(git.branch if git else None, cwd)
+    return max(names, key=len).upper() if names else ""

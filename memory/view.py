@@ -1,0 +1,100 @@
+"""The active view of the knowledge lines: latest per key, forgotten keys left out, pins applied.
+
+The files hold two kinds of lines (see README "The entry"): entries, which carry `content`, and control
+lines (`forget`, `pin`, `unpin`, no `content`) that apply to a key. Nothing is ever deleted: every read
+path goes through `latest`, so a forget hides a key everywhere at once, and a later entry with the same
+key brings it back (the documented way to correct an insight). Order is the seed's latest-wins order:
+the highest `ts`, then the later line.
+"""
+from __future__ import annotations
+
+from memory import TYPE_CHECKING
+from memory.entry import FORGET, PIN, UNPIN
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+Rank = tuple  # (ts, position)
+
+
+def is_control(line: dict) -> bool:
+    """A control line (the readers admit only entries and control lines: no content means control)."""
+    return "content" not in line
+
+
+def _rank(line: dict, position: int) -> Rank:
+    ts = line.get("ts", 0)
+    return (ts if isinstance(ts, (int, float)) else 0, position)
+
+
+class State:
+    """Per key: the latest entry, the latest forget and the latest pin or unpin, each with its rank."""
+
+    def __init__(self, lines: Iterable[dict]) -> None:
+        self.entries: dict[str, tuple[Rank, dict]] = {}
+        self.forgets: dict[str, tuple[Rank, dict]] = {}
+        self.pins: dict[str, tuple[Rank, dict]] = {}
+        for position, line in enumerate(lines):
+            kind = line.get("type")
+            if not is_control(line):
+                table = self.entries
+            elif kind == FORGET:
+                table = self.forgets
+            elif kind in (PIN, UNPIN):
+                table = self.pins
+            else:
+                continue
+            rank = _rank(line, position)
+            current = table.get(line["key"])
+            if current is None or rank > current[0]:
+                table[line["key"]] = (rank, line)
+
+    def forgotten(self, key: str) -> bool:
+        """The key's latest line of content is older than its latest forget (or it has none)."""
+        forget = self.forgets.get(key)
+        if forget is None:
+            return False
+        held = self.entries.get(key)
+        return held is None or forget[0] > held[0]
+
+    def pinned(self, key: str) -> bool:
+        """The key's latest pin/unpin is a pin, given after its latest forget."""
+        pin = self.pins.get(key)
+        if pin is None or pin[1].get("type") != PIN:
+            return False
+        forget = self.forgets.get(key)
+        return forget is None or pin[0] > forget[0]
+
+    def live(self) -> list[dict]:
+        """The live entries, newest first; a pinned one comes as a copy with `"pinned": True`."""
+        out = []
+        for key, (_, entry) in sorted(self.entries.items(), key=lambda item: item[1][0], reverse=True):
+            if self.forgotten(key):
+                continue
+            out.append(dict(entry, pinned=True) if self.pinned(key) else entry)
+        return out
+
+
+def latest(lines: list[dict]) -> list[dict]:
+    """One entry per key, the latest (highest ts, then later line) winning; newest first. Forgotten keys
+    are left out; pinned entries come back with `"pinned": True`."""
+    return State(lines).live()
+
+
+def pinned_first(entries: list[dict]) -> list[dict]:
+    """`entries` (as `latest` returns them) with the pinned ones first, each group keeping its order."""
+    return [e for e in entries if e.get("pinned")] + [e for e in entries if not e.get("pinned")]
+
+
+def history(lines: list[dict], key: str) -> list[dict]:
+    """Every line of `key` (versions, forgets, pins), oldest first in latest-wins order."""
+    mine = [(_rank(line, at), line) for at, line in enumerate(lines) if line.get("key") == key]
+    return [line for _, line in sorted(mine, key=lambda item: item[0])]
+
+
+def resolve(lines: list[dict], name: str) -> list[str]:
+    """The keys `name` may mean: itself when some line has it, else every `<type>-<name>` that exists."""
+    keys = {line["key"] for line in lines}
+    if name in keys:
+        return [name]
+    return sorted(k for k in keys if k.split("-", 1)[-1] == name)

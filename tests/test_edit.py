@@ -1,0 +1,95 @@
+"""recall.sh's writing commands (memory.edit) run as the agent runs them: bin/recall.sh in the repo."""
+import json
+import os
+import subprocess
+
+import pytest
+
+from helpers import ROOT, bash_payload, git, knowledge, run_hook
+from memory import store
+
+RECALL = str(ROOT / "bin" / "recall.sh")
+
+
+def recall(repo, *args):
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MEMORY_HOOKS", "CLAUDE"))}
+    return subprocess.run([RECALL, *args], cwd=repo, capture_output=True, text=True, env=env)
+
+
+def live(repo):
+    return {e["key"]: e for e in store.latest(knowledge(repo))}
+
+
+def test_add_writes_every_type_through_the_store(repo):
+    proc = recall(repo, "--add", "DECISION[db]: postgres for jsonb. WARNING: never migrate prod by hand")
+    assert proc.returncode == 0 and "`decision-db`" in proc.stdout
+    assert sorted(live(repo)) == ["decision-db", "warning-never-migrate-prod-by-hand"]
+    [first, _] = knowledge(repo)
+    assert first["via"] == "recall.sh" and first["branch"] == "main" and first["source"] == "orchestrator"
+
+
+def test_add_redacts_and_refuses_unmarked_text(repo):
+    token = "ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
+    assert recall(repo, "--add", f"LEARNED: the bot token is {token}").returncode == 0
+    text = (repo / ".beads" / "memory" / store.ACTIVE).read_text()
+    assert token not in text and "<redacted:" in text
+    proc = recall(repo, "--add", "just some words")
+    assert proc.returncode == 2 and "start the text with LEARNED:" in proc.stderr and len(knowledge(repo)) == 1
+
+
+def test_add_on_a_bead_branch_records_the_bead(repo):
+    git(repo, "checkout", "-qb", "bd-a3f8")
+    recall(repo, "--add", "PATTERN: handlers live in src/handlers")
+    assert knowledge(repo)[0]["bead"] == "BD-A3F8"
+
+
+def test_correct_forget_pin_unpin_and_history(repo):
+    recall(repo, "--add", "LEARNED[pnpm-tests]: run pnpm test")
+    proc = recall(repo, "--add", "LEARNED[pnpm-tests]: run pnpm vitest --run")
+    assert 'replaced the earlier entry "run pnpm test"' in proc.stdout
+    recall(repo, "--add", "LEARNED: the cache lives in .turbo")
+    assert recall(repo, "--pin", "pnpm-tests").returncode == 0
+    assert recall(repo, "--pin", "learned-pnpm-tests").returncode == 1  # already pinned: nothing appended
+    pinned = recall(repo, "--pinned")
+    assert "run pnpm vitest --run" in pinned.stdout and "(pinned)" in pinned.stdout and "turbo" not in pinned.stdout
+    assert recall(repo, "--forget", "learned-the-cache-lives-in-turbo").returncode == 0
+    assert recall(repo, "cache").returncode == 1  # gone from recall
+    assert recall(repo, "--pin", "learned-the-cache-lives-in-turbo").returncode == 2  # forgotten: can't pin
+    history = recall(repo, "--all", "--history", "cache")
+    assert history.returncode == 0 and "the cache lives in .turbo" in history.stdout and "[FORGET]" in history.stdout
+    assert recall(repo, "--unpin", "pnpm-tests").returncode == 0
+    assert recall(repo, "--pinned").returncode == 1
+    versions = recall(repo, "--history", "--json", "pnpm")
+    kinds = [json.loads(line)["type"] for line in versions.stdout.splitlines()]
+    assert kinds == ["learned", "learned", "pin", "unpin"]
+    assert len(knowledge(repo)) == 6  # three adds, pin, forget, unpin: appended, nothing deleted
+
+
+def test_forget_refuses_unknown_and_ambiguous_names(repo):
+    recall(repo, "--add", "LEARNED[x]: one")
+    recall(repo, "--add", "DECISION[x]: two")
+    proc = recall(repo, "--forget", "x")
+    assert proc.returncode == 2 and "decision-x, learned-x" in proc.stderr
+    assert recall(repo, "--forget", "nope").returncode == 2
+    assert len(knowledge(repo)) == 2
+
+
+@pytest.mark.parametrize("kind", ["learned", "decision", "warning", "pattern"])
+def test_type_filter_for_every_type(repo, kind):
+    recall(repo, "--add", f"{kind.upper()}: entry of type {kind}")
+    recall(repo, "--add", "LEARNED: something else entirely" if kind != "learned" else "DECISION: other")
+    proc = recall(repo, "--type", kind)
+    assert proc.returncode == 0 and f"entry of type {kind}" in proc.stdout and proc.stdout.count("\n    ") == 1
+
+
+def test_writes_go_alone(repo):
+    proc = recall(repo, "--forget", "a", "--pin", "b")
+    assert proc.returncode == 2 and knowledge(repo) == []
+
+
+def test_an_add_is_not_captured_again_by_the_hook(repo):
+    """The agent runs recall.sh --add through its shell tool: the capture hook sees that command."""
+    command = '.beads/memory/recall.sh --add "LEARNED: written once"'
+    recall(repo, "--add", "LEARNED: written once")
+    assert run_hook("memory_capture", bash_payload(command, repo), repo).stdout == b""
+    assert len(knowledge(repo)) == 1

@@ -1,0 +1,246 @@
+"""The active view (memory.view): forgets, pins and corrections on every read path, across rotation, real
+concurrent writers and a git merge."""
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from helpers import ROOT, bash_payload, clean_env, git, knowledge, run_hook
+from memory import entry, index, rank, store, view
+
+
+def e(key, content, ts):
+    return {"key": key, "type": "learned", "content": content, "source": "orchestrator", "tags": ["learned"],
+            "ts": ts, "bead": "BD-1"}
+
+
+def c(kind, key, ts):
+    return entry.build_control(kind, key, "BD-1", ts=ts)
+
+
+def test_forget_hides_a_key_and_a_later_entry_brings_it_back():
+    lines = [e("k", "v1", 1), e("j", "other", 1), c("forget", "k", 2)]
+    assert [x["key"] for x in view.latest(lines)] == ["j"]
+    assert view.latest(lines + [e("k", "v2", 3)])[0]["content"] == "v2"
+    assert [x["key"] for x in view.latest([e("k", "v1", 5), c("forget", "k", 3)])] == ["k"]  # ts decides
+
+
+def test_pin_unpin_and_forget_clears_a_pin():
+    lines = [e("k", "v1", 1), c("pin", "k", 2)]
+    assert view.latest(lines)[0]["pinned"] is True
+    assert "pinned" not in view.latest(lines + [c("unpin", "k", 3)])[0]
+    assert view.latest(lines + [e("k", "v2", 3)])[0]["pinned"] is True  # a correction keeps the pin
+    revived = view.latest(lines + [c("forget", "k", 3), e("k", "v3", 4)])
+    assert revived[0]["content"] == "v3" and "pinned" not in revived[0]
+
+
+def test_readers_admit_control_lines_and_still_count_garbage(tmp_path):
+    d = str(tmp_path)
+    store.append(d, [e("k", "v", 1)])
+    store.append(d, [c("forget", "k", 2)])
+    (tmp_path / store.ACTIVE).open("a").write('{"type":"forget"}\n{"key":"x","type":"pin","content":3}\n')
+    snap = store.load(d)
+    assert snap.malformed == 2 and len(snap.entries) == 2 and store.latest(snap.entries) == []
+
+
+def rotate_with(tmp_path, lines, filler):
+    """Write `lines`, then `filler` fresh entries through store.append so that rotation runs."""
+    d = str(tmp_path)
+    store.append(d, lines)
+    for i in range(filler):
+        store.append(d, [e(f"fill-{i}", f"filler {i}", 10 + i)])
+    return d
+
+
+def active_view(d):
+    return {x["key"]: x for x in store.latest(store.read(store.path(d)).entries)}
+
+
+def full_view(d):
+    return {x["key"]: x for x in store.latest(store.load(d, include_archive=True).entries)}
+
+
+def test_rotation_keeps_pins_and_forgets_with_what_session_start_reads(tmp_path):
+    """forget, rotate, forget again, unpin: the active file alone gives the same answer as both files."""
+    lines = [e("pinned", "always show me", 1), c("pin", "pinned", 2), e("gone", "forget me", 1),
+             c("forget", "gone", 2), e("corrected", "v1", 1), c("forget", "corrected", 2)]
+    d = rotate_with(tmp_path, lines, 5)
+    for i in range(1000):  # push everything above past the rotation boundary, with "corrected" re-added late
+        store.append(d, [e(f"more-{i}", f"more {i}", 2000 + i)] + ([e("corrected", "v2", 3000)] if i == 990 else []))
+    assert (tmp_path / store.ARCHIVE).exists()
+    active = active_view(d)
+    assert active["pinned"]["pinned"] is True and active["pinned"]["content"] == "always show me"
+    assert "gone" not in active and "gone" not in full_view(d)
+    assert active["corrected"]["content"] == "v2"
+    store.append(d, [c("forget", "corrected", 5000)])  # forget again after the rotation
+    store.append(d, [c("unpin", "pinned", 5000)])
+    assert "corrected" not in full_view(d) and "pinned" not in full_view(d)["pinned"]
+    assert {k: dict(v) for k, v in full_view(d).items() if k in active_view(d)} == active_view(d)
+
+
+def test_no_line_is_ever_deleted(tmp_path):
+    d = rotate_with(tmp_path, [e("a", "x", 1), c("pin", "a", 2), c("forget", "a", 3)], 1100)
+    lines = store.load(d, include_archive=True).entries
+    assert len(lines) == 3 + 1100 and [x["type"] for x in view.history(lines, "a")] == ["learned", "pin", "forget"]
+
+
+def test_ranked_search_never_returns_a_forgotten_entry(tmp_path):
+    """The derived index (both files, extended in place on append) honours forgets in either file."""
+    d = str(tmp_path)
+    store.append(d, [e("cache", "the build cache lives in .turbo", 1), e("other", "unrelated words here", 1)])
+    assert [s.entry["key"] for s in rank.search(index.load(d), "build cache turbo")] == ["cache"]
+    store.append(d, [c("forget", "cache", 2)])
+    assert rank.search(index.load(d), "build cache turbo") == []
+    store.append(d, [e("cache", "the build cache now lives in .cache/turbo", 3)])
+    assert [s.entry["key"] for s in rank.search(index.load(d), "build cache turbo")] == ["cache"]
+    for i in range(1100):  # rotate the entry and its forget into the archive, then forget from the active file
+        store.append(d, [e(f"f{i}", f"filler {i}", 10 + i)])
+    store.append(d, [c("forget", "cache", 5000)])
+    assert rank.search(index.load(d), "build cache turbo") == []
+    assert rank.search(rank_corpus_from_entries(d), "build cache turbo") == []
+
+
+def rank_corpus_from_entries(d):
+    from memory import corpus
+    return corpus.from_entries(store.latest(store.load(d, include_archive=True).entries))
+
+
+def test_session_start_shows_pinned_first_and_never_a_forgotten_entry(repo):
+    d = str(repo / ".beads" / "memory")
+    store.append(d, [e("old-pinned", "pinned but old", 1), c("pin", "old-pinned", 1)])
+    store.append(d, [e(f"n{i}", f"newer entry {i}", 100 + i) for i in range(8)])
+    store.append(d, [c("forget", "n7", 200)])
+    out = json.loads(run_hook("session_start", {"hook_event_name": "SessionStart", "source": "startup",
+                                                "session_id": "s", "cwd": str(repo)}, repo).stdout)
+    text = out["hookSpecificOutput"]["additionalContext"]
+    assert text.index("Pinned:") < text.index("pinned but old") < text.index("newer entry 6")
+    assert "newer entry 7" not in text and text.startswith("## Recent Knowledge (8 entries)")
+
+
+WRITER = """
+import fcntl, json, random, sys
+sys.path.insert(0, sys.argv[1])
+from memory import entry, store
+memory, oplog, seed = sys.argv[2], sys.argv[3], int(sys.argv[4])
+rng = random.Random(seed)
+for n in range(12):
+    key = f"k{rng.randrange(6)}"
+    kind = rng.choice(["add", "add", "add", "forget", "pin", "unpin", "filler"])
+    if kind == "add":
+        line = {"key": key, "type": "learned", "content": f"w{seed}-{n}", "source": "t", "tags": [], "ts": 1,
+                "bead": "B"}
+    elif kind == "filler":
+        line = {"key": f"fill-{seed}-{n}", "type": "learned", "content": f"filler {seed} {n}", "source": "t",
+                "tags": [], "ts": 1, "bead": "B"}
+    else:
+        line = entry.build_control(kind, key, "B", ts=1)
+    # the outer lock records the order in which the store's own lock let the appends through
+    with open(oplog, "a") as log:
+        fcntl.flock(log, fcntl.LOCK_EX)
+        store.append(memory, [line])
+        log.write(json.dumps(line) + "\\n")
+        log.flush()
+        fcntl.flock(log, fcntl.LOCK_UN)
+"""
+
+
+def replay(ops):
+    """The view a sequential replay of `ops` gives: {key: (content, pinned)} of the live keys."""
+    content, forgotten, pinned = {}, set(), {}
+    for op in ops:
+        key, kind = op["key"], op["type"]
+        if kind == "forget":
+            forgotten.add(key)
+            pinned.pop(key, None)
+        elif kind in ("pin", "unpin"):
+            pinned[key] = kind == "pin"
+        else:
+            content[key] = op["content"]
+            forgotten.discard(key)
+    return {k: (v, pinned.get(k, False)) for k, v in content.items() if k not in forgotten}
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="fcntl")
+def test_32_writers_mixing_adds_forgets_and_pins_across_rotation_equal_a_sequential_replay(tmp_path):
+    memory, oplog = tmp_path / "memory", tmp_path / "ops.jsonl"
+    memory.mkdir()
+    seed = [e(f"seed-{i}", f"seed {i}", 1) for i in range(980)]
+    (memory / store.ACTIVE).write_text("".join(json.dumps(x) + "\n" for x in seed))
+    procs = [subprocess.Popen([sys.executable, "-c", WRITER, str(ROOT), str(memory), str(oplog), str(i)],
+                              env=clean_env()) for i in range(32)]
+    assert all(p.wait(timeout=120) == 0 for p in procs)
+    ops = [json.loads(line) for line in oplog.read_text().splitlines()]
+    assert len(ops) == 32 * 12 and (memory / store.ARCHIVE).exists()
+    expected = replay(seed + ops)
+    got = {x["key"]: (x["content"], bool(x.get("pinned")))
+           for x in store.latest(store.load(str(memory), include_archive=True).entries)}
+    assert got == expected
+    active = {x["key"]: (x["content"], bool(x.get("pinned"))) for x in store.latest(
+        store.read(str(memory / store.ACTIVE)).entries)}
+    assert {k: v for k, v in expected.items() if v[1]} == {k: v for k, v in active.items() if v[1]}
+
+
+def test_tombstones_and_pins_survive_a_git_merge_of_two_branches(repo):
+    def capture(text, bead="BD-1"):
+        proc = run_hook("memory_capture", bash_payload(f'bd comment {bead} "{text}"', repo), repo)
+        assert proc.returncode == 0
+
+    (repo / ".gitattributes").write_text(".beads/memory/*.jsonl merge=union\n")  # the plain-text union merge
+    (repo / ".gitignore").write_text(".beads/memory/*\n!.beads/memory/knowledge*.jsonl\n")  # as install.sh does
+    capture("LEARNED: shared fact one")
+    capture("LEARNED[deploy]: deploy with make ship")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "base")
+    git(repo, "checkout", "-qb", "left")
+    capture("FORGET: learned-shared-fact-one")
+    capture("LEARNED: left only fact")
+    git(repo, "commit", "-qam", "left")
+    git(repo, "checkout", "-q", "main")
+    capture("LEARNED[deploy]: deploy with make release")
+    subprocess.run([sys.executable, str(ROOT / "memory" / "recall.py"), "--pin", "deploy"], check=True,
+                   cwd=repo, env=dict(clean_env(), PYTHONPATH=str(ROOT)), capture_output=True)
+    git(repo, "commit", "-qam", "main")
+    git(repo, "merge", "-q", "--no-edit", "left")
+    live = {x["key"]: x for x in store.latest(knowledge(repo))}
+    assert "learned-shared-fact-one" not in live and "learned-left-only-fact" in live
+    assert live["learned-deploy"]["content"] == "deploy with make release" and live["learned-deploy"]["pinned"]
+
+
+def test_original_bash_hook_lines_read_as_before(tmp_path):
+    """The seed's own line format (no capture_id, no provenance) beside new lines, types and controls."""
+    seed_line = ('{"key":"learned-old-style","type":"learned","content":"old style","source":"orchestrator",'
+                 '"tags":["learned"],"ts":1700000000,"bead":"BD-1"}\n')
+    (tmp_path / store.ACTIVE).write_text(seed_line)
+    store.append(str(tmp_path), [entry.build("DECISION text", "BD-2", "orchestrator", "decision", ts=1700000001)])
+    live = store.latest(store.load(str(tmp_path)).entries)
+    assert [x["key"] for x in live] == ["decision-decision-text", "learned-old-style"]
+    assert live[1] == json.loads(seed_line)
+
+
+def test_original_recall_jq_filter_skips_tombstones(tmp_path):
+    """Readers that filter by type (`select(.type != "forget")`) or read `.content` never show a tombstone."""
+    jq = Path("/usr/bin/jq")
+    if not jq.exists():
+        pytest.skip("jq is not installed")
+    d = str(tmp_path)
+    store.append(d, [e("k", "kept text", 1), c("forget", "j", 2)])
+    out = subprocess.run([str(jq), "-r", "select(.content != null) | .content", str(tmp_path / store.ACTIVE)],
+                         capture_output=True, text=True).stdout
+    assert out == "kept text\n"
+
+
+def test_random_histories_agree_between_index_and_view(tmp_path):
+    rng = random.Random(7)
+    d = str(tmp_path)
+    ops = []
+    for n in range(300):
+        key = f"k{rng.randrange(8)}"
+        op = rng.choice([e(key, f"alpha beta {key} v{n}", n), c("forget", key, n)])
+        ops.append(op)
+        store.append(d, [op])
+    live = {x["key"] for x in store.latest(store.load(d, include_archive=True).entries)}
+    ranked = {s.entry["key"] for s in rank.search(index.load(d), "alpha beta", limit=100)}
+    assert ranked == live
