@@ -21,6 +21,8 @@ DEFAULTS = {
     # rank with the local embedding model too, when `install.sh --semantic` put it in the hooks' virtualenv
     # (off unless installed; `false` keeps it off where it is installed)
     "semantic": True,
+    # capture lines of the agent's final message that start with LEARNED: / DECISION: / WARNING: / PATTERN:
+    "capture_replies": True,
 }
 MAX_INJECTED_CHARS = 9000  # the runtimes drop context past 10,000 characters
 

@@ -28,11 +28,13 @@ CLAUDE_HOOKS = [
     # not "async": `claude -p` kills async hooks still running at its end; the hook detaches its own work
     ("log_dispatch_prompt", "PostToolUse", "Agent|Task", {"timeout": 10}),
     ("validate_completion", "SubagentStop", None, {"timeout": 30}),
+    ("capture_reply", "Stop", None, {"timeout": 10}),
 ]
 CURSOR_EVENTS = [
     ("session_start", "sessionStart", None, {"timeout": 10}),
     ("memory_capture", "afterShellExecution", None, {"timeout": 10}),
     ("validate_completion", "subagentStop", None, {"timeout": 30}),
+    ("capture_reply", "afterAgentResponse", None, {"timeout": 10}),
 ]
 CLAUDE_EVENTS = {"SessionStart", "Setup", "UserPromptSubmit", "UserPromptExpansion", "PreToolUse",
                  "PermissionRequest", "PermissionDenied", "PostToolUse", "PostToolUseFailure", "PostToolBatch",

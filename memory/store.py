@@ -59,12 +59,15 @@ class AppendResult:
         self.duplicates: dict[str, str] = {}  # key not stored -> the live key that holds the same text
 
 
-def append(memory_dir: str, records: Iterable[dict], capture_id: str | None = None) -> AppendResult:
+def append(memory_dir: str, records: Iterable[dict], capture_id: str | None = None,
+           repeat: bool = True) -> AppendResult:
     """Append knowledge records (redacted first) under the lock, then rotate when the file is too long.
 
     With `capture_id`, a tool call whose records are already in the file is not written again (the same
     hook registered twice, or Cursor running both its own and Claude's hook files). A lock that stays
-    busy never loses the records: they are parked in SPOOL for the next writer.
+    busy never loses the records: they are parked in SPOOL for the next writer. A record whose text a live
+    entry of another key holds is not written (`duplicates`); with `repeat=False` not even under its own key
+    (by default writing the same entry again re-confirms it: a newer ts).
     """
     from memory import redact
 
@@ -80,7 +83,7 @@ def append(memory_dir: str, records: Iterable[dict], capture_id: str | None = No
             existing = fsio.read_bytes(target) or b""
             if capture_id and _has_capture(existing, capture_id):
                 return AppendResult()
-            duplicates = _same_text(existing, cleaned)
+            duplicates = _same_text(existing, cleaned, repeat)
             if duplicates:
                 cleaned = [r for r in cleaned if r.get("key") not in duplicates]
                 data = b"".join(jsonio.dumps_line(record) for record in cleaned)
@@ -141,7 +144,7 @@ def normalized(text: str) -> str:
     return " ".join(re.findall(r"\w+", text.casefold()))
 
 
-def _same_text(existing: bytes, records: list[dict]) -> dict[str, str]:
+def _same_text(existing: bytes, records: list[dict], repeat: bool = True) -> dict[str, str]:
     """{new key: live key} for records whose normalized text a live entry of another key already holds
     (an insight written twice in other words' order of case or punctuation is not a second entry)."""
     import re
@@ -164,7 +167,7 @@ def _same_text(existing: bytes, records: list[dict]) -> dict[str, str]:
     found = {}
     for entry in view.latest(lines):
         key = wanted.get(normalized(entry["content"]))
-        if key is not None and key != entry["key"]:
+        if key is not None and (key != entry["key"] or not repeat):
             found[key] = entry["key"]
     return found
 

@@ -24,6 +24,7 @@ def handle(ctx: hookrun.Context) -> str | None:
              or transcript.last_assistant_text(payload.text_field(data, "agent_transcript_path")) or "")
     cwd, project = payload.cwd(data), payload.project_dir(data)
     ctx.memory_dir = paths.memory_dir(cwd, project)
+    _capture_insights(data, final, ctx.memory_dir)
     config = completion.load_config(ctx.memory_dir)
     report = completion.parse_report(final)
     if not completion.applies(agent_type, report, config):
@@ -52,6 +53,16 @@ def handle(ctx: hookrun.Context) -> str | None:
         return payload.warning_answer(data, f"memory-hooks: {agent_type} finished {what} "
                                             f"after {config['max_blocks']} blocked attempts.")
     return payload.block_answer(data, completion.block_reason(report, checks))
+
+
+def _capture_insights(data: dict, final: str, memory_dir: str) -> None:
+    """The subagent's marked lines become entries (memory.reply_capture); never changes the gate's decision."""
+    from memory import reply_capture
+
+    try:
+        reply_capture.capture(data, final, memory_dir)
+    except Exception as exc:  # noqa: BLE001 - the gate must decide whatever happened here
+        errorlog.record(HOOK, f"reply capture: {type(exc).__name__}: {exc}", memory_dir)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -74,7 +74,7 @@ def test_fresh_repo(repo):
     assert registration.registered_events(config) == [("SessionStart", "startup|resume|clear|compact"),
                                                       ("UserPromptSubmit", None), ("PostToolUse", "Bash"),
                                                       ("PostToolUse", "Agent|Task"), ("PostToolUseFailure", "Bash"),
-                                                      ("SubagentStop", None)]
+                                                      ("SubagentStop", None), ("Stop", None)]
     [failure] = config["hooks"]["PostToolUseFailure"]
     assert failure["hooks"] == [{"type": "command", "command": registration.claude_command("memory_capture"),
                                  "timeout": 10}]
@@ -352,7 +352,8 @@ def test_user_hooks_that_mention_memory_hooks_are_not_ours(repo):
     install(repo, "--no-venv", "--no-self-check")
     merged = settings(repo)
     assert merged["hooks"]["PostToolUse"][0] == theirs["hooks"]["PostToolUse"][0]
-    assert merged["hooks"]["Stop"] == theirs["hooks"]["Stop"]
+    assert merged["hooks"]["Stop"][0] == theirs["hooks"]["Stop"][0]  # theirs first, then ours
+    assert "capture_reply.py" in merged["hooks"]["Stop"][1]["hooks"][0]["command"]
     assert json.loads((repo / ".cursor" / "hooks.json").read_text())["hooks"]["afterShellExecution"][:4] == \
         cursor["hooks"]["afterShellExecution"]
     install(repo, "--uninstall")

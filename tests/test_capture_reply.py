@@ -1,0 +1,126 @@
+"""Capture from the agent's final message (memory.reply_capture): Stop, Cursor afterAgentResponse, and the
+completion gate's SubagentStop step, run as the runtimes run them."""
+import json
+
+import pytest
+
+from helpers import bash_payload, error_log, fixture_payload, git, knowledge, run_hook
+from memory import store
+
+MESSAGE = """Done: the flaky test is fixed.
+
+LEARNED: the payments tests need STRIPE_MOCK=1 or they call the network
+- **DECISION[queue]:** jobs go through the redis queue, not cron, because cron double-fires on deploys
+Here I mention that a LEARNED: marker mid-sentence is nothing.
+> WARNING: a quoted line is someone else's words
+```
+PATTERN: inside a code block is an example, not an insight
+```
+WARNING: never run the seed script against staging
+"""
+
+
+def stop_payload(repo, message, version="2.1.330", **fields):
+    payload = fixture_payload(f"claude-code/{version}/Stop-1.json")
+    payload.update(cwd=str(repo), last_assistant_message=message, **fields)
+    return payload
+
+
+def stop(repo, message, **fields):
+    proc = run_hook("capture_reply", stop_payload(repo, message, **fields), repo)
+    assert proc.returncode == 0 and proc.stdout == b""  # never answers: nothing that could block or inject
+    return proc
+
+
+def test_lines_that_start_with_a_marker_are_captured_and_nothing_else(repo):
+    stop(repo, MESSAGE)
+    got = {e["key"]: e for e in knowledge(repo)}
+    assert sorted(got) == ["decision-queue", "learned-the-payments-tests-need-stripe-mock-1-or-they-call-the-netwo",
+                           "warning-never-run-the-seed-script-against-staging"]
+    assert all(e["via"] == "reply" and e["session_id"] for e in got.values())
+    assert error_log(repo) == ""
+
+
+@pytest.mark.parametrize("version", ["2.1.197", "2.1.330"])
+def test_recorded_stop_payloads_capture_nothing(repo, version):
+    from helpers import FIXTURES
+    for path in sorted((FIXTURES / "claude-code" / version).glob("Stop-*.json")):
+        payload = json.loads(path.read_text())
+        payload["cwd"] = str(repo)
+        assert run_hook("capture_reply", payload, repo).stdout == b""
+    assert knowledge(repo) == []
+
+
+def test_a_bd_comment_of_the_same_turn_is_not_stored_twice(repo):
+    run_hook("memory_capture", bash_payload('bd comment BD-1 "LEARNED: the cache lives in .turbo"', repo), repo)
+    stop(repo, "Fixed.\nLEARNED: The cache lives in .turbo!")
+    assert len(knowledge(repo)) == 1
+    stop(repo, "Fixed.\nLEARNED: The cache lives in .turbo!")  # Stop fires again: still one
+    assert len(knowledge(repo)) == 1
+
+
+def test_opt_out_in_config(repo):
+    (repo / ".beads" / "memory").mkdir(parents=True, exist_ok=True)
+    (repo / ".beads" / "memory" / "config.json").write_text(json.dumps({"capture_replies": False}))
+    stop(repo, "LEARNED: not wanted here")
+    assert knowledge(repo) == []
+
+
+def test_transcript_fallback_and_a_hostile_transcript(repo, tmp_path):
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_bytes(b'{"type":"user","message":{"role":"user","content":"hi"}}\n\xff\xfe garbage\n'
+                           + json.dumps({"type": "assistant", "message": {"role": "assistant", "content": [
+                               {"type": "text", "text": "PATTERN: one module per hook"}]}}).encode()
+                           + b'\n{"type":"assistant","message":{"role":"assis')  # a torn last line
+    payload = stop_payload(repo, "", transcript_path=str(transcript))
+    del payload["last_assistant_message"]
+    assert run_hook("capture_reply", payload, repo).stdout == b""
+    assert [e["key"] for e in knowledge(repo)] == ["pattern-one-module-per-hook"]
+
+
+def test_cursor_after_agent_response(repo):
+    payload = {"conversation_id": "c1", "generation_id": "g1", "hook_event_name": "afterAgentResponse",
+               "cursor_version": "3.9.16", "workspace_roots": [str(repo)], "text": "All set.\nLEARNED: use pnpm here"}
+    proc = run_hook("capture_reply", payload, repo, args=["--cursor"])
+    assert proc.returncode == 0 and proc.stdout == b""
+    assert [e["key"] for e in knowledge(repo)] == ["learned-use-pnpm-here"]
+
+
+def test_a_continued_turn_is_left_to_the_next_stop(repo):
+    stop(repo, "LEARNED: not yet", stop_hook_active=True)
+    assert knowledge(repo) == []
+
+
+@pytest.mark.parametrize("stdin", [b"", b"\xff\x00", b"[]", b'{"hook_event_name": 3}', b'{"last_assistant_message":1}'])
+def test_fails_open(repo, stdin):
+    proc = run_hook("capture_reply", stdin, repo)
+    assert proc.returncode == 0 and proc.stdout == b""
+
+
+def test_subagent_insights_are_captured_without_changing_the_gate(repo):
+    """An ordinary (non-supervisor) subagent: the gate lets it finish; its marked lines are stored."""
+    payload = fixture_payload("claude-code/2.1.330/SubagentStop-4.json")
+    payload.update(cwd=str(repo), agent_type="general-purpose",
+                   last_assistant_message="Report.\nDECISION: retries are capped at 3 because the API bans bursts")
+    proc = run_hook("validate_completion", payload, repo)
+    assert proc.returncode == 0 and proc.stdout == b""
+    assert [e["type"] for e in knowledge(repo)] == ["decision"]
+
+
+def test_the_recorded_subagent_summary_mentioning_learned_is_not_captured(repo):
+    payload = fixture_payload("claude-code/2.1.330/SubagentStop-1.json")  # "... LEARNED: auto compaction ..."
+    assert "LEARNED:" in payload["last_assistant_message"]
+    payload["cwd"] = str(repo)
+    run_hook("validate_completion", payload, repo)
+    assert knowledge(repo) == []
+
+
+def test_supervisor_blocked_by_the_gate_still_has_its_insights_stored(repo):
+    git(repo, "checkout", "-qb", "bd-BD-9")
+    payload = fixture_payload("claude-code/2.1.330/SubagentStop-4.json")
+    payload.update(cwd=str(repo), agent_type="swift-supervisor", agent_id="a9",
+                   last_assistant_message="WARNING: the simulator must be booted first\n(no report)")
+    out = json.loads(run_hook("validate_completion", payload, repo).stdout)
+    assert out["decision"] == "block"  # the gate decided as before
+    [e] = store.latest(knowledge(repo))
+    assert e["type"] == "warning" and e["bead"] == "BD-BD-9" and e["source"] == "supervisor"
