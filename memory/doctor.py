@@ -64,6 +64,15 @@ def _capture_check(memory_dir: str) -> Finding:
     return OK, "last capture", f"{when}; {len(store.latest(snap.entries))} live keys in the active file"
 
 
+def _stale_check(memory_dir: str, tree: str) -> Finding:
+    from memory import stale
+
+    found = stale.find(store.latest(store.load(memory_dir).entries), tree)
+    hint = " (recall.sh --stale lists them; nothing is removed)" if found else ""
+    return OK, "stale", f"{len(found)} entr{'y' if len(found) == 1 else 'ies'} not re-confirmed for " \
+                        f"{stale.DEFAULT_DAYS} days name files or symbols that are gone{hint}"
+
+
 def _lock_check(memory_dir: str) -> list[Finding]:
     found = []
     lock = store.path(memory_dir, store.LOCK)
@@ -149,6 +158,7 @@ def diagnose(anchor: str, memory_dir: str) -> list[Finding]:
              ("files", lambda: _file_checks(memory_dir)),
              ("lock", lambda: _lock_check(memory_dir)),
              ("last capture", lambda: [_capture_check(memory_dir)]),
+             ("stale", lambda: [_stale_check(memory_dir, tree)]),
              ("errors.log", lambda: [_errors_check(memory_dir)])]
     findings: list[Finding] = []
     for name, step in steps:

@@ -164,6 +164,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--history", action="store_true",
                         help="every version of each matching key (forgotten ones too), oldest first")
     parser.add_argument("--pinned", action="store_true", help="the pinned entries")
+    parser.add_argument("--stale", type=int, nargs="?", const=180, metavar="DAYS",
+                        help="entries not re-confirmed for DAYS (180) that name files or symbols the repository "
+                             "no longer has (nothing is removed)")
     writing = parser.add_argument_group("recording (appends a line; nothing is ever deleted)")
     writing.add_argument("--add", metavar="TEXT", help='record an insight: "LEARNED: …" (also DECISION:, WARNING:, '
                                                         'PATTERN:; LEARNED[key]: sets or replaces that key)')
@@ -195,6 +198,8 @@ def main(argv: list[str] | None = None) -> int:
                                                 ("unpin", args.unpin)) if value is not None]
     if writes:
         return _write(parser, memory_dir, writes, terms)
+    if args.stale is not None:
+        return _stale(memory_dir, args.stale, args.json)
     if not (terms or args.entry_type or args.recent or args.stats or args.pinned):
         parser.print_usage(sys.stderr)
         print("recall.sh: give a KEYWORD, --type, --recent N, --pinned or --stats (see --help)", file=sys.stderr)
@@ -244,6 +249,25 @@ def _print_found(chosen: list[dict], in_archive: list[dict], snapshot: store.Sna
         print(f"recall.sh: {count} in {store.ARCHIVE} (older entries, rotated out); to see: recall.sh {again}",
               file=sys.stderr)
     return FOUND if chosen else NOTHING
+
+
+def _stale(memory_dir: str, days: int, as_json: bool) -> int:
+    """--stale: old entries naming what the repository no longer has, with what is gone."""
+    from memory import stale
+
+    root = paths.project_root(os.environ.get("MEMORY_HOOKS_ANCHOR") or os.getcwd(), None)
+    found = stale.find(store.latest(store.load(memory_dir).entries), root, days)
+    for entry, gone in found:
+        if as_json:
+            sys.stdout.write(render.escape_control(jsonio.dumps(dict(entry, gone=gone))) + "\n")
+        else:
+            sys.stdout.write(f"{format_entry(entry)}\n    gone: {render.strip_control(', '.join(gone))}\n\n")
+    if found and not as_json:
+        sys.stdout.write(f"{len(found)} stale entr{'y' if len(found) == 1 else 'ies'} (not re-confirmed for "
+                         f"{days} days); correct one with LEARNED[key]: …, or recall.sh --forget KEY\n")
+    if not found:
+        print(f"recall.sh: no entry older than {days} days names a file or symbol that is gone", file=sys.stderr)
+    return FOUND if found else NOTHING
 
 
 def _write(parser: argparse.ArgumentParser, memory_dir: str, writes: list[tuple[str, str]],

@@ -1,0 +1,65 @@
+"""recall.sh --stale and the doctor's count (memory.stale), on a real git repository."""
+import json
+import os
+import subprocess
+import time
+
+from helpers import ROOT, git
+from memory import stale
+
+RECALL = str(ROOT / "bin" / "recall.sh")
+OLD = int(time.time()) - 200 * 86400
+
+
+def entry(key, content, ts=OLD):
+    return {"key": key, "type": "learned", "content": content, "source": "orchestrator", "tags": [], "ts": ts,
+            "bead": "BD-1"}
+
+
+def setup_repo(repo, entries):
+    (repo / "src").mkdir()
+    (repo / "src" / "config_loader.py").write_text("def load_config():\n    return SettingsLoader()\n")
+    git(repo, "add", "src")
+    git(repo, "commit", "-qm", "code")
+    memory = repo / ".beads" / "memory"
+    memory.mkdir(parents=True, exist_ok=True)
+    (memory / "knowledge.jsonl").write_text("".join(json.dumps(e) + "\n" for e in entries))
+    git(repo, "add", ".beads")
+    git(repo, "commit", "-qm", "knowledge")  # the knowledge names everything: it must not count as the code
+
+
+def run(repo, *args):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORY_HOOKS")}
+    return subprocess.run([RECALL, *args], cwd=repo, capture_output=True, text=True, env=env)
+
+
+def test_old_entries_naming_what_is_gone_are_listed_and_nothing_is_removed(repo):
+    entries = [entry("learned-ok", "load_config() in src/config_loader.py builds a `SettingsLoader`"),
+               entry("learned-gone", "parse_settings() in src/settings.py is the entry point"),
+               entry("learned-new", "src/removed.py is gone but this entry is recent", ts=int(time.time())),
+               entry("learned-plain", "always run the tests before pushing")]
+    setup_repo(repo, entries)
+    before = (repo / ".beads" / "memory" / "knowledge.jsonl").read_bytes()
+    proc = run(repo, "--stale")
+    assert proc.returncode == 0 and "learned-gone" in proc.stdout and "gone: src/settings.py, parse_settings" in \
+        proc.stdout
+    assert "learned-ok" not in proc.stdout and "learned-new" not in proc.stdout and "learned-plain" not in proc.stdout
+    assert run(repo, "--stale", "365").returncode == 1  # 200 days is not stale by a 365-day measure
+    assert (repo / ".beads" / "memory" / "knowledge.jsonl").read_bytes() == before
+    doctor = subprocess.run([str(ROOT / "bin" / "memory-doctor")], cwd=repo, capture_output=True, text=True)
+    assert "1 entry not re-confirmed for 180 days" in doctor.stdout
+
+
+def test_a_reconfirmed_entry_is_not_stale(repo):
+    setup_repo(repo, [entry("learned-gone", "parse_settings() in src/settings.py"),
+                      entry("learned-gone", "parse_settings() in src/settings.py", ts=int(time.time()))])
+    assert run(repo, "--stale").returncode == 1
+
+
+def test_what_an_entry_names():
+    paths, symbols = stale.named("Edit `FooBar` and snake_case_fn() in pkg/mod.py or docs/, not https://x.io/a/b")
+    assert paths == {"pkg/mod.py", "docs/"} and symbols == {"FooBar", "snake_case_fn"}
+
+
+def test_no_git_means_no_verdict(tmp_path):
+    assert stale.find([entry("k", "src/settings.py is gone")], str(tmp_path)) == []
