@@ -173,6 +173,8 @@ def build_parser() -> argparse.ArgumentParser:
     writing.add_argument("--forget", metavar="KEY", help="hide KEY from session start, prompts and recall")
     writing.add_argument("--pin", metavar="KEY", help="always show KEY first at session start")
     writing.add_argument("--unpin", metavar="KEY", help="undo --pin")
+    parser.add_argument("--setup-git", action="store_true",
+                        help="set this clone's git config for the knowledge files' merge driver (once per clone)")
     parser.add_argument("--doctor", action="store_true",
                         help="check the installation; --doctor --repair fixes the files (see memory-doctor)")
     parser.add_argument("--memory-dir", help=argparse.SUPPRESS)
@@ -198,6 +200,8 @@ def main(argv: list[str] | None = None) -> int:
                                                 ("unpin", args.unpin)) if value is not None]
     if writes:
         return _write(parser, memory_dir, writes, terms)
+    if args.setup_git:
+        return _setup_git()
     if args.stale is not None:
         return _stale(memory_dir, args.stale, args.json)
     if not (terms or args.entry_type or args.recent or args.stats or args.pinned):
@@ -249,6 +253,20 @@ def _print_found(chosen: list[dict], in_archive: list[dict], snapshot: store.Sna
         print(f"recall.sh: {count} in {store.ARCHIVE} (older entries, rotated out); to see: recall.sh {again}",
               file=sys.stderr)
     return FOUND if chosen else NOTHING
+
+
+def _setup_git() -> int:
+    """--setup-git: the merge driver's git config, for a clone that has the attributes but not the config."""
+    from memory import gitmerge
+
+    root = paths.project_root(os.environ.get("MEMORY_HOOKS_ANCHOR") or os.getcwd(), None)
+    if not gitmerge.configure(root):
+        print(f"recall.sh: git config could not be set in {root}", file=sys.stderr)
+        return USAGE
+    print(f"merge driver set: git config merge.{gitmerge.DRIVER}.driver = {gitmerge.driver_command()}")
+    if not gitmerge.has_attributes(root):
+        print("recall.sh: note: .gitattributes does not name it yet (install.sh writes those lines)", file=sys.stderr)
+    return FOUND
 
 
 def _stale(memory_dir: str, days: int, as_json: bool) -> int:

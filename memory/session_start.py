@@ -28,20 +28,25 @@ def handle(ctx: hookrun.Context) -> str | None:
     suffix = "_cursor" if payload.runtime(data) == payload.CURSOR else ""
     groups = digest.choose(latest, beads, files, again, settings["session_newest" + suffix])
     budget = config.budget_chars(settings["session_budget_tokens" + suffix])
-    text = digest.render_digest(len(latest), groups, _notes(snapshot, ctx.argv), budget, settings["entry_chars"])
+    text = digest.render_digest(len(latest), groups, _notes(snapshot, ctx.argv, root), budget, settings["entry_chars"])
     # a new or rewritten context starts the session's set again; `resume` replays what it had
     injected.remember(ctx.memory_dir, session, [e["key"] for g in groups for e in g.entries],
                       reset=source != "resume")
     return payload.context_answer(data, text, event="SessionStart")
 
 
-def _notes(snapshot: store.Snapshot, argv: list[str]) -> list[str]:
+def _notes(snapshot: store.Snapshot, argv: list[str], root: str) -> list[str]:
     notes = []
     if snapshot.malformed:
         notes.append(f"{snapshot.malformed} malformed line(s) in knowledge.jsonl were skipped; "
                      "`.beads/memory/recall.sh --doctor` reports them.")
     import shutil
 
+    from memory import gitmerge
+
+    hint = gitmerge.setup_hint(root)
+    if hint:
+        notes.append(hint)
     notes.append(digest.record_hint(shutil.which("bd") is not None))
     if layout.FLAG_NO_VENV in argv:
         notes.append("memory-hooks is running without its virtualenv on this machine; run "

@@ -187,6 +187,14 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
             out.write("install.sh: nothing to change\n")
         return EXIT_OK
     installer.apply(target, changes, backups=not args.uninstall)
+    if in_git:
+        from memory import gitmerge
+
+        if args.uninstall:
+            gitmerge.unconfigure(target)
+        elif not gitmerge.configure(target):
+            out.write("install.sh: could not set the merge driver in git config; run "
+                      ".beads/memory/recall.sh --setup-git\n")
     if args.uninstall:
         shutil.rmtree(os.path.join(target, VENV), ignore_errors=True)
         installer.remove_empty_dirs(target)

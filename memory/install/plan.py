@@ -164,21 +164,35 @@ def _config_change(target: str, rel: str, transform: Callable[[dict], dict], cur
 
 
 def _gitignore_change(root: str, remove: bool, strict: bool = True, other_root: bool = False) -> Change:
-    before = _read(root, ".gitignore", strict)
+    return _block_change(root, ".gitignore", GITIGNORE_BEGIN, GITIGNORE_END, gitignore_lines(), remove, strict,
+                         other_root)
+
+
+def _gitattributes_change(root: str, remove: bool, strict: bool = True) -> Change:
+    from memory import gitmerge
+
+    return _block_change(root, ".gitattributes", gitmerge.ATTRIBUTES_BEGIN, gitmerge.ATTRIBUTES_END,
+                         gitmerge.attribute_lines(), remove, strict)
+
+
+def _block_change(root: str, rel: str, begin: str, end_marker: str, block: list[str], remove: bool,
+                  strict: bool = True, other_root: bool = False) -> Change:
+    """`rel` with our marked block (re)written at its end, or taken out; the user's lines untouched."""
+    before = _read(root, rel, strict)
     text = (before or b"").decode("utf-8", "replace")
     newline = "\r\n" if "\r\n" in text else "\n"  # keep the user's line endings
     lines = text.splitlines()
-    if GITIGNORE_BEGIN in lines and GITIGNORE_END in lines[lines.index(GITIGNORE_BEGIN):]:
-        start = lines.index(GITIGNORE_BEGIN)
-        end = lines.index(GITIGNORE_END, start)
+    if begin in lines and end_marker in lines[lines.index(begin):]:
+        start = lines.index(begin)
+        end = lines.index(end_marker, start)
         lines = lines[:start] + lines[end + 1:]
         while lines and not lines[-1].strip():
             lines.pop()
     if not remove:
-        lines += ([""] if lines else []) + [GITIGNORE_BEGIN] + gitignore_lines() + [GITIGNORE_END]
+        lines += ([""] if lines else []) + [begin] + block + [end_marker]
     after = (newline.join(lines) + newline).encode() if lines else (None if before is None else b"")
-    mode = _mode(root, ".gitignore")
-    return Change(".gitignore", before, after, mode=mode, before_mode=mode, root=root if other_root else None)
+    mode = _mode(root, rel)
+    return Change(rel, before, after, mode=mode, before_mode=mode, root=root if other_root else None)
 
 
 def source_url() -> str | None:
@@ -217,6 +231,8 @@ def plan_install(target: str, cursor: bool, claude: bool, main_checkout: str | N
     if main_checkout is None and _read(target, KNOWLEDGE) is None:
         changes.append(Change(KNOWLEDGE, None, b""))
     changes.append(_gitignore_change(target, remove=False))
+    attributes = _gitattributes_change(target, remove=False)
+    changes.append(attributes)
     if main_checkout is not None:
         changes.append(_gitignore_change(main_checkout, remove=False, other_root=True))
     hooks = [os.path.splitext(os.path.basename(f))[0] for f in code_files() if f.startswith("hooks" + os.sep)]
@@ -232,6 +248,9 @@ def plan_install(target: str, cursor: bool, claude: bool, main_checkout: str | N
                      and (c.config or c.rel == ".gitignore"))
     manifest = {"version": 1, "created": sorted(set(previous.get("created", [])) | set(created)),
                 "files": sorted(shipped)}
+    # attributes a teammate committed before this install stay when this clone uninstalls
+    kept = previous.get("attributes_kept", attributes.before is not None and not attributes.changed)
+    manifest["attributes_kept"] = bool(kept)
     main_created = [c.rel for c in changes if c.root is not None and c.before is None and c.after is not None]
     main_created = sorted(set(previous.get("created_in_main_checkout", [])) | set(main_created))
     if main_created:
@@ -266,6 +285,11 @@ def plan_uninstall(target: str, purge: bool, main_checkout: str | None = None) -
             if change.after is not None and backup is not None and _same_json(backup, change.after):
                 change.after = backup  # the user's own bytes, formatting included
             changes.append(change)
+    if not manifest.get("attributes_kept"):
+        attributes = _gitattributes_change(target, remove=True, strict=False)
+        if not (attributes.after or b"").strip():
+            attributes.after = None
+        changes.append(attributes)
     ignore = _gitignore_change(target, remove=True, strict=False)
     if ".gitignore" in created and not (ignore.after or b"").strip():
         ignore.after = None

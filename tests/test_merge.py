@@ -1,0 +1,257 @@
+"""The knowledge files' merge driver (memory.merge, bin/memory-merge) and its registration, with real git."""
+import json
+import subprocess
+import sys
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from helpers import ROOT, bash_payload, clean_env, git, run_hook
+from memory import gitmerge, merge, store
+
+DRIVER = str(ROOT / "bin" / "memory-merge")
+INSTALL = str(ROOT / "install.sh")
+
+
+def line(key, ts, cid=None, **kw):
+    obj = {"key": key, "type": "learned", "content": f"{key} text", "source": "o", "tags": [], "ts": ts, "bead": "B"}
+    if cid:
+        obj["capture_id"] = cid
+    obj.update(kw)
+    return json.dumps(obj).encode()
+
+
+def merged(base, ours, theirs):
+    return merge.merge_lines(merge.parse(b"\n".join(base)), merge.parse(b"\n".join(ours)),
+                             merge.parse(b"\n".join(theirs)))
+
+
+def test_union_in_ts_order_each_line_once_and_the_same_both_ways():
+    base = [line("a", 1, "c1")]
+    ours = base + [line("b", 3, "c2"), line("d", 5, "c4")]
+    theirs = base + [line("c", 2, "c3"), b"not json at all", line("b", 3, "c2")]
+    result = merged(base, ours, theirs)
+    assert result == [line("a", 1, "c1"), line("c", 2, "c3"), b"not json at all", line("b", 3, "c2"),
+                      line("d", 5, "c4")]
+    assert merged(base, theirs, ours) == result  # whichever side merges
+
+
+def test_lines_one_side_rotated_away_are_not_brought_back():
+    base = [line(f"k{i}", i, f"c{i}") for i in range(6)]
+    ours = base[3:] + [line("new-ours", 10, "n1")]  # rotation moved k0..k2 to the archive
+    theirs = base + [line("new-theirs", 11, "n2")]
+    assert merged(base, ours, theirs) == base[3:] + [line("new-ours", 10, "n1"), line("new-theirs", 11, "n2")]
+
+
+def test_lines_of_the_original_bash_hooks_have_no_capture_id():
+    base = [b'{"key":"learned-x","type":"learned","content":"x","source":"o","tags":["learned"],"ts":1,"bead":"B"}']
+    same_other_spacing = json.dumps(json.loads(base[0])).encode()  # ", " and ": " as Python writes them
+    ours = base + [line("y", 2)]
+    theirs = [same_other_spacing, line("z", 3)]  # the same entry, re-serialized
+    assert merged(base, ours, theirs) == [base[0], line("y", 2), line("z", 3)]
+
+
+def test_a_capture_with_several_insights_keeps_them_all():
+    both = [line("a", 1, "same-call"), line("b", 1, "same-call")]
+    assert merged([], both, both) == both
+
+
+def test_the_driver_as_git_runs_it(tmp_path):
+    for name, lines in (("O", []), ("A", [line("a", 1)]), ("B", [line("b", 2)])):
+        (tmp_path / name).write_bytes(b"".join(x + b"\n" for x in lines))
+    proc = subprocess.run([DRIVER, str(tmp_path / "O"), str(tmp_path / "A"), str(tmp_path / "B"), "x.jsonl"],
+                          capture_output=True, env=clean_env())
+    assert proc.returncode == 0 and (tmp_path / "A").read_bytes() == line("a", 1) + b"\n" + line("b", 2) + b"\n"
+    assert subprocess.run([DRIVER], capture_output=True, env=clean_env()).returncode == 2
+
+
+ops = st.lists(st.tuples(st.sampled_from(["left", "right"]), st.sampled_from(["capture", "rotate"])), max_size=40)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(ops)
+def test_random_captures_and_rotations_on_two_branches_merge_to_the_same_entries_both_ways(history):
+    """Model: each branch has an active list and an archive list; a rotation moves its oldest half."""
+    base_active = [line(f"base{i}", i, f"b{i}") for i in range(6)]
+    sides = {s: {"active": list(base_active), "archive": []} for s in ("left", "right")}
+    for n, (side, op) in enumerate(history):
+        files = sides[side]
+        if op == "capture":
+            files["active"].append(line(f"{side}{n}", 100 + n, f"{side}-{n}"))
+        else:
+            half = len(files["active"]) // 2
+            files["archive"] += files["active"][:half]
+            files["active"] = files["active"][half:]
+    results = []
+    for ours, theirs in (("left", "right"), ("right", "left")):
+        active = merged(base_active, sides[ours]["active"], sides[theirs]["active"])
+        archive = merged([], sides[ours]["archive"], sides[theirs]["archive"])
+        results.append((active, archive))
+        everything = active + archive
+        assert len(everything) == len(set(everything))  # nothing in both files, nothing twice
+        expected = set(base_active) | {x for s in sides.values() for x in s["active"] + s["archive"]}
+        assert set(everything) == expected  # nothing lost
+    assert results[0] == results[1]
+
+
+# --- real git: two clones of one remote -------------------------------------------------------------------
+
+def clone(remote, path):
+    subprocess.run(["git", "clone", "-q", str(remote), str(path)], check=True, capture_output=True)
+    git(path, "config", "user.email", "t@example.com")
+    git(path, "config", "user.name", "t")
+    return path
+
+
+def capture(repo, text):
+    proc = run_hook("memory_capture", bash_payload(f'bd comment BD-1 "LEARNED: {text}"', repo), repo)
+    assert proc.returncode == 0
+
+
+def live(repo):
+    d = str(repo / ".beads" / "memory")
+    return {e["key"]: e["content"] for e in store.latest(store.load(d, include_archive=True).entries)}
+
+
+def all_lines(repo):
+    out = []
+    for name in (store.ARCHIVE, store.ACTIVE):
+        path = repo / ".beads" / "memory" / name
+        out += path.read_text().splitlines() if path.exists() else []
+    return out
+
+
+def project_with_remote(tmp_path, driver=True):
+    """A repo set up by install.sh (attributes, .gitignore, driver config), pushed to a bare remote, with
+    990 entries so that the next captures rotate."""
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(remote))
+    a = clone(remote, tmp_path / "a")
+    git(a, "commit", "-q", "--allow-empty", "-m", "init")
+    subprocess.run([INSTALL, "--no-venv", "--no-self-check", str(a)], check=True, capture_output=True,
+                   env=clean_env())
+    memory = a / ".beads" / "memory"
+    memory.joinpath(store.ACTIVE).write_text("".join(line(f"seed{i}", i, f"s{i}").decode() + "\n"
+                                                     for i in range(990)))
+    git(a, "add", "-A")
+    git(a, "commit", "-qm", "installed")
+    git(a, "push", "-q", "origin", "main")
+    b = clone(remote, tmp_path / "b")
+    if driver:
+        assert gitmerge.configure(str(b))  # what install.sh / recall.sh --setup-git do in a clone
+    else:
+        gitmerge.unconfigure(str(a))
+    return remote, a, b
+
+
+def diverge(a, b):
+    """a captures 20 (rotating), b captures 3; a pushes."""
+    for i in range(20):
+        capture(a, f"left insight number {i}")
+    assert (a / ".beads" / "memory" / store.ARCHIVE).exists()
+    git(a, "add", "-A")
+    git(a, "commit", "-qm", "a")
+    git(a, "push", "-q", "origin", "main")
+    for i in range(3):
+        capture(b, f"right insight number {i}")
+    git(b, "add", "-A")
+    git(b, "commit", "-qm", "b")
+
+
+def check_clean(a, b):
+    lines = all_lines(b)
+    assert len(lines) == len(set(lines)) == 990 + 20 + 3
+    assert not any("<<<<<<<" in x for x in lines)
+    git(a, "pull", "-q", "--no-rebase", "origin", "main")
+    assert live(a) == live(b) and len(live(b)) == 1013
+    doctor = subprocess.run([str(ROOT / "bin" / "memory-doctor")], cwd=b, capture_output=True, text=True)
+    assert "malformed" in doctor.stdout and " 0 malformed" in doctor.stdout and "FAIL" not in doctor.stdout
+
+
+def test_pull_merge_with_the_driver(tmp_path):
+    _, a, b = project_with_remote(tmp_path)
+    diverge(a, b)
+    git(b, "pull", "-q", "--no-rebase", "--no-edit", "origin", "main")
+    git(b, "push", "-q", "origin", "main")
+    check_clean(a, b)
+
+
+def test_rebase_and_cherry_pick_with_the_driver(tmp_path):
+    _, a, b = project_with_remote(tmp_path)
+    diverge(a, b)
+    git(b, "pull", "-q", "--rebase", "origin", "main")
+    git(b, "push", "-q", "origin", "main")
+    check_clean(a, b)
+    git(b, "checkout", "-qb", "side", "HEAD~1")
+    capture(b, "only on the side branch")
+    git(b, "commit", "-qam", "side")
+    git(b, "checkout", "-q", "main")
+    git(b, "cherry-pick", "side")
+    assert "learned-only-on-the-side-branch" in live(b) and len(all_lines(b)) == len(set(all_lines(b)))
+
+
+def test_without_the_driver_configured_git_merges_as_text_and_conflicts(tmp_path):
+    """The attribute alone (a clone that never ran --setup-git): git uses its built-in text merge."""
+    _, a, b = project_with_remote(tmp_path, driver=False)
+    diverge(a, b)
+    proc = subprocess.run(["git", "pull", "-q", "--no-rebase", "--no-edit", "origin", "main"], cwd=b,
+                          capture_output=True, text=True)
+    assert proc.returncode != 0 and "CONFLICT" in proc.stdout + proc.stderr
+    git(b, "merge", "--abort")
+    hint = json.loads(run_hook("session_start", {"hook_event_name": "SessionStart", "source": "startup",
+                                                 "session_id": "s", "cwd": str(b)}, b).stdout)
+    assert "recall.sh --setup-git" in hint["hookSpecificOutput"]["additionalContext"]
+    proc = subprocess.run([str(b / ".beads" / "memory" / "recall.sh"), "--setup-git"], cwd=b, capture_output=True,
+                          text=True, env=clean_env())
+    assert proc.returncode == 0 and gitmerge.configured(str(b))
+    git(b, "pull", "-q", "--no-rebase", "--no-edit", "origin", "main")
+    git(b, "push", "-q", "origin", "main")
+    check_clean(a, b)
+    again = json.loads(run_hook("session_start", {"hook_event_name": "SessionStart", "source": "startup",
+                                                  "session_id": "s", "cwd": str(b)}, b).stdout)
+    assert "--setup-git" not in again["hookSpecificOutput"]["additionalContext"]
+
+
+def test_worktree_capture_reaches_a_teammate(tmp_path):
+    """Supervisor in .worktrees/bd-12 captures → main checkout commits → teammate pulls → their next session."""
+    _, a, b = project_with_remote(tmp_path)
+    git(a, "worktree", "add", "-q", ".worktrees/bd-12", "-b", "bd-12")
+    wt = a / ".worktrees" / "bd-12"
+    proc = run_hook("memory_capture", bash_payload('bd comment bd-12 "LEARNED: the worktree insight"', wt), wt,
+                    env={"CLAUDE_PROJECT_DIR": str(wt)})
+    assert proc.returncode == 0
+    git(a, "add", ".beads/memory")
+    git(a, "commit", "-qm", "knowledge")
+    git(a, "push", "-q", "origin", "main")
+    git(b, "pull", "-q", "--no-rebase", "origin", "main")
+    out = json.loads(run_hook("session_start", {"hook_event_name": "SessionStart", "source": "startup",
+                                                "session_id": "t", "cwd": str(b)}, b).stdout)
+    assert "the worktree insight" in out["hookSpecificOutput"]["additionalContext"]
+
+
+def test_install_writes_attributes_and_config_and_uninstall_restores(repo):
+    (repo / ".gitattributes").write_text("*.png binary\n")
+    subprocess.run([INSTALL, "--no-venv", "--no-self-check", str(repo)], check=True, capture_output=True,
+                   env=clean_env())
+    text = (repo / ".gitattributes").read_text()
+    assert text.startswith("*.png binary\n") and "/.beads/memory/knowledge.jsonl merge=memory-hooks" in text
+    assert "/.beads/memory/knowledge.archive.jsonl merge=memory-hooks" in text
+    assert gitmerge.configured(str(repo))
+    subprocess.run([INSTALL, "--no-venv", "--no-self-check", str(repo)], check=True, capture_output=True,
+                   env=clean_env())
+    assert (repo / ".gitattributes").read_text() == text  # idempotent
+    subprocess.run([INSTALL, "--uninstall", str(repo)], check=True, capture_output=True, env=clean_env())
+    assert (repo / ".gitattributes").read_text() == "*.png binary\n" and not gitmerge.configured(str(repo))
+
+
+def test_attributes_a_teammate_committed_stay_on_uninstall(repo):
+    block = "\n".join([gitmerge.ATTRIBUTES_BEGIN] + gitmerge.attribute_lines() + [gitmerge.ATTRIBUTES_END]) + "\n"
+    (repo / ".gitattributes").write_text(block)
+    subprocess.run([INSTALL, "--no-venv", "--no-self-check", str(repo)], check=True, capture_output=True,
+                   env=clean_env())
+    subprocess.run([INSTALL, "--uninstall", str(repo)], check=True, capture_output=True, env=clean_env())
+    assert (repo / ".gitattributes").read_text() == block
+
+
+if sys.platform == "win32":  # pragma: no cover
+    del test_the_driver_as_git_runs_it
