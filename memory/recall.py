@@ -6,6 +6,7 @@ cannot be read (a directory, a symlink, no permission).
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import sys
@@ -173,6 +174,9 @@ def build_parser() -> argparse.ArgumentParser:
     writing.add_argument("--forget", metavar="KEY", help="hide KEY from session start, prompts and recall")
     writing.add_argument("--pin", metavar="KEY", help="always show KEY first at session start")
     writing.add_argument("--unpin", metavar="KEY", help="undo --pin")
+    parser.add_argument("--handoffs", type=int, nargs="?", const=10, metavar="N",
+                        help="the N newest session handoffs (where sessions stopped; default 10)")
+    parser.add_argument("--handoff", metavar="ID", help="one handoff, whole (JSON)")
     parser.add_argument("--setup-git", action="store_true",
                         help="set this clone's git config for the knowledge files' merge driver (once per clone)")
     parser.add_argument("--doctor", action="store_true",
@@ -202,6 +206,8 @@ def main(argv: list[str] | None = None) -> int:
         return _write(parser, memory_dir, writes, terms)
     if args.setup_git:
         return _setup_git()
+    if args.handoffs is not None or args.handoff:
+        return _handoffs(memory_dir, args.handoffs, args.handoff)
     if args.stale is not None:
         return _stale(memory_dir, args.stale, args.json)
     if not (terms or args.entry_type or args.recent or args.stats or args.pinned):
@@ -253,6 +259,29 @@ def _print_found(chosen: list[dict], in_archive: list[dict], snapshot: store.Sna
         print(f"recall.sh: {count} in {store.ARCHIVE} (older entries, rotated out); to see: recall.sh {again}",
               file=sys.stderr)
     return FOUND if chosen else NOTHING
+
+
+def _handoffs(memory_dir: str, newest: int | None, wanted: str | None) -> int:
+    """--handoffs [N]: one line each, newest first; --handoff ID: that one, whole."""
+    from memory import handoff, lastsession
+
+    found = handoff.load(memory_dir)
+    if wanted:
+        match = [h for h in found if h["id"] == wanted]
+        if match:
+            sys.stdout.write(json.dumps(match[-1], indent=2, ensure_ascii=True) + "\n")  # escapes every control char
+        else:
+            print(f"recall.sh: no handoff {wanted} (recall.sh --handoffs lists them)", file=sys.stderr)
+        return FOUND if match else NOTHING
+    now = time.time()
+    for h in list(reversed(found))[:newest]:
+        ended = h.get("ended") if isinstance(h.get("ended"), (int, float)) else now
+        task = ((h.get("task") or {}).get("latest") or "") if isinstance(h.get("task"), dict) else ""
+        sys.stdout.write(f"{h['id']}  {lastsession.age(now - ended):<14} {str(h.get('event')):<12} "
+                         f"{render.one_line(str(h.get('branch') or '-'), 30):<20} {render.one_line(task, 80)}\n")
+    if not found:
+        print("recall.sh: no handoffs yet (written at compaction and session end)", file=sys.stderr)
+    return FOUND if found else NOTHING
 
 
 def _setup_git() -> int:

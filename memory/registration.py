@@ -29,12 +29,16 @@ CLAUDE_HOOKS = [
     ("log_dispatch_prompt", "PostToolUse", "Agent|Task", {"timeout": 10}),
     ("validate_completion", "SubagentStop", None, {"timeout": 30}),
     ("capture_reply", "Stop", None, {"timeout": 10}),
+    ("handoff", "PreCompact", None, {"timeout": 30}),
+    ("handoff", "SessionEnd", None, {"timeout": 10}),
 ]
 CURSOR_EVENTS = [
     ("session_start", "sessionStart", None, {"timeout": 10}),
     ("memory_capture", "afterShellExecution", None, {"timeout": 10}),
     ("validate_completion", "subagentStop", None, {"timeout": 30}),
     ("capture_reply", "afterAgentResponse", None, {"timeout": 10}),
+    ("handoff", "preCompact", None, {"timeout": 30}),
+    ("handoff", "sessionEnd", None, {"timeout": 10}),
 ]
 CLAUDE_EVENTS = {"SessionStart", "Setup", "UserPromptSubmit", "UserPromptExpansion", "PreToolUse",
                  "PermissionRequest", "PermissionDenied", "PostToolUse", "PostToolUseFailure", "PostToolBatch",

@@ -4,6 +4,7 @@ from __future__ import annotations
 from memory import config, digest, hookrun, injected, layout, paths, payload, registration, store
 
 HOOK = "session_start"
+HANDOFF_SHARE = 0.4  # of the one session-start budget, what the Last Session block may take (knowledge gets the rest)
 
 
 def handle(ctx: hookrun.Context) -> str | None:
@@ -17,22 +18,38 @@ def handle(ctx: hookrun.Context) -> str | None:
     ctx.memory_dir = paths.memory_dir(cwd, project)
     snapshot = store.load(ctx.memory_dir)
     latest = store.latest(snapshot.entries)
-    if not latest:
-        return None
     settings = config.load(ctx.memory_dir)
     git = paths.work_tree_git(cwd, root)
     beads = digest.bead_candidates(git.branch if git else None, cwd)
-    files = paths.changed_files(git.toplevel) if git else []
     session, source = payload.session_id(data), payload.text_field(data, "source")
-    again = sorted(injected.given(ctx.memory_dir, session)) if source == "compact" else []
     suffix = "_cursor" if payload.runtime(data) == payload.CURSOR else ""
-    groups = digest.choose(latest, beads, files, again, settings["session_newest" + suffix])
     budget = config.budget_chars(settings["session_budget_tokens" + suffix])
+    last = _last_session(ctx.memory_dir, session, source, git, beads, int(budget * HANDOFF_SHARE))
+    if not latest:
+        return payload.context_answer(data, last, event="SessionStart") if last else None
+    files = paths.changed_files(git.toplevel) if git else []
+    again = sorted(injected.given(ctx.memory_dir, session)) if source == "compact" else []
+    groups = digest.choose(latest, beads, files, again, settings["session_newest" + suffix])
+    budget -= len(last) + 2 if last else 0
     text = digest.render_digest(len(latest), groups, _notes(snapshot, ctx.argv, root), budget, settings["entry_chars"])
+    text = f"{last}\n\n{text}" if last else text
     # a new or rewritten context starts the session's set again; `resume` replays what it had
     injected.remember(ctx.memory_dir, session, [e["key"] for g in groups for e in g.entries],
                       reset=source != "resume")
     return payload.context_answer(data, text, event="SessionStart")
+
+
+def _last_session(memory_dir: str, session: str | None, source: str | None, git: paths.GitInfo | None,
+                  beads: set[str], budget: int) -> str:
+    """The "## Last Session" block (memory.handoff, memory.lastsession), '' when there is none to show."""
+    import time
+
+    from memory import handoff, lastsession
+
+    now = time.time()
+    chosen = handoff.choose(handoff.load(memory_dir), session, source, git.toplevel if git else None,
+                            git.branch if git else None, beads, now)
+    return lastsession.render_block(chosen, now, budget) if chosen else ""
 
 
 def _notes(snapshot: store.Snapshot, argv: list[str], root: str) -> list[str]:

@@ -102,9 +102,12 @@ def append(memory_dir: str, records: Iterable[dict], capture_id: str | None = No
     return result
 
 
-def append_log(memory_dir: str, name: str, record: dict, capture_id: str | None = None) -> bool:
+def append_log(memory_dir: str, name: str, record: dict, capture_id: str | None = None,
+               keep: int | None = None) -> bool:
     """Append one record (redacted) to a machine-local JSONL log (e.g. the dispatch log) under the lock;
-    False when `capture_id` is already in the log's tail. A busy lock raises locking.LockTimeout."""
+    False when `capture_id` is already in the log's tail. With `keep`, a log grown past keep + keep/4
+    lines is cut to its newest `keep` (temp file + fsync + os.replace). A busy lock raises
+    locking.LockTimeout."""
     from memory import redact
 
     data = jsonio.dumps_line(redact.scrub_record(record))
@@ -114,7 +117,17 @@ def append_log(memory_dir: str, name: str, record: dict, capture_id: str | None 
         if capture_id and _has_capture(fsio.read_tail(target, DEDUPE_TAIL_BYTES), capture_id):
             return False
         fsio.append(target, data)
+        if keep is not None:
+            _trim(target, keep)
     return True
+
+
+def _trim(target: str, keep: int) -> None:
+    """Cut a log to its newest `keep` complete lines once it holds more than keep + keep/4. Under the lock."""
+    data = fsio.read_bytes(target) or b""
+    lines = data.split(b"\n")[:-1]  # complete lines only: the lock holder wrote the last one whole
+    if len(lines) > keep + keep // 4:
+        fsio.atomic_write(target, b"\n".join(lines[-keep:]) + b"\n")
 
 
 def _has_capture(existing: bytes, capture_id: str) -> bool:

@@ -29,6 +29,7 @@ def handle(ctx: hookrun.Context) -> str | None:
     report = completion.parse_report(final)
     if not completion.applies(agent_type, report, config):
         return None
+    _save_handoff(data, report, ctx.memory_dir)
     agent = (payload.text_field(data, "agent_id") or payload.text_field(data, "agent_transcript_path")
              or f"{payload.session_id(data)}:{agent_type}")
     root = paths.project_root(cwd, project)
@@ -63,6 +64,17 @@ def _capture_insights(data: dict, final: str, memory_dir: str) -> None:
         reply_capture.capture(data, final, memory_dir)
     except Exception as exc:  # noqa: BLE001 - the gate must decide whatever happened here
         errorlog.record(HOOK, f"reply capture: {type(exc).__name__}: {exc}", memory_dir)
+
+
+def _save_handoff(data: dict, report: completion.Report | None, memory_dir: str) -> None:
+    """A supervisor's handoff, keyed by its bead (memory.handoff); never changes the gate's decision."""
+    from memory import edit, handoff
+
+    try:
+        bead = report.bead if report else edit.bead_in_progress(payload.cwd(data) or ".")
+        handoff.save(memory_dir, handoff.build(data, memory_dir, "SubagentStop", bead=bead or None))
+    except Exception as exc:  # noqa: BLE001 - the gate must decide whatever happened here
+        errorlog.record(HOOK, f"handoff: {type(exc).__name__}: {exc}", memory_dir)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -74,7 +74,8 @@ def test_fresh_repo(repo):
     assert registration.registered_events(config) == [("SessionStart", "startup|resume|clear|compact"),
                                                       ("UserPromptSubmit", None), ("PostToolUse", "Bash"),
                                                       ("PostToolUse", "Agent|Task"), ("PostToolUseFailure", "Bash"),
-                                                      ("SubagentStop", None), ("Stop", None)]
+                                                      ("SubagentStop", None), ("Stop", None),
+                                                      ("PreCompact", None), ("SessionEnd", None)]
     [failure] = config["hooks"]["PostToolUseFailure"]
     assert failure["hooks"] == [{"type": "command", "command": registration.claude_command("memory_capture"),
                                  "timeout": 10}]

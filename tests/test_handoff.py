@@ -1,0 +1,215 @@
+"""Handoffs (memory.handoff, hooks/handoff.py) and the "## Last Session" block, run as the runtime runs them."""
+import json
+import os
+import subprocess
+import time
+
+import pytest
+
+from helpers import FIXTURES, ROOT, fixture_payload, git, make_repo, run_hook
+from memory import handoff, lastsession, layout
+
+RECALL = str(ROOT / "bin" / "recall.sh")
+
+
+def record(kind, **message):
+    return {"type": kind, "timestamp": "2026-11-22T10:00:00Z", "message": message}
+
+
+def write_transcript(path, repo, prompt="fix the failing payments test", fail=True, extra=()):
+    lines = [{"type": "queue-operation"},
+             record("user", role="user", content=prompt),
+             record("assistant", role="assistant", content=[
+                 {"type": "tool_use", "id": "t1", "name": "Edit",
+                  "input": {"file_path": str(repo / "src" / "payments.py"), "old_string": "a", "new_string": "b"}},
+                 {"type": "tool_use", "id": "t2", "name": "Bash",
+                  "input": {"command": "bd update BD-7 --status in_progress && pytest tests/test_pay.py -x"}}]),
+             record("user", role="user", content=[
+                 {"type": "tool_result", "tool_use_id": "t2", "is_error": fail,
+                  "content": "FAILED tests/test_pay.py::test_refund - AssertionError: 3 != 4"}]),
+             record("assistant", role="assistant", content=[
+                 {"type": "tool_use", "id": "t3", "name": "TodoWrite", "input": {"todos": [
+                     {"content": "make refunds round half-even", "status": "in_progress"},
+                     {"content": "read the spec", "status": "completed"}]}}]),
+             {"type": "user", "isMeta": True, "message": {"role": "user", "content": "Stop hook feedback: x"}},
+             record("user", role="user", content="and then open a PR"),
+             record("assistant", role="assistant", content=[{"type": "text", "text": "Refund rounding is next."}]),
+             *extra]
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    return path
+
+
+def hook_payload(name, repo, session, transcript):
+    payload = fixture_payload(name)
+    payload.update(cwd=str(repo), session_id=session, transcript_path=str(transcript))
+    return payload
+
+
+def start(repo, session, source="startup"):
+    payload = fixture_payload("claude-code/2.1.330/SessionStart-6.json")
+    payload.update(cwd=str(repo), session_id=session, source=source)
+    proc = run_hook("session_start", payload, repo)
+    assert proc.returncode == 0
+    return json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"] if proc.stdout else ""
+
+
+def saved(repo):
+    path = repo / ".beads" / "memory" / layout.HANDOFFS
+    return [json.loads(x) for x in path.read_text().splitlines()] if path.exists() else []
+
+
+@pytest.mark.parametrize("version", ["2.1.197", "2.1.330"])
+def test_extraction_from_the_recorded_transcripts(version):
+    got = handoff.extract(str(FIXTURES / "claude-code" / version / "transcript-sample.jsonl"))
+    assert got["task"] == {"first": "SCENARIO-INJECT: run a command.", "latest": "SCENARIO-INJECT: run a command."}
+    assert got["last_message"] == "Stopped after the Stop hook feedback." and got["started"].startswith("2026-")
+    assert got["files"] == [] and got["failure"] is None  # the recorded session edited nothing, failed nothing
+
+
+def test_extraction_of_every_field(repo, tmp_path):
+    got = handoff.extract(str(write_transcript(tmp_path / "t.jsonl", repo)))
+    assert got["task"] == {"first": "fix the failing payments test", "latest": "and then open a PR"}
+    assert got["files"] == [str(repo / "src" / "payments.py")]
+    assert got["beads"] == {"BD-7": ["update"]}
+    assert got["failure"]["command"].endswith("pytest tests/test_pay.py -x")
+    assert "AssertionError: 3 != 4" in got["failure"]["error"]
+    assert got["todos"] == [{"content": "make refunds round half-even", "status": "in_progress"}]
+    assert got["last_message"] == "Refund rounding is next."
+
+
+@pytest.mark.parametrize("damage", ["truncated", "binary", "unknown", "huge", "missing", "directory"])
+def test_hostile_transcripts_never_raise(repo, tmp_path, damage):
+    path = write_transcript(tmp_path / "t.jsonl", repo)
+    data = path.read_bytes()
+    if damage == "truncated":
+        path.write_bytes(data[:len(data) * 2 // 3])
+    elif damage == "binary":
+        path.write_bytes(data.replace(b"payments", b"pay\xff\xfements") + b"\x00\x01\x02\n\xc3\x28\n")
+    elif damage == "unknown":
+        path.write_bytes(b'{"type":"wormhole","message":{"role":"user","content":{"a":1}}}\n[1,2]\n"x"\n' + data)
+    elif damage == "huge":  # 10 MB of tool output between the prompt and the end
+        big = json.dumps(record("user", role="user", content=[{"type": "tool_result", "tool_use_id": "t9",
+                                                              "content": "x" * 1_000_000}])) + "\n"
+        lines = data.decode().splitlines(True)
+        path.write_text("".join(lines[:3]) + big * 10 + "".join(lines[3:]))
+    elif damage == "missing":
+        path.unlink()
+    else:
+        path.unlink()
+        path.mkdir()
+    got = handoff.extract(str(path))
+    assert isinstance(got, dict)
+    if damage in ("unknown", "huge"):
+        assert got["failure"] and got["task"]["first"] == "fix the failing payments test"
+
+
+def test_precompact_then_compact_gets_the_details_back(repo, tmp_path):
+    transcript = write_transcript(tmp_path / "s1.jsonl", repo)
+    proc = run_hook("handoff", hook_payload("claude-code/2.1.330/PreCompact-2.json", repo, "s1", transcript), repo)
+    assert proc.returncode == 0 and proc.stdout == b""
+    [h] = saved(repo)
+    assert h["event"] == "PreCompact" and h["trigger"] == "manual" and h["branch"] == "main"
+    text = start(repo, "s1", "compact")
+    assert text.startswith("## Last Session (") and "pytest tests/test_pay.py -x" in text
+    assert "AssertionError: 3 != 4" in text and "src/payments.py" in text and "round half-even" in text
+    assert start(repo, "another-session", "compact") == ""  # only this session's own handoff
+
+
+def test_a_new_session_gets_the_ended_one_of_its_tree_and_branch_only(repo, tmp_path):
+    transcript = write_transcript(tmp_path / "s1.jsonl", repo)
+    run_hook("handoff", hook_payload("claude-code/2.1.330/SessionEnd-1.json", repo, "s1", transcript), repo)
+    text = start(repo, "s2")
+    assert "## Last Session" in text and "fix the failing payments test" in text and "SessionEnd" in text
+    git(repo, "checkout", "-qb", "other-branch")
+    assert "## Last Session" not in start(repo, "s3")
+    other = make_repo(tmp_path / "other-repo")
+    assert "## Last Session" not in start(other, "s4")
+
+
+def test_a_session_still_running_beside_us_is_not_our_last_session(repo, tmp_path):
+    transcript = write_transcript(tmp_path / "running.jsonl", repo)  # fresh: that session is still going
+    run_hook("handoff", hook_payload("claude-code/2.1.330/PreCompact-2.json", repo, "running", transcript), repo)
+    assert "## Last Session" not in start(repo, "beside")
+    old = time.time() - handoff.ENDED_AFTER - 60  # silent for long: it ended without a SessionEnd (a crash)
+    os.utime(transcript, (old, old))
+    assert "## Last Session" in start(repo, "later")
+
+
+def test_a_supervisor_gets_its_beads_handoff(repo, tmp_path):
+    git(repo, "worktree", "add", "-q", ".worktrees/bd-BD-12", "-b", "bd-BD-12")
+    wt = repo / ".worktrees" / "bd-BD-12"
+    transcript = write_transcript(tmp_path / "sup.jsonl", wt, prompt="implement BD-12 refunds")
+    payload = fixture_payload("claude-code/2.1.330/SubagentStop-4.json")
+    payload.update(cwd=str(wt), agent_type="swift-supervisor", agent_id="sup-1", agent_transcript_path=str(transcript),
+                   last_assistant_message="Stopping here.\n\nBEAD BD-12 BLOCKED: the payments API key is missing")
+    run_hook("validate_completion", payload, wt)
+    [h] = saved(repo)
+    assert h["event"] == "SubagentStop" and h["bead"] == "BD-12" and h["last_message"].startswith("Stopping here.")
+    text = start(wt, "next-supervisor")
+    assert "## Last Session" in text and "implement BD-12 refunds" in text
+
+
+def test_one_budget_for_the_whole_session_start(repo, tmp_path):
+    from memory import entry, store
+    d = str(repo / ".beads" / "memory")
+    store.append(d, [entry.build(f"insight {i} " + "word " * 60, "BD-1", "orchestrator", ts=i) for i in range(40)])
+    long_prompt = "please " + "do the thing " * 200
+    transcript = write_transcript(tmp_path / "s1.jsonl", repo, prompt=long_prompt)
+    run_hook("handoff", hook_payload("claude-code/2.1.330/SessionEnd-1.json", repo, "s1", transcript), repo)
+    (repo / ".beads" / "memory" / "config.json").write_text(json.dumps({"session_budget_tokens": 600}))
+    text = start(repo, "s2")
+    assert len(text) <= 2400 and text.startswith("## Last Session") and "## Recent Knowledge" in text
+    for n in (1, 5, 50):  # never grows with the number of sessions
+        for i in range(n):
+            run_hook("handoff", hook_payload("claude-code/2.1.330/SessionEnd-1.json", repo, f"x{i}", transcript), repo)
+        assert len(start(repo, "s2")) <= 2400
+
+
+def test_an_old_handoff_is_one_line():
+    h = {"id": "abc", "ended": time.time() - 9 * 86400, "task": {"first": "port the CLI"}, "event": "SessionEnd"}
+    text = lastsession.render_block(h, time.time(), 2000)
+    assert "\n" not in text and "9 days ago" in text and "port the CLI" in text
+
+
+def test_the_log_keeps_the_newest_200(tmp_path):
+    for i in range(300):
+        handoff.save(str(tmp_path), {"id": f"h{i}", "ended": i})
+    kept = handoff.load(str(tmp_path))
+    assert 200 <= len(kept) <= 250 and kept[-1]["id"] == "h299"
+
+
+def test_handoffs_are_redacted_and_machine_local(repo, tmp_path):
+    transcript = write_transcript(tmp_path / "s1.jsonl", repo,
+                                  prompt="deploy with token ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5 now")
+    run_hook("handoff", hook_payload("claude-code/2.1.330/SessionEnd-1.json", repo, "s1", transcript), repo)
+    text = (repo / ".beads" / "memory" / layout.HANDOFFS).read_text()
+    assert "ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5" not in text and "<redacted:" in text
+    from memory.install import plan
+    assert f"/.beads/memory/{layout.HANDOFFS}" in plan.gitignore_lines()
+
+
+def test_recall_lists_and_shows_handoffs(repo, tmp_path):
+    transcript = write_transcript(tmp_path / "s1.jsonl", repo)
+    run_hook("handoff", hook_payload("claude-code/2.1.330/SessionEnd-1.json", repo, "s1", transcript), repo)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORY_HOOKS")}
+    listed = subprocess.run([RECALL, "--handoffs"], cwd=repo, capture_output=True, text=True, env=env)
+    [h] = saved(repo)
+    assert listed.returncode == 0 and h["id"] in listed.stdout and "and then open a PR" in listed.stdout
+    shown = subprocess.run([RECALL, "--handoff", h["id"]], cwd=repo, capture_output=True, text=True, env=env)
+    assert json.loads(shown.stdout)["failure"] == h["failure"]
+    assert subprocess.run([RECALL, "--handoff", "nope"], cwd=repo, capture_output=True, env=env).returncode == 1
+
+
+@pytest.mark.parametrize("stdin", [b"", b"\xff", b"[]", b'{"hook_event_name":"PreCompact","transcript_path":7}'])
+def test_fails_open(repo, stdin):
+    proc = run_hook("handoff", stdin, repo)
+    assert proc.returncode == 0 and proc.stdout == b""
+
+
+def test_cursor_session_end_without_a_transcript(repo):
+    payload = fixture_payload("public/cursor-sessionEnd-1.json")
+    payload["workspace_roots"] = [str(repo)]
+    proc = run_hook("handoff", payload, repo, args=["--cursor"])
+    assert proc.returncode == 0 and proc.stdout == b""
+    [h] = saved(repo)
+    assert h["event"] == "SessionEnd" and h["task"] is None and h["branch"] == "main"
