@@ -136,3 +136,49 @@ def test_prompt_brings_an_old_entry_with_the_real_client(tmp_path):
     assert "## Relevant Knowledge" in requests and "every alembic upgrade needs a working downgrade" in requests
     assert "## Recent Knowledge (121 entries)" in requests  # the digest came too, with the newest only
     assert not (project / ".beads" / "memory" / "errors.log").exists()
+
+
+def _project(tmp_path: Path, name: str) -> Path:
+    project = tmp_path / name
+    project.mkdir()
+    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=project, check=True)
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "i"],
+                   cwd=project, check=True)
+    assert subprocess.run([str(ROOT / "install.sh"), "--no-venv", "--no-self-check", str(project)],
+                          capture_output=True).returncode == 0
+    return project
+
+
+def test_handoff_across_compaction_and_sessions_with_the_real_client(tmp_path):
+    """Session 1 writes a file and runs a failing command, then /compact: the first request after the
+    compaction carries the failing command and the file (SessionStart compact). A new session in the same
+    repo gets the Last Session block; a second repository does not."""
+    project = _project(tmp_path, "app")
+    failing = "python3 -c \"import sys; sys.exit('REFUND-ROUNDING-FAILURE 3 != 4')\""
+    path = tmp_path / "handoff.json"
+    path.write_text(json.dumps({
+        "name": "e2e-handoff",
+        "stdin_messages": ["E2E-HANDOFF: fix the refund rounding, then I will compact.", "/compact",
+                           "continue where you were"],
+        "agents": [{"name": "main", "match": {"first_user_contains": "E2E-HANDOFF"}, "turns": [
+            {"content": [{"type": "tool_use", "name": "Write", "input": {
+                "file_path": "$PROJECT/refunds_rounding.py", "content": "ROUNDING = 'half-even'\n"}}]},
+            {"content": [{"type": "tool_use", "name": "Bash", "input": {"command": failing,
+                                                                        "description": "Run the check"}}]},
+            {"content": [{"type": "text", "text": "The check fails; next I fix the rounding."}]},
+            {"content": [{"type": "text", "text": "<analysis>x</analysis>\n<summary>We worked on something.</summary>"}]},
+        ]}],
+        "fallback": {"content": [{"type": "text", "text": "OK"}]},
+    }))
+    requests = run(path, project).splitlines()
+    summary_at = next(i for i, r in enumerate(requests) if "create a detailed summary" in r)
+    after = requests[summary_at + 1:]
+    assert after and "## Last Session" in after[0]
+    assert "REFUND-ROUNDING-FAILURE" in after[0] and "refunds_rounding.py" in after[0]
+    next_session = scenario(tmp_path / "next.json", "e2e-next", "E2E-NEXT: carry on.",
+                            [{"content": [{"type": "text", "text": "Carrying on."}]}])
+    second = run(next_session, project)
+    assert "## Last Session" in second and "E2E-HANDOFF: fix the refund rounding" in second
+    other = _project(tmp_path, "other")
+    assert "## Last Session" not in run(next_session, other)
+    assert not (project / ".beads" / "memory" / "errors.log").exists()
