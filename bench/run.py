@@ -9,6 +9,8 @@ P2  a capture (bd comment "LEARNED: ...")      vs bare `python -c pass`     targ
 P5  the prompt hook (UserPromptSubmit)          vs bare `python -c pass`     target <= 4x (semantic <= 20x)
 P3  SessionStart, 1,000 active entries, with a huge archive vs with none     must be ~1.0x
 P4  recall.sh KEYWORD --all over N entries     vs `grep -i KEYWORD files | jq` (latest per key)
+H1  the handoff hook (SessionEnd) on a 10 MB transcript: ratio and worst case     budget 1,500 ms (Claude Code's)
+H2  SessionStart with a Last Session handoff vs without                            must stay in P3's class
 """
 from __future__ import annotations
 
@@ -123,6 +125,52 @@ def prompt_rows(work: Path, runs: int, total: int) -> list:
     return rows
 
 
+def write_transcript(path: Path, megabytes: int) -> None:
+    """A Claude Code transcript of about `megabytes` MB: shell calls with 5 KB outputs, edits, a failure."""
+    output = "x" * 5000
+    with open(path, "w") as fh:
+        fh.write(json.dumps({"type": "user", "message": {"role": "user", "content": "fix the build"}}) + "\n")
+        i = 0
+        while fh.tell() < megabytes << 20:
+            tool = {"type": "tool_use", "id": f"t{i}", "name": "Bash" if i % 3 else "Edit",
+                    "input": {"command": f"make step-{i}"} if i % 3 else {"file_path": f"src/f{i % 50}.py"}}
+            fh.write(json.dumps({"type": "assistant", "message": {"role": "assistant", "content": [tool]}}) + "\n")
+            result = {"type": "tool_result", "tool_use_id": f"t{i}", "content": output, "is_error": i % 97 == 0}
+            fh.write(json.dumps({"type": "user", "message": {"role": "user", "content": [result]}}) + "\n")
+            i += 1
+
+
+def handoff_rows(work: Path, runs: int) -> list:
+    proj = make_repo(work / "h")
+    mem = proj / ".beads" / "memory"
+    mem.mkdir(parents=True)
+    write_entries(mem / "knowledge.jsonl", 1000)
+    transcript = work / "transcript.jsonl"
+    write_transcript(transcript, 10)
+    env = hook_env(proj)
+    end = json.dumps({"session_id": "h", "hook_event_name": "SessionEnd", "reason": "other", "cwd": str(proj),
+                      "transcript_path": str(transcript)}).encode()
+    hook = [PYTHON, str(ROOT / "hooks" / "handoff.py")]
+    samples, base = [], []
+    for i in range(max(3, runs // 2) + 1):
+        b, s = _once(BASELINE), _once(hook, end, proj, env)
+        if i:
+            samples.append(s)
+            base.append(b)
+    h1 = statistics.median(samples)
+    rows = [("H1 SessionEnd handoff, 10 MB transcript", h1, h1 / statistics.median(base),
+             f"worst {max(samples):.0f} ms of a 1,500 ms budget")]
+    start = json.dumps({"session_id": "next", "hook_event_name": "SessionStart", "source": "startup",
+                        "cwd": str(proj)}).encode()
+    session = [PYTHON, str(ROOT / "hooks" / "session_start.py")]
+    with_handoff, b1 = timed(session, runs, stdin=start, cwd=proj, env=env)
+    (mem / "handoffs.jsonl").unlink()
+    without, b2 = timed(session, runs, stdin=start, cwd=proj, env=env)
+    rows.append(("H2 SessionStart with a handoff", with_handoff, with_handoff / b1, ""))
+    rows.append(("H2 with / without a handoff", None, (with_handoff / b1) / (without / b2), "must be ~1.0x"))
+    return rows
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="small sizes and few runs")
@@ -186,6 +234,7 @@ def main(argv=None) -> int:
             rows.append(("P4 grep -i | jq (a plain bash recall)", theirs, theirs / b5, ""))
             rows.append(("P4 ours / grep|jq", None, ours / theirs, "< 1 means we are faster"))
         rows += prompt_rows(work, runs, recall_entries)
+        rows += handoff_rows(work, runs)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
