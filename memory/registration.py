@@ -31,6 +31,7 @@ CLAUDE_HOOKS = [
     ("capture_reply", "Stop", None, {"timeout": 10}),
     ("handoff", "PreCompact", None, {"timeout": 30}),
     ("handoff", "SessionEnd", None, {"timeout": 10}),
+    ("subagent_start", "SubagentStart", None, {"timeout": 10}),
 ]
 CURSOR_EVENTS = [
     ("session_start", "sessionStart", None, {"timeout": 10}),

@@ -166,7 +166,8 @@ def test_handoff_across_compaction_and_sessions_with_the_real_client(tmp_path):
             {"content": [{"type": "tool_use", "name": "Bash", "input": {"command": failing,
                                                                         "description": "Run the check"}}]},
             {"content": [{"type": "text", "text": "The check fails; next I fix the rounding."}]},
-            {"content": [{"type": "text", "text": "<analysis>x</analysis>\n<summary>We worked on something.</summary>"}]},
+            {"content": [{"type": "text",
+                          "text": "<analysis>x</analysis>\n<summary>We worked on something.</summary>"}]},
         ]}],
         "fallback": {"content": [{"type": "text", "text": "OK"}]},
     }))
@@ -182,3 +183,34 @@ def test_handoff_across_compaction_and_sessions_with_the_real_client(tmp_path):
     other = _project(tmp_path, "other")
     assert "## Last Session" not in run(next_session, other)
     assert not (project / ".beads" / "memory" / "errors.log").exists()
+
+
+def test_supervisor_redispatched_on_a_bead_gets_its_handoff_with_the_real_client(tmp_path):
+    """A supervisor stops BLOCKED on BD-12 (its handoff is keyed by the bead at SubagentStop); dispatched again,
+    the subagent's own first request carries that handoff (SubagentStart)."""
+    project = _project(tmp_path, "app")
+    agent = {".claude/agents/swift-supervisor.md": "---\nname: swift-supervisor\ndescription: Supervises one bead"
+                                                   "\n---\nYou supervise a bead.\n"}
+
+    def dispatch(name: str, sub_turns: list) -> str:
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps({
+            "name": name, "prompt": f"{name.upper()}: dispatch the supervisor.", "files": agent,
+            "agents": [
+                {"name": "sub", "match": {"first_user_contains": "BEAD_ID: BD-12"}, "turns": sub_turns},
+                {"name": "main", "match": {"first_user_contains": name.upper()}, "turns": [
+                    {"content": [{"type": "tool_use", "name": "Agent", "input": {
+                        "description": "Supervise BD-12", "subagent_type": "swift-supervisor",
+                        "run_in_background": False, "prompt": "BEAD_ID: BD-12\n\nImplement refunds."}}]},
+                    {"content": [{"type": "text", "text": "Supervisor finished."}]}]}],
+            "fallback": {"content": [{"type": "text", "text": "OK"}]},
+        }))
+        return run(path, project)
+
+    dispatch("e2e-first", [{"content": [{"type": "text", "text":
+                                         "Stopped.\n\nBEAD BD-12 BLOCKED: the PAYMENTS-KEY-MISSING blocker"}]}])
+    handoffs = knowledge(project, "handoffs.jsonl")
+    assert [(h["event"], h["bead"]) for h in handoffs] == [("SubagentStop", "BD-12"), ("SessionEnd", None)]
+    requests = dispatch("e2e-again", [{"content": [{"type": "text", "text": "Carrying on."}]}]).splitlines()
+    sub_requests = [r for r in requests if "SubagentStart hook additional context: ## Last Session" in r]
+    assert sub_requests and all("PAYMENTS-KEY-MISSING" in r and "bead BD-12" in r for r in sub_requests)

@@ -213,3 +213,26 @@ def test_cursor_session_end_without_a_transcript(repo):
     assert proc.returncode == 0 and proc.stdout == b""
     [h] = saved(repo)
     assert h["event"] == "SessionEnd" and h["task"] is None and h["branch"] == "main"
+
+
+def test_a_dispatched_supervisor_starts_with_its_beads_handoff(repo, tmp_path):
+    """SubagentStart has no prompt: the bead comes from the parent's Agent call (BEAD_ID:) in its transcript."""
+    handoff.save(str(repo / ".beads" / "memory"), {"id": "h1", "bead": "BD-12", "event": "SubagentStop",
+                                                   "ended": time.time() - 60,
+                                                   "task": {"first": "implement refunds for BD-12"},
+                                                   "failure": {"command": "pytest", "error": "KeyError: 'amount'"}})
+    parent = tmp_path / "parent.jsonl"
+    call = {"type": "tool_use", "id": "a1", "name": "Agent", "input": {
+        "subagent_type": "swift-supervisor", "description": "x", "prompt": "BEAD_ID: BD-12\n\nDo it."}}
+    parent.write_text(json.dumps(record("assistant", role="assistant", content=[call])) + "\n")
+    payload = fixture_payload("claude-code/2.1.330/SubagentStart-1.json")
+    payload.update(cwd=str(repo), transcript_path=str(parent), agent_type="swift-supervisor")
+    out = json.loads(run_hook("subagent_start", payload, repo).stdout)
+    context = out["hookSpecificOutput"]
+    assert context["hookEventName"] == "SubagentStart" and "implement refunds for BD-12" in context["additionalContext"]
+    assert "KeyError: 'amount'" in context["additionalContext"]
+    other = dict(payload, agent_type="general-purpose")  # not a supervisor: nothing
+    assert run_hook("subagent_start", other, repo).stdout == b""
+    call["input"]["prompt"] = "BEAD_ID: BD-99\n\nDo it."  # a bead without a handoff: nothing
+    parent.write_text(json.dumps(record("assistant", role="assistant", content=[call])) + "\n")
+    assert run_hook("subagent_start", payload, repo).stdout == b""

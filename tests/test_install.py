@@ -75,7 +75,8 @@ def test_fresh_repo(repo):
                                                       ("UserPromptSubmit", None), ("PostToolUse", "Bash"),
                                                       ("PostToolUse", "Agent|Task"), ("PostToolUseFailure", "Bash"),
                                                       ("SubagentStop", None), ("Stop", None),
-                                                      ("PreCompact", None), ("SessionEnd", None)]
+                                                      ("PreCompact", None), ("SessionEnd", None),
+                                                      ("SubagentStart", None)]
     [failure] = config["hooks"]["PostToolUseFailure"]
     assert failure["hooks"] == [{"type": "command", "command": registration.claude_command("memory_capture"),
                                  "timeout": 10}]
