@@ -9,8 +9,8 @@ from __future__ import annotations
 from memory import hookrun
 
 HOOK = "handoff"
-EVENTS = {"PreCompact": "PreCompact", "preCompact": "PreCompact", "SessionEnd": "SessionEnd",
-          "sessionEnd": "SessionEnd"}
+EVENTS = {"PreCompact": "PreCompact", "preCompact": "PreCompact", "PreCompress": "PreCompact",
+          "SessionEnd": "SessionEnd", "sessionEnd": "SessionEnd"}
 
 
 def handle(ctx: hookrun.Context) -> None:

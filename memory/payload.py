@@ -69,6 +69,17 @@ def text_field(payload: dict[str, Any], name: str) -> str | None:
     return value if isinstance(value, str) else None
 
 
+def user_prompt(payload: dict[str, Any]) -> str | None:
+    """What the user typed: `prompt`, without the context blocks Gemini CLI prepends to it
+    (`<hook_context>…</hook_context>`: what the SessionStart hooks answered)."""
+    prompt = text_field(payload, "prompt")
+    if prompt and "<hook_context>" in prompt:
+        import re
+
+        prompt = re.sub(r"<hook_context>.*?</hook_context>\s*", "", prompt, flags=re.S)
+    return prompt
+
+
 def event_name(payload: dict[str, Any]) -> str:
     return text_field(payload, "hook_event_name") or ""
 
@@ -129,8 +140,8 @@ def succeeded(payload: dict[str, Any]) -> bool:
     if event_name(payload) == "PostToolUseFailure":
         return False
     response = payload.get("tool_response")
-    if isinstance(response, dict) and response.get("interrupted") is True:
-        return False
+    if isinstance(response, dict) and (response.get("interrupted") is True or response.get("error")):
+        return False  # Claude's interrupted call; Gemini's AfterTool with an error
     output = payload.get("tool_output")  # Cursor postToolUse: a JSON string with exitCode
     if isinstance(output, str) and output.startswith("{"):
         try:
@@ -149,7 +160,9 @@ def capture_id(payload: dict[str, Any], command: str) -> str:
     """
     import zlib
 
-    call = text_field(payload, "generation_id") or text_field(payload, "tool_use_id") or ""
+    # Gemini CLI names no tool call: its timestamp tells two runs of the same command apart
+    call = (text_field(payload, "generation_id") or text_field(payload, "tool_use_id")
+            or text_field(payload, "timestamp") or "")
     seed = "\0".join((session_id(payload) or "", call, command)).encode("utf-8", "replace")
     return f"{zlib.crc32(seed):08x}{zlib.adler32(seed):08x}"
 

@@ -106,7 +106,7 @@ def build_in_background(memory_dir: str) -> None:
 def handle(ctx: hookrun.Context) -> str | None:
     data = payload.parse(ctx.raw)
     ctx.problems += payload.field_problems(data, required=("hook_event_name", "prompt"))
-    prompt = payload.text_field(data, "prompt")
+    prompt = payload.user_prompt(data)
     if not prompt or not asks_something(prompt):
         return None
     ctx.memory_dir = paths.memory_dir(payload.cwd(data), payload.project_dir(data))
@@ -127,7 +127,7 @@ def handle(ctx: hookrun.Context) -> str | None:
     if not text:
         return None
     injected.remember(ctx.memory_dir, session, [e["key"] for e in shown])
-    return payload.context_answer(data, text, event="UserPromptSubmit")
+    return payload.context_answer(data, text, event=payload.event_name(data) or "UserPromptSubmit")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -17,6 +17,7 @@ MANIFEST = os.path.join(INSTALL_DIR, "install.json")
 CLAUDE_SETTINGS = os.path.join(".claude", "settings.json")
 CLAUDE_SETTINGS_FILES = (CLAUDE_SETTINGS, os.path.join(".claude", "settings.local.json"))
 CURSOR_HOOKS = os.path.join(".cursor", "hooks.json")
+GEMINI_SETTINGS = os.path.join(".gemini", "settings.json")
 PLUGIN_NAME = "memory-hooks"
 
 # hook file -> (Claude event, matcher, extra handler fields); only files that exist are registered.
@@ -41,6 +42,16 @@ CURSOR_EVENTS = [
     ("handoff", "preCompact", None, {"timeout": 30}),
     ("handoff", "sessionEnd", None, {"timeout": 10}),
 ]
+# Gemini CLI: Claude's shape, timeouts in milliseconds; no SubagentStop (no subagents to gate)
+GEMINI_EVENTS = [
+    ("session_start", "SessionStart", None, {"timeout": 10000}),
+    ("prompt_recall", "BeforeAgent", None, {"timeout": 10000}),
+    ("memory_capture", "AfterTool", "run_shell_command", {"timeout": 10000}),
+    ("capture_reply", "AfterAgent", None, {"timeout": 10000}),
+    ("handoff", "PreCompress", None, {"timeout": 30000}),
+    ("handoff", "SessionEnd", None, {"timeout": 10000}),
+]
+GEMINI_CONFIG_KEYS = {"enabled", "disabled", "notifications"}  # settings under `hooks` that are not events
 CLAUDE_EVENTS = {"SessionStart", "Setup", "UserPromptSubmit", "UserPromptExpansion", "PreToolUse",
                  "PermissionRequest", "PermissionDenied", "PostToolUse", "PostToolUseFailure", "PostToolBatch",
                  "Notification", "MessageDisplay", "SubagentStart", "SubagentStop", "TaskCreated", "TaskCompleted",
@@ -72,6 +83,13 @@ def cursor_command(hook: str) -> str:
     d = '"${CURSOR_PROJECT_DIR:-.}"/' + INSTALL_DIR
     return (f'if [ -x {d}/.venv/bin/python ]; then exec {d}/.venv/bin/python {d}/hooks/{hook}.py --cursor; '
             f'else exec python3 {d}/hooks/{hook}.py --cursor --no-venv; fi')
+
+
+def gemini_command(hook: str) -> str:
+    """Gemini CLI runs project hooks with GEMINI_PROJECT_DIR set (CLAUDE_PROJECT_DIR too, as an alias)."""
+    d = '"${GEMINI_PROJECT_DIR:-.}"/' + INSTALL_DIR
+    return (f'if [ -x {d}/.venv/bin/python ]; then exec {d}/.venv/bin/python {d}/hooks/{hook}.py --gemini; '
+            f'else exec python3 {d}/hooks/{hook}.py --gemini --no-venv; fi')
 
 
 def plugin_command(hook: str) -> str:
@@ -111,9 +129,9 @@ _generated: list[str] = []
 
 def _generated_commands() -> list[str]:
     if not _generated:
-        names = {hook for hook, *_ in CLAUDE_HOOKS + CURSOR_EVENTS}
+        names = {hook for hook, *_ in CLAUDE_HOOKS + CURSOR_EVENTS + GEMINI_EVENTS}
         _generated.extend(make(hook) for hook in sorted(names)
-                          for make in (claude_command, cursor_command, plugin_command))
+                          for make in (claude_command, cursor_command, gemini_command, plugin_command))
     return _generated
 
 
@@ -226,6 +244,20 @@ def with_claude_hooks(config: dict, available: list[str]) -> dict:
     return result
 
 
+def with_gemini_hooks(config: dict, available: list[str]) -> dict:
+    """`config` (a .gemini/settings.json object) with our Gemini CLI registrations at the end."""
+    result = without_ours(config)
+    hooks = dict(result.get("hooks") or {})
+    for hook, event, matcher, extra in GEMINI_EVENTS:
+        if hook not in available:
+            continue
+        group: dict = {"matcher": matcher} if matcher else {}
+        group["hooks"] = [dict({"type": "command", "command": gemini_command(hook)}, **extra)]
+        hooks[event] = list(hooks.get(event) or []) + [group]
+    result["hooks"] = hooks
+    return result
+
+
 def with_cursor_hooks(config: dict, available: list[str]) -> dict:
     """`config` (a .cursor/hooks.json object) with our Cursor registrations at the end."""
     result = without_ours(config)
@@ -285,7 +317,7 @@ def plugin_enabled(root: str, home: str | None = None) -> bool:
     return False
 
 
-def schema_problems(config: dict, cursor: bool = False, strict: bool = True) -> list[str]:
+def schema_problems(config: dict, cursor: bool = False, strict: bool = True, gemini: bool = False) -> list[str]:
     """Problems against the documented settings schema (empty when valid). `strict=False` accepts event
     names and handler types we do not know (a newer client's), checking only the structure."""
     problems = []
@@ -295,7 +327,9 @@ def schema_problems(config: dict, cursor: bool = False, strict: bool = True) -> 
     if cursor and config.get("version", 1) != 1:
         problems.append("version is not 1")
     for event, groups in hooks.items():
-        if strict and not cursor and event not in CLAUDE_EVENTS:
+        if gemini and event in GEMINI_CONFIG_KEYS:
+            continue
+        if strict and not cursor and not gemini and event not in CLAUDE_EVENTS:
             problems.append(f"unknown event {event}")
         if not isinstance(groups, list):
             problems.append(f"{event}: not a list")

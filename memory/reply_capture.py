@@ -22,7 +22,8 @@ _FENCE = re.compile(r"^[ \t]*(```|~~~)")
 
 def might_capture(raw: bytes) -> bool:
     """Cheap test on the raw stdin: a marker, or no final message in the payload (then the transcript)."""
-    return any(m in raw for m in _MARKER_BYTES) or (b"last_assistant_message" not in raw and b'"text"' not in raw)
+    return any(m in raw for m in _MARKER_BYTES) or not any(f in raw for f in (b"last_assistant_message", b'"text"',
+                                                                             b"prompt_response"))
 
 
 def marked_lines(text: str) -> str:
@@ -37,11 +38,11 @@ def marked_lines(text: str) -> str:
 
 
 def final_text(data: dict) -> str:
-    """The agent's final message: Claude's `last_assistant_message`, Cursor's `text` (afterAgentResponse)
-    or `summary` (subagentStop), else the transcript's last assistant text."""
+    """The agent's final message: Claude's `last_assistant_message`, Gemini's `prompt_response` (AfterAgent),
+    Cursor's `text` (afterAgentResponse) or `summary` (subagentStop), else the transcript's last assistant text."""
     from memory import payload, transcript
 
-    for field in ("last_assistant_message", "text", "summary"):
+    for field in ("last_assistant_message", "prompt_response", "text", "summary"):
         value = payload.text_field(data, field)
         if value:
             return value

@@ -727,3 +727,44 @@ def test_semantic_option_end_to_end(repo):
     assert "every alembic upgrade" in json.loads(answer.stdout)["hookSpecificOutput"]["additionalContext"]
     assert (memory / layout.VECTORS).stat().st_size > 0  # the semantic path ran: the entry has a vector
     assert not (memory / layout.ERRORS).exists()
+
+
+# --- Gemini CLI: .gemini/settings.json ---------------------------------------------------------------------
+
+def test_gemini_settings_merged_idempotent_and_restored(repo):
+    theirs = {"model": {"name": "gemini-pro"}, "hooks": {"enabled": True, "BeforeTool": [
+        {"matcher": "write_file", "hooks": [{"type": "command", "command": "./lint.sh", "timeout": 5000}]}]}}
+    (repo / ".gemini").mkdir()
+    text = json.dumps(theirs, indent=4) + "\n"
+    (repo / ".gemini" / "settings.json").write_text(text)
+    out = install(repo, "--no-venv", "--no-self-check").stdout
+    assert "Gemini CLI   .gemini/settings.json: SessionStart, BeforeAgent, AfterTool" in out
+    merged = json.loads((repo / ".gemini" / "settings.json").read_text())
+    assert merged["model"] == theirs["model"] and merged["hooks"]["enabled"] is True
+    assert merged["hooks"]["BeforeTool"] == theirs["hooks"]["BeforeTool"]
+    [after_tool] = merged["hooks"]["AfterTool"]
+    assert after_tool["matcher"] == "run_shell_command" and after_tool["hooks"][0]["timeout"] == 10000  # ms
+    assert after_tool["hooks"][0]["command"] == registration.gemini_command("memory_capture")
+    assert "SubagentStop" not in merged["hooks"]  # Gemini CLI has no subagents to gate
+    first = (repo / ".gemini" / "settings.json").read_bytes()
+    install(repo, "--no-venv", "--no-self-check")
+    assert (repo / ".gemini" / "settings.json").read_bytes() == first
+    install(repo, "--uninstall")
+    assert (repo / ".gemini" / "settings.json").read_text() == text
+
+
+def test_no_gemini_leaves_it_alone_and_a_broken_file_is_refused(repo):
+    install(repo, "--no-venv", "--no-self-check", "--no-gemini")
+    assert not (repo / ".gemini").exists()
+    (repo / ".gemini").mkdir()
+    (repo / ".gemini" / "settings.json").write_text('{"hooks": {\n  "AfterTool": [,]\n}}\n')
+    proc = install(repo, "--no-venv", "--no-self-check", check=False)
+    assert proc.returncode == 2 and ".gemini/settings.json:2:" in proc.stderr and "--no-gemini" not in proc.stdout
+    assert (repo / ".gemini" / "settings.json").read_text() == '{"hooks": {\n  "AfterTool": [,]\n}}\n'
+
+
+def test_a_fresh_gemini_settings_file_goes_on_uninstall(repo):
+    install(repo, "--no-venv", "--no-self-check")
+    assert registration.registered_events(json.loads((repo / ".gemini" / "settings.json").read_text()))
+    install(repo, "--uninstall")
+    assert not (repo / ".gemini").exists()

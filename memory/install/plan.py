@@ -16,7 +16,7 @@ import subprocess
 import sys
 
 from memory import TYPE_CHECKING, fsio, layout, registration
-from memory.registration import CLAUDE_SETTINGS, CURSOR_HOOKS, INSTALL_DIR, MANIFEST, SettingsError
+from memory.registration import CLAUDE_SETTINGS, CURSOR_HOOKS, GEMINI_SETTINGS, INSTALL_DIR, MANIFEST, SettingsError
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -44,7 +44,7 @@ def gitignore_lines() -> list[str]:
     local = [name for name in data_files() if name not in layout.COMMITTED] + [TEMP_FILES]
     return ([f"/{INSTALL_DIR}/.venv/", f"/{INSTALL_DIR}/**/__pycache__/"]
             + [f"/{MEMORY_DIR}/{name}" for name in local]
-            + [f"/.claude/*{BACKUP_SUFFIX}", f"/.cursor/*{BACKUP_SUFFIX}"])
+            + [f"/.claude/*{BACKUP_SUFFIX}", f"/.cursor/*{BACKUP_SUFFIX}", f"/.gemini/*{BACKUP_SUFFIX}"])
 
 
 class Change:
@@ -145,15 +145,16 @@ def _code_change(target: str, rel: str, after: bytes | None) -> Change:
 
 def _config_change(target: str, rel: str, transform: Callable[[dict], dict], cursor: bool = False,
                    strict: bool = True) -> Change:
+    gemini = rel == GEMINI_SETTINGS
     before = _read(target, rel, strict)
     text = (before or b"").decode("utf-8", "replace")
     current = registration.parse_json_file(rel, text)
-    problems = registration.schema_problems(current, cursor=cursor, strict=False)
+    problems = registration.schema_problems(current, cursor=cursor, strict=False, gemini=gemini)
     if problems:
         raise SettingsError(f"{rel}: not of the documented hooks shape ({'; '.join(problems)}); "
                             "fix it first, nothing was written")
     merged = transform(current)
-    problems = registration.schema_problems(merged, cursor=cursor, strict=False)
+    problems = registration.schema_problems(merged, cursor=cursor, strict=False, gemini=gemini)
     if problems:  # pragma: no cover - our own entries are well-formed; a guard against a future mistake
         raise SettingsError(f"{rel}: merged result would not be valid ({'; '.join(problems)}); nothing was written")
     after = None if merged in ({}, {"version": 1}) and before is None else registration.dump_json(merged, text).encode()
@@ -214,7 +215,7 @@ def source_url() -> str | None:
 
 
 def plan_install(target: str, cursor: bool, claude: bool, main_checkout: str | None = None,
-                 source: str | None = None) -> list[Change]:
+                 source: str | None = None, gemini: bool = True) -> list[Change]:
     """Every file change an install makes, in the order it is applied (code before registrations).
 
     From a linked worktree (`main_checkout` set) captures land in the main checkout: its .gitignore gets
@@ -244,6 +245,12 @@ def plan_install(target: str, cursor: bool, claude: bool, main_checkout: str | N
             changes.append(_config_change(target, CURSOR_HOOKS, cursor_merge, cursor=True))
         except SettingsError as exc:
             raise SettingsError(f"{exc} (or install with --no-cursor)") from None
+    gemini_merge = (lambda c: registration.with_gemini_hooks(c, hooks)) if gemini else registration.without_ours
+    if gemini or os.path.isfile(os.path.join(target, GEMINI_SETTINGS)):
+        try:
+            changes.append(_config_change(target, GEMINI_SETTINGS, gemini_merge))
+        except SettingsError as exc:
+            raise SettingsError(f"{exc} (or install with --no-gemini)") from None
     created = sorted(c.rel for c in changes if c.root is None and c.before is None and c.after is not None
                      and (c.config or c.rel == ".gitignore"))
     manifest = {"version": 1, "created": sorted(set(previous.get("created", [])) | set(created)),
@@ -276,7 +283,7 @@ def plan_uninstall(target: str, purge: bool, main_checkout: str | None = None) -
         before = _read(target, rel, strict=False)
         if before is not None:
             changes.append(Change(rel, before, None))
-    for rel, cursor in ((CLAUDE_SETTINGS, False), (CURSOR_HOOKS, True)):
+    for rel, cursor in ((CLAUDE_SETTINGS, False), (CURSOR_HOOKS, True), (GEMINI_SETTINGS, False)):
         if _read(target, rel, strict=False) is not None:
             change = _config_change(target, rel, registration.without_ours, cursor=cursor)
             if rel in created and change.after is not None and json.loads(change.after) in ({}, {"version": 1}):
@@ -379,7 +386,8 @@ def remove_empty_dirs(target: str) -> None:
     """After an uninstall: drop the folders we emptied (never one that still holds anything)."""
     folders = [os.path.join(MEMORY_DIR, n) for n in data_files() if n.endswith("/")]
     code_dirs = [os.path.join(INSTALL_DIR, name) for name in ("hooks", "memory", "bin")]
-    for rel in (*code_dirs, INSTALL_DIR, ".claude/hooks", ".claude", ".cursor", *folders, MEMORY_DIR, ".beads"):
+    runtimes = (".claude/hooks", ".claude", ".cursor", ".gemini")
+    for rel in (*code_dirs, INSTALL_DIR, *runtimes, *folders, MEMORY_DIR, ".beads"):
         path = os.path.join(target, rel)
         if os.path.isdir(path) and not os.path.islink(path):
             leftovers = [n for n in os.listdir(path) if n != "__pycache__"]

@@ -1,0 +1,97 @@
+"""End to end with the real Gemini CLI (tests/e2e/install-clis.sh) against a scripted fake of its model API.
+
+Session 1: the model runs `bd comment … "LEARNED: …"` through Gemini's run_shell_command; our AfterTool hook
+(registered by install.sh in .gemini/settings.json) writes it to knowledge.jsonl. Session 2: the request
+Gemini sends to the model carries our Recent Knowledge block (SessionStart additionalContext).
+"""
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, knowledge
+
+HOME = Path(os.environ.get("GEMINI_REAL_HOME", Path.home() / ".cache" / "gemini-real"))
+GEMINI = HOME / "node_modules" / ".bin" / "gemini"
+FAKE = ROOT / "tests" / "e2e" / "fake_gemini.py"
+INSIGHT = "Gemini sessions share the same knowledge file as Claude Code."
+
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(
+    not GEMINI.exists(), reason="real Gemini CLI not installed (run tests/e2e/install-clis.sh; .ci/run does)")]
+
+
+def run(tmp_path: Path, project: Path, name: str, prompt: str, turns: list) -> list:
+    """One headless Gemini session against the fake; the requests the fake received."""
+    out = tmp_path / name
+    out.mkdir()
+    (out / "script.json").write_text(json.dumps(turns))
+    server = subprocess.Popen([sys.executable, str(FAKE), str(out / "script.json"), str(out / "requests.jsonl"),
+                               str(out / "port"), "120"])
+    try:
+        for _ in range(100):
+            if (out / "port").exists() and (out / "port").read_text():
+                break
+            time.sleep(0.05)
+        home = out / "home"
+        (home / ".gemini").mkdir(parents=True)
+        (home / ".gemini" / "settings.json").write_text(json.dumps(
+            {"security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": False}}}))
+        env = dict(os.environ, HOME=str(home), GEMINI_API_KEY="fake",
+                   GOOGLE_GEMINI_BASE_URL=f"http://127.0.0.1:{(out / 'port').read_text()}",
+                   PATH=f"{ROOT / 'tests' / 'fake_bd'}{os.pathsep}{os.environ['PATH']}")
+        proc = subprocess.run([str(GEMINI), "-p", prompt, "--yolo"], cwd=project, env=env, capture_output=True,
+                              text=True, timeout=180)
+        assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    finally:
+        server.kill()
+    return [json.loads(line) for line in (out / "requests.jsonl").read_text().splitlines()]
+
+
+def test_capture_then_surface_with_the_real_gemini_cli(tmp_path):
+    project = tmp_path / "app"
+    project.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=project, check=True)
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "i"],
+                   cwd=project, check=True)
+    install = subprocess.run([str(ROOT / "install.sh"), "--no-venv", "--no-self-check", str(project)],
+                             capture_output=True, text=True)
+    assert install.returncode == 0 and "Gemini CLI   .gemini/settings.json" in install.stdout, install.stdout
+    command = f'bd comment BD-1 "LEARNED: {INSIGHT}"'
+    run(tmp_path, project, "capture", "record what you learned",
+        [[{"functionCall": {"name": "run_shell_command", "args": {"command": command}}}], [{"text": "Recorded."}]])
+    entries = knowledge(project)
+    assert [(e["bead"], e["content"]) for e in entries] == [("BD-1", INSIGHT)]
+    assert entries[0]["session_id"]
+    requests = run(tmp_path, project, "surface", "what do we know?", [[{"text": "Here is what we know."}]])
+    agent_calls = [r["body"] for r in requests if "streamGenerateContent" in r["path"]]
+    assert agent_calls and "## Recent Knowledge (1 entries)" in agent_calls[0] and INSIGHT in agent_calls[0]
+    assert not (project / ".beads" / "memory" / "errors.log").exists()
+
+
+def test_prompt_context_and_reply_capture_with_the_real_gemini_cli(tmp_path):
+    """BeforeAgent brings an old entry the prompt needs; AfterAgent captures a marked line of the reply."""
+    from memory import entry, store
+
+    project = tmp_path / "app"
+    project.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=project, check=True)
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "i"],
+                   cwd=project, check=True)
+    assert subprocess.run([str(ROOT / "install.sh"), "--no-venv", "--no-self-check", str(project)],
+                          capture_output=True).returncode == 0
+    old = "Database migrations must be reversible: every alembic upgrade needs a working downgrade."
+    memory = str(project / ".beads" / "memory")
+    store.append(memory, [entry.build(old, "BD-3", "orchestrator", ts=1_600_000_000)])
+    store.append(memory, [entry.build(f"Note {i}: the release notes rule number {i} applies here.", f"BD-{100 + i}",
+                                      "orchestrator", ts=1_700_000_000 + i) for i in range(120)])
+    requests = run(tmp_path, project, "prompt", "add an alembic migration for refunds",
+                   [[{"text": "Done.\nDECISION: refund migrations ship with their downgrade in the same PR"}]])
+    agent_calls = [r["body"] for r in requests if "streamGenerateContent" in r["path"]]
+    assert "## Relevant Knowledge" in agent_calls[0] and "every alembic upgrade needs a working downgrade" in \
+        agent_calls[0]
+    decisions = [e for e in store.latest(knowledge(project)) if e["type"] == "decision"]
+    assert [e["content"] for e in decisions] == ["refund migrations ship with their downgrade in the same PR"]
