@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Callable
 
 INSTALL_DIR = ".claude/hooks/memory-hooks"
 MANIFEST = os.path.join(INSTALL_DIR, "install.json")
@@ -18,6 +19,7 @@ CLAUDE_SETTINGS = os.path.join(".claude", "settings.json")
 CLAUDE_SETTINGS_FILES = (CLAUDE_SETTINGS, os.path.join(".claude", "settings.local.json"))
 CURSOR_HOOKS = os.path.join(".cursor", "hooks.json")
 GEMINI_SETTINGS = os.path.join(".gemini", "settings.json")
+CODEX_HOOKS = os.path.join(".codex", "hooks.json")
 PLUGIN_NAME = "memory-hooks"
 
 # hook file -> (Claude event, matcher, extra handler fields); only files that exist are registered.
@@ -50,6 +52,17 @@ GEMINI_EVENTS = [
     ("capture_reply", "AfterAgent", None, {"timeout": 10000}),
     ("handoff", "PreCompress", None, {"timeout": 30000}),
     ("handoff", "SessionEnd", None, {"timeout": 10000}),
+]
+# Codex CLI (verified with codex-cli 0.169): Claude's shape and payloads (tool_name "Bash"), timeouts in seconds
+# (SessionEnd clamped to 3 s); hooks run in the session's cwd with no project variable. Its subagent events
+# are not registered: the completion gate is untested there.
+CODEX_EVENTS = [
+    ("session_start", "SessionStart", None, {"timeout": 10}),
+    ("prompt_recall", "UserPromptSubmit", None, {"timeout": 10}),
+    ("memory_capture", "PostToolUse", "Bash", {"timeout": 10}),
+    ("capture_reply", "Stop", None, {"timeout": 10}),
+    ("handoff", "PreCompact", None, {"timeout": 30}),
+    ("handoff", "SessionEnd", None, {"timeout": 3}),
 ]
 GEMINI_CONFIG_KEYS = {"enabled", "disabled", "notifications"}  # settings under `hooks` that are not events
 CLAUDE_EVENTS = {"SessionStart", "Setup", "UserPromptSubmit", "UserPromptExpansion", "PreToolUse",
@@ -92,6 +105,13 @@ def gemini_command(hook: str) -> str:
             f'else exec python3 {d}/hooks/{hook}.py --gemini --no-venv; fi')
 
 
+def codex_command(hook: str) -> str:
+    """Codex CLI runs hooks in the session's cwd and names no project: the work tree's top holds the install."""
+    d = '"$(git rev-parse --show-toplevel 2>/dev/null || pwd)"/' + INSTALL_DIR
+    return (f'd={d}; if [ -x "$d"/.venv/bin/python ]; then exec "$d"/.venv/bin/python "$d"/hooks/{hook}.py --codex; '
+            f'else exec python3 "$d"/hooks/{hook}.py --codex --no-venv; fi')
+
+
 def plugin_command(hook: str) -> str:
     """The plugin's copy runs from the plugin folder; `--plugin` lets it stay quiet beside an install."""
     return f'python3 "${{CLAUDE_PLUGIN_ROOT}}"/hooks/{hook}.py --plugin'
@@ -129,9 +149,9 @@ _generated: list[str] = []
 
 def _generated_commands() -> list[str]:
     if not _generated:
-        names = {hook for hook, *_ in CLAUDE_HOOKS + CURSOR_EVENTS + GEMINI_EVENTS}
+        names = {hook for hook, *_ in CLAUDE_HOOKS + CURSOR_EVENTS + GEMINI_EVENTS + CODEX_EVENTS}
         _generated.extend(make(hook) for hook in sorted(names)
-                          for make in (claude_command, cursor_command, gemini_command, plugin_command))
+                          for make in (claude_command, cursor_command, gemini_command, codex_command, plugin_command))
     return _generated
 
 
@@ -232,27 +252,28 @@ def without_ours(config: dict) -> dict:
 
 def with_claude_hooks(config: dict, available: list[str]) -> dict:
     """`config` with our Claude Code registrations (for the hook files in `available`) at the end."""
-    result = without_ours(config)
-    hooks = dict(result.get("hooks") or {})
-    for hook, event, matcher, extra in CLAUDE_HOOKS:
-        if hook not in available:
-            continue
-        group: dict = {"matcher": matcher} if matcher else {}
-        group["hooks"] = [dict({"type": "command", "command": claude_command(hook)}, **extra)]
-        hooks[event] = list(hooks.get(event) or []) + [group]
-    result["hooks"] = hooks
-    return result
+    return _with_grouped(config, available, CLAUDE_HOOKS, claude_command)
 
 
 def with_gemini_hooks(config: dict, available: list[str]) -> dict:
     """`config` (a .gemini/settings.json object) with our Gemini CLI registrations at the end."""
+    return _with_grouped(config, available, GEMINI_EVENTS, gemini_command)
+
+
+def with_codex_hooks(config: dict, available: list[str]) -> dict:
+    """`config` (a .codex/hooks.json object) with our Codex CLI registrations at the end."""
+    return _with_grouped(config, available, CODEX_EVENTS, codex_command)
+
+
+def _with_grouped(config: dict, available: list[str], table: list, command: Callable[[str], str]) -> dict:
+    """Claude's shape (event -> [{matcher?, hooks: [handler]}]) with our entries of `table` at the end."""
     result = without_ours(config)
     hooks = dict(result.get("hooks") or {})
-    for hook, event, matcher, extra in GEMINI_EVENTS:
+    for hook, event, matcher, extra in table:
         if hook not in available:
             continue
         group: dict = {"matcher": matcher} if matcher else {}
-        group["hooks"] = [dict({"type": "command", "command": gemini_command(hook)}, **extra)]
+        group["hooks"] = [dict({"type": "command", "command": command(hook)}, **extra)]
         hooks[event] = list(hooks.get(event) or []) + [group]
     result["hooks"] = hooks
     return result

@@ -13,7 +13,7 @@ import time
 from memory import TYPE_CHECKING, registration
 from memory.install import plan as installer
 from memory.install.plan import EXIT_ERROR, EXIT_OK, EXIT_SELF_CHECK, EXIT_USAGE, INSTALL_DIR, VENV
-from memory.registration import CLAUDE_SETTINGS, CURSOR_HOOKS, GEMINI_SETTINGS, SettingsError
+from memory.registration import CLAUDE_SETTINGS, CODEX_HOOKS, CURSOR_HOOKS, GEMINI_SETTINGS, SettingsError
 
 if TYPE_CHECKING:
     from typing import TextIO
@@ -144,6 +144,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--no-cursor", dest="cursor", action="store_false", help="leave .cursor/hooks.json alone")
     parser.add_argument("--no-gemini", dest="gemini", action="store_false", default=True,
                         help="leave .gemini/settings.json alone (default: register the hooks for Gemini CLI too)")
+    parser.add_argument("--no-codex", dest="codex", action="store_false", default=True,
+                        help="leave .codex/hooks.json alone (default: register the hooks for Codex CLI too)")
     parser.add_argument("--no-venv", action="store_true", help="skip the virtualenv (hooks use python3)")
     parser.add_argument("--no-self-check", action="store_true", help="skip running the installed hooks once")
     parser.add_argument("--semantic", action="store_true",
@@ -180,7 +182,8 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
         else:
             plugin = registration.plugin_enabled(target)
             changes = installer.plan_install(target, cursor=args.cursor, claude=not plugin, gemini=args.gemini,
-                                             main_checkout=main_checkout, source=installer.source_url())
+                                             codex=args.codex, main_checkout=main_checkout,
+                                             source=installer.source_url())
     except OSError as exc:
         raise OSError(f"{exc}; nothing was written") from None
     if args.dry_run:
@@ -258,6 +261,9 @@ def report(out: TextIO, target: str, main_checkout: str | None, in_git: bool, ch
     gemini_events = registration.registered_events(registration.read_config(os.path.join(target, GEMINI_SETTINGS)))
     if gemini_events:
         out.write(f"  Gemini CLI   {GEMINI_SETTINGS}: {', '.join(e for e, _ in gemini_events)}\n")
+    codex_events = registration.registered_events(registration.read_config(os.path.join(target, CODEX_HOOKS)))
+    if codex_events:
+        out.write(f"  Codex CLI    {CODEX_HOOKS}: {', '.join(e for e, _ in codex_events)}\n")
     backups = [c.label + installer.BACKUP_SUFFIX for c in changed if c.config and c.before not in (None, c.after)]
     if backups:
         out.write(f"  backups      {', '.join(backups)}\n")

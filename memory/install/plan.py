@@ -16,7 +16,15 @@ import subprocess
 import sys
 
 from memory import TYPE_CHECKING, fsio, layout, registration
-from memory.registration import CLAUDE_SETTINGS, CURSOR_HOOKS, GEMINI_SETTINGS, INSTALL_DIR, MANIFEST, SettingsError
+from memory.registration import (
+    CLAUDE_SETTINGS,
+    CODEX_HOOKS,
+    CURSOR_HOOKS,
+    GEMINI_SETTINGS,
+    INSTALL_DIR,
+    MANIFEST,
+    SettingsError,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -44,7 +52,8 @@ def gitignore_lines() -> list[str]:
     local = [name for name in data_files() if name not in layout.COMMITTED] + [TEMP_FILES]
     return ([f"/{INSTALL_DIR}/.venv/", f"/{INSTALL_DIR}/**/__pycache__/"]
             + [f"/{MEMORY_DIR}/{name}" for name in local]
-            + [f"/.claude/*{BACKUP_SUFFIX}", f"/.cursor/*{BACKUP_SUFFIX}", f"/.gemini/*{BACKUP_SUFFIX}"])
+            + [f"/.claude/*{BACKUP_SUFFIX}", f"/.cursor/*{BACKUP_SUFFIX}", f"/.gemini/*{BACKUP_SUFFIX}",
+               f"/.codex/*{BACKUP_SUFFIX}"])
 
 
 class Change:
@@ -215,7 +224,7 @@ def source_url() -> str | None:
 
 
 def plan_install(target: str, cursor: bool, claude: bool, main_checkout: str | None = None,
-                 source: str | None = None, gemini: bool = True) -> list[Change]:
+                 source: str | None = None, gemini: bool = True, codex: bool = True) -> list[Change]:
     """Every file change an install makes, in the order it is applied (code before registrations).
 
     From a linked worktree (`main_checkout` set) captures land in the main checkout: its .gitignore gets
@@ -251,6 +260,12 @@ def plan_install(target: str, cursor: bool, claude: bool, main_checkout: str | N
             changes.append(_config_change(target, GEMINI_SETTINGS, gemini_merge))
         except SettingsError as exc:
             raise SettingsError(f"{exc} (or install with --no-gemini)") from None
+    codex_merge = (lambda c: registration.with_codex_hooks(c, hooks)) if codex else registration.without_ours
+    if codex or os.path.isfile(os.path.join(target, CODEX_HOOKS)):
+        try:
+            changes.append(_config_change(target, CODEX_HOOKS, codex_merge))
+        except SettingsError as exc:
+            raise SettingsError(f"{exc} (or install with --no-codex)") from None
     created = sorted(c.rel for c in changes if c.root is None and c.before is None and c.after is not None
                      and (c.config or c.rel == ".gitignore"))
     manifest = {"version": 1, "created": sorted(set(previous.get("created", [])) | set(created)),
@@ -283,7 +298,7 @@ def plan_uninstall(target: str, purge: bool, main_checkout: str | None = None) -
         before = _read(target, rel, strict=False)
         if before is not None:
             changes.append(Change(rel, before, None))
-    for rel, cursor in ((CLAUDE_SETTINGS, False), (CURSOR_HOOKS, True), (GEMINI_SETTINGS, False)):
+    for rel, cursor in ((CLAUDE_SETTINGS, False), (CURSOR_HOOKS, True), (GEMINI_SETTINGS, False), (CODEX_HOOKS, False)):
         if _read(target, rel, strict=False) is not None:
             change = _config_change(target, rel, registration.without_ours, cursor=cursor)
             if rel in created and change.after is not None and json.loads(change.after) in ({}, {"version": 1}):
@@ -386,7 +401,7 @@ def remove_empty_dirs(target: str) -> None:
     """After an uninstall: drop the folders we emptied (never one that still holds anything)."""
     folders = [os.path.join(MEMORY_DIR, n) for n in data_files() if n.endswith("/")]
     code_dirs = [os.path.join(INSTALL_DIR, name) for name in ("hooks", "memory", "bin")]
-    runtimes = (".claude/hooks", ".claude", ".cursor", ".gemini")
+    runtimes = (".claude/hooks", ".claude", ".cursor", ".gemini", ".codex")
     for rel in (*code_dirs, INSTALL_DIR, *runtimes, *folders, MEMORY_DIR, ".beads"):
         path = os.path.join(target, rel)
         if os.path.isdir(path) and not os.path.islink(path):

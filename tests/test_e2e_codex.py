@@ -1,0 +1,90 @@
+"""End to end with the real Codex CLI (tests/e2e/install-clis.sh) against a scripted fake of the Responses API.
+
+Session 1: the model runs `bd comment … "LEARNED: …"` through Codex's exec_command tool; our PostToolUse hook
+(registered by install.sh in .codex/hooks.json) writes it to knowledge.jsonl, and the model is told. Session 2:
+the request Codex sends carries our Recent Knowledge block (SessionStart); a prompt that needs an old entry gets
+it (UserPromptSubmit); a marked line of the final message is captured (Stop).
+"""
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, knowledge
+from memory import entry, store
+
+HOME = Path(os.environ.get("CODEX_REAL_HOME", Path.home() / ".cache" / "codex-real"))
+CODEX = HOME / "node_modules" / ".bin" / "codex"
+FAKE = ROOT / "tests" / "e2e" / "fake_openai.py"
+INSIGHT = "Codex sessions share the same knowledge file as Claude Code."
+
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(
+    not CODEX.exists(), reason="real Codex CLI not installed (run tests/e2e/install-clis.sh; .ci/run does)")]
+
+
+def say(text: str) -> dict:
+    return {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": text}]}
+
+
+def run(tmp_path: Path, project: Path, name: str, prompt: str, items: list) -> list:
+    """One `codex exec` session against the fake; the request bodies the fake received."""
+    out = tmp_path / name
+    (out / "home").mkdir(parents=True)
+    (out / "script.json").write_text(json.dumps(items))
+    server = subprocess.Popen([sys.executable, str(FAKE), str(out / "script.json"), str(out / "requests.jsonl"),
+                               str(out / "port"), "120"])
+    try:
+        for _ in range(100):
+            if (out / "port").exists() and (out / "port").read_text():
+                break
+            time.sleep(0.05)
+        (out / "home" / "config.toml").write_text(
+            'model = "gpt-fake"\nmodel_provider = "fake"\n[model_providers.fake]\nname = "fake"\n'
+            f'base_url = "http://127.0.0.1:{(out / "port").read_text()}/v1"\nwire_api = "responses"\n'
+            f'env_key = "FAKE_OPENAI_KEY"\n[projects."{project}"]\ntrust_level = "trusted"\n')
+        env = dict(os.environ, CODEX_HOME=str(out / "home"), FAKE_OPENAI_KEY="fake",
+                   PATH=f"{ROOT / 'tests' / 'fake_bd'}{os.pathsep}{os.environ['PATH']}")
+        # the hooks are the project's (.codex/hooks.json); a person reviews them once (/hooks), a test can't
+        proc = subprocess.run([str(CODEX), "exec", "--dangerously-bypass-approvals-and-sandbox",
+                               "--dangerously-bypass-hook-trust", "--skip-git-repo-check", prompt],
+                              cwd=project, env=env, capture_output=True, text=True, timeout=180)
+        assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    finally:
+        server.kill()
+    return [r["body"] for r in map(json.loads, (out / "requests.jsonl").read_text().splitlines())
+            if r["method"] == "POST"]
+
+
+def test_capture_surface_prompt_and_reply_with_the_real_codex_cli(tmp_path):
+    project = tmp_path / "app"
+    project.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=project, check=True)
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "i"],
+                   cwd=project, check=True)
+    install = subprocess.run([str(ROOT / "install.sh"), "--no-venv", "--no-self-check", str(project)],
+                             capture_output=True, text=True)
+    assert install.returncode == 0 and "Codex CLI    .codex/hooks.json" in install.stdout, install.stdout
+    call = {"type": "function_call", "call_id": "call_1", "name": "exec_command",
+            "arguments": json.dumps({"cmd": f'bd comment BD-1 "LEARNED: {INSIGHT}"'})}
+    requests = run(tmp_path, project, "capture", "record what you learned", [call, say("Recorded.")])
+    assert [(e["bead"], e["content"]) for e in knowledge(project)] == [("BD-1", INSIGHT)]
+    assert "memory-hooks: captured 1 insight" in requests[-1]  # the PostToolUse answer reached the model
+
+    memory = str(project / ".beads" / "memory")
+    old = "Database migrations must be reversible: every alembic upgrade needs a working downgrade."
+    store.append(memory, [entry.build(old, "BD-3", "orchestrator", ts=1_600_000_000)])
+    store.append(memory, [entry.build(f"Note {i}: the release notes rule number {i} applies here.", f"BD-{100 + i}",
+                                      "orchestrator", ts=1_700_000_000 + i) for i in range(20)])  # newer than `old`
+    requests = run(tmp_path, project, "next", "add an alembic migration for refunds",
+                   [say("Done.\nWARNING: refund migrations must not lock the payments table")])
+    assert "## Recent Knowledge" in requests[0] and INSIGHT in requests[0]
+    assert "## Relevant Knowledge" in requests[0] and "every alembic upgrade needs a working downgrade" in requests[0]
+    assert requests[0].count("every alembic upgrade") == 1  # from the prompt hook, not the session-start digest
+    warnings = [e["content"] for e in store.latest(knowledge(project)) if e["type"] == "warning"]
+    assert warnings == ["refund migrations must not lock the payments table"]
+    assert [h["event"] for h in knowledge(project, "handoffs.jsonl")] == ["SessionEnd", "SessionEnd"]
+    assert not (project / ".beads" / "memory" / "errors.log").exists()
