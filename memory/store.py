@@ -260,6 +260,14 @@ def _carry_forward(moved: list[bytes], kept: list[bytes]) -> tuple[list[bytes], 
     return [line for at, line in enumerate(moved) if at not in chosen], [moved[at] for at in carry] + kept
 
 
+def rotate(memory_dir: str) -> bool:
+    """Rotate now if the active file is past the limit (a merge can leave it so: memory/merge.py), under the
+    lock; False when there was nothing to do. A busy lock raises locking.LockTimeout."""
+    with locking.exclusive(path(memory_dir, LOCK)):
+        recover(memory_dir)
+        return rotate_if_needed(memory_dir)
+
+
 def recover(memory_dir: str) -> None:
     """Repair what a crashed writer left: a torn last line, an interrupted rotation, orphaned temp files.
     Call under the lock."""

@@ -21,6 +21,10 @@ def line(key, ts, cid=None, **kw):
     return json.dumps(obj).encode()
 
 
+def line_obj(key, ts):
+    return json.loads(line(key, ts, f"c-{key}"))
+
+
 def merged(base, ours, theirs):
     return merge.merge_lines(merge.parse(b"\n".join(base)), merge.parse(b"\n".join(ours)),
                              merge.parse(b"\n".join(theirs)))
@@ -121,7 +125,7 @@ def all_lines(repo):
     return out
 
 
-def project_with_remote(tmp_path, driver=True):
+def project_with_remote(tmp_path, driver=True, seeds=990):
     """A repo set up by install.sh (attributes, .gitignore, driver config), pushed to a bare remote, with
     990 entries so that the next captures rotate."""
     remote = tmp_path / "remote.git"
@@ -132,7 +136,7 @@ def project_with_remote(tmp_path, driver=True):
                    env=clean_env())
     memory = a / ".beads" / "memory"
     memory.joinpath(store.ACTIVE).write_text("".join(line(f"seed{i}", i, f"s{i}").decode() + "\n"
-                                                     for i in range(990)))
+                                                     for i in range(seeds)))
     git(a, "add", "-A")
     git(a, "commit", "-qm", "installed")
     git(a, "push", "-q", "origin", "main")
@@ -255,3 +259,19 @@ def test_attributes_a_teammate_committed_stay_on_uninstall(repo):
 
 if sys.platform == "win32":  # pragma: no cover
     del test_the_driver_as_git_runs_it
+
+
+def test_a_merge_past_the_limit_is_rotated_again_by_the_next_session(tmp_path):
+    """Each side grows 600 lines to 850 (no rotation); the union passes 1,000; the next session start rotates."""
+    _, a, b = project_with_remote(tmp_path, seeds=600)
+    for side in (a, b):
+        store.append(str(side / ".beads" / "memory"), [line_obj(f"{side.name}{i}", 1000 + i) for i in range(250)])
+        git(side, "commit", "-qam", side.name)
+    git(a, "push", "-q", "origin", "main")
+    git(b, "pull", "-q", "--no-rebase", "--no-edit", "origin", "main")
+    active = b / ".beads" / "memory" / store.ACTIVE
+    before = set(all_lines(b))
+    assert len(active.read_text().splitlines()) > store.ROTATE_ABOVE  # the driver leaves rotation to the store
+    run_hook("session_start", {"hook_event_name": "SessionStart", "source": "startup", "session_id": "s",
+                               "cwd": str(b)}, b)
+    assert len(active.read_text().splitlines()) <= store.ROTATE_ABOVE and set(all_lines(b)) == before
