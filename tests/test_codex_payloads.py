@@ -28,7 +28,7 @@ def test_session_start_and_prompt_answer_in_the_shape_codex_accepts(repo):
     store.append(d, [entry.build("Database migrations must be reversible: every alembic upgrade needs a downgrade.",
                                  "BD-3", "orchestrator", ts=1_600_000_000)])
     store.append(d, [entry.build(f"Note {i}: the release notes rule number {i} applies here.", f"BD-{100 + i}",
-                                 "orchestrator", ts=1_700_000_000 + i) for i in range(20)])  # a knowledge base, not one entry
+                                 "orchestrator", ts=1_700_000_000 + i) for i in range(20)])  # a knowledge base
     start = json.loads(run_hook("session_start", payload("SessionStart-1", repo), repo).stdout)
     assert set(start) == {"hookSpecificOutput"}  # Codex rejects any extra field
     assert set(start["hookSpecificOutput"]) == {"hookEventName", "additionalContext"}

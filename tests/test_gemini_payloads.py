@@ -41,7 +41,7 @@ def test_before_agent_ranks_the_prompt_without_the_session_start_block(repo):
     store.append(d, [entry.build("Database migrations must be reversible: every alembic upgrade needs a downgrade.",
                                  "BD-3", "orchestrator", ts=1_600_000_000)])
     store.append(d, [entry.build(f"Note {i}: the release notes rule number {i} applies here.", f"BD-{100 + i}",
-                                 "orchestrator", ts=1_700_000_000 + i) for i in range(20)])  # a knowledge base, not one entry
+                                 "orchestrator", ts=1_700_000_000 + i) for i in range(20)])  # a knowledge base
     block = "<hook_context>## Recent Knowledge (1 entries)\n  [LEARN] something else  (orchestrator)</hook_context>"
     proc = run_hook("prompt_recall", gemini("BeforeAgent", repo, prompt=f"{block}\n\nadd an alembic migration"), repo)
     out = json.loads(proc.stdout)["hookSpecificOutput"]
