@@ -12,7 +12,7 @@ import os
 import subprocess
 import time
 
-from memory import fsio, layout, locking, paths, registration, store
+from memory import fsio, health, layout, locking, paths, registration, store
 
 OK, WARN, FAIL = "OK", "WARN", "FAIL"
 EXIT = {OK: 0, WARN: 1, FAIL: 2}
@@ -41,7 +41,7 @@ def _file_checks(memory_dir: str) -> list[Finding]:
             level = WARN if name == store.ACTIVE else OK
             found.append((level, name, "missing" + (" (nothing captured yet)" if name == store.ACTIVE else "")))
             continue
-        found_health = store.health(path)
+        found_health = health.health(path)
         level = OK if found_health.healthy else WARN
         size = os.path.getsize(path) / 1024
         torn = ", an unterminated last line" if found_health.unterminated else ""
@@ -87,7 +87,7 @@ def _lock_check(memory_dir: str) -> list[Finding]:
     if parked:
         found.append((WARN, "pending", f"{len(parked)} capture(s) parked in {store.SPOOL}/ while the lock was "
                                        "busy; the next write (or --repair) merges them"))
-    if store.rotation_pending(memory_dir):
+    if health.rotation_pending(memory_dir):
         found.append((WARN, "rotation", "an interrupted rotation is pending; the next write or --repair finishes it"))
     return found
 
@@ -178,7 +178,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     anchor = os.environ.get("MEMORY_HOOKS_ANCHOR") or os.getcwd()
     memory_dir = args.memory_dir or paths.memory_dir(anchor)
-    repaired = store.repair(memory_dir) if args.repair and os.path.isdir(memory_dir) else []
+    repaired = health.repair(memory_dir) if args.repair and os.path.isdir(memory_dir) else []
     findings = diagnose(anchor, memory_dir)
     worst = max((EXIT[level] for level, _, _ in findings), default=0)
     if args.json:

@@ -6,7 +6,6 @@ cannot be read (a directory, a symlink, no permission).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import re
 import sys
@@ -14,7 +13,7 @@ import time
 from collections import Counter
 from collections.abc import Sequence
 
-from memory import jsonio, paths, render, store
+from memory import jsonio, paths, recall_commands, render, store
 
 FOUND, NOTHING, USAGE = 0, 1, 2
 SEARCHED_FIELDS = ("content", "key", "bead")
@@ -205,11 +204,11 @@ def main(argv: list[str] | None = None) -> int:
     if writes:
         return _write(parser, memory_dir, writes, terms)
     if args.setup_git:
-        return _setup_git()
+        return recall_commands.setup_git()
     if args.handoffs is not None or args.handoff:
-        return _handoffs(memory_dir, args.handoffs, args.handoff)
+        return recall_commands.handoffs(memory_dir, args.handoffs, args.handoff)
     if args.stale is not None:
-        return _stale(memory_dir, args.stale, args.json)
+        return recall_commands.stale(memory_dir, args.stale, args.json)
     if not (terms or args.entry_type or args.recent or args.stats or args.pinned):
         parser.print_usage(sys.stderr)
         print("recall.sh: give a KEYWORD, --type, --recent N, --pinned or --stats (see --help)", file=sys.stderr)
@@ -259,62 +258,6 @@ def _print_found(chosen: list[dict], in_archive: list[dict], snapshot: store.Sna
         print(f"recall.sh: {count} in {store.ARCHIVE} (older entries, rotated out); to see: recall.sh {again}",
               file=sys.stderr)
     return FOUND if chosen else NOTHING
-
-
-def _handoffs(memory_dir: str, newest: int | None, wanted: str | None) -> int:
-    """--handoffs [N]: one line each, newest first; --handoff ID: that one, whole."""
-    from memory import handoff, lastsession
-
-    found = handoff.load(memory_dir)
-    if wanted:
-        match = [h for h in found if h["id"] == wanted]
-        if match:
-            sys.stdout.write(json.dumps(match[-1], indent=2, ensure_ascii=True) + "\n")  # escapes every control char
-        else:
-            print(f"recall.sh: no handoff {wanted} (recall.sh --handoffs lists them)", file=sys.stderr)
-        return FOUND if match else NOTHING
-    now = time.time()
-    for h in list(reversed(found))[:newest]:
-        ended = h.get("ended") if isinstance(h.get("ended"), (int, float)) else now
-        task = ((h.get("task") or {}).get("latest") or "") if isinstance(h.get("task"), dict) else ""
-        sys.stdout.write(f"{h['id']}  {lastsession.age(now - ended):<14} {str(h.get('event')):<12} "
-                         f"{render.one_line(str(h.get('branch') or '-'), 30):<20} {render.one_line(task, 80)}\n")
-    if not found:
-        print("recall.sh: no handoffs yet (written at compaction and session end)", file=sys.stderr)
-    return FOUND if found else NOTHING
-
-
-def _setup_git() -> int:
-    """--setup-git: the merge driver's git config, for a clone that has the attributes but not the config."""
-    from memory import gitmerge
-
-    root = paths.project_root(os.environ.get("MEMORY_HOOKS_ANCHOR") or os.getcwd(), None)
-    if not gitmerge.configure(root):
-        print(f"recall.sh: git config could not be set in {root}", file=sys.stderr)
-        return USAGE
-    print(f"merge driver set: git config merge.{gitmerge.DRIVER}.driver = {gitmerge.driver_command()}")
-    if not gitmerge.has_attributes(root):
-        print("recall.sh: note: .gitattributes does not name it yet (install.sh writes those lines)", file=sys.stderr)
-    return FOUND
-
-
-def _stale(memory_dir: str, days: int, as_json: bool) -> int:
-    """--stale: old entries naming what the repository no longer has, with what is gone."""
-    from memory import stale
-
-    root = paths.project_root(os.environ.get("MEMORY_HOOKS_ANCHOR") or os.getcwd(), None)
-    found = stale.find(store.latest(store.load(memory_dir).entries), root, days)
-    for entry, gone in found:
-        if as_json:
-            sys.stdout.write(render.escape_control(jsonio.dumps(dict(entry, gone=gone))) + "\n")
-        else:
-            sys.stdout.write(f"{format_entry(entry)}\n    gone: {render.strip_control(', '.join(gone))}\n\n")
-    if found and not as_json:
-        sys.stdout.write(f"{len(found)} stale entr{'y' if len(found) == 1 else 'ies'} (not re-confirmed for "
-                         f"{days} days); correct one with LEARNED[key]: …, or recall.sh --forget KEY\n")
-    if not found:
-        print(f"recall.sh: no entry older than {days} days names a file or symbol that is gone", file=sys.stderr)
-    return FOUND if found else NOTHING
 
 
 def _write(parser: argparse.ArgumentParser, memory_dir: str, writes: list[tuple[str, str]],

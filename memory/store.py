@@ -142,7 +142,7 @@ def _merge_spool(memory_dir: str) -> None:
         tail = fsio.read_tail(path(memory_dir), DEDUPE_TAIL_BYTES)
         fresh = []
         for line in data.split(b"\n"):
-            entry = _parse_line(line) if line.strip() else None
+            entry = parse_line(line) if line.strip() else None
             if entry is not None and not _has_capture(tail, str(entry.get("capture_id"))):
                 fresh.append(line + b"\n")
         if fresh:
@@ -241,7 +241,7 @@ def _carry_forward(moved: list[bytes], kept: list[bytes]) -> tuple[list[bytes], 
 
     if not any(b'"content"' not in line for line in moved):  # no control line at all: the usual case
         return moved, kept
-    parsed = [_parse_line(line) for line in moved + kept]
+    parsed = [parse_line(line) for line in moved + kept]
     lines = [p for p in parsed if p is not None]
     state = view.State(lines)
     active_keys = {p["key"] for p in parsed[len(moved):] if p is not None and not view.is_control(p)}
@@ -386,7 +386,7 @@ def load_matching(memory_dir: str, needle: bytes, include_archive: bool = False,
     def take(at: int) -> int:
         start, end = _line_bounds(data, at)
         if start not in found:
-            found[start] = _parse_line(data[start:end], loads)
+            found[start] = parse_line(data[start:end], loads)
             snap.malformed += found[start] is None
         return end
 
@@ -409,7 +409,7 @@ def load_matching(memory_dir: str, needle: bytes, include_archive: bool = False,
             continue
         start, end = _line_bounds(data, match.start())
         if start not in found:
-            entry = found[start] = _parse_line(data[start:end], loads)
+            entry = found[start] = parse_line(data[start:end], loads)
             if entry is not None and entry["key"] in wanted:
                 entries[start] = entry
     snap.entries = [entries[start] for start in sorted(entries)]
@@ -421,7 +421,8 @@ def _line_bounds(data: bytes, at: int) -> tuple[int, int]:
     return data.rfind(b"\n", 0, at) + 1, (len(data) if end < 0 else end)
 
 
-def _parse_line(line: bytes, loads: Callable[[bytes], object] | None = None) -> dict | None:
+def parse_line(line: bytes, loads: Callable[[bytes], object] | None = None) -> dict | None:
+    """A line's entry or control line, or None for anything else."""
     try:
         obj = (loads or jsonio.json.loads)(line)
     except (ValueError, RecursionError):
@@ -491,62 +492,7 @@ def latest(entries: list[dict]) -> list[dict]:
     return view.latest(entries)
 
 
-# -- health and repair (memory-doctor) -----------------------------------------------------------------
-
-class FileHealth:
-    """What one knowledge file holds: usable and malformed lines, byte-identical duplicates, a torn tail."""
-
-    def __init__(self, lines: int, malformed: int, duplicates: int, unterminated: int) -> None:
-        self.lines, self.malformed, self.duplicates, self.unterminated = lines, malformed, duplicates, unterminated
-
-    @property
-    def healthy(self) -> bool:
-        return not (self.malformed or self.duplicates or self.unterminated)
-
-
-def health(file_path: str) -> FileHealth:
-    data = fsio.read_bytes(file_path) or b""
-    snap = read("", data)
-    lines = [line for line in data.split(b"\n") if line.strip()]
-    return FileHealth(snap.lines, snap.malformed, len(lines) - len(set(lines)), snap.unterminated)
-
-
 def parked(memory_dir: str) -> list[str]:
     """Names of the captures parked in SPOOL (merged by the next write)."""
     spool = path(memory_dir, SPOOL)
     return sorted(n for n in os.listdir(spool) if n.endswith(".jsonl")) if os.path.isdir(spool) else []
-
-
-def rotation_pending(memory_dir: str) -> bool:
-    return os.path.exists(path(memory_dir, JOURNAL))
-
-
-def repair(memory_dir: str) -> list[str]:
-    """Recover, then quarantine malformed lines (to CORRUPT) and drop byte-identical duplicate lines,
-    atomically, under the lock; what was done, one line per file."""
-    done = []
-    with locking.exclusive(path(memory_dir, LOCK)):
-        recover(memory_dir)
-        for name in (ARCHIVE, ACTIVE):
-            target = path(memory_dir, name)
-            if os.path.islink(target) or not os.path.exists(target):
-                continue
-            kept: list[bytes] = []
-            bad: list[bytes] = []
-            seen: set[bytes] = set()
-            dropped = 0
-            for line in (fsio.read_bytes(target) or b"").split(b"\n"):
-                if not line.strip():
-                    continue
-                if line in seen:
-                    dropped += 1
-                    continue
-                seen.add(line)
-                (kept if _parse_line(line) is not None else bad).append(line)
-            if bad:
-                fsio.append(path(memory_dir, CORRUPT), b"\n".join(bad) + b"\n", fsync=True)
-            if bad or dropped:
-                fsio.atomic_write(target, b"".join(line + b"\n" for line in kept))
-                done.append(f"{name}: moved {len(bad)} malformed line(s) to {CORRUPT}, "
-                            f"removed {dropped} duplicate line(s)")
-    return done or ["nothing to repair"]

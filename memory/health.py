@@ -1,0 +1,60 @@
+"""The knowledge files' health, for memory-doctor: what a file holds, parked captures, an unfinished rotation,
+and the one repair it may make (quarantine malformed lines, drop byte-identical duplicates) under the lock."""
+from __future__ import annotations
+
+import os
+
+from memory import fsio, locking, store
+
+
+class FileHealth:
+    """What one knowledge file holds: usable and malformed lines, byte-identical duplicates, a torn tail."""
+
+    def __init__(self, lines: int, malformed: int, duplicates: int, unterminated: int) -> None:
+        self.lines, self.malformed, self.duplicates, self.unterminated = lines, malformed, duplicates, unterminated
+
+    @property
+    def healthy(self) -> bool:
+        return not (self.malformed or self.duplicates or self.unterminated)
+
+
+def health(file_path: str) -> FileHealth:
+    data = fsio.read_bytes(file_path) or b""
+    snap = store.read("", data)
+    lines = [line for line in data.split(b"\n") if line.strip()]
+    return FileHealth(snap.lines, snap.malformed, len(lines) - len(set(lines)), snap.unterminated)
+
+
+def rotation_pending(memory_dir: str) -> bool:
+    return os.path.exists(store.path(memory_dir, store.JOURNAL))
+
+
+def repair(memory_dir: str) -> list[str]:
+    """Recover, then quarantine malformed lines (to CORRUPT) and drop byte-identical duplicate lines,
+    atomically, under the lock; what was done, one line per file."""
+    done = []
+    with locking.exclusive(store.path(memory_dir, store.LOCK)):
+        store.recover(memory_dir)
+        for name in (store.ARCHIVE, store.ACTIVE):
+            target = store.path(memory_dir, name)
+            if os.path.islink(target) or not os.path.exists(target):
+                continue
+            kept: list[bytes] = []
+            bad: list[bytes] = []
+            seen: set[bytes] = set()
+            dropped = 0
+            for line in (fsio.read_bytes(target) or b"").split(b"\n"):
+                if not line.strip():
+                    continue
+                if line in seen:
+                    dropped += 1
+                    continue
+                seen.add(line)
+                (kept if store.parse_line(line) is not None else bad).append(line)
+            if bad:
+                fsio.append(store.path(memory_dir, store.CORRUPT), b"\n".join(bad) + b"\n", fsync=True)
+            if bad or dropped:
+                fsio.atomic_write(target, b"".join(line + b"\n" for line in kept))
+                done.append(f"{name}: moved {len(bad)} malformed line(s) to {store.CORRUPT}, "
+                            f"removed {dropped} duplicate line(s)")
+    return done or ["nothing to repair"]
