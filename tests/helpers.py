@@ -126,3 +126,33 @@ def assert_protocol(out: bytes | str) -> None:
         fields = answer["hookSpecificOutput"]
         assert isinstance(fields, dict) and set(fields) == set(inner), text[:200]
         assert all(isinstance(fields[k], t) and fields[k] for k, t in inner.items()), text[:200]
+
+
+def installed_project(path: Path) -> Path:
+    """A real git repository with memory-hooks installed by install.sh (no venv, no self-check)."""
+    make_repo(path)
+    proc = subprocess.run([str(ROOT / "install.sh"), "--no-venv", "--no-self-check", str(path)],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return path
+
+
+@contextlib.contextmanager
+def fake_model_api(fake: str, script: list, out: Path) -> Iterator[int]:
+    """tests/e2e/<fake> serving `script` on 127.0.0.1 for one session, logging to out/requests.jsonl: its port."""
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "script.json").write_text(json.dumps(script))
+    port_file = out / "port"
+    server = subprocess.Popen([sys.executable, str(ROOT / "tests" / "e2e" / fake), str(out / "script.json"),
+                               str(out / "requests.jsonl"), str(port_file), "120"])
+    try:
+        import time
+
+        for _ in range(200):
+            if port_file.exists() and port_file.read_text():
+                break
+            time.sleep(0.05)
+        yield int(port_file.read_text())
+    finally:
+        server.kill()
+        server.wait()

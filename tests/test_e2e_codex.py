@@ -8,18 +8,16 @@ it (UserPromptSubmit); a marked line of the final message is captured (Stop).
 import json
 import os
 import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from conftest import ROOT, knowledge
-from memory import entry, store
+from helpers import fake_model_api, installed_project
+from memory import entry, registration, store
 
 HOME = Path(os.environ.get("CODEX_REAL_HOME", Path.home() / ".cache" / "codex-real"))
 CODEX = HOME / "node_modules" / ".bin" / "codex"
-FAKE = ROOT / "tests" / "e2e" / "fake_openai.py"
 INSIGHT = "Codex sessions share the same knowledge file as Claude Code."
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(
@@ -33,18 +31,11 @@ def say(text: str) -> dict:
 def run(tmp_path: Path, project: Path, name: str, prompt: str, items: list) -> list:
     """One `codex exec` session against the fake; the request bodies the fake received."""
     out = tmp_path / name
-    (out / "home").mkdir(parents=True)
-    (out / "script.json").write_text(json.dumps(items))
-    server = subprocess.Popen([sys.executable, str(FAKE), str(out / "script.json"), str(out / "requests.jsonl"),
-                               str(out / "port"), "120"])
-    try:
-        for _ in range(100):
-            if (out / "port").exists() and (out / "port").read_text():
-                break
-            time.sleep(0.05)
+    with fake_model_api("fake_openai.py", items, out) as port:
+        (out / "home").mkdir()
         (out / "home" / "config.toml").write_text(
             'model = "gpt-fake"\nmodel_provider = "fake"\n[model_providers.fake]\nname = "fake"\n'
-            f'base_url = "http://127.0.0.1:{(out / "port").read_text()}/v1"\nwire_api = "responses"\n'
+            f'base_url = "http://127.0.0.1:{port}/v1"\nwire_api = "responses"\n'
             f'env_key = "FAKE_OPENAI_KEY"\n[projects."{project}"]\ntrust_level = "trusted"\n')
         env = dict(os.environ, CODEX_HOME=str(out / "home"), FAKE_OPENAI_KEY="fake",
                    PATH=f"{ROOT / 'tests' / 'fake_bd'}{os.pathsep}{os.environ['PATH']}")
@@ -53,21 +44,13 @@ def run(tmp_path: Path, project: Path, name: str, prompt: str, items: list) -> l
                                "--dangerously-bypass-hook-trust", "--skip-git-repo-check", prompt],
                               cwd=project, env=env, capture_output=True, text=True, timeout=180)
         assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
-    finally:
-        server.kill()
     return [r["body"] for r in map(json.loads, (out / "requests.jsonl").read_text().splitlines())
             if r["method"] == "POST"]
 
 
 def test_capture_surface_prompt_and_reply_with_the_real_codex_cli(tmp_path):
-    project = tmp_path / "app"
-    project.mkdir()
-    subprocess.run(["git", "init", "-q"], cwd=project, check=True)
-    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "i"],
-                   cwd=project, check=True)
-    install = subprocess.run([str(ROOT / "install.sh"), "--no-venv", "--no-self-check", str(project)],
-                             capture_output=True, text=True)
-    assert install.returncode == 0 and "Codex CLI    .codex/hooks.json" in install.stdout, install.stdout
+    project = installed_project(tmp_path / "app")
+    assert registration.registered_events(json.loads((project / ".codex" / "hooks.json").read_text()))
     call = {"type": "function_call", "call_id": "call_1", "name": "exec_command",
             "arguments": json.dumps({"cmd": f'bd comment BD-1 "LEARNED: {INSIGHT}"'})}
     requests = run(tmp_path, project, "capture", "record what you learned", [call, say("Recorded.")])

@@ -7,17 +7,16 @@ Gemini sends to the model carries our Recent Knowledge block (SessionStart addit
 import json
 import os
 import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from conftest import ROOT, knowledge
+from helpers import fake_model_api, installed_project
+from memory import registration
 
 HOME = Path(os.environ.get("GEMINI_REAL_HOME", Path.home() / ".cache" / "gemini-real"))
 GEMINI = HOME / "node_modules" / ".bin" / "gemini"
-FAKE = ROOT / "tests" / "e2e" / "fake_gemini.py"
 INSIGHT = "Gemini sessions share the same knowledge file as Claude Code."
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(
@@ -27,39 +26,22 @@ pytestmark = [pytest.mark.slow, pytest.mark.skipif(
 def run(tmp_path: Path, project: Path, name: str, prompt: str, turns: list) -> list:
     """One headless Gemini session against the fake; the requests the fake received."""
     out = tmp_path / name
-    out.mkdir()
-    (out / "script.json").write_text(json.dumps(turns))
-    server = subprocess.Popen([sys.executable, str(FAKE), str(out / "script.json"), str(out / "requests.jsonl"),
-                               str(out / "port"), "120"])
-    try:
-        for _ in range(100):
-            if (out / "port").exists() and (out / "port").read_text():
-                break
-            time.sleep(0.05)
+    with fake_model_api("fake_gemini.py", turns, out) as port:
         home = out / "home"
         (home / ".gemini").mkdir(parents=True)
         (home / ".gemini" / "settings.json").write_text(json.dumps(
             {"security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": False}}}))
-        env = dict(os.environ, HOME=str(home), GEMINI_API_KEY="fake",
-                   GOOGLE_GEMINI_BASE_URL=f"http://127.0.0.1:{(out / 'port').read_text()}",
+        env = dict(os.environ, HOME=str(home), GEMINI_API_KEY="fake", GOOGLE_GEMINI_BASE_URL=f"http://127.0.0.1:{port}",
                    PATH=f"{ROOT / 'tests' / 'fake_bd'}{os.pathsep}{os.environ['PATH']}")
         proc = subprocess.run([str(GEMINI), "-p", prompt, "--yolo"], cwd=project, env=env, capture_output=True,
                               text=True, timeout=180)
         assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
-    finally:
-        server.kill()
     return [json.loads(line) for line in (out / "requests.jsonl").read_text().splitlines()]
 
 
 def test_capture_then_surface_with_the_real_gemini_cli(tmp_path):
-    project = tmp_path / "app"
-    project.mkdir()
-    subprocess.run(["git", "init", "-q"], cwd=project, check=True)
-    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "i"],
-                   cwd=project, check=True)
-    install = subprocess.run([str(ROOT / "install.sh"), "--no-venv", "--no-self-check", str(project)],
-                             capture_output=True, text=True)
-    assert install.returncode == 0 and "Gemini CLI   .gemini/settings.json" in install.stdout, install.stdout
+    project = installed_project(tmp_path / "app")
+    assert registration.registered_events(json.loads((project / ".gemini" / "settings.json").read_text()))
     command = f'bd comment BD-1 "LEARNED: {INSIGHT}"'
     run(tmp_path, project, "capture", "record what you learned",
         [[{"functionCall": {"name": "run_shell_command", "args": {"command": command}}}], [{"text": "Recorded."}]])
@@ -76,13 +58,7 @@ def test_prompt_context_and_reply_capture_with_the_real_gemini_cli(tmp_path):
     """BeforeAgent brings an old entry the prompt needs; AfterAgent captures a marked line of the reply."""
     from memory import entry, store
 
-    project = tmp_path / "app"
-    project.mkdir()
-    subprocess.run(["git", "init", "-q"], cwd=project, check=True)
-    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "i"],
-                   cwd=project, check=True)
-    assert subprocess.run([str(ROOT / "install.sh"), "--no-venv", "--no-self-check", str(project)],
-                          capture_output=True).returncode == 0
+    project = installed_project(tmp_path / "app")
     old = "Database migrations must be reversible: every alembic upgrade needs a working downgrade."
     memory = str(project / ".beads" / "memory")
     store.append(memory, [entry.build(old, "BD-3", "orchestrator", ts=1_600_000_000)])

@@ -248,24 +248,17 @@ def plan_install(target: str, cursor: bool, claude: bool, main_checkout: str | N
     hooks = [os.path.splitext(os.path.basename(f))[0] for f in code_files() if f.startswith("hooks" + os.sep)]
     claude_merge = (lambda c: registration.with_claude_hooks(c, hooks)) if claude else registration.without_ours
     changes.append(_config_change(target, CLAUDE_SETTINGS, claude_merge))
-    cursor_merge = (lambda c: registration.with_cursor_hooks(c, hooks)) if cursor else registration.without_ours
-    if cursor or os.path.isfile(os.path.join(target, CURSOR_HOOKS)):
+    others = ((cursor, CURSOR_HOOKS, registration.with_cursor_hooks, "--no-cursor"),
+              (gemini, GEMINI_SETTINGS, registration.with_gemini_hooks, "--no-gemini"),
+              (codex, CODEX_HOOKS, registration.with_codex_hooks, "--no-codex"))
+    for wanted, rel, with_ours, opt_out in others:  # each runtime's file: ours merged in, or taken out
+        if not (wanted or os.path.isfile(os.path.join(target, rel))):
+            continue
+        merge = (lambda c, add=with_ours: add(c, hooks)) if wanted else registration.without_ours
         try:
-            changes.append(_config_change(target, CURSOR_HOOKS, cursor_merge, cursor=True))
+            changes.append(_config_change(target, rel, merge, cursor=rel == CURSOR_HOOKS))
         except SettingsError as exc:
-            raise SettingsError(f"{exc} (or install with --no-cursor)") from None
-    gemini_merge = (lambda c: registration.with_gemini_hooks(c, hooks)) if gemini else registration.without_ours
-    if gemini or os.path.isfile(os.path.join(target, GEMINI_SETTINGS)):
-        try:
-            changes.append(_config_change(target, GEMINI_SETTINGS, gemini_merge))
-        except SettingsError as exc:
-            raise SettingsError(f"{exc} (or install with --no-gemini)") from None
-    codex_merge = (lambda c: registration.with_codex_hooks(c, hooks)) if codex else registration.without_ours
-    if codex or os.path.isfile(os.path.join(target, CODEX_HOOKS)):
-        try:
-            changes.append(_config_change(target, CODEX_HOOKS, codex_merge))
-        except SettingsError as exc:
-            raise SettingsError(f"{exc} (or install with --no-codex)") from None
+            raise SettingsError(f"{exc} (or install with {opt_out})") from None
     created = sorted(c.rel for c in changes if c.root is None and c.before is None and c.after is not None
                      and (c.config or c.rel == ".gitignore"))
     manifest = {"version": 1, "created": sorted(set(previous.get("created", [])) | set(created)),
