@@ -65,6 +65,7 @@ class Corpus:
         self.keys: list[str] = []  # may stay empty on the index path (only liveness is needed to rank)
         self.entry_at: Callable[[int], dict | None] | None = None
         self._avg: dict[str, float] | None = None
+        self.len_sums: dict[str, int] | None = None  # per field, the sum of lens (from an index), else summed here
         self.partial = False  # the archive was left out (its index is being built elsewhere)
 
     def postings(self, key: str) -> list[tuple[array, int]]:
@@ -82,6 +83,17 @@ class Corpus:
             out.append((value, base))
         return out
 
+    def posting_rows(self, key: str) -> int:
+        """How many numbers `key`'s postings hold in all segments, without reading them from an index."""
+        total = 0
+        for segment, _ in self.segments:
+            size = segment.size(key) if hasattr(segment, "size") else None
+            if size is None:
+                value = segment.get(key)
+                size = 0 if value is None else len(value) if isinstance(value, array) else len(value) // 4
+            total += size
+        return total
+
     def dead_docs(self) -> list[int]:
         """Ids of the superseded documents (usually few: found without a Python loop over all)."""
         dead, at = [], self.live.find(0)
@@ -94,8 +106,8 @@ class Corpus:
         if self._avg is None:
             dead = self.dead_docs()
             count = (self.n - len(dead)) or 1
-            self._avg = {f: ((sum(self.lens[f]) - sum(self.lens[f][d] for d in dead)) / count) or 1.0
-                         for f in FIELDS}
+            sums = self.len_sums or {f: sum(self.lens[f]) for f in FIELDS}
+            self._avg = {f: ((sums[f] - sum(self.lens[f][d] for d in dead)) / count) or 1.0 for f in FIELDS}
         return self._avg[field]
 
     def live_count(self) -> int:
@@ -123,7 +135,7 @@ class Corpus:
         self.ts.append(entry_ts(entry))
         self.keys.append(_str_field(entry, "key"))
         self.live.append(1)
-        self._avg = None
+        self._avg = self.len_sums = None
         return doc
 
 

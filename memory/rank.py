@@ -35,6 +35,9 @@ class Params:
     large = 5000
     common_concept_share = 0.05
     common_word_share = 0.25  # likewise a word in a quarter of a large knowledge base (IDF < 1.4): a stop word there
+    # And a large knowledge base scores at most this many posting rows per prompt, its rarest words and
+    # concepts first: the commonest left over weigh least and cost most (a row is ~0.5 µs of Python).
+    posting_budget = 6000
     # The gate judges a text once, on its best result: that result must reach `min_fraction` of the best
     # score the text could reach against this knowledge and share `min_terms` distinct words with it (or
     # match its concepts at `concept_fraction` of their best: above 1 = off, it never paid on dev). Then
@@ -117,7 +120,27 @@ def _concept_scores(corpus: Corpus, concept: str, norms: list) -> dict[int, floa
 
 def _doc_freq(corpus: Corpus, key: str, width: int) -> int:
     """Documents a key's postings name (live or not: an upper bound, without reading them)."""
-    return sum(len(rows) for rows, _ in corpus.postings(key)) // width
+    return corpus.posting_rows(key) // width
+
+
+def planned(corpus: Corpus, query: Query, params: type[Params] = Params) -> tuple[list[str], list[str]]:
+    """The query words and concepts worth scoring, in query order: every one below `large` entries; in
+    a large knowledge base not the common ones, and the rest rarest first within `posting_budget` rows."""
+    n = max(corpus.live_count(), 1)
+    if n <= params.large:
+        return query.terms, query.concepts
+    width = {term: 5 for term in query.terms}
+    width.update((concept, 2) for concept in query.concepts)
+    share = {term: params.common_word_share for term in query.terms}
+    share.update((concept, params.common_concept_share) for concept in query.concepts)
+    df = {key: _doc_freq(corpus, key, width[key]) for key in width}
+    chosen, left = set(), params.posting_budget
+    for key in sorted(width, key=lambda k: df[k]):  # stable: equally rare ones in query order
+        if df[key] > share[key] * n or df[key] > left:
+            continue
+        chosen.add(key)
+        left -= df[key]
+    return [t for t in query.terms if t in chosen], [c for c in query.concepts if c in chosen]
 
 
 def score_all(corpus: Corpus, query: Query, params: type[Params] = Params
@@ -132,9 +155,8 @@ def score_all(corpus: Corpus, query: Query, params: type[Params] = Params
     best_words = best_concepts = 0.0
     norms = _norms(corpus, params)
     word_bests = []
-    for term in query.terms:
-        if n > params.large and _doc_freq(corpus, term, 5) > params.common_word_share * n:
-            continue
+    words, concepts_ = planned(corpus, query, params)
+    for term in words:
         acc = _word_scores(corpus, term, norms)
         idf = _idf(n, len(acc))
         word_bests.append(idf * (k1 + 1))
@@ -143,9 +165,7 @@ def score_all(corpus: Corpus, query: Query, params: type[Params] = Params
             matched[doc] = matched.get(doc, 0) + 1
     word_bests.sort(reverse=True)
     best_words = sum(word_bests[:params.best_terms] if params.best_terms else word_bests)
-    for concept in query.concepts:
-        if n > params.large and _doc_freq(corpus, concept, 2) > params.common_concept_share * n:
-            continue
+    for concept in concepts_:
         acc = _concept_scores(corpus, concept, norms)
         if not acc:
             continue  # a concept the knowledge never mentions says nothing about relevance

@@ -203,3 +203,46 @@ def test_a_large_archive_without_an_index_is_left_to_a_background_build(mem):
     with open(os.path.join(mem, "knowledge.archive.jsonl"), "a") as fh:  # a rotation appends: extended inline
         fh.write(json.dumps(make(2000, "rotated fact about zeppelins")) + "\n")
     assert not index.load(mem, inline_limit=1000).partial
+
+
+def test_every_term_is_found_through_the_on_disk_directory(mem):
+    # enough distinct terms for many directory buckets: each lookup reads one bucket, never the whole directory
+    write_lines(mem / store.ACTIVE, [make(i, f"unique{i} word{i % 97} shared") for i in range(400)])
+    built = index.update(None, (mem / store.ACTIVE).read_bytes(), None)
+    index.load(str(mem))
+    seg = index.read_segment(str(mem / index.INDEX[store.ACTIVE]), index.fingerprint())
+    assert seg is not None and seg.postings.buckets > 8
+    for term, rows in built.postings.items():
+        assert seg.postings.size(term) == len(rows)
+        assert seg.postings.get(term) == rows.tobytes()
+    assert seg.postings.get("absent-term") is None and seg.postings.size("absent-term") == 0
+
+
+@pytest.mark.parametrize("where", ["table", "bucket", "posting offsets"])
+def test_damage_found_at_a_lookup_is_no_error_and_the_next_load_rebuilds(mem, monkeypatch, where):
+    write_lines(mem / store.ACTIVE, [make(i) for i in range(60)])
+    path = mem / index.INDEX[store.ACTIVE]
+    if where == "posting offsets":  # a directory naming places past the postings
+        written = index._directory
+        monkeypatch.setattr(index, "_directory", lambda buckets: written(
+            [{term: (at + (1 << 30), size) for term, (at, size) in b.items()} for b in buckets]))
+        index.load(str(mem))
+        monkeypatch.undo()
+    else:
+        index.load(str(mem))
+        data = bytearray(path.read_bytes())
+        head = index.struct.unpack_from(index.HEAD, data, 8)
+        directory = index.HEAD_SIZE + head[0] + head[1]
+        buckets = index.struct.unpack_from("=Q", data, directory)[0]
+        if where == "table":  # every bucket's end far past the directory
+            for number in range(buckets):
+                index.struct.pack_into("=Q", data, directory + 8 * (number + 2), 1 << 40)
+        else:
+            blocks = directory + 8 * (buckets + 2)
+            data[blocks:directory + head[2]] = b"\xff" * (directory + head[2] - blocks)  # not marshal
+        path.write_bytes(bytes(data))  # same size: only a lookup can tell
+    found = rank.search(index.load(str(mem)), "cache schema retry token")
+    assert found == []  # no exception; no term could be read
+    assert not path.exists()  # so the next load rebuilds it
+    assert ranked(mem, "cache schema") == expected(mem, "cache schema")
+    assert index.read_segment(str(path), index.fingerprint()) is not None

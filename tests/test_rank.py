@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from memory import entry, rank
+from memory import corpus, entry, rank
 
 INSIGHTS = [
     ("pnpm install fails on node 18 because the lockfile version is too new; run corepack enable first", "BD-1"),
@@ -130,6 +130,23 @@ def test_a_large_knowledge_base_skips_words_and_concepts_most_entries_share():
     entries.append(entry.build("release step: the zeppelin hangar must be locked", "BD-Z", "orchestrator", ts=1))
     top = rank.rank(entries, "lock the zeppelin hangar before the release step", limit=3)
     assert [s.entry["bead"] for s in top] == ["BD-Z"]  # the shared words scored nothing anywhere
+
+
+def test_a_large_knowledge_base_scores_its_rarest_words_within_the_posting_budget():
+    """Past Params.large entries a prompt scores at most posting_budget rows, rarest words first: a word
+    that would overflow it (here `widget`, in 40 entries) is left out, the rarer ones still decide."""
+    small = type("Small", (rank.Params,), {"large": 50, "posting_budget": 30, "common_word_share": 1.0,
+                                          "common_concept_share": 1.0})
+    entries = [entry.build(f"note {i} about the widget", f"BD-{i}", "orchestrator", ts=i) for i in range(40)]
+    entries += [entry.build(f"filler number {i}", f"BD-F{i}", "orchestrator", ts=i) for i in range(40)]
+    entries.append(entry.build("the zeppelin hangar door sticks", "BD-Z", "orchestrator", ts=1))
+    corpus_ = corpus.from_entries(entries)
+    words, _ = rank.planned(corpus_, rank.Query("zeppelin widget"), small)
+    assert words == ["zeppelin"]
+    assert [s.entry["bead"] for s in rank.rank(entries, "zeppelin widget", 3, small)] == ["BD-Z"]
+    everything, _ = rank.planned(corpus_, rank.Query("zeppelin widget"), type("Roomy", (small,), {"large": 100}))
+    assert everything == ["zeppelin", "widget"]  # below `large` entries every word counts
+    assert len(rank.rank(entries, "zeppelin widget", 50, type("Roomy", (small,), {"large": 100}))) == 41
 
 
 def test_a_long_prompt_is_not_silenced_by_its_extra_words():
