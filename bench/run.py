@@ -28,7 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from memory import entry  # noqa: E402
+from memory import entry, index  # noqa: E402
 
 PYTHON = sys.executable
 
@@ -97,7 +97,7 @@ def prompt_rows(work: Path, runs: int, total: int) -> list:
     """P5: the UserPromptSubmit hook, lexical at 1,000 active entries and at `total` active + archived (the
     index built beforehand, as after the first prompt), and with the semantic option where it is installed."""
     sys.path.insert(0, str(ROOT))
-    from memory import embed, index, semantic, store
+    from memory import embed, semantic, store
 
     rows = []
     hook = [PYTHON, str(ROOT / "hooks" / "prompt_recall.py")]
@@ -221,11 +221,12 @@ def main(argv=None) -> int:
         mem.mkdir(parents=True)
         write_entries(mem / "knowledge.archive.jsonl", recall_entries - 1000)
         write_entries(mem / "knowledge.jsonl", 1000, start=recall_entries)
+        index.load(str(mem))  # as after the first prompt or search (which start a background build)
         recall = [str(ROOT / "bin" / "recall.sh"), "deploy", "--all"]
         env = hook_env(proj)
         env["PATH"] = f"{Path(PYTHON).parent}{os.pathsep}{env['PATH']}"
         ours, b4 = timed(recall, max(3, runs // 3), cwd=proj, env=env)
-        rows.append((f"P4 recall.sh deploy --all ({recall_entries:,} entries)", ours, ours / b4, ""))
+        rows.append((f"P4 recall.sh deploy --all ({recall_entries:,} entries, index built)", ours, ours / b4, ""))
         if shutil.which("jq"):
             files = f"{mem / 'knowledge.archive.jsonl'} {mem / 'knowledge.jsonl'}"
             pipeline = (f"cat {files} | grep -i deploy | jq -c -s "

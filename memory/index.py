@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 ACTIVE, ARCHIVE = layout.KNOWLEDGE, layout.ARCHIVE
 INDEX = {ACTIVE: layout.INDEX, ARCHIVE: layout.ARCHIVE_INDEX}
-MAGIC = b"MHRIDX6\n"
+MAGIC = b"MHRIDX7\n"
 CRC_WINDOW = 4096
 HEAD = "<5Q"  # the byte lengths of: meta, columns, term directory, postings, keys
 HEAD_SIZE = 8 + struct.calcsize(HEAD)
@@ -59,16 +59,23 @@ class Segment:
         self.forgets: list[tuple[str, float, int]] = []  # (key, ts, docs before it): this file's forget lines
         self.dead: list[int] = []  # active segment only: archive docs its entries (or forgets) supersede
         self.against: list | None = None  # active segment only: the archive segment's src and size
+        # keyword search (memory.find): each doc's folded search text, one after another, and where each starts
+        self.text: Any = array("B")  # an array, or a view of the mapped index
+        self.text_at: Any = array("Q")
+        self.text_region: tuple[Any, int] | None = None  # (a buffer with .find, where the text starts in it)
+        self.controls: list[tuple[str, str, float, int]] = []  # (type, key, ts, line offset) of control lines
+        self.malformed = 0  # lines neither an entry nor a control line
 
     def to_bytes(self, fp: int) -> bytes:
         s = self.stats
         columns, places = _columns([(f"lens.{f}", a) for f, a in s.lens.items()] + [
             ("ts", s.ts), ("live", _arr("B", bytes(s.live))), ("off", self.offsets), ("len", self.lengths),
-            ("lcrc", self.line_crcs)])
+            ("lcrc", self.line_crcs), ("text", self.text), ("tat", self.text_at)])
         meta = marshal.dumps({
             "fp": fp, "src": self.src, "end": self.end, "crc": self.crc, "n": s.n, "cols": places,
             "lsum": {f: sum(a) for f, a in s.lens.items()},
-            "forgets": self.forgets, "dead": self.dead, "against": self.against, "concepts": concepts.term_map()})
+            "forgets": self.forgets, "dead": self.dead, "against": self.against, "concepts": concepts.term_map(),
+            "controls": self.controls, "malformed": self.malformed})
         meta += b"\0" * (-len(meta) % 8)  # the columns after it stay 8-aligned in the file (marshal ignores the pad)
         blobs: list[bytes] = []
         buckets: list[dict[str, tuple[int, int]]] = [{} for _ in range(bucket_count(len(self.postings)))]
@@ -254,6 +261,10 @@ def read_segment(path: str, fp: int, with_keys: bool = False) -> Segment | None:
         seg.offsets, seg.lengths, seg.line_crcs = column("off"), column("len"), column("lcrc")
         seg.dead, seg.against = list(meta["dead"]), meta["against"]
         seg.forgets = [tuple(f) for f in meta["forgets"]]
+        seg.controls = [tuple(c) for c in meta["controls"]]
+        seg.malformed = meta["malformed"]
+        seg.text, seg.text_at = column("text"), column("tat")
+        seg.text_region = column.region("text")  # type: ignore[attr-defined]
         lazy = LazyPostings(fh, at[2], at[3], at[4], path)
         seg.postings = lazy
         if with_keys:  # an update follows: it needs every posting in memory, and the keys
@@ -261,7 +272,7 @@ def read_segment(path: str, fp: int, with_keys: bool = False) -> Segment | None:
             fh.seek(at[4])
             s.keys = marshal.loads(fh.read(lengths[4]))
             fh.close()
-        sizes = {len(s.ts), len(s.live), len(seg.offsets), len(seg.lengths), len(seg.line_crcs)}
+        sizes = {len(s.ts), len(s.live), len(seg.offsets), len(seg.lengths), len(seg.line_crcs), len(seg.text_at)}
         if sizes != {s.n} or any(len(a) != s.n for a in s.lens.values()) or (with_keys and len(s.keys) != s.n):
             return None
         return seg
@@ -275,12 +286,10 @@ def _column_reader(fh: BinaryIO, start: int, size: int, places: dict[str, tuple[
     """name -> that column: a read-only view of the mapped file (a query), or an array (an update appends)."""
     import mmap
 
+    raw = memoryview(b"")
     if copy:
         fh.seek(start)
         raw = memoryview(fh.read(size))
-    else:
-        raw = memoryview(mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ))[start:start + size] if size else \
-            memoryview(b"")
 
     def column(name: str) -> Any:
         at, count, code = places[name]
@@ -289,6 +298,14 @@ def _column_reader(fh: BinaryIO, start: int, size: int, places: dict[str, tuple[
             return _arr(code, data)
         return data.cast(code) if count else array(code)  # type: ignore[call-overload]
 
+    def region(name: str) -> tuple[Any, int] | None:
+        """(the mapped file, where column `name` starts in it); None for a copy (see text_region)."""
+        return None if copy or not size else (mapped, start + places[name][0])
+
+    mapped = None if copy or not size else mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+    if mapped is not None:
+        raw = memoryview(mapped)[start:start + size]
+    column.region = region  # type: ignore[attr-defined]
     return column
 
 
@@ -319,6 +336,7 @@ def _tail_crc(data: bytes, end: int) -> int:
 def update(old: Segment | None, data: bytes, src: tuple[int, int, int, int] | None) -> Segment:
     """`old` brought up to date with the source bytes `data`: extended when the source only grew, else new."""
     from memory.entry import FORGET, is_control, is_valid
+    from memory.textmatch import haystack
 
     grown = (old is not None and old.src is not None and src is not None and old.src[:2] == src[:2]
              and len(data) >= old.end and _tail_crc(data, old.end) == old.crc and len(old.stats.keys) == old.stats.n)
@@ -341,9 +359,17 @@ def update(old: Segment | None, data: bytes, src: tuple[int, int, int, int] | No
             seg.offsets.append(pos)
             seg.lengths.append(len(line))
             seg.line_crcs.append(zlib.crc32(line))
-        elif is_control(entry) and entry["type"] == FORGET:  # type: ignore[index]
-            seg.forgets.append((entry["key"], corpus_mod.entry_ts(entry), seg.stats.n))  # type: ignore[index,arg-type]
+            seg.text_at.append(len(seg.text))
+            seg.text.frombytes(haystack(entry).encode("utf-8", "surrogatepass") + b"\n")
+        elif is_control(entry):
+            ts = corpus_mod.entry_ts(entry)  # type: ignore[arg-type]
+            seg.controls.append((entry["type"], entry["key"], ts, pos))  # type: ignore[index]
+            if entry["type"] == FORGET:  # type: ignore[index]
+                seg.forgets.append((entry["key"], ts, seg.stats.n))  # type: ignore[index]
+        elif line.strip():
+            seg.malformed += 1
         pos = nl + 1
+    seg.text_region = None  # grown: memory.find searches a copy
     seg.src, seg.end, seg.crc = src, max(seg.end, end), _tail_crc(data, max(seg.end, end))
     seg.stats.live = corpus_mod.latest_flags(seg.stats.keys, seg.stats.ts)
     _apply_forgets(seg)
@@ -424,6 +450,14 @@ def load(memory_dir: str, inline_limit: int | None = None) -> corpus_mod.Corpus:
     alone and `corpus.partial` is True, so a hook can hand the build to a background process instead of
     making the agent wait for it (100,000 archived entries take tens of seconds to index).
     """
+    archive, active, partial = segments(memory_dir, inline_limit)
+    corpus = combine(memory_dir, archive, active)
+    corpus.partial = partial
+    return corpus
+
+
+def segments(memory_dir: str, inline_limit: int | None = None) -> tuple[Segment, Segment, bool]:
+    """(archive segment, active segment, whether the archive was left out): see load."""
     fp = fingerprint()
     idx = {name: os.path.join(memory_dir, INDEX[name]) for name in (ACTIVE, ARCHIVE)}
     src = {name: _ident(os.path.join(memory_dir, name)) for name in (ACTIVE, ARCHIVE)}
@@ -440,9 +474,22 @@ def load(memory_dir: str, inline_limit: int | None = None) -> corpus_mod.Corpus:
                 and not _extendable(archive, archive_src))
         archive, active = _rebuild(memory_dir, idx, fp, with_archive=not skip)
         partial = skip
-    corpus = combine(memory_dir, archive, active)  # type: ignore[arg-type]
-    corpus.partial = partial
-    return corpus
+    return archive, active, partial  # type: ignore[return-value]
+
+
+def build_in_background(memory_dir: str) -> None:
+    """Index a large archive in a detached process (a prompt or a recall meanwhile goes without the index;
+    the next ones use it). Concurrent builders are harmless (each publishes a whole file)."""
+    from memory import hookrun
+
+    where = hookrun.fork_detached()
+    if where == "parent":
+        return
+    try:
+        load(memory_dir)
+    finally:
+        if where == "child":
+            os._exit(0)
 
 
 def _extendable(segment: Segment | None, src: tuple[int, int, int, int]) -> bool:

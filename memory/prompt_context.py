@@ -90,19 +90,6 @@ def relevant_block(found: list[dict], budget: int, entry_chars: int) -> tuple[st
     return "", []
 
 
-def build_in_background(memory_dir: str) -> None:
-    """Index a large archive in a detached process: this prompt is ranked on the active file alone, the
-    next ones on everything. Concurrent builders are harmless (each publishes a whole file)."""
-    where = hookrun.fork_detached()
-    if where == "parent":
-        return
-    try:
-        index.load(memory_dir)
-    finally:
-        if where == "child":
-            os._exit(0)
-
-
 def handle(ctx: hookrun.Context) -> str | None:
     data = payload.parse(ctx.raw)
     ctx.problems += payload.field_problems(data, required=("hook_event_name", "prompt"))
@@ -118,7 +105,7 @@ def handle(ctx: hookrun.Context) -> str | None:
     limit = settings["prompt_max_entries"]
     corpus = index.load(ctx.memory_dir, inline_limit=index.INLINE_BUILD_BYTES)
     if corpus.partial:
-        build_in_background(ctx.memory_dir)
+        index.build_in_background(ctx.memory_dir)
     ranked = rank.search(corpus, prompt, limit=max(4 * limit, 20) + min(len(given), 50))
     chosen = choose(ctx.memory_dir, ranked, prompt, settings["semantic"])
     found = [e for e in chosen if e.get("key") not in given][:limit]

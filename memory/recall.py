@@ -14,9 +14,9 @@ from collections import Counter
 from collections.abc import Sequence
 
 from memory import jsonio, paths, recall_commands, render, store
+from memory.textmatch import fold, haystack, matches, terms_of  # noqa: F401 - recall's API too
 
 FOUND, NOTHING, USAGE = 0, 1, 2
-SEARCHED_FIELDS = ("content", "key", "bead")
 # Characters whose fold holds ASCII or vanishes (ß -> ss, ﬁ -> fi, KELVIN SIGN -> k, İ -> i, U+0307 -> ""):
 # a line holding one may match an ASCII keyword its bytes do not contain, so the fast path parses it.
 # tests/test_recall.py checks that the list is complete for the running Python's Unicode tables.
@@ -24,37 +24,6 @@ FOLDS_TO_ASCII = ("\u00df\u0130\u0131\u0149\u017f\u01f0\u0307\u037e\u1e96\u1e97\
                   "\u1fef\u212a\ufb00\ufb01\ufb02\ufb03\ufb04\ufb05\ufb06")
 # printable ASCII except the two characters JSON escapes: what a keyword shares byte for byte with a line
 _PLAIN_ASCII = re.compile(r'[ !#-\[\]-~]+')
-
-
-def fold(text: str) -> str:
-    """Text as the search compares it: composed (NFC, so macOS's decomposed é equals é), case-folded
-    (ß = ss, ς = σ, ﬁ = fi), and Turkish dotted and dotless i read as plain i."""
-    if text.isascii():
-        return text.lower()
-    import unicodedata
-
-    folded = unicodedata.normalize("NFC", text).casefold()
-    return folded.replace("\u0131", "i").replace("\u0307", "")
-
-
-def terms_of(words: Sequence[str]) -> list[str]:
-    """The folded search terms: every whitespace-separated word of every argument."""
-    return [term for term in (fold(word) for arg in words for word in arg.split()) if term]
-
-
-def haystack(entry: dict) -> str:
-    """The folded values a keyword is looked for in (never the JSON field names), one per line: a term
-    holds no whitespace, so it is in the haystack exactly when it is in one of the values."""
-    tags = entry.get("tags")
-    values = [entry.get(name) for name in SEARCHED_FIELDS] + (tags if isinstance(tags, list) else [])
-    return fold("\n".join([value for value in values if isinstance(value, str)]))
-
-
-def matches(entry: dict, terms: Sequence[str]) -> bool:
-    """Every term occurs somewhere in the entry (each on its own, in any field). One term: a plain
-    case-insensitive substring search. (A ranked mode would score the same haystack instead.)"""
-    text = haystack(entry)
-    return all(term in text for term in terms)
 
 
 def select(latest: list[dict], terms: Sequence[str], entry_type: str | None, recent: int | None) -> list[dict]:
@@ -73,6 +42,14 @@ def search(memory_dir: str, terms: Sequence[str], entry_type: str | None, recent
     lines bytes cannot judge (FOLDS_TO_ASCII, JSON escapes). `select` then decides on the parsed entries.
     tests/test_recall.py holds this path to the answer of parsing every line.
     """
+    if terms and include_archive and not history:
+        from memory import find
+
+        found = find.find(memory_dir, terms)
+        if found is not None:  # the index answered: only the matching lines were read
+            snapshot = store.Snapshot()
+            snapshot.malformed = found[1]
+            return select(found[0], (), entry_type, recent), snapshot  # every one holds the terms
     runs = [run for term in terms for run in _PLAIN_ASCII.findall(term)]
     if runs:
         needle = max(runs, key=len)

@@ -1,0 +1,106 @@
+"""memory.find: a keyword search through the index gives exactly the scan's answer, or None."""
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from memory import entry, find, hookrun, index, recall, store
+
+WORDS = ["cache", "Deploy", "deployment", "retry", "ß-straße", "SCHEMA", "ﬁle", "İstanbul", "token", "queue"]
+
+
+def scan(memory_dir, terms):
+    """The answer without any index: every line of both files, latest per key, filtered in memory."""
+    return recall.select(store.latest(store.load(str(memory_dir), include_archive=True).entries), terms, None, None)
+
+
+def write(path, lines) -> None:
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.writelines(line if isinstance(line, str) else json.dumps(line) + "\n" for line in lines)
+
+
+def random_files(memory_dir, rng: random.Random, count: int) -> None:
+    """Versions of a few keys, forgets, pins and unpins, malformed lines, spread over the archive and
+    the active file (the archive older, as rotation leaves it, but with ties and reversals in ts)."""
+    keys = [f"learned-topic-{k}" for k in range(8)]
+    for name, start in ((store.ARCHIVE, 0), (store.ACTIVE, count)):
+        lines = []
+        for i in range(count):
+            key, ts = rng.choice(keys), 1_700_000_000 + start + rng.randrange(-3, count)
+            roll = rng.random()
+            if roll < 0.1:
+                lines.append(entry.build_control(rng.choice(["forget", "pin", "unpin"]), key, "BD-1", ts=ts))
+            elif roll < 0.13:
+                lines.append(rng.choice(["{not json\n", "[1, 2]\n", '{"key": 3}\n']))
+            else:
+                text = " ".join(rng.sample(WORDS, 3))
+                e = entry.build(f"LEARNED: {text} #{i}", f"BD-{rng.randrange(5)}", "orchestrator", ts=ts)
+                e["key"] = key
+                lines.append(e)
+        write(memory_dir / name, lines)
+
+
+@pytest.fixture
+def mem(tmp_path):
+    d = tmp_path / ".beads" / "memory"
+    d.mkdir(parents=True)
+    return d
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(0, 10**6), term=st.sampled_from(["deploy", "ss", "strasse", "file", "istanbul", "#1",
+                                                         "topic", "bd-3", "cache retry", "zzz", "e"]))
+def test_the_index_answers_exactly_what_the_scan_answers(tmp_path_factory, seed, term):
+    mem = tmp_path_factory.mktemp("m")
+    random_files(mem, random.Random(seed), 40)
+    terms = recall.terms_of([term])
+    found = find.find(str(mem), terms)
+    assert found is not None
+    assert found[0] == scan(mem, terms)
+    assert found[1] == store.load(str(mem), include_archive=True).malformed
+
+
+def test_recall_keyword_all_goes_through_the_index_and_after_a_capture_too(mem, monkeypatch):
+    random_files(mem, random.Random(7), 30)
+    calls = []
+    real = find.find
+    monkeypatch.setattr(find, "find", lambda *a: calls.append(a) or real(*a))
+    chosen, _ = recall.search(str(mem), ["deploy"], None, None, include_archive=True)
+    assert calls and chosen == scan(mem, ["deploy"])
+    write(mem / store.ACTIVE, [entry.build("LEARNED: deploy freshly captured", "BD-9", "orchestrator", ts=2e9)])
+    chosen, _ = recall.search(str(mem), ["deploy"], None, None, include_archive=True)
+    assert chosen[0]["content"] == "LEARNED: deploy freshly captured" and chosen == scan(mem, ["deploy"])
+
+
+def test_an_archive_that_would_be_indexed_from_scratch_is_scanned_instead(mem, monkeypatch):
+    random_files(mem, random.Random(3), 30)
+    monkeypatch.setattr(index, "INLINE_BUILD_BYTES", 100)  # "large": no inline build from scratch
+    monkeypatch.setenv(hookrun.FOREGROUND_ENV, "1")  # the background build, in this process
+    calls = []
+    real_load = index.load
+    monkeypatch.setattr(index, "load", lambda *a, **k: calls.append(a) or real_load(*a, **k))
+    assert find.find(str(mem), ["deploy"]) is None  # this time the scan answers ...
+    assert calls == [(str(mem),)]  # ... while the whole index is built "in the background"
+    chosen, _ = recall.search(str(mem), ["deploy"], None, None, include_archive=True)
+    assert chosen == scan(mem, ["deploy"])
+    assert find.find(str(mem), ["deploy"]) is not None  # the next search uses it
+
+
+def test_a_line_changed_under_the_index_is_not_trusted(mem):
+    write(mem / store.ACTIVE, [entry.build("LEARNED: deploy with care", "BD-1", "orchestrator", ts=1)])
+    index.load(str(mem))
+    archive, active, _ = index.segments(str(mem))
+    data = (mem / store.ACTIVE).read_bytes()
+    # the same size and the same identity the index recorded, but other bytes: only the line's CRC tells
+    (mem / store.ACTIVE).write_bytes(data.replace(b"care", b"CARE"))
+    import os
+
+    os.utime(mem / store.ACTIVE, ns=(active.src[3], active.src[3]))
+    ino = os.stat(mem / store.ACTIVE).st_ino
+    if ino != active.src[0]:
+        pytest.skip("the filesystem gave the rewritten file another inode")
+    assert find.find(str(mem), ["deploy"]) is None
