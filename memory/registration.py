@@ -13,57 +13,27 @@ import os
 import sys
 from collections.abc import Callable
 
-INSTALL_DIR = ".claude/hooks/memory-hooks"
-MANIFEST = os.path.join(INSTALL_DIR, "install.json")
-CLAUDE_SETTINGS = os.path.join(".claude", "settings.json")
-CLAUDE_SETTINGS_FILES = (CLAUDE_SETTINGS, os.path.join(".claude", "settings.local.json"))
-CURSOR_HOOKS = os.path.join(".cursor", "hooks.json")
-GEMINI_SETTINGS = os.path.join(".gemini", "settings.json")
-CODEX_HOOKS = os.path.join(".codex", "hooks.json")
-PLUGIN_NAME = "memory-hooks"
+from memory.runtimes import (  # noqa: F401 - the tables and commands, where callers have always found them
+    CLAUDE_HOOKS,
+    CLAUDE_SETTINGS,
+    CLAUDE_SETTINGS_FILES,
+    CODEX_EVENTS,
+    CODEX_HOOKS,
+    CURSOR_EVENTS,
+    CURSOR_HOOKS,
+    GEMINI_EVENTS,
+    GEMINI_SETTINGS,
+    INSTALL_DIR,
+    MANIFEST,
+    PLUGIN_NAME,
+    claude_command,
+    codex_command,
+    cursor_command,
+    gemini_command,
+    plugin_command,
+    plugin_hooks,
+)
 
-# hook file -> (Claude event, matcher, extra handler fields); only files that exist are registered.
-CLAUDE_HOOKS = [
-    ("session_start", "SessionStart", "startup|resume|clear|compact", {"timeout": 10}),
-    ("prompt_recall", "UserPromptSubmit", None, {"timeout": 10}),
-    ("memory_capture", "PostToolUse", "Bash", {"timeout": 10}),
-    ("memory_capture", "PostToolUseFailure", "Bash", {"timeout": 10}),  # a failed command's insights too
-    # not "async": `claude -p` kills async hooks still running at its end; the hook detaches its own work
-    ("log_dispatch_prompt", "PostToolUse", "Agent|Task", {"timeout": 10}),
-    ("validate_completion", "SubagentStop", None, {"timeout": 30}),
-    ("capture_reply", "Stop", None, {"timeout": 10}),
-    ("handoff", "PreCompact", None, {"timeout": 30}),
-    ("handoff", "SessionEnd", None, {"timeout": 10}),
-    ("subagent_start", "SubagentStart", None, {"timeout": 10}),
-]
-CURSOR_EVENTS = [
-    ("session_start", "sessionStart", None, {"timeout": 10}),
-    ("memory_capture", "afterShellExecution", None, {"timeout": 10}),
-    ("validate_completion", "subagentStop", None, {"timeout": 30}),
-    ("capture_reply", "afterAgentResponse", None, {"timeout": 10}),
-    ("handoff", "preCompact", None, {"timeout": 30}),
-    ("handoff", "sessionEnd", None, {"timeout": 10}),
-]
-# Gemini CLI: Claude's shape, timeouts in milliseconds; no SubagentStop (no subagents to gate)
-GEMINI_EVENTS = [
-    ("session_start", "SessionStart", None, {"timeout": 10000}),
-    ("prompt_recall", "BeforeAgent", None, {"timeout": 10000}),
-    ("memory_capture", "AfterTool", "run_shell_command", {"timeout": 10000}),
-    ("capture_reply", "AfterAgent", None, {"timeout": 10000}),
-    ("handoff", "PreCompress", None, {"timeout": 30000}),
-    ("handoff", "SessionEnd", None, {"timeout": 10000}),
-]
-# Codex CLI (verified with codex-cli 0.169): Claude's shape and payloads (tool_name "Bash"), timeouts in seconds
-# (SessionEnd clamped to 3 s); hooks run in the session's cwd with no project variable. Its subagent events
-# are not registered: the completion gate is untested there.
-CODEX_EVENTS = [
-    ("session_start", "SessionStart", None, {"timeout": 10}),
-    ("prompt_recall", "UserPromptSubmit", None, {"timeout": 10}),
-    ("memory_capture", "PostToolUse", "Bash", {"timeout": 10}),
-    ("capture_reply", "Stop", None, {"timeout": 10}),
-    ("handoff", "PreCompact", None, {"timeout": 30}),
-    ("handoff", "SessionEnd", None, {"timeout": 3}),
-]
 GEMINI_CONFIG_KEYS = {"enabled", "disabled", "notifications"}  # settings under `hooks` that are not events
 CLAUDE_EVENTS = {"SessionStart", "Setup", "UserPromptSubmit", "UserPromptExpansion", "PreToolUse",
                  "PermissionRequest", "PermissionDenied", "PostToolUse", "PostToolUseFailure", "PostToolBatch",
@@ -82,50 +52,6 @@ _SHELL_WORDS = {"if", "then", "else", "elif", "fi", "do", "done", "while", "unti
 
 class SettingsError(Exception):
     """A settings file we must not touch: not valid JSON, or not of the documented shape."""
-
-
-def claude_command(hook: str) -> str:
-    """POSIX sh (no bash-isms), every path quoted: the project's virtualenv when present, else python3."""
-    d = '"$CLAUDE_PROJECT_DIR"/' + INSTALL_DIR
-    return (f'if [ -x {d}/.venv/bin/python ]; then exec {d}/.venv/bin/python {d}/hooks/{hook}.py; '
-            f'else exec python3 {d}/hooks/{hook}.py --no-venv; fi')
-
-
-def cursor_command(hook: str) -> str:
-    """Cursor runs project hooks from the project root and always sets CURSOR_PROJECT_DIR."""
-    d = '"${CURSOR_PROJECT_DIR:-.}"/' + INSTALL_DIR
-    return (f'if [ -x {d}/.venv/bin/python ]; then exec {d}/.venv/bin/python {d}/hooks/{hook}.py --cursor; '
-            f'else exec python3 {d}/hooks/{hook}.py --cursor --no-venv; fi')
-
-
-def gemini_command(hook: str) -> str:
-    """Gemini CLI runs project hooks with GEMINI_PROJECT_DIR set (CLAUDE_PROJECT_DIR too, as an alias)."""
-    d = '"${GEMINI_PROJECT_DIR:-.}"/' + INSTALL_DIR
-    return (f'if [ -x {d}/.venv/bin/python ]; then exec {d}/.venv/bin/python {d}/hooks/{hook}.py --gemini; '
-            f'else exec python3 {d}/hooks/{hook}.py --gemini --no-venv; fi')
-
-
-def codex_command(hook: str) -> str:
-    """Codex CLI runs hooks in the session's cwd and names no project: the work tree's top holds the install."""
-    d = '"$(git rev-parse --show-toplevel 2>/dev/null || pwd)"/' + INSTALL_DIR
-    return (f'd={d}; if [ -x "$d"/.venv/bin/python ]; then exec "$d"/.venv/bin/python "$d"/hooks/{hook}.py --codex; '
-            f'else exec python3 "$d"/hooks/{hook}.py --codex --no-venv; fi')
-
-
-def plugin_command(hook: str) -> str:
-    """The plugin's copy runs from the plugin folder; `--plugin` lets it stay quiet beside an install."""
-    return f'python3 "${{CLAUDE_PLUGIN_ROOT}}"/hooks/{hook}.py --plugin'
-
-
-def plugin_hooks(available: list[str]) -> dict:
-    """The plugin's hooks/hooks.json: the same events and matchers as a project install."""
-    hooks: dict[str, list] = {}
-    for hook, event, matcher, extra in CLAUDE_HOOKS:
-        if hook in available:
-            group: dict = {"matcher": matcher} if matcher else {}
-            group["hooks"] = [dict({"type": "command", "command": plugin_command(hook)}, **extra)]
-            hooks.setdefault(event, []).append(group)
-    return {"description": "memory-hooks: capture LEARNED insights, surface them at session start", "hooks": hooks}
 
 
 def is_ours(handler: object) -> bool:
