@@ -5,6 +5,28 @@ import os
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+
+
+def open_regular(path: str, flags: int, mode: int = 0o644) -> int:
+    """os.open that never follows a symlink and never waits: a FIFO (or a device) planted where a file
+    belongs would block an open or a read until someone writes to it, so it is an OSError instead."""
+    import errno
+    import stat
+
+    fd = os.open(path, flags | _NOFOLLOW | _CLOEXEC | _NONBLOCK, mode)
+    try:
+        kind = os.fstat(fd).st_mode
+        if stat.S_ISDIR(kind):
+            raise IsADirectoryError(errno.EISDIR, "Is a directory", path)
+        if not stat.S_ISREG(kind):
+            raise OSError(errno.EINVAL, "not a regular file", path)
+        if _NONBLOCK:
+            os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
 
 
 def fsync_dir(path: str) -> None:
@@ -52,7 +74,7 @@ def append(path: str, data: bytes, fsync: bool = False) -> None:
 
     Refuses to follow a symlink at `path` (O_NOFOLLOW), so a planted link can't redirect our writes.
     """
-    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | _NOFOLLOW | _CLOEXEC, 0o644)
+    fd = open_regular(path, os.O_RDWR | os.O_APPEND | os.O_CREAT)
     try:
         size = os.fstat(fd).st_size
         if size and os.pread(fd, 1, size - 1) != b"\n":
@@ -72,9 +94,9 @@ def append(path: str, data: bytes, fsync: bool = False) -> None:
 
 def read_bytes(path: str) -> bytes | None:
     """The whole file, or None when it does not exist. A symlink is refused (OSError ELOOP): a planted
-    link must not feed another file (a key, a secret) into the agent's context."""
+    link must not feed another file (a key, a secret) into the agent's context; a FIFO too (EINVAL)."""
     try:
-        fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _CLOEXEC)
+        fd = open_regular(path, os.O_RDONLY)
     except FileNotFoundError:
         return None
     with os.fdopen(fd, "rb") as fh:
@@ -84,7 +106,7 @@ def read_bytes(path: str) -> bytes | None:
 def read_tail(path: str, max_bytes: int) -> bytes:
     """The last `max_bytes` of a file (b"" when missing)."""
     try:
-        fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _CLOEXEC)
+        fd = open_regular(path, os.O_RDONLY)
     except FileNotFoundError:
         return b""
     with os.fdopen(fd, "rb") as fh:
