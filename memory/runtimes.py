@@ -60,25 +60,25 @@ CODEX_EVENTS = [
 ]
 
 
-def claude_command(hook: str) -> str:
+def _venv_or_python3(d: str, hook: str, flag: str = "") -> str:
     """POSIX sh (no bash-isms), every path quoted: the project's virtualenv when present, else python3."""
-    d = '"$CLAUDE_PROJECT_DIR"/' + INSTALL_DIR
-    return (f'if [ -x {d}/.venv/bin/python ]; then exec {d}/.venv/bin/python {d}/hooks/{hook}.py; '
-            f'else exec python3 {d}/hooks/{hook}.py --no-venv; fi')
+    return (f'if [ -x {d}/.venv/bin/python ]; then exec {d}/.venv/bin/python {d}/hooks/{hook}.py{flag}; '
+            f'else exec python3 {d}/hooks/{hook}.py{flag} --no-venv; fi')
+
+
+def claude_command(hook: str) -> str:
+    """Claude Code sets CLAUDE_PROJECT_DIR for every hook."""
+    return _venv_or_python3('"$CLAUDE_PROJECT_DIR"/' + INSTALL_DIR, hook)
 
 
 def cursor_command(hook: str) -> str:
     """Cursor runs project hooks from the project root and always sets CURSOR_PROJECT_DIR."""
-    d = '"${CURSOR_PROJECT_DIR:-.}"/' + INSTALL_DIR
-    return (f'if [ -x {d}/.venv/bin/python ]; then exec {d}/.venv/bin/python {d}/hooks/{hook}.py --cursor; '
-            f'else exec python3 {d}/hooks/{hook}.py --cursor --no-venv; fi')
+    return _venv_or_python3('"${CURSOR_PROJECT_DIR:-.}"/' + INSTALL_DIR, hook, " --cursor")
 
 
 def gemini_command(hook: str) -> str:
     """Gemini CLI runs project hooks with GEMINI_PROJECT_DIR set (CLAUDE_PROJECT_DIR too, as an alias)."""
-    d = '"${GEMINI_PROJECT_DIR:-.}"/' + INSTALL_DIR
-    return (f'if [ -x {d}/.venv/bin/python ]; then exec {d}/.venv/bin/python {d}/hooks/{hook}.py --gemini; '
-            f'else exec python3 {d}/hooks/{hook}.py --gemini --no-venv; fi')
+    return _venv_or_python3('"${GEMINI_PROJECT_DIR:-.}"/' + INSTALL_DIR, hook, " --gemini")
 
 
 def codex_command(hook: str) -> str:

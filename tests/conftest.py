@@ -28,3 +28,11 @@ from helpers import (  # noqa: E402,F401
 def repo(tmp_path: Path) -> Path:
     """A real git repository with one commit."""
     return make_repo(tmp_path / "project")
+
+
+@pytest.fixture
+def mem(tmp_path: Path) -> Path:
+    """An empty memory folder (.beads/memory) in a plain folder, for the store-level tests."""
+    d = tmp_path / ".beads" / "memory"
+    d.mkdir(parents=True)
+    return d

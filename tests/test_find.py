@@ -44,13 +44,6 @@ def random_files(memory_dir, rng: random.Random, count: int) -> None:
         write(memory_dir / name, lines)
 
 
-@pytest.fixture
-def mem(tmp_path):
-    d = tmp_path / ".beads" / "memory"
-    d.mkdir(parents=True)
-    return d
-
-
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(seed=st.integers(0, 10**6), term=st.sampled_from(["deploy", "ss", "strasse", "file", "istanbul", "#1",
                                                          "topic", "bd-3", "cache retry", "zzz", "e"]))

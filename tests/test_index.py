@@ -35,13 +35,6 @@ def expected(memory_dir, prompt: str, limit: int = 5):
     return [(s.entry["key"], round(s.score, 9)) for s in rank.rank(entries, prompt, limit)]
 
 
-@pytest.fixture
-def mem(tmp_path):
-    d = tmp_path / ".beads" / "memory"
-    d.mkdir(parents=True)
-    return d
-
-
 def test_a_query_right_after_a_capture_returns_the_new_entry(mem):
     store.append(str(mem), [make(i) for i in range(20)])
     assert ranked(mem, "cache schema")  # builds the index

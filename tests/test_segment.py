@@ -9,13 +9,6 @@ from test_index import expected, make, ranked, write_lines
 from memory import index, rank, segment, store
 
 
-@pytest.fixture
-def mem(tmp_path):
-    d = tmp_path / ".beads" / "memory"
-    d.mkdir(parents=True)
-    return d
-
-
 def test_every_term_is_found_through_the_on_disk_directory(mem):
     # enough distinct terms for many directory buckets: each lookup reads one bucket, never the whole directory
     write_lines(mem / store.ACTIVE, [make(i, f"unique{i} word{i % 97} shared") for i in range(400)])
