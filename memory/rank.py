@@ -45,6 +45,9 @@ class Params:
     # (bench/relevance.py --sweep) with 12 unrelated prompts, so chosen with a margin: 0 of 12 on dev.
     min_fraction = 0.2
     best_terms = 6  # the best possible score counts only the prompt's this-many strongest words (0: all)
+    # IDF from a knowledge base of a few entries says little (one entry: every word it holds is "in all of
+    # them" and weighs next to nothing, so nothing ever passed the gate): count at least this many entries.
+    min_idf_entries = 20
     min_terms = 1
     concept_fraction = 1.01
     follow = 0.0
@@ -147,7 +150,7 @@ def score_all(corpus: Corpus, query: Query, params: type[Params] = Params
               ) -> tuple[dict[int, float], dict[int, int], dict[int, float], float, float]:
     """(score per doc, query words matched per doc, concept score per doc, best possible word score,
     best possible concept score) for every live document matching anything."""
-    n = max(corpus.live_count(), 1)
+    n = max(corpus.live_count(), params.min_idf_entries)
     k1 = params.k1
     scores: dict[int, float] = {}
     matched: dict[int, int] = {}

@@ -149,6 +149,16 @@ def test_a_large_knowledge_base_scores_its_rarest_words_within_the_posting_budge
     assert len(rank.rank(entries, "zeppelin widget", 50, type("Roomy", (small,), {"large": 100}))) == 41
 
 
+def test_a_knowledge_base_of_one_entry_can_pass_the_gate():
+    """A new user's first insight: with IDF from one entry every word it holds weighed next to nothing, so
+    no prompt ever reached it. IDF now counts at least Params.min_idf_entries entries."""
+    only = kb(INSIGHTS[:1])
+    assert keys(rank.relevant(only, "why does pnpm break on the new laptop")) == [only[0]["key"]]
+    assert rank.relevant(only, "add a dark mode toggle to the settings page") == []
+    old = type("Old", (rank.Params,), {"min_idf_entries": 1})
+    assert rank.relevant(only, "why does pnpm break on the new laptop", params=old) == []
+
+
 def test_a_long_prompt_is_not_silenced_by_its_extra_words():
     """The gate compares with the best the prompt's strongest words could score: a tail of generic words
     ("then run the tests and open a PR") must not push a real match under it. Real knowledge: the
