@@ -369,25 +369,85 @@ def show_diff(changes: list[Change], out: TextIO = sys.stdout) -> None:
 
 
 def apply(target: str, changes: list[Change], backups: bool = True) -> None:
-    """Write every change. With `backups`, a rewritten config file's previous content is kept as
-    <file>.memory-hooks.bak; without (uninstall), backups of earlier installs are removed with the rest."""
-    for c in changes:
-        if not c.changed:
-            continue
-        full = os.path.realpath(os.path.join(c.root or target, c.rel))  # write through a symlinked dotfile
-        if c.before != c.after:
-            if c.config and backups and c.before is not None and c.after is not None:
-                fsio.atomic_write(full + BACKUP_SUFFIX, c.before)
-            elif c.config and not backups and os.path.lexists(full + BACKUP_SUFFIX):
-                os.unlink(full + BACKUP_SUFFIX)
-            if c.after is None:
-                if os.path.lexists(full):
-                    os.unlink(full)
+    """Write every change, or none: a failure halfway (a full disk, a file we may not replace) puts back
+    every file this run already wrote or removed, then raises. With `backups`, a rewritten config file's
+    previous content is kept as <file>.memory-hooks.bak; without (uninstall), backups of earlier installs
+    are removed with the rest."""
+    undo = _Undo()
+    try:
+        for c in changes:
+            if not c.changed:
                 continue
-            os.makedirs(os.path.dirname(full), exist_ok=True)
-            fsio.atomic_write(full, c.after)
-        if c.mode is not None:
-            os.chmod(full, c.mode)
+            full = os.path.realpath(os.path.join(c.root or target, c.rel))  # write through a symlinked dotfile
+            if c.before != c.after:
+                if c.config and backups and c.before is not None and c.after is not None:
+                    undo.write(full + BACKUP_SUFFIX, c.before)
+                elif c.config and not backups and os.path.lexists(full + BACKUP_SUFFIX):
+                    undo.remove(full + BACKUP_SUFFIX)
+                if c.after is None:
+                    if os.path.lexists(full):
+                        undo.remove(full)
+                    continue
+                undo.write(full, c.after)
+            if c.mode is not None:
+                undo.chmod(full, c.mode)
+    except BaseException:
+        undo.rollback()
+        raise
+
+
+class _Undo:
+    """The files an apply changed, as they were, so that a failure can put them back (newest first)."""
+
+    def __init__(self) -> None:
+        self.saved: list[tuple[str, bytes | None, int | None]] = []  # (path, bytes or None: absent, mode)
+        self.made: list[str] = []  # folders this apply created
+
+    def _save(self, path: str) -> None:
+        try:
+            mode = os.lstat(path).st_mode
+        except FileNotFoundError:
+            self.saved.append((path, None, None))
+            return
+        with open(path, "rb") as fh:
+            self.saved.append((path, fh.read(), mode & 0o7777))
+
+    def write(self, path: str, data: bytes) -> None:
+        self._save(path)
+        folder, missing = os.path.dirname(path), []
+        while folder and not os.path.isdir(folder):
+            missing.append(folder)
+            folder = os.path.dirname(folder)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        self.made += reversed(missing)
+        fsio.atomic_write(path, data)
+
+    def remove(self, path: str) -> None:
+        self._save(path)
+        os.unlink(path)
+
+    def chmod(self, path: str, mode: int) -> None:
+        self._save(path)
+        os.chmod(path, mode)
+
+    def rollback(self) -> None:
+        """Best effort: every saved file back as it was, then the folders this apply made, if empty."""
+        for path, data, mode in reversed(self.saved):
+            try:
+                if data is None:
+                    if os.path.lexists(path):
+                        os.unlink(path)
+                    continue
+                fsio.atomic_write(path, data)
+                if mode is not None:
+                    os.chmod(path, mode)
+            except OSError:
+                pass  # e.g. still no space: the error that stopped the install is the one reported
+        for folder in reversed(self.made):
+            try:
+                os.rmdir(folder)
+            except OSError:
+                pass
 
 
 def remove_empty_dirs(target: str) -> None:
