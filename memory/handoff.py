@@ -4,7 +4,8 @@ One line in `.beads/memory/handoffs.jsonl` (machine-local, gitignored, newest KE
 SessionEnd and supervisor SubagentStop: the task (first and latest prompt), beads touched, files changed
 (Edit/Write/MultiEdit inputs, then `git status`), the last failing command and its error, open todos, the
 insights captured, the last assistant message, branch, commit, times. Redacted like every write. No model
-call: the transcript (Claude Code's JSONL, an unstable format) is read tolerantly — unknown line types,
+call: the transcript (Claude Code's JSONL, an unstable format; Gemini's chat log and Codex's rollout log
+through memory.transcript_formats) is read tolerantly — unknown line types,
 torn or non-UTF-8 lines are skipped; only lines that can matter are parsed (a 10 MB transcript costs its
 user and assistant lines, not its tool outputs).
 """
@@ -79,8 +80,10 @@ class _Reader:
             if not isinstance(block, dict):
                 continue
             if block.get("type") == "tool_use" and isinstance(block.get("input"), dict):
-                self.tools[str(block.get("id"))] = (str(block.get("name")), block["input"])
-                self.order.append(str(block.get("id")))
+                tool_id = str(block.get("id"))
+                if tool_id not in self.tools:  # Gemini writes a turn again as its tool calls complete
+                    self.order.append(tool_id)
+                self.tools[tool_id] = (str(block.get("name")), block["input"])
             elif block.get("type") == "text" and str(block.get("text", "")).strip():
                 texts.append(str(block["text"]))
         if texts:
@@ -109,15 +112,23 @@ def read_transcript(path: str | None) -> _Reader:
         data = _read(path)
     except OSError:
         return reader
+    from memory.transcript_formats import claude_records
+
     for raw in data.split(b"\n"):
-        if b'"user"' not in raw and b'"assistant"' not in raw:
+        if b'"user"' not in raw and b'"assistant"' not in raw and b'"gemini"' not in raw \
+                and b'"response_item"' not in raw:
             continue
         try:
             record = json.loads(raw)
         except (ValueError, RecursionError):
             continue
-        if isinstance(record, dict):
+        if not isinstance(record, dict):
+            continue
+        if "message" in record:
             reader.feed(record)
+        else:  # Gemini's chat log, Codex's rollout log
+            for converted in claude_records(record):
+                reader.feed(converted)
     return reader
 
 

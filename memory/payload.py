@@ -73,11 +73,17 @@ def user_prompt(payload: dict[str, Any]) -> str | None:
     """What the user typed: `prompt`, without the context blocks Gemini CLI prepends to it
     (`<hook_context>…</hook_context>`: what the SessionStart hooks answered)."""
     prompt = text_field(payload, "prompt")
-    if prompt and "<hook_context>" in prompt:
-        import re
+    return without_hook_context(prompt) if prompt else prompt
 
-        prompt = re.sub(r"<hook_context>.*?</hook_context>\s*", "", prompt, flags=re.S)
-    return prompt
+
+def without_hook_context(text: str) -> str:
+    """`text` without the `<hook_context>…</hook_context>` blocks Gemini CLI puts before a prompt (in the
+    BeforeAgent payload and in its chat log alike)."""
+    if "<hook_context>" not in text:
+        return text
+    import re
+
+    return re.sub(r"<hook_context>.*?</hook_context>\s*", "", text, flags=re.S)
 
 
 def event_name(payload: dict[str, Any]) -> str:

@@ -69,5 +69,9 @@ def test_capture_surface_prompt_and_reply_with_the_real_codex_cli(tmp_path):
     assert requests[0].count("every alembic upgrade") == 1  # from the prompt hook, not the session-start digest
     warnings = [e["content"] for e in store.latest(knowledge(project)) if e["type"] == "warning"]
     assert warnings == ["refund migrations must not lock the payments table"]
-    assert [h["event"] for h in knowledge(project, "handoffs.jsonl")] == ["SessionEnd", "SessionEnd"]
+    handoffs = knowledge(project, "handoffs.jsonl")
+    assert [h["event"] for h in handoffs] == ["SessionEnd", "SessionEnd"]
+    # read from Codex's own rollout log (memory.transcript_formats)
+    assert handoffs[-1]["task"]["latest"] == "add an alembic migration for refunds"
+    assert handoffs[-1]["last_message"].startswith("Done.")
     assert not (project / ".beads" / "memory" / "errors.log").exists()
