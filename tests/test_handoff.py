@@ -236,3 +236,20 @@ def test_a_dispatched_supervisor_starts_with_its_beads_handoff(repo, tmp_path):
     call["input"]["prompt"] = "BEAD_ID: BD-99\n\nDo it."  # a bead without a handoff: nothing
     parent.write_text(json.dumps(record("assistant", role="assistant", content=[call])) + "\n")
     assert run_hook("subagent_start", payload, repo).stdout == b""
+
+
+@pytest.mark.parametrize("trigger, padding, written", [("auto", 0, False), ("auto", 300_000, True),
+                                                        ("manual", 0, True)])
+def test_gemini_precompress_far_from_a_compression_is_answered_at_once(repo, tmp_path, trigger, padding, written):
+    """Gemini 0.61 fires PreCompress before every model call; below its compression threshold (half the
+    model's window) no compression follows, so no handoff is written (and no git, no log read)."""
+    log = tmp_path / "session.jsonl"
+    log.write_bytes((FIXTURES / "gemini" / "0.61.0" / "chat-1.jsonl").read_bytes())
+    if padding:
+        with open(log, "a") as fh:
+            fh.write(json.dumps({"type": "user", "content": [{"text": "x" * padding}]}) + "\n")
+    payload = fixture_payload("gemini/0.61.0/SessionStart-1.json")
+    payload.update(hook_event_name="PreCompress", trigger=trigger, cwd=str(repo), transcript_path=str(log))
+    payload.pop("source", None)
+    assert run_hook("handoff", payload, repo, args=["--gemini"]).returncode == 0
+    assert [h["event"] for h in saved(repo)] == (["PreCompact"] if written else [])
