@@ -1,7 +1,7 @@
 """A keyword search (`recall.sh KEYWORD --all`) through the derived index instead of a scan of the files.
 
 The index holds every entry's folded search text (memory.textmatch.haystack) one after another, so a
-keyword is one C-speed `find` over the mapped file per match, and only the matching entries' lines are
+keyword is one C-speed `find` over the index's search text per match, and only the matching entries' lines are
 read and parsed (by offset, checked by CRC). Latest per key, forgets and pins come out exactly as
 memory.view gives them: liveness is the index's, pins are applied from the control lines it records.
 Whenever the index cannot answer cheaply and exactly (an archive to index from scratch, a file changed
@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import stat
-import sys
 from bisect import bisect_right
 
 from memory import TYPE_CHECKING, index
@@ -41,7 +40,11 @@ def find(memory_dir: str, terms: Sequence[str]) -> tuple[list[dict], int] | None
     keys: set[str] = set()
     for file_no, (seg, live, first) in enumerate(((archive, archive_live, 0), (active, active.stats.live,
                                                                               archive.stats.n))):
-        for doc in sorted(_holding_all(seg, needles)):
+        try:
+            holding = sorted(_holding_all(seg, needles))
+        except ValueError:  # the index was cut short under us: scan instead
+            return None
+        for doc in holding:
             if not live[doc]:
                 continue
             line = reader.entry(first + doc)
@@ -66,24 +69,22 @@ def _regular_or_absent(path: str) -> bool:
 
 
 def _holding_all(seg: index.Segment, needles: list[bytes]) -> set[int]:
+    text, starts = seg.search_text()
     found: set[int] | None = None
     for needle in needles:
-        docs = _holding(seg, needle)
+        docs = _holding(text, starts, needle)
         found = docs if found is None else found & docs
         if not found:
             return set()
+    if found and len(found) > 64:
+        seg.load_line_columns()  # many lines to read: their offsets in one read rather than one read each
     return found or set()
 
 
-def _holding(seg: index.Segment, needle: bytes) -> set[int]:
-    """The docs of `seg` whose search text holds `needle` (text never spans two docs: each ends in a newline,
-    which a term never holds)."""
-    buffer: Any
-    buffer, base = seg.text_region or (seg.text, 0)
-    if sys.version_info < (3, 10) or not hasattr(buffer, "find"):
-        buffer, base = bytes(buffer[base:base + len(seg.text)]), 0  # mmap.find is half bytes.find's speed on 3.9
-    text = _Window(buffer, base, base + len(seg.text))
-    starts, count = seg.text_at, len(seg.text_at)
+def _holding(text: bytes, starts: Any, needle: bytes) -> set[int]:
+    """The docs whose search text holds `needle` (text never spans two docs: each ends in a newline, which a
+    term never holds)."""
+    count = len(starts)
     docs = set()
     at = text.find(needle)
     while at >= 0:
@@ -91,14 +92,3 @@ def _holding(seg: index.Segment, needle: bytes) -> set[int]:
         docs.add(doc)
         at = text.find(needle, starts[doc + 1]) if doc + 1 < count else -1
     return docs
-
-
-class _Window:
-    """find() within [start, end) of a buffer, positions relative to start."""
-
-    def __init__(self, buffer: Any, start: int, end: int) -> None:
-        self.buffer, self.start, self.end = buffer, start, end
-
-    def find(self, needle: bytes, at: int = 0) -> int:
-        found = self.buffer.find(needle, self.start + at, self.end)
-        return found - self.start if found >= 0 else -1

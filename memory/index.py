@@ -100,7 +100,6 @@ def update(old: Segment | None, data: bytes, src: tuple[int, int, int, int] | No
         elif line.strip():
             seg.malformed += 1
         pos = nl + 1
-    seg.text_region = None  # grown: memory.find searches a copy
     seg.src, seg.end, seg.crc = src, max(seg.end, end), _tail_crc(data, max(seg.end, end))
     seg.stats.live = corpus_mod.latest_flags(seg.stats.keys, seg.stats.ts)
     _apply_forgets(seg)
@@ -293,8 +292,11 @@ class _EntryReader:
         fd = self.fds[name]
         if fd is None:
             return None
-        line = os.pread(fd, seg.lengths[local], seg.offsets[local])
-        if zlib.crc32(line) != seg.line_crcs[local]:
+        try:
+            line = os.pread(fd, seg.lengths[local], seg.offsets[local])
+            if zlib.crc32(line) != seg.line_crcs[local]:
+                return None
+        except ValueError:  # the index was cut short under us
             return None
         try:
             obj = jsonio.json.loads(line)

@@ -2,8 +2,8 @@
 
     MAGIC, then the byte lengths (HEAD) of five parts:
     meta       marshal: identity of the source, counts, forgets, control lines, where each column is
-    columns    per-document arrays, 8-aligned, mapped by a query (field lengths, ts, liveness, line offsets,
-               lengths and CRCs, the folded search text and where each document's starts)
+    columns    per-document arrays, 8-aligned: field lengths, ts, liveness, line offsets, lengths and CRCs,
+               the folded search text and where each document's starts; a query reads the ones it needs
     directory  the term directory in hashed buckets: a query reads one small bucket per word
     postings   per term or concept, its rows (array 'I'), read on first use
     keys       marshal: each document's key (only an update, which must link versions, reads them)
@@ -46,11 +46,24 @@ class Segment:
         self.dead: list[int] = []  # active segment only: archive docs its entries (or forgets) supersede
         self.against: list | None = None  # active segment only: the archive segment's src and size
         # keyword search (memory.find): each doc's folded search text, one after another, and where each starts
-        self.text: Any = array("B")  # an array, or a view of the mapped index
+        self.text: Any = array("B")  # an array, or a _Lazy column of the index file (read when searched)
         self.text_at: Any = array("Q")
-        self.text_region: tuple[Any, int] | None = None  # (a buffer with .find, where the text starts in it)
         self.controls: list[tuple[str, str, float, int]] = []  # (type, key, ts, line offset) of control lines
         self.malformed = 0  # lines neither an entry nor a control line
+
+    def search_text(self) -> tuple[bytes, array]:
+        """Every document's folded search text, one after another, and where each starts (memory.find)."""
+        starts = self.text_at
+        if isinstance(starts, _Lazy):
+            starts = array_of(starts.code, starts.read())
+        return (self.text.read() if isinstance(self.text, _Lazy) else self.text.tobytes()), starts
+
+    def load_line_columns(self) -> None:
+        """Offsets, lengths and CRCs of every line in memory (before reading many lines)."""
+        for name in ("offsets", "lengths", "line_crcs"):
+            column = getattr(self, name)
+            if isinstance(column, _Lazy):
+                setattr(self, name, array_of(column.code, column.read()))
 
     def to_bytes(self, fp: int) -> bytes:
         s = self.stats
@@ -244,13 +257,14 @@ def read_segment(path: str, fp: int, with_keys: bool = False) -> Segment | None:
         s.len_sums = meta["lsum"]
         s.ts, s.live = column("ts"), bytearray(column("live"))
         seg.src, seg.end, seg.crc = tuple(meta["src"]) if meta["src"] else None, meta["end"], meta["crc"]
-        seg.offsets, seg.lengths, seg.line_crcs = column("off"), column("len"), column("lcrc")
+        # a prompt reads a few lines: their offsets, lengths and CRCs are read one by one
+        seg.offsets, seg.lengths, seg.line_crcs = column("off", lazy=True), column("len", lazy=True), \
+            column("lcrc", lazy=True)
         seg.dead, seg.against = list(meta["dead"]), meta["against"]
         seg.forgets = [tuple(f) for f in meta["forgets"]]
         seg.controls = [tuple(c) for c in meta["controls"]]
         seg.malformed = meta["malformed"]
-        seg.text, seg.text_at = column("text"), column("tat")
-        seg.text_region = column.region("text")  # type: ignore[attr-defined]
+        seg.text, seg.text_at = column("text", lazy=True), column("tat", lazy=True)
         lazy = LazyPostings(fh, at[2], at[3], at[4], path)
         seg.postings = lazy
         if with_keys:  # an update follows: it needs every posting in memory, and the keys
@@ -268,28 +282,49 @@ def read_segment(path: str, fp: int, with_keys: bool = False) -> Segment | None:
 
 
 def _column_reader(fh: BinaryIO, start: int, size: int, places: dict[str, tuple[int, int, str]],
-                   copy: bool) -> Callable[[str], Any]:
-    """name -> that column: a read-only view of the mapped file (a query), or an array (an update appends)."""
-    import mmap
-
+                   copy: bool) -> Callable[..., Any]:
+    """name -> that column as an array; with `lazy` (and no `copy`) a _Lazy one, read when used. Reads, not a
+    memory map: a map of a file someone truncates kills the process (SIGBUS) instead of failing open."""
     raw = memoryview(b"")
     if copy:
         fh.seek(start)
         raw = memoryview(fh.read(size))
 
-    def column(name: str) -> Any:
+    def column(name: str, lazy: bool = False) -> Any:
         at, count, code = places[name]
-        data = raw[at:at + count * array(code).itemsize]
+        itemsize = array(code).itemsize
         if copy:
-            return array_of(code, data)
-        return data.cast(code) if count else array(code)  # type: ignore[call-overload]
+            return array_of(code, raw[at:at + count * itemsize])
+        if lazy:
+            return _Lazy(fh, start + at, count, code)
+        data = os.pread(fh.fileno(), count * itemsize, start + at)
+        if len(data) != count * itemsize:
+            raise ValueError("cut short")
+        return array_of(code, data)
 
-    def region(name: str) -> tuple[Any, int] | None:
-        """(the mapped file, where column `name` starts in it); None for a copy (see text_region)."""
-        return None if copy or not size else (mapped, start + places[name][0])
-
-    mapped = None if copy or not size else mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
-    if mapped is not None:
-        raw = memoryview(mapped)[start:start + size]
-    column.region = region  # type: ignore[attr-defined]
     return column
+
+
+class _Lazy:
+    """A column left in the index file: one item read per index, or all of it by read()."""
+
+    def __init__(self, fh: BinaryIO, at: int, count: int, code: str) -> None:
+        self.fh, self.at, self.count, self.code = fh, at, count, code
+        self.size = array(code).itemsize
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __getitem__(self, i: int) -> Any:
+        if not 0 <= i < self.count:
+            raise IndexError(i)
+        data = os.pread(self.fh.fileno(), self.size, self.at + i * self.size)
+        if len(data) != self.size:
+            raise ValueError("cut short")
+        return array_of(self.code, data)[0]
+
+    def read(self) -> bytes:
+        data = os.pread(self.fh.fileno(), self.count * self.size, self.at)
+        if len(data) != self.count * self.size:
+            raise ValueError("cut short")
+        return data

@@ -97,3 +97,21 @@ def test_a_line_changed_under_the_index_is_not_trusted(mem):
     if ino != active.src[0]:
         pytest.skip("the filesystem gave the rewritten file another inode")
     assert find.find(str(mem), ["deploy"]) is None
+
+
+def test_an_index_cut_short_under_the_search_is_scanned_around(mem, monkeypatch):
+    random_files(mem, random.Random(5), 30)
+    index.load(str(mem))
+    real = index.segments
+
+    def cut_after_load(*args, **kwargs):
+        got = real(*args, **kwargs)
+        for name in (store.ACTIVE, store.ARCHIVE):
+            with open(mem / index.INDEX[name], "r+b") as fh:
+                fh.truncate(100)  # in place, after the segments were opened
+        return got
+
+    monkeypatch.setattr(index, "segments", cut_after_load)
+    assert find.find(str(mem), ["deploy"]) is None
+    chosen, _ = recall.search(str(mem), ["deploy"], None, None, include_archive=True)
+    assert chosen == scan(mem, ["deploy"])

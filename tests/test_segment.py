@@ -50,3 +50,19 @@ def test_damage_found_at_a_lookup_is_no_error_and_the_next_load_rebuilds(mem, mo
     assert not path.exists()  # so the next load rebuilds it
     assert ranked(mem, "cache schema") == expected(mem, "cache schema")
     assert segment.read_segment(str(path), index.fingerprint()) is not None
+
+
+def test_an_index_truncated_in_place_under_a_reader_is_no_crash(mem):
+    """The columns are read, never memory-mapped: a mapped file cut short kills its reader with SIGBUS,
+    where a read just comes back short (and the hook fails open)."""
+    write_lines(mem / store.ACTIVE, [make(i) for i in range(300)])
+    index.load(str(mem))
+    path = mem / index.INDEX[store.ACTIVE]
+    seg = segment.read_segment(str(path), index.fingerprint())
+    assert seg is not None
+    with open(path, "r+b") as fh:
+        fh.truncate(segment.HEAD_SIZE + 16)  # in place: the same inode, most of it gone
+    with pytest.raises(ValueError):
+        seg.search_text()  # memory.find then answers None: recall.sh scans the files instead
+    with pytest.raises(ValueError):
+        seg.offsets[299]  # memory.index's entry reader then answers None: that entry is not shown
