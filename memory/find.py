@@ -24,6 +24,7 @@ def find(memory_dir: str, terms: Sequence[str]) -> tuple[list[dict], int] | None
     """(The live entries of both files holding every term, newest first, pins applied; malformed lines
     in the files), or None when the index cannot tell."""
     from memory import view
+    from memory.textmatch import matches
 
     if not all(_regular_or_absent(os.path.join(memory_dir, name)) for name in (index.ACTIVE, index.ARCHIVE)):
         return None  # the scan says which file is wrong and why
@@ -50,6 +51,8 @@ def find(memory_dir: str, terms: Sequence[str]) -> tuple[list[dict], int] | None
             line = reader.entry(first + doc)
             if line is None:
                 return None  # the file changed under the index: scan instead
+            if not matches(line, terms):
+                continue  # only a damaged index names such a line: its text is checked, as the scan checks it
             lines.append((file_no, seg.offsets[doc], line))
             keys.add(line["key"])
     for file_no, seg in enumerate((archive, active)):
@@ -89,6 +92,9 @@ def _holding(text: bytes, starts: Any, needle: bytes) -> set[int]:
     at = text.find(needle)
     while at >= 0:
         doc = bisect_right(starts, at) - 1
+        following = starts[doc + 1] if doc + 1 < count else len(text)
+        if doc < 0 or following <= at:
+            raise ValueError("damaged search text index")  # never loop or name a doc that is not there
         docs.add(doc)
-        at = text.find(needle, starts[doc + 1]) if doc + 1 < count else -1
+        at = text.find(needle, following)
     return docs

@@ -88,8 +88,8 @@ class Segment:
 
 
 def _columns(named: list[tuple[str, array]]) -> tuple[bytes, dict[str, tuple[int, int, str]]]:
-    """The per-document arrays as raw bytes, each 8-aligned, and where each is: {name: (at, count, code)}.
-    A reader maps them instead of copying: a query touches a few of 100,000 documents."""
+    """The per-document arrays as raw bytes, each 8-aligned, and where each is: {name: (at, count, code)}, so a
+    reader takes only the columns it needs (a query touches a few of 100,000 documents)."""
     out: list[bytes] = []
     places: dict[str, tuple[int, int, str]] = {}
     at = 0
@@ -119,9 +119,9 @@ def bucket_of(key: str) -> int:
 
 
 def _directory(buckets: list[dict[str, tuple[int, int]]]) -> bytes:
-    """The term directory as stored (machine-local, so native byte order): the bucket count and a table of
-    its + 1 offsets (array 'Q'), then each bucket's
-    marshalled {term: (posting offset, length)}. A query reads the table slots and buckets it needs."""
+    """The term directory as stored (machine-local, so native byte order): the bucket count, a table of
+    bucket count + 1 offsets (array 'Q'), then each bucket's marshalled {term: (posting offset, length)}.
+    A query reads the table slots and buckets it needs."""
     blocks = [marshal.dumps(bucket) for bucket in buckets]
     table = array("Q", [0])
     for block in blocks:

@@ -115,3 +115,41 @@ def test_an_index_cut_short_under_the_search_is_scanned_around(mem, monkeypatch)
     assert find.find(str(mem), ["deploy"]) is None
     chosen, _ = recall.search(str(mem), ["deploy"], None, None, include_archive=True)
     assert chosen == scan(mem, ["deploy"])
+
+
+@pytest.mark.parametrize("starts", [[5, 0, 9], [0, 0, 0], [3, 4, 5], [0, 2**40, 1]])
+def test_damaged_document_starts_never_loop(starts):
+    from array import array
+
+    try:
+        docs = find._holding(b"deploy a\ndeploy b\ndeploy c\n", array("Q", starts), b"deploy")
+    except ValueError:
+        return
+    assert docs <= {0, 1, 2}
+    assert find._holding(b"deploy a\nkeep b\ndeploy c\n", array("Q", [0, 9, 16]), b"deploy") == {0, 2}
+
+
+def test_a_damaged_search_text_in_the_index_still_gives_the_exact_answer(mem):
+    """The index's search text altered in place (same size) so that it names "deploy" where the entries say
+    "token": each line read is checked against the terms, so the answer stays the scan's."""
+    import marshal
+    import struct
+
+    from memory import segment
+
+    random_files(mem, random.Random(11), 40)
+    index.load(str(mem))
+    altered = 0
+    for name in (store.ACTIVE, store.ARCHIVE):
+        path = mem / index.INDEX[name]
+        data = bytearray(path.read_bytes())
+        meta_len = struct.unpack_from(segment.HEAD, data, 8)[0]
+        at, count, _ = marshal.loads(bytes(data[segment.HEAD_SIZE:segment.HEAD_SIZE + meta_len]))["cols"]["text"]
+        start = segment.HEAD_SIZE + meta_len + at
+        text = bytes(data[start:start + count])
+        altered += text.count(b"token ")
+        data[start:start + count] = text.replace(b"token ", b"deploy")
+        path.write_bytes(bytes(data))
+    assert altered
+    found = find.find(str(mem), ["deploy"])
+    assert found is not None and found[0] == scan(mem, ["deploy"])
