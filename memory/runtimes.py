@@ -48,12 +48,13 @@ GEMINI_EVENTS = [
     ("handoff", "SessionEnd", None, {"timeout": 10000}),
 ]
 # Codex CLI (verified with codex-cli 0.169): Claude's shape and payloads (tool_name "Bash"), timeouts in seconds
-# (SessionEnd clamped to 3 s); hooks run in the session's cwd with no project variable. Its subagent events
-# are not registered: the completion gate is untested there.
+# (SessionEnd clamped to 3 s); hooks run in the session's cwd with no project variable. SubagentStop carries
+# agent_type "default" / "worker" / "explorer", so the gate applies to a subagent whose report names a bead.
 CODEX_EVENTS = [
     ("session_start", "SessionStart", None, {"timeout": 10}),
     ("prompt_recall", "UserPromptSubmit", None, {"timeout": 10}),
     ("memory_capture", "PostToolUse", "Bash", {"timeout": 10}),
+    ("validate_completion", "SubagentStop", None, {"timeout": 30}),
     ("capture_reply", "Stop", None, {"timeout": 10}),
     ("handoff", "PreCompact", None, {"timeout": 30}),
     ("handoff", "SessionEnd", None, {"timeout": 3}),

@@ -47,3 +47,16 @@ def test_stop_and_session_end_are_side_effects_only(repo, name):
         assert [e["type"] for e in knowledge(repo)] == ["pattern"]
     else:
         assert knowledge(repo, "handoffs.jsonl")[0]["event"] == "SessionEnd"
+
+
+def test_subagent_stop_lets_a_plain_subagent_go_and_blocks_an_unproven_bead_report(repo):
+    """The recorded payload (agent_type "default"): without a bead report the gate does not apply; with one
+    whose branch was never pushed, the answer is the block Codex hands back to the subagent."""
+    plain = run_hook("validate_completion", payload("SubagentStop-1", repo, agent_transcript_path=""), repo,
+                     args=["--codex"])
+    assert plain.returncode == 0 and plain.stdout == b""
+    report = "Work done.\n\nBEAD BD-12 COMPLETE\nBranch: bd-BD-12"
+    blocked = run_hook("validate_completion", payload("SubagentStop-1", repo, agent_transcript_path="",
+                                                       last_assistant_message=report), repo, args=["--codex"])
+    answer = json.loads(blocked.stdout)
+    assert answer["decision"] == "block" and "Completion check for BEAD BD-12 failed" in answer["reason"]

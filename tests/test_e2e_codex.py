@@ -75,3 +75,28 @@ def test_capture_surface_prompt_and_reply_with_the_real_codex_cli(tmp_path):
     assert handoffs[-1]["task"]["latest"] == "add an alembic migration for refunds"
     assert handoffs[-1]["last_message"].startswith("Done.")
     assert not (project / ".beads" / "memory" / "errors.log").exists()
+
+
+def test_completion_gate_with_a_real_codex_subagent(tmp_path):
+    """The parent spawns a subagent (Codex's multi_agent_v1 spawn_agent, then wait_agent) for BD-12; the
+    subagent reports BD-12 complete on a branch that was never pushed. Our SubagentStop hook (registered by
+    install.sh in .codex/hooks.json) sends it back: Codex hands the reason to the subagent as its next input,
+    twice, then the gate lets it finish with a warning."""
+    project = installed_project(tmp_path / "app")
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run(git + ["worktree", "add", "-q", ".worktrees/bd-BD-12", "-b", "bd-BD-12"], cwd=project, check=True)
+    (project / ".fake-bd").mkdir()
+    (project / ".fake-bd" / "issues.json").write_text(json.dumps({"BD-12": {"status": "inreview"}}))
+    report = "Work done.\n\nBEAD BD-12 COMPLETE\nWorktree: .worktrees/bd-BD-12\nBranch: bd-BD-12"
+    spawn = {"type": "function_call", "name": "spawn_agent", "namespace": "multi_agent_v1", "call_id": "c1",
+             "arguments": json.dumps({"message": "BEAD_ID: BD-12\n\nImplement the feature in .worktrees/bd-BD-12."})}
+    wait = {"type": "function_call", "name": "wait_agent", "namespace": "multi_agent_v1", "call_id": "c2",
+            "arguments": json.dumps({"targets": ["{agent_id}"], "timeout_ms": 120000})}
+    requests = run(tmp_path, project, "gate", "E2E-GATE: dispatch the supervisor.", {"agents": [
+        {"match": "BEAD_ID: BD-12", "items": [say(report)] * 4},
+        {"match": "E2E-GATE", "items": [spawn, wait, say("Supervisor finished.")]}]})
+    sub = [r for r in requests if "BEAD_ID: BD-12" in r and "E2E-GATE" not in r]
+    assert len(sub) == 3 and all("Completion check for BEAD BD-12 failed" in r for r in sub[1:])
+    assert "- pushed: branch bd-BD-12 has no upstream" in sub[1]
+    state = json.loads((project / ".beads" / "memory" / "completion-state.json").read_text())
+    assert [v["blocks"] for v in state.values()] == [3]  # blocked twice, then let through with a warning

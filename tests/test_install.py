@@ -776,13 +776,14 @@ def test_codex_hooks_merged_idempotent_restored_and_optional(repo):
     text = json.dumps(theirs, indent=2) + "\n"
     (repo / ".codex" / "hooks.json").write_text(text)
     out = install(repo, "--no-venv", "--no-self-check").stdout
-    assert "Codex CLI    .codex/hooks.json: SessionStart, UserPromptSubmit, PostToolUse, Stop, PreCompact" in out
+    assert "Codex CLI    .codex/hooks.json: SessionStart, UserPromptSubmit, PostToolUse, SubagentStop, Stop, " \
+           "PreCompact" in out
     merged = json.loads((repo / ".codex" / "hooks.json").read_text())
     assert merged["hooks"]["PreToolUse"] == theirs["hooks"]["PreToolUse"]
     assert merged["hooks"]["PostToolUse"][0]["matcher"] == "Bash"
     assert merged["hooks"]["SessionEnd"][0]["hooks"][0]["timeout"] == 3  # Codex clamps SessionEnd hooks to 3 s
-    assert set(merged["hooks"]) <= {"PreToolUse", "SessionStart", "UserPromptSubmit", "PostToolUse", "Stop",
-                                    "PreCompact", "SessionEnd"}  # only events codex-cli 0.169 accepts
+    assert set(merged["hooks"]) <= {"PreToolUse", "SessionStart", "UserPromptSubmit", "PostToolUse", "SubagentStop",
+                                    "Stop", "PreCompact", "SessionEnd"}  # only events codex-cli 0.169 accepts
     first = (repo / ".codex" / "hooks.json").read_bytes()
     install(repo, "--no-venv", "--no-self-check")
     assert (repo / ".codex" / "hooks.json").read_bytes() == first
