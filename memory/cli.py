@@ -9,11 +9,16 @@ if TYPE_CHECKING:
     from typing import Callable
 
 
+def prepare_stdout() -> None:
+    """An emoji on a Latin-1 terminal is a `?`, not a traceback."""
+    if hasattr(sys.stdout, "reconfigure"):
+        sys.stdout.reconfigure(errors="replace")
+
+
 def run_cli(entry_point: Callable[[], int]) -> None:
     """Exit with `entry_point()`'s status; a closed pipe (`recall.sh … | head`) is not an error, and an
     emoji on a Latin-1 terminal is a `?`, not a traceback."""
-    if hasattr(sys.stdout, "reconfigure"):
-        sys.stdout.reconfigure(errors="replace")
+    prepare_stdout()
     try:
         raise SystemExit(entry_point())
     except BrokenPipeError:

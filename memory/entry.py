@@ -5,22 +5,26 @@ import re
 import time
 
 from memory import TYPE_CHECKING, redact
+from memory.shape import (  # noqa: F401 - entry's API too
+    CONTROL_TYPES,
+    FORGET,
+    PIN,
+    REQUIRED_FIELDS,
+    TYPE_TAGS,
+    TYPES,
+    UNPIN,
+    is_control,
+    is_line,
+    is_valid,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
 MAX_CONTENT_CHARS = 2048
 KEY_PREFIX_CHARS = 60
-# Entry types (the marker's lowercase word) and the tag each renders with.
-TYPE_TAGS = {"learned": "LEARN", "decision": "DECIDE", "warning": "WARN", "pattern": "PATTERN"}
-TYPES = tuple(TYPE_TAGS)
-# Control lines: no `content`, so readers that show `.content` (the original bash recall.sh) skip them,
-# and readers that filter by `type` can. They apply to a key; latest wins, as for entries.
-FORGET, PIN, UNPIN = "forget", "pin", "unpin"
-CONTROL_TYPES = (FORGET, PIN, UNPIN)
 # An explicit key (`LEARNED[pnpm-tests]: …`): the part after the type prefix.
 KEY_NAME = r"[a-z0-9][a-z0-9-]{0,59}"
-REQUIRED_FIELDS = ("key", "type", "content", "source", "tags", "ts", "bead")
 SUPERVISOR = "supervisor"
 ORCHESTRATOR = "orchestrator"
 
@@ -158,20 +162,3 @@ def build_control(kind: str, key: str, bead: str, ts: int | None = None, **prove
     line = {"key": key, "type": kind, "ts": int(time.time()) if ts is None else int(ts), "bead": bead}
     line.update({k: v for k, v in provenance.items() if v not in (None, "")})
     return line
-
-
-def is_valid(obj: object) -> bool:
-    """True for a dict carrying the fields every reader relies on."""
-    return (isinstance(obj, dict) and isinstance(obj.get("key"), str) and isinstance(obj.get("content"), str)
-            and isinstance(obj.get("ts", 0), (int, float)))
-
-
-def is_control(obj: object) -> bool:
-    """True for a control line: a forget / pin / unpin of a key, without content."""
-    return (isinstance(obj, dict) and obj.get("type") in CONTROL_TYPES and isinstance(obj.get("key"), str)
-            and "content" not in obj and isinstance(obj.get("ts", 0), (int, float)))
-
-
-def is_line(obj: object) -> bool:
-    """True for anything the knowledge files hold on purpose: an entry or a control line."""
-    return is_valid(obj) or is_control(obj)

@@ -1,92 +1,210 @@
 """A keyword search (`recall.sh KEYWORD --all`) through the derived index instead of a scan of the files.
 
-The index holds every entry's folded search text (memory.textmatch.haystack) one after another, so a
-keyword is one C-speed `find` over the index's search text per match, and only the matching entries' lines are
-read and parsed (by offset, checked by CRC). Latest per key, forgets and pins come out exactly as
-memory.view gives them: liveness is the index's, pins are applied from the control lines it records.
-Whenever the index cannot answer cheaply and exactly (an archive to index from scratch, a file changed
-under us), `find` returns None and the caller scans the files instead.
+Each index segment lists every word of its documents' folded search text (memory.textmatch.words) with
+the documents holding it, so a keyword made of word characters is one C-speed `find` over the sorted
+words, a few small reads of postings, and then only the matching entries' lines are read and parsed (by
+offset, checked by CRC). A keyword with other characters goes by its longest word-character run; one with
+none, or inside more than MANY_WORDS words, is looked for in the index's search text instead. Every line
+read is checked against the terms, so the index only ever narrows what is read. Latest per key, forgets
+and pins come out exactly as memory.view gives them: liveness is the index's, pins are applied from the
+control lines it records. Whenever the index cannot answer cheaply and exactly (an archive to index from
+scratch, a file changed under us, damage), `find` returns None and the caller scans the files instead.
+
+The segment files are read through memory.segfile, which imports nothing heavier than marshal: this
+module is recall.sh's quick path too (memory.recall_quick), where the index is used only when current.
 """
 from __future__ import annotations
 
 import os
 import stat
-from bisect import bisect_right
+import zlib
 
-from memory import TYPE_CHECKING, index
+from memory import TYPE_CHECKING, fsio, jsonline, layout, segfile, shape, textmatch
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
-    from typing import Any
+    from collections.abc import Iterator, Sequence
+
+ACTIVE, ARCHIVE = layout.KNOWLEDGE, layout.ARCHIVE
+INDEX = {ACTIVE: layout.INDEX, ARCHIVE: layout.ARCHIVE_INDEX}
+MANY_WORDS = 512  # a term inside more words than this ("e") is looked for in the search text instead
+READ_COLUMNS = 64  # more lines to read than this: their offsets, lengths and CRCs in one read each
 
 
-def find(memory_dir: str, terms: Sequence[str]) -> tuple[list[dict], int] | None:
+def find(memory_dir: str, terms: Sequence[str], refresh: bool = True) -> tuple[list[dict], int] | None:
     """(The live entries of both files holding every term, newest first, pins applied; malformed lines
-    in the files), or None when the index cannot tell."""
-    from memory import view
-    from memory.textmatch import matches
-
-    if not all(_regular_or_absent(os.path.join(memory_dir, name)) for name in (index.ACTIVE, index.ARCHIVE)):
+    in the files), or None when the index cannot tell. With `refresh`, an index that is not current is
+    brought up to date first (memory.index); without, such an index is a None."""
+    if not all(_regular_or_absent(os.path.join(memory_dir, name)) for name in (ACTIVE, ARCHIVE)):
         return None  # the scan says which file is wrong and why
-    archive, active, partial = index.segments(memory_dir, inline_limit=index.INLINE_BUILD_BYTES)
-    if partial:
-        index.build_in_background(memory_dir)
+    pair = current(memory_dir)
+    if pair is None and refresh:
+        from memory import index
+
+        partial = index.segments(memory_dir, inline_limit=index.INLINE_BUILD_BYTES)[2]
+        if partial:
+            index.build_in_background(memory_dir)
+            return None
+        pair = current(memory_dir)  # None when it could not be written (read-only) or changed again
+    if pair is None:
         return None
-    archive_live = bytearray(archive.stats.live)
-    for doc in active.dead:
-        archive_live[doc] = 0
-    reader = index._EntryReader(memory_dir, archive, active)
-    needles = [term.encode("utf-8", "surrogatepass") for term in terms]
+    try:
+        return _search(memory_dir, pair[0], pair[1], terms)
+    except OSError:  # a knowledge file that cannot be read: the scan says which and why
+        return None
+    except Exception:  # damage seen only now (a column cut short or out of bounds): the scan answers, and
+        for seg in pair:  # the damaged file goes, so the next search rebuilds it
+            if seg is not None:
+                seg.discard()
+        return None
+
+
+def current(memory_dir: str) -> tuple[segfile.IndexFile | None, segfile.IndexFile] | None:
+    """(archive segment or None when there is no archive, active segment), opened, when both are those
+    of the files as they are now and of each other (memory.index.segments' test); else None."""
+    src = {name: fsio.identity(os.path.join(memory_dir, name)) for name in (ACTIVE, ARCHIVE)}
+    active = segfile.open_index(os.path.join(memory_dir, INDEX[ACTIVE]), segfile.FINGERPRINT)
+    if active is None or _src(active) != src[ACTIVE]:
+        return None
+    archive, against = None, [None, 0]  # type: tuple[segfile.IndexFile | None, list]
+    if src[ARCHIVE] is not None:
+        archive = segfile.open_index(os.path.join(memory_dir, INDEX[ARCHIVE]), segfile.FINGERPRINT)
+        if archive is None or _src(archive) != src[ARCHIVE]:
+            return None
+        against = [src[ARCHIVE], archive.meta["n"]]
+    recorded = active.meta.get("against")
+    if not isinstance(recorded, list) or len(recorded) != 2 or \
+            [tuple(recorded[0]) if recorded[0] else None, recorded[1]] != against:
+        return None
+    return archive, active
+
+
+def _search(memory_dir: str, archive: segfile.IndexFile | None, active: segfile.IndexFile,
+            terms: Sequence[str]) -> tuple[list[dict], int] | None:
+    parts: list[tuple[int, str, segfile.IndexFile, Sequence[int]]] = []
+    if archive is not None:
+        archive_live = bytearray(archive.raw("live"))
+        for doc in active.meta["dead"]:
+            archive_live[doc] = 0
+        parts.append((0, ARCHIVE, archive, archive_live))
+    parts.append((1, ACTIVE, active, active.raw("live")))
     lines: list[tuple[int, int, dict]] = []  # (file, offset, line): the files' order, which latest-wins needs
     keys: set[str] = set()
-    for file_no, (seg, live, first) in enumerate(((archive, archive_live, 0), (active, active.stats.live,
-                                                                              archive.stats.n))):
+    for file_no, name, seg, live in parts:
+        docs: set[int] | None = None
+        for term in terms:
+            held = _holding_term(seg, term)
+            docs = held if docs is None else docs & held
+            if not docs:
+                break
+        chosen = sorted(doc for doc in docs or () if live[doc])
+        if not chosen:
+            continue
+        fd = fsio.open_regular(os.path.join(memory_dir, name), os.O_RDONLY)
         try:
-            holding = sorted(_holding_all(seg, needles))
-        except ValueError:  # the index was cut short under us: scan instead
-            return None
-        for doc in holding:
-            if not live[doc]:
-                continue
-            line = reader.entry(first + doc)
-            if line is None:
-                return None  # the file changed under the index: scan instead
-            if not matches(line, terms):
-                continue  # only a damaged index names such a line: its text is checked, as the scan checks it
-            lines.append((file_no, seg.offsets[doc], line))
-            keys.add(line["key"])
-    for file_no, seg in enumerate((archive, active)):
+            for offset, line in _lines(fd, seg, chosen):
+                if line is None:
+                    return None  # the file changed under the index: scan instead
+                if textmatch.matches(line, terms):  # a damaged index may name others: the text decides
+                    lines.append((file_no, offset, line))
+                    keys.add(line["key"])
+        finally:
+            os.close(fd)
+    for file_no, _, seg, _ in parts:
         lines += [(file_no, offset, {"type": kind, "key": key, "ts": ts})
-                  for kind, key, ts, offset in seg.controls if key in keys]
+                  for kind, key, ts, offset in seg.meta["controls"] if key in keys]
     lines.sort(key=lambda item: item[:2])
-    return view.latest([line for _, _, line in lines]), archive.malformed + active.malformed
+    from memory import view
+
+    malformed = sum(seg.meta["malformed"] for seg in (archive, active) if seg is not None)
+    return view.latest([line for _, _, line in lines]), malformed
 
 
-def _regular_or_absent(path: str) -> bool:
-    try:
-        return stat.S_ISREG(os.lstat(path).st_mode)
-    except FileNotFoundError:
-        return True
-    except OSError:
-        return False
+def _lines(fd: int, seg: segfile.IndexFile, docs: list[int]) -> Iterator[tuple[int, dict | None]]:
+    """(offset, entry) of each doc's line, the entry None when the line no longer is what was indexed."""
+    if len(docs) > READ_COLUMNS:
+        offsets, lengths, crcs = seg.column("off"), seg.column("len"), seg.column("lcrc")
+    for doc in docs:
+        if len(docs) > READ_COLUMNS:
+            offset, length, crc = offsets[doc], lengths[doc], crcs[doc]
+        else:
+            offset, length, crc = seg.items("off", doc, doc + 1)[0], seg.items("len", doc, doc + 1)[0], \
+                seg.items("lcrc", doc, doc + 1)[0]
+        data = os.pread(fd, length, offset)
+        if zlib.crc32(data) != crc:
+            yield offset, None
+            return
+        try:
+            line = jsonline.loads(data)
+        except (ValueError, RecursionError):
+            line = None
+        yield offset, (line if shape.is_valid(line) else None)
 
 
-def _holding_all(seg: index.Segment, needles: list[bytes]) -> set[int]:
-    text, starts = seg.search_text()
-    found: set[int] | None = None
-    for needle in needles:
-        docs = _holding(text, starts, needle)
-        found = docs if found is None else found & docs
-        if not found:
-            return set()
-    if found and len(found) > 64:
-        seg.load_line_columns()  # many lines to read: their offsets in one read rather than one read each
-    return found or set()
+def _holding_term(seg: segfile.IndexFile, term: str) -> set[int]:
+    """The docs of the segment whose search text may hold `term` (all that do, perhaps a few more)."""
+    part = textmatch.word_part(term)
+    if part:
+        docs = _word_docs(seg, part.encode("utf-8", "surrogatepass"))
+        if docs is not None:
+            return docs
+    return _holding(seg.raw("text"), seg.column("tat"), term.encode("utf-8", "surrogatepass"))
 
 
-def _holding(text: bytes, starts: Any, needle: bytes) -> set[int]:
+def _word_docs(seg: segfile.IndexFile, needle: bytes) -> set[int] | None:
+    """The docs holding a word that holds `needle` (word characters only, so never across two words);
+    None when more than MANY_WORDS words do."""
+    text = seg.raw("wtext")
+    places: list[int] = []
+    at = text.find(needle)
+    while at >= 0:
+        places.append(at)
+        if len(places) > MANY_WORDS:
+            return None
+        at = text.find(needle, text.find(b"\n", at) + 1)  # the next word (a word ends in a newline)
+    if not places:
+        return set()
+    starts = seg.column("wat") if len(places) > 8 else _Items(seg, "wat")  # a few words: a few small reads
+    count = len(starts) - 1
+    docs: set[int] = set()
+    for at in places:
+        word = _bisect(starts, at)
+        if not (0 <= word < count and starts[word] <= at < starts[word + 1]):
+            raise ValueError("damaged word index")  # never name a word that is not there
+        first, stop = seg.items("wfirst", word, word + 2)
+        docs.update(seg.items("wdocs", first, stop))
+    return docs
+
+
+class _Items:
+    """A column's items read one at a time (a binary search touches ~17 of 100,000)."""
+
+    def __init__(self, seg: segfile.IndexFile, name: str) -> None:
+        self.seg, self.name, self.count = seg, name, seg.place(name)[1]
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __getitem__(self, i: int) -> int:
+        return self.seg.items(self.name, i, i + 1)[0]
+
+
+def _bisect(starts: Sequence[int] | _Items, at: int) -> int:
+    """The last i with starts[i] <= at (-1 when none): bisect_right - 1, for a column on disk too."""
+    low, high = 0, len(starts)
+    while low < high:
+        middle = (low + high) // 2
+        if at < starts[middle]:
+            high = middle
+        else:
+            low = middle + 1
+    return low - 1
+
+
+def _holding(text: bytes, starts: Sequence[int], needle: bytes) -> set[int]:
     """The docs whose search text holds `needle` (text never spans two docs: each ends in a newline, which a
     term never holds)."""
+    from bisect import bisect_right  # C speed: a short term may be in every document
+
     count = len(starts)
     docs = set()
     at = text.find(needle)
@@ -98,3 +216,17 @@ def _holding(text: bytes, starts: Any, needle: bytes) -> set[int]:
         docs.add(doc)
         at = text.find(needle, following)
     return docs
+
+
+def _src(seg: segfile.IndexFile) -> tuple | None:
+    src = seg.meta.get("src")
+    return tuple(src) if src else None
+
+
+def _regular_or_absent(path: str) -> bool:
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False

@@ -8,6 +8,16 @@ _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 
 
+def identity(path: str) -> tuple[int, int, int, int] | None:
+    """(inode, device, size, mtime_ns) of the file at `path`, None when there is none: what a derived
+    index records of its source, so any change to the source (append, replace, pull) shows."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_ino, st.st_dev, st.st_size, st.st_mtime_ns)
+
+
 def open_regular(path: str, flags: int, mode: int = 0o644) -> int:
     """os.open that never follows a symlink and never waits: a FIFO (or a device) planted where a file
     belongs would block an open or a read until someone writes to it, so it is an OSError instead."""

@@ -40,14 +40,6 @@ def fingerprint() -> int:
                             tokenize._DERIVED, sorted(entry.TAG_VOCABULARY.items()))).encode())
 
 
-def _ident(path: str) -> tuple[int, int, int, int] | None:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return (st.st_ino, st.st_dev, st.st_size, st.st_mtime_ns)
-
-
 def _read_source(path: str) -> tuple[bytes, tuple[int, int, int, int] | None]:
     """The file's bytes and the identity they belong to (fstat of the same descriptor)."""
     try:
@@ -67,7 +59,7 @@ def _tail_crc(data: bytes, end: int) -> int:
 def update(old: Segment | None, data: bytes, src: tuple[int, int, int, int] | None) -> Segment:
     """`old` brought up to date with the source bytes `data`: extended when the source only grew, else new."""
     from memory.entry import FORGET, is_control, is_valid
-    from memory.textmatch import haystack
+    from memory.textmatch import haystack, words
 
     grown = (old is not None and old.src is not None and src is not None and old.src[:2] == src[:2]
              and len(data) >= old.end and _tail_crc(data, old.end) == old.crc and len(old.stats.keys) == old.stats.n)
@@ -90,8 +82,10 @@ def update(old: Segment | None, data: bytes, src: tuple[int, int, int, int] | No
             seg.offsets.append(pos)
             seg.lengths.append(len(line))
             seg.line_crcs.append(zlib.crc32(line))
+            text = haystack(entry)
             seg.text_at.append(len(seg.text))
-            seg.text.frombytes(haystack(entry).encode("utf-8", "surrogatepass") + b"\n")
+            seg.text.frombytes(text.encode("utf-8", "surrogatepass") + b"\n")
+            seg.add_words(seg.stats.n - 1, words(text))
         elif is_control(entry):
             ts = corpus_mod.entry_ts(entry)  # type: ignore[arg-type]
             seg.controls.append((entry["type"], entry["key"], ts, pos))  # type: ignore[index]
@@ -190,7 +184,7 @@ def segments(memory_dir: str, inline_limit: int | None = None) -> tuple[Segment,
     """(archive segment, active segment, whether the archive was left out): see load."""
     fp = fingerprint()
     idx = {name: os.path.join(memory_dir, INDEX[name]) for name in (ACTIVE, ARCHIVE)}
-    src = {name: _ident(os.path.join(memory_dir, name)) for name in (ACTIVE, ARCHIVE)}
+    src = {name: fsio.identity(os.path.join(memory_dir, name)) for name in (ACTIVE, ARCHIVE)}
     active = read_segment(idx[ACTIVE], fp)
     archive: Segment | None = Segment()
     if src[ARCHIVE] is not None:
@@ -209,17 +203,48 @@ def segments(memory_dir: str, inline_limit: int | None = None) -> tuple[Segment,
 
 def build_in_background(memory_dir: str) -> None:
     """Index a large archive in a detached process (a prompt or a recall meanwhile goes without the index;
-    the next ones use it). Concurrent builders are harmless (each publishes a whole file)."""
+    the next ones use it). One builder at a time: while one holds the build lock, others start none (a
+    second builder would be harmless, each publishes a whole file, but it would take a core for nothing)."""
     from memory import hookrun
 
+    if _build_lock(memory_dir, probe=True) is None:
+        return  # being built
     where = hookrun.fork_detached()
     if where == "parent":
         return
     try:
-        load(memory_dir)
+        held = _build_lock(memory_dir)
+        if held is not None:
+            try:
+                load(memory_dir)
+            finally:
+                if held >= 0:
+                    os.close(held)
     finally:
         if where == "child":
             os._exit(0)
+
+
+def _build_lock(memory_dir: str, probe: bool = False) -> int | None:
+    """The build lock's descriptor, held (with `probe`, released at once and -1 returned); None while another
+    process holds it. Where there is no fcntl, or the lock file can't be opened, every caller gets it."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows
+        return -1
+    try:
+        fd = fsio.open_regular(os.path.join(memory_dir, layout.INDEX_BUILD_LOCK), os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError:
+        return -1
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        return None
+    if probe:
+        os.close(fd)
+        return -1
+    return fd
 
 
 def _extendable(segment: Segment | None, src: tuple[int, int, int, int]) -> bool:

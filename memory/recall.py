@@ -9,11 +9,11 @@ import argparse
 import os
 import re
 import sys
-import time
 from collections import Counter
 from collections.abc import Sequence
 
 from memory import jsonio, paths, recall_commands, render, store
+from memory.render import format_entry
 from memory.textmatch import fold, haystack, matches, terms_of  # noqa: F401 - recall's API too
 
 FOUND, NOTHING, USAGE = 0, 1, 2
@@ -79,25 +79,6 @@ def versions(lines: list[dict], terms: Sequence[str], entry_type: str | None) ->
 def _ts(line: dict) -> float:
     ts = line.get("ts", 0)
     return ts if isinstance(ts, (int, float)) else 0
-
-
-def format_entry(entry: dict) -> str:
-    """Two or more readable lines: label, key and provenance; then the content, indented. Control
-    characters (terminal escapes, bidi overrides) are shown as spaces, never sent to the terminal."""
-    ts = entry.get("ts")
-    when = time.strftime("%Y-%m-%d %H:%M", time.localtime(ts)) if isinstance(ts, (int, float)) else "?"
-    tags = [t for t in entry.get("tags") or [] if isinstance(t, str) and t != entry.get("type")]
-    meta = " · ".join(str(x) for x in (entry.get("bead"), entry.get("source"), when) if x)
-    if entry.get("session_id"):
-        meta += f" · session {entry['session_id']}"
-    pin = "  (pinned)" if entry.get("pinned") else ""
-    head = f"[{render.label(str(entry.get('type', '')))}] {entry['key']}  {meta}{pin}"
-    if tags:
-        head += f"  #{' #'.join(tags)}"
-    if "content" not in entry:  # a forget / pin / unpin line (--history)
-        return render.strip_control(head)
-    body = "\n".join("    " + render.strip_control(line) for line in entry["content"].splitlines() or [""])
-    return f"{render.strip_control(head)}\n{body}"
 
 
 def stats(memory_dir: str, snapshot: store.Snapshot, latest: list[dict]) -> str:
@@ -218,11 +199,12 @@ def _print_found(chosen: list[dict], in_archive: list[dict], snapshot: store.Sna
     if args.json:
         out.write("".join(render.escape_control(jsonio.dumps(e)) + "\n" for e in chosen))
     else:
-        out.write("\n\n".join(format_entry(e) for e in chosen) + ("\n" if chosen else ""))
-        if chosen and args.history:
-            out.write(f"\n{len(chosen)} line{'' if len(chosen) == 1 else 's'} (every version, oldest first)\n")
-        elif chosen:
-            out.write(f"\n{len(chosen)} entr{'y' if len(chosen) == 1 else 'ies'} (latest per key)\n")
+        if args.history:
+            out.write("\n\n".join(format_entry(e) for e in chosen) + ("\n" if chosen else ""))
+            if chosen:
+                out.write(f"\n{len(chosen)} line{'' if len(chosen) == 1 else 's'} (every version, oldest first)\n")
+        else:
+            out.write(render.found(chosen))
     if snapshot.malformed:
         print(f"recall.sh: {snapshot.malformed} malformed line(s) skipped (recall.sh --doctor)", file=sys.stderr)
     if not chosen:

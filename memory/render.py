@@ -1,24 +1,44 @@
 """Rendering shared by every block and command line: one-line text, type labels, control characters, the hint."""
 from __future__ import annotations
 
-import re
+import time
+
+from memory import TYPE_CHECKING
+from memory.shape import CONTROL_TYPES, TYPE_TAGS, TYPES
+
+if TYPE_CHECKING:
+    from re import Pattern
 
 LINE_CHARS = 100
 SEARCH_HINT = '  Search: .beads/memory/recall.sh "keyword" (add --all to search the archive too)'
 # what a terminal would act on rather than show: C0 and C1 controls (ESC, CSI 0x9b, BEL...), DEL, line and
 # paragraph separators, and the bidi embeddings/overrides/isolates that reorder the text around them
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]+")
+CONTROL_CHARS = "[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]+"
+_control: Pattern[str] | None = None
+
+
+def _control_runs() -> Pattern[str]:
+    """The pattern, compiled on first use: `re` costs recall.sh's quick path ~5 ms, and printable text
+    (nearly all of it) never needs it."""
+    global _control
+    if _control is None:
+        import re
+
+        _control = re.compile(CONTROL_CHARS)
+    return _control
 
 
 def strip_control(text: str) -> str:
     """`text` safe to print: every run of control characters becomes one space."""
-    return _CONTROL.sub(" ", text)
+    if text.isprintable():  # every character the pattern names is unprintable (Cc, Cf, Zl, Zp)
+        return text
+    return _control_runs().sub(" ", text)
 
 
 def escape_control(json_text: str) -> str:
     """Compact JSON safe to print, same data: control characters left raw (C1, bidi) become \\uXXXX escapes.
     (In JSON text these can only occur inside strings, where the escape means the same character.)"""
-    return _CONTROL.sub(lambda m: "".join(f"\\u{ord(c):04x}" for c in m.group()), json_text)
+    return _control_runs().sub(lambda m: "".join(f"\\u{ord(c):04x}" for c in m.group()), json_text)
 
 
 def one_line(text: str, limit: int = LINE_CHARS) -> str:
@@ -29,8 +49,44 @@ def one_line(text: str, limit: int = LINE_CHARS) -> str:
 
 def label(entry_type: str) -> str:
     """The render tag of an entry type: [LEARN] [DECIDE] [WARN] [PATTERN]; other types their first letters."""
-    from memory.entry import CONTROL_TYPES, TYPE_TAGS
-
     if entry_type in CONTROL_TYPES:
         return entry_type.upper()
     return TYPE_TAGS.get(entry_type) or (entry_type or "note")[:5].upper()
+
+
+TYPE_LABELS = {kind: label(kind) for kind in TYPES}  # the labels of the entry types, computed once
+
+
+def format_entry(entry: dict) -> str:
+    """Two or more readable lines: label, key and provenance; then the content, indented. Control
+    characters (terminal escapes, bidi overrides) are shown as spaces, never sent to the terminal."""
+    get = entry.get
+    ts, kind, tags = get("ts"), get("type"), get("tags")
+    when = time.strftime("%Y-%m-%d %H:%M", time.localtime(ts)) if isinstance(ts, (int, float)) else "?"
+    meta = " · ".join([str(x) for x in (get("bead"), get("source"), when) if x])
+    if get("session_id"):
+        meta += f" · session {entry['session_id']}"
+    head = f"[{TYPE_LABELS.get(str(kind)) or label(str(kind or ''))}] {entry['key']}  {meta}"
+    if get("pinned"):
+        head += "  (pinned)"
+    if tags and isinstance(tags, list):
+        tags = [t for t in tags if t != kind and isinstance(t, str)]
+        if tags:
+            head += "  #" + " #".join(tags)
+    if not head.isprintable():
+        head = strip_control(head)
+    content = get("content")
+    if not isinstance(content, str):  # a forget / pin / unpin line (--history)
+        return head
+    if content.isprintable():  # one line, nothing to strip (recall.sh prints thousands of these)
+        return f"{head}\n    {content}"
+    body = "\n".join("    " + strip_control(line) for line in content.splitlines() or [""])
+    return f"{head}\n{body}"
+
+
+def found(entries: list[dict]) -> str:
+    """recall.sh's answer to a keyword: the entries, then how many (empty when there are none)."""
+    if not entries:
+        return ""
+    count = f"{len(entries)} entr{'y' if len(entries) == 1 else 'ies'} (latest per key)"
+    return "\n\n".join(format_entry(e) for e in entries) + f"\n\n{count}\n"

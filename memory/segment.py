@@ -2,13 +2,16 @@
 
     MAGIC, then the byte lengths (HEAD) of five parts:
     meta       marshal: identity of the source, counts, forgets, control lines, where each column is
-    columns    per-document arrays, 8-aligned: field lengths, ts, liveness, line offsets, lengths and CRCs,
-               the folded search text and where each document's starts; a query reads the ones it needs
+    columns    arrays, 8-aligned: per document its field lengths, ts, liveness, line offset, length and CRC,
+               folded search text and where it starts; the keyword words (every run of word characters of
+               the search texts, sorted, each ending in a newline), where each starts, and per word the
+               documents holding it; a query reads the ones it needs
     directory  the term directory in hashed buckets: a query reads one small bucket per word
     postings   per term or concept, its rows (array 'I'), read on first use
     keys       marshal: each document's key (only an update, which must link versions, reads them)
 
-Machine-local, so native byte order. memory.index decides when a segment is current, extends or rebuilds it.
+Machine-local, so native byte order. memory.index decides when a segment is current, extends or rebuilds it;
+memory.segfile opens and checks the file (and is all memory.find needs to read it).
 """
 from __future__ import annotations
 
@@ -18,16 +21,15 @@ import struct
 import zlib
 from array import array
 
-from memory import TYPE_CHECKING, concepts
+from memory import TYPE_CHECKING, concepts, segfile
 from memory import corpus as corpus_mod
+from memory.segfile import HEAD_SIZE, MAGIC  # noqa: F401 - segment's API too
 
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from typing import Any, BinaryIO
+    from typing import Any
 
-MAGIC = b"MHRIDX7\n"
-HEAD = "<5Q"  # the byte lengths of: meta, columns, term directory, postings, keys
-HEAD_SIZE = 8 + struct.calcsize(HEAD)
+HEAD = segfile.HEAD
 
 
 class Segment:
@@ -48,6 +50,7 @@ class Segment:
         # keyword search (memory.find): each doc's folded search text, one after another, and where each starts
         self.text: Any = array("B")  # an array, or a _Lazy column of the index file (read when searched)
         self.text_at: Any = array("Q")
+        self.words: dict[str, array] = {}  # keyword search: word -> the docs whose search text holds it
         self.controls: list[tuple[str, str, float, int]] = []  # (type, key, ts, line offset) of control lines
         self.malformed = 0  # lines neither an entry nor a control line
 
@@ -65,11 +68,18 @@ class Segment:
             if isinstance(column, _Lazy):
                 setattr(self, name, array_of(column.code, column.read()))
 
+    def add_words(self, doc: int, words: set[str]) -> None:
+        for word in words:
+            docs = self.words.get(word)
+            if docs is None:
+                docs = self.words[word] = array("I")
+            docs.append(doc)
+
     def to_bytes(self, fp: int) -> bytes:
         s = self.stats
         columns, places = _columns([(f"lens.{f}", a) for f, a in s.lens.items()] + [
             ("ts", s.ts), ("live", array_of("B", bytes(s.live))), ("off", self.offsets), ("len", self.lengths),
-            ("lcrc", self.line_crcs), ("text", self.text), ("tat", self.text_at)])
+            ("lcrc", self.line_crcs), ("text", self.text), ("tat", self.text_at)] + _word_columns(self.words))
         meta = marshal.dumps({
             "fp": fp, "src": self.src, "end": self.end, "crc": self.crc, "n": s.n, "cols": places,
             "lsum": {f: sum(a) for f, a in s.lens.items()},
@@ -100,6 +110,28 @@ def _columns(named: list[tuple[str, array]]) -> tuple[bytes, dict[str, tuple[int
         out.append(data + b"\0" * pad)
         at += len(data) + pad
     return b"".join(out), places
+
+
+def _word_columns(words: dict[str, array]) -> list[tuple[str, array]]:
+    """The words sorted, each ending in a newline ("wtext"), where each starts plus the end ("wat"), and the
+    documents of word i: "wdocs"[wfirst[i]:wfirst[i + 1]]."""
+    text, starts, docs, firsts = array("B"), array("Q", [0]), array("I"), array("Q", [0])
+    for word in sorted(words):
+        text.frombytes(word.encode("utf-8", "surrogatepass") + b"\n")
+        starts.append(len(text))
+        docs.extend(words[word])
+        firsts.append(len(docs))
+    return [("wtext", text), ("wat", starts), ("wdocs", docs), ("wfirst", firsts)]
+
+
+def _read_words(column: Callable[..., Any]) -> dict[str, array]:
+    """The word columns back as {word: docs} (before an update extends them)."""
+    text, starts, docs, firsts = (column(name) for name in ("wtext", "wat", "wdocs", "wfirst"))
+    if len(starts) != len(firsts) or not starts or starts[-1] != len(text) or firsts[-1] != len(docs):
+        raise ValueError("word columns")
+    raw = text.tobytes()
+    return {raw[starts[i]:starts[i + 1] - 1].decode("utf-8", "surrogatepass"): docs[firsts[i]:firsts[i + 1]]
+            for i in range(len(starts) - 1)}
 
 
 def _pack(*parts: bytes) -> bytes:
@@ -133,7 +165,8 @@ class LazyPostings(dict):
     """Postings read from the segment file on first use: a query touches a few dozen of them, so a
     100,000-entry archive costs a few small reads, not its whole term directory or its postings."""
 
-    def __init__(self, fh: BinaryIO, directory_at: int, postings_at: int, postings_end: int, path: str = "") -> None:
+    def __init__(self, fh: segfile.IndexFile, directory_at: int, postings_at: int, postings_end: int,
+                 path: str = "") -> None:
         super().__init__()
         self.fh, self.directory_at, self.path = fh, directory_at, path
         self.postings_at, self.postings_end = postings_at, postings_end
@@ -152,11 +185,7 @@ class LazyPostings(dict):
     def damaged(self) -> None:
         """Seen only now, at a lookup (a file is checked whole only by its size): this query goes on
         without the term, and the file goes, so the next load rebuilds it, unless it was replaced already."""
-        try:
-            if self.path and os.stat(self.path).st_ino == os.fstat(self.fh.fileno()).st_ino:
-                os.unlink(self.path)
-        except OSError:
-            pass
+        self.fh.discard()
 
     def bucket(self, number: int) -> dict[str, tuple[int, int]]:
         """One bucket of the term directory: {term: (offset, length) of its posting}."""
@@ -233,22 +262,13 @@ def array_of(code: str, data: bytes | memoryview) -> array:
 
 def read_segment(path: str, fp: int, with_keys: bool = False) -> Segment | None:
     """The segment stored at `path`, or None when missing, corrupt or of another version."""
-    try:
-        fh = open(path, "rb")  # noqa: SIM115 - stays open: LazyPostings reads the postings from it later
-    except OSError:
+    fh = segfile.open_index(path, fp)  # stays open: LazyPostings reads the postings from it later
+    if fh is None:
         return None
     try:
-        head = fh.read(HEAD_SIZE)
-        if head[:8] != MAGIC:
-            raise ValueError("not an index")
-        lengths = struct.unpack_from(HEAD, head, 8)
-        if os.fstat(fh.fileno()).st_size != HEAD_SIZE + sum(lengths):
-            raise ValueError("cut short or grown: not a file we wrote whole")
-        meta = marshal.loads(fh.read(lengths[0]))
-        if meta["fp"] != fp:
-            raise ValueError("another version")
+        meta = fh.meta
         concepts.seed(meta["concepts"])
-        at = [HEAD_SIZE + sum(lengths[:i]) for i in range(len(lengths))]
+        at, lengths = fh.starts, fh.lengths
         column = _column_reader(fh, at[1], lengths[1], meta["cols"], copy=with_keys)
         seg = Segment()
         s = seg.stats
@@ -267,10 +287,10 @@ def read_segment(path: str, fp: int, with_keys: bool = False) -> Segment | None:
         seg.text, seg.text_at = column("text", lazy=True), column("tat", lazy=True)
         lazy = LazyPostings(fh, at[2], at[3], at[4], path)
         seg.postings = lazy
-        if with_keys:  # an update follows: it needs every posting in memory, and the keys
+        if with_keys:  # an update follows: it needs every posting and word in memory, and the keys
             seg.postings = lazy.materialize()
-            fh.seek(at[4])
-            s.keys = marshal.loads(fh.read(lengths[4]))
+            seg.words = _read_words(column)
+            s.keys = marshal.loads(fh.part(segfile.KEYS))
             fh.close()
         sizes = {len(s.ts), len(s.live), len(seg.offsets), len(seg.lengths), len(seg.line_crcs), len(seg.text_at)}
         if sizes != {s.n} or any(len(a) != s.n for a in s.lens.values()) or (with_keys and len(s.keys) != s.n):
@@ -281,14 +301,11 @@ def read_segment(path: str, fp: int, with_keys: bool = False) -> Segment | None:
         return None
 
 
-def _column_reader(fh: BinaryIO, start: int, size: int, places: dict[str, tuple[int, int, str]],
+def _column_reader(fh: segfile.IndexFile, start: int, size: int, places: dict[str, tuple[int, int, str]],
                    copy: bool) -> Callable[..., Any]:
     """name -> that column as an array; with `lazy` (and no `copy`) a _Lazy one, read when used. Reads, not a
     memory map: a map of a file someone truncates kills the process (SIGBUS) instead of failing open."""
-    raw = memoryview(b"")
-    if copy:
-        fh.seek(start)
-        raw = memoryview(fh.read(size))
+    raw = memoryview(fh.read(size, start) if copy else b"")
 
     def column(name: str, lazy: bool = False) -> Any:
         at, count, code = places[name]
@@ -308,7 +325,7 @@ def _column_reader(fh: BinaryIO, start: int, size: int, places: dict[str, tuple[
 class _Lazy:
     """A column left in the index file: one item read per index, or all of it by read()."""
 
-    def __init__(self, fh: BinaryIO, at: int, count: int, code: str) -> None:
+    def __init__(self, fh: segfile.IndexFile, at: int, count: int, code: str) -> None:
         self.fh, self.at, self.count, self.code = fh, at, count, code
         self.size = array(code).itemsize
 

@@ -9,7 +9,7 @@ the highest `ts`, then the later line.
 from __future__ import annotations
 
 from memory import TYPE_CHECKING
-from memory.entry import FORGET, PIN, UNPIN
+from memory.shape import FORGET, PIN, UNPIN
 
 if TYPE_CHECKING:
     from collections.abc import Iterable

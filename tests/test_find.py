@@ -46,7 +46,8 @@ def random_files(memory_dir, rng: random.Random, count: int) -> None:
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(seed=st.integers(0, 10**6), term=st.sampled_from(["deploy", "ss", "strasse", "file", "istanbul", "#1",
-                                                         "topic", "bd-3", "cache retry", "zzz", "e"]))
+                                                         "topic", "bd-3", "cache retry", "zzz", "e", "-", "ß-s",
+                                                         "-straße", "deployment", "#"]))
 def test_the_index_answers_exactly_what_the_scan_answers(tmp_path_factory, seed, term):
     mem = tmp_path_factory.mktemp("m")
     random_files(mem, random.Random(seed), 40)
@@ -102,16 +103,17 @@ def test_a_line_changed_under_the_index_is_not_trusted(mem):
 def test_an_index_cut_short_under_the_search_is_scanned_around(mem, monkeypatch):
     random_files(mem, random.Random(5), 30)
     index.load(str(mem))
-    real = index.segments
+    real = find.current
 
-    def cut_after_load(*args, **kwargs):
+    def cut_after_open(*args, **kwargs):
         got = real(*args, **kwargs)
+        monkeypatch.setattr(find, "current", real)  # once
         for name in (store.ACTIVE, store.ARCHIVE):
             with open(mem / index.INDEX[name], "r+b") as fh:
                 fh.truncate(100)  # in place, after the segments were opened
         return got
 
-    monkeypatch.setattr(index, "segments", cut_after_load)
+    monkeypatch.setattr(find, "current", cut_after_open)
     assert find.find(str(mem), ["deploy"]) is None
     chosen, _ = recall.search(str(mem), ["deploy"], None, None, include_archive=True)
     assert chosen == scan(mem, ["deploy"])
@@ -153,3 +155,55 @@ def test_a_damaged_search_text_in_the_index_still_gives_the_exact_answer(mem):
     assert altered
     found = find.find(str(mem), ["deploy"])
     assert found is not None and found[0] == scan(mem, ["deploy"])
+
+
+def _alter_column(path, name, change) -> int:
+    """Rewrite one column of an index file in place, same size; returns how many places changed."""
+    from memory import segfile
+
+    data = bytearray(path.read_bytes())
+    seg = segfile.open_index(str(path), segfile.FINGERPRINT)
+    at, count, code = seg.place(name)
+    seg.close()
+    end = at + count * segfile.ITEM_SIZE[code]
+    altered, changed = change(bytes(data[at:end]))
+    data[at:end] = altered
+    path.write_bytes(bytes(data))
+    return changed
+
+
+def test_a_damaged_word_list_in_the_index_still_gives_the_exact_answer(mem):
+    """The index's word "schema" renamed "deploy" in place: the index names the schema entries for "deploy",
+    and each line read is checked against the term, so the answer stays the scan's."""
+    random_files(mem, random.Random(12), 40)
+    index.load(str(mem))
+    altered = sum(_alter_column(mem / index.INDEX[name], "wtext",
+                                lambda text: (text.replace(b"\nschema\n", b"\ndeploy\n"), text.count(b"\nschema\n")))
+                  for name in (store.ACTIVE, store.ARCHIVE))
+    assert altered
+    found = find.find(str(mem), ["deploy"])
+    assert found is not None and found[0] == scan(mem, ["deploy"])
+
+
+def test_postings_out_of_bounds_make_the_scan_answer(mem):
+    random_files(mem, random.Random(13), 40)
+    index.load(str(mem))
+    for name in (store.ACTIVE, store.ARCHIVE):
+        _alter_column(mem / index.INDEX[name], "wdocs", lambda docs: (b"\xff" * len(docs), len(docs)))
+    assert find.find(str(mem), ["deploy"]) is None  # the scan answers this time ...
+    assert not (mem / index.INDEX[store.ACTIVE]).exists()  # ... and the damaged index is gone
+    chosen, _ = recall.search(str(mem), ["deploy"], None, None, include_archive=True)  # rebuilt
+    assert chosen == scan(mem, ["deploy"]) and find.current(str(mem)) is not None
+
+
+@pytest.mark.parametrize("term", ["deploy", "e", "ss", "#1"])
+def test_a_term_inside_too_many_words_is_looked_for_in_the_search_text(mem, monkeypatch, term):
+    random_files(mem, random.Random(14), 40)
+    index.load(str(mem))
+    monkeypatch.setattr(find, "MANY_WORDS", 0)
+    searched = []
+    real = find._holding
+    monkeypatch.setattr(find, "_holding", lambda *a: searched.append(a[2]) or real(*a))
+    terms = recall.terms_of([term])
+    found = find.find(str(mem), terms)
+    assert found is not None and found[0] == scan(mem, terms) and searched

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from memory import corpus, entry, index, rank, store
+from memory import corpus, entry, fsio, index, rank, segfile, store
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TOPICS = ["cache", "schema", "retry", "token", "layout", "worker", "queue", "deploy", "lint", "bundle"]
@@ -177,7 +177,7 @@ def test_eight_concurrent_builders_all_get_correct_results(mem):
     fp = index.fingerprint()
     for name in (store.ACTIVE, store.ARCHIVE):
         seg = index.read_segment(str(mem / index.INDEX[name]), fp, with_keys=True)
-        assert seg is not None and seg.src == index._ident(str(mem / name))
+        assert seg is not None and seg.src == fsio.identity(str(mem / name))
     assert not [n for n in os.listdir(mem) if n.endswith(".tmp")]  # no temp file left behind
     assert [list(pair) for pair in ranked(mem, "queue worker step")] == want
 
@@ -196,3 +196,26 @@ def test_a_large_archive_without_an_index_is_left_to_a_background_build(mem):
     with open(os.path.join(mem, "knowledge.archive.jsonl"), "a") as fh:  # a rotation appends: extended inline
         fh.write(json.dumps(make(2000, "rotated fact about zeppelins")) + "\n")
     assert not index.load(mem, inline_limit=1000).partial
+
+
+def test_the_recorded_fingerprint_is_this_versions():
+    """recall.sh's quick path checks an index's version against segfile.FINGERPRINT without importing the
+    tokenizer: when tokens, concepts or tags change, set it to the value printed here."""
+    assert index.fingerprint() == segfile.FINGERPRINT, f"set memory/segfile.py FINGERPRINT = {index.fingerprint()}"
+
+
+def test_one_background_builder_at_a_time(mem, monkeypatch):
+    """Recalls and prompts during a long build start no second builder (each would take a core)."""
+    import os
+
+    from memory import hookrun
+
+    forks = []
+    monkeypatch.setattr(hookrun, "fork_detached", lambda: forks.append(1) or "parent")
+    held = index._build_lock(str(mem))  # a builder at work
+    assert held is not None and held >= 0
+    index.build_in_background(str(mem))
+    assert forks == []
+    os.close(held)  # it finished
+    index.build_in_background(str(mem))
+    assert forks == [1]

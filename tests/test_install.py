@@ -522,8 +522,8 @@ def test_only_hooks_bin_and_recall_are_executable(repo):
 
 # --- purge: everything the hooks write, named by the modules that write it ---------------------------------
 
-def test_purge_leaves_nothing_the_hooks_wrote(repo):
-    from memory import errorlog
+def test_purge_leaves_nothing_the_hooks_wrote(repo, monkeypatch):
+    from memory import errorlog, index
 
     install(repo, "--no-venv", "--no-self-check")
     memory = repo / ".beads" / "memory"
@@ -554,6 +554,8 @@ def test_purge_leaves_nothing_the_hooks_wrote(repo):
         run_registered(repo, "memory_capture", bash_payload('bd comment BD-1 "LEARNED: parked"', repo),
                        env=dict(foreground, MEMORY_HOOKS_LOCK_TIMEOUT="0.2"))
     (memory / layout.VECTORS).write_bytes(b"")  # the semantic option's cache (needs numpy and the model)
+    monkeypatch.setenv("MEMORY_HOOKS_FOREGROUND", "1")
+    index.build_in_background(str(memory))  # as for an archive too large to index inline: its lock file
     # what only a crash leaves: a rotation journal and atomic-write temp files
     (memory / store.JOURNAL).write_text("{}\n")
     (memory / f".{store.ACTIVE}.4242.tmp").write_text("half")

@@ -1,0 +1,81 @@
+"""recall.sh's quick path: `recall.sh KEYWORD --all` answered from a current index before anything heavy
+is loaded (site-packages, argparse, json, re, the store, git), since a person or an agent waits for it.
+
+recall.sh starts Python without its site step (`-S`); every other command line, and a keyword whose
+index is not current (a capture since), goes on to memory.recall after `site.main()`, exactly as before.
+The answer is the one memory.recall prints (render.found, the same stderr lines), which
+tests/test_recall_quick.py holds it to.
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+from memory import cli, find, layout, render, textmatch
+
+
+def run() -> None:
+    """recall.sh's entry point: the quick answer, else memory.recall's."""
+    cli.prepare_stdout()
+    try:
+        status = quick(sys.argv[1:])
+        if status is not None:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(status)  # the answer is out: the interpreter's teardown would only add ~1.5 ms
+    except BrokenPipeError:  # `recall.sh deploy --all | head`
+        os._exit(0)
+    cli.run_cli(_full)
+
+
+def _full() -> int:
+    import site
+
+    site.main()  # what -S left out: the virtualenv's packages (orjson for large files)
+    from memory import recall
+
+    return recall.main()
+
+
+def quick(argv: list[str]) -> int | None:
+    """The exit status after answering `KEYWORD --all` from the index, or None (nothing printed) when
+    memory.recall must answer."""
+    words = [arg for arg in argv if arg != "--all"]
+    if len(words) != 1 or len(argv) != 2 or words[0].startswith("-"):
+        return None
+    terms = textmatch.terms_of(words)
+    memory_dir = _memory_dir()
+    if len(terms) != 1 or memory_dir is None:
+        return None  # several words are ranked; an unusual checkout asks git
+    found = find.find(memory_dir, terms, refresh=False)
+    if found is None:
+        return None
+    entries, malformed = found
+    sys.stdout.write(render.found(entries))
+    if malformed:
+        print(f"recall.sh: {malformed} malformed line(s) skipped (recall.sh --doctor)", file=sys.stderr)
+    if not entries:
+        print("recall.sh: nothing found", file=sys.stderr)
+    return 0 if entries else 1
+
+
+def _memory_dir() -> str | None:
+    """memory.paths.memory_dir's answer where it can be had without running git: $MEMORY_HOOKS_DIR, or the
+    nearest folder up from the anchor holding a `.git` directory (a plain checkout). A worktree or a
+    submodule (`.git` is a file), a limit on git's search, or no repository at all: None, and git decides."""
+    override = os.environ.get("MEMORY_HOOKS_DIR")
+    if override:
+        return os.path.abspath(override)
+    if os.environ.get("GIT_CEILING_DIRECTORIES") or os.environ.get("GIT_DISCOVERY_ACROSS_FILESYSTEM"):
+        return None  # git's search would stop elsewhere (GIT_DIR and the like memory.paths drops itself)
+    folder = os.path.abspath(os.environ.get("MEMORY_HOOKS_ANCHOR") or os.getcwd())
+    while True:
+        dot_git = os.path.join(folder, ".git")
+        if os.path.isdir(dot_git) and not os.path.islink(dot_git) and os.path.isfile(os.path.join(dot_git, "HEAD")):
+            return os.path.join(folder, layout.MEMORY_SUBDIR)
+        if os.path.lexists(dot_git):
+            return None
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
