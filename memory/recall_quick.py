@@ -25,6 +25,8 @@ def run() -> None:
             os._exit(status)  # the answer is out: the interpreter's teardown would only add ~1.5 ms
     except BrokenPipeError:  # `recall.sh deploy --all | head`
         os._exit(0)
+    except Exception:  # noqa: S110 - nothing was printed yet: the full path answers, and says what is wrong
+        pass
     cli.run_cli(_full)
 
 

@@ -100,3 +100,14 @@ def test_a_closed_pipe_is_not_an_error(repo):
     index.load(str(mem))
     proc = subprocess.run(f"'{RECALL}' deploy --all | head -1", shell=True, cwd=repo, capture_output=True, text=True)
     assert proc.stdout.startswith("[LEARN]") and proc.stderr == ""
+
+
+def test_a_failure_in_the_quick_path_leaves_the_answer_to_the_full_path(monkeypatch):
+    def broken(argv):
+        raise KeyError("a field an older index lacks")
+
+    monkeypatch.setattr(recall_quick, "quick", broken)
+    monkeypatch.setattr(recall_quick, "_full", lambda: 7)
+    with pytest.raises(SystemExit) as exited:
+        recall_quick.run()
+    assert exited.value.code == 7
