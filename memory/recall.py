@@ -205,10 +205,7 @@ def _print_found(chosen: list[dict], in_archive: list[dict], snapshot: store.Sna
                 out.write(f"\n{len(chosen)} line{'' if len(chosen) == 1 else 's'} (every version, oldest first)\n")
         else:
             out.write(render.found(chosen))
-    if snapshot.malformed:
-        print(f"recall.sh: {snapshot.malformed} malformed line(s) skipped (recall.sh --doctor)", file=sys.stderr)
-    if not chosen:
-        print("recall.sh: nothing found", file=sys.stderr)
+    sys.stderr.write(render.found_notes(snapshot.malformed, bool(chosen)))
     if in_archive:
         import shlex
 

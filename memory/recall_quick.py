@@ -54,10 +54,7 @@ def quick(argv: list[str]) -> int | None:
         return None
     entries, malformed = found
     sys.stdout.write(render.found(entries))
-    if malformed:
-        print(f"recall.sh: {malformed} malformed line(s) skipped (recall.sh --doctor)", file=sys.stderr)
-    if not entries:
-        print("recall.sh: nothing found", file=sys.stderr)
+    sys.stderr.write(render.found_notes(malformed, bool(entries)))
     return 0 if entries else 1
 
 

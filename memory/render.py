@@ -90,3 +90,9 @@ def found(entries: list[dict]) -> str:
         return ""
     count = f"{len(entries)} entr{'y' if len(entries) == 1 else 'ies'} (latest per key)"
     return "\n\n".join(format_entry(e) for e in entries) + f"\n\n{count}\n"
+
+
+def found_notes(malformed: int, found: bool) -> str:
+    """What recall.sh says on stderr after a keyword's answer: skipped lines, or that nothing was found."""
+    notes = [f"recall.sh: {malformed} malformed line(s) skipped (recall.sh --doctor)\n"] if malformed else []
+    return "".join(notes + ([] if found else ["recall.sh: nothing found\n"]))

@@ -48,25 +48,11 @@ class Segment:
         self.dead: list[int] = []  # active segment only: archive docs its entries (or forgets) supersede
         self.against: list | None = None  # active segment only: the archive segment's src and size
         # keyword search (memory.find): each doc's folded search text, one after another, and where each starts
-        self.text: Any = array("B")  # an array, or a _Lazy column of the index file (read when searched)
+        self.text: Any = array("B")  # an array, or a _Lazy column of the index file (memory.find reads it from the file)
         self.text_at: Any = array("Q")
         self.words: dict[str, array] = {}  # keyword search: word -> the docs whose search text holds it
         self.controls: list[tuple[str, str, float, int]] = []  # (type, key, ts, line offset) of control lines
         self.malformed = 0  # lines neither an entry nor a control line
-
-    def search_text(self) -> tuple[bytes, array]:
-        """Every document's folded search text, one after another, and where each starts (memory.find)."""
-        starts = self.text_at
-        if isinstance(starts, _Lazy):
-            starts = array_of(starts.code, starts.read())
-        return (self.text.read() if isinstance(self.text, _Lazy) else self.text.tobytes()), starts
-
-    def load_line_columns(self) -> None:
-        """Offsets, lengths and CRCs of every line in memory (before reading many lines)."""
-        for name in ("offsets", "lengths", "line_crcs"):
-            column = getattr(self, name)
-            if isinstance(column, _Lazy):
-                setattr(self, name, array_of(column.code, column.read()))
 
     def add_words(self, doc: int, words: set[str]) -> None:
         for word in words:

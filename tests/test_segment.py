@@ -6,7 +6,7 @@ import struct
 import pytest
 from test_index import expected, make, ranked, write_lines
 
-from memory import index, rank, segment, store
+from memory import index, rank, segfile, segment, store
 
 
 def test_every_term_is_found_through_the_on_disk_directory(mem):
@@ -59,10 +59,11 @@ def test_an_index_truncated_in_place_under_a_reader_is_no_crash(mem):
     index.load(str(mem))
     path = mem / index.INDEX[store.ACTIVE]
     seg = segment.read_segment(str(path), index.fingerprint())
-    assert seg is not None
+    opened = segfile.open_index(str(path), segfile.FINGERPRINT)  # as memory.find reads it
+    assert seg is not None and opened is not None
     with open(path, "r+b") as fh:
         fh.truncate(segment.HEAD_SIZE + 16)  # in place: the same inode, most of it gone
     with pytest.raises(ValueError):
-        seg.search_text()  # memory.find then answers None: recall.sh scans the files instead
+        opened.raw("wtext")  # memory.find then answers None: recall.sh scans the files instead
     with pytest.raises(ValueError):
         seg.offsets[299]  # memory.index's entry reader then answers None: that entry is not shown
