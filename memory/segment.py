@@ -48,7 +48,7 @@ class Segment:
         self.dead: list[int] = []  # active segment only: archive docs its entries (or forgets) supersede
         self.against: list | None = None  # active segment only: the archive segment's src and size
         # keyword search (memory.find): each doc's folded search text, one after another, and where each starts
-        self.text: Any = array("B")  # an array, or a _Lazy column of the index file (memory.find reads it from the file)
+        self.text: Any = array("B")  # an array, or a _Lazy column (memory.find reads it from the file)
         self.text_at: Any = array("Q")
         self.words: dict[str, array] = {}  # keyword search: word -> the docs whose search text holds it
         self.controls: list[tuple[str, str, float, int]] = []  # (type, key, ts, line offset) of control lines
