@@ -39,10 +39,10 @@ def test_each_entry_once_in_its_first_group():
 def test_budget_cuts_long_entries_then_drops_lowest_priority():
     latest = list(reversed(_entries(30)))
     groups = digest.choose(latest, {"bd-29", "bd-28"}, [], [], newest=20)
-    text = digest.render_digest(30, groups, [], budget=1500, entry_chars=300)
+    text = digest.render_digest(latest, groups, [], budget=1500, entry_chars=300)
     assert len(text) <= 1500 and "entry 29" in text and "entry 28" in text
     assert groups[-1].label == "Newest" and len(groups[-1].entries) < 20
 
 
 def test_empty_knowledge_renders_nothing():
-    assert digest.render_digest(0, [], ["a note"], 8000, 300) == ""
+    assert digest.render_digest([], [], ["a note"], 8000, 300) == ""
