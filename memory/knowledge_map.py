@@ -6,9 +6,9 @@ priority decides which entries keep a title (see `priority`); the rest stand as 
 """
 from __future__ import annotations
 
+import heapq
 import re
 import unicodedata
-from collections import Counter
 
 from memory import render
 from memory.tokenize import STOP_WORDS
@@ -44,6 +44,7 @@ _GENERIC = frozenset(["use", "using", "used", "run", "running", "avoid", "prefer
     "instead", "file", "files", "code", "add", "should", "must", "new", "make", "keep", "check", "sure", "write",
     "note", "default", "only", "first", "want", "work", "set", "need", "also", "like", "via", "always", "example",
     "e.g", "i.e", "one", "two", "all", "any"])
+TOPIC_TEXT = 240  # an entry's topic word comes from its opening, the part its title shows
 _MIN_TOPIC = 3  # entries a word must gather to be a topic
 _MAX_SHARE = 0.34  # ...and at most this share of them (a word in half the entries says nothing)
 
@@ -51,33 +52,36 @@ _MAX_SHARE = 0.34  # ...and at most this share of them (a word in half the entri
 def topics(entries: list[dict]) -> dict[str, str]:
     """{key: topic}: a word several entries share, chosen greedily (the word gathering the most entries not
     yet placed first), so `recall.sh WORD` lists a topic; `general` for an entry no such word holds."""
-    words_of: dict[str, set[str]] = {}
-    spelling: dict[str, Counter[str]] = {}
+    holders: dict[str, set[str]] = {}
+    spelling: dict[str, str] = {}
     for entry in entries:
-        found = set()
-        for word in _WORD.findall(str(entry.get("content", ""))):
+        key = str(entry["key"])
+        for word in set(_WORD.findall(str(entry.get("content", ""))[:TOPIC_TEXT])):
             low = word.lower()
             if len(low) >= 3 and low not in STOP_WORDS and low not in _GENERIC and not low.isdigit():
-                found.add(low)
-                spelling.setdefault(low, Counter())[word] += 1
-        words_of[str(entry["key"])] = found
+                keys = holders.get(low)
+                if keys is None:
+                    keys = holders[low] = set()
+                    spelling[low] = word
+                elif word != low and spelling[low] == low:
+                    spelling[low] = word  # `ClickHouse` over `clickhouse`: the name as people write it
+                keys.add(key)
     most = max(3 * _MIN_TOPIC, int(len(entries) * _MAX_SHARE))
-    holders: dict[str, set[str]] = {}
-    for key, found in words_of.items():
-        for word in found:
-            holders.setdefault(word, set()).add(key)
-    holders = {w: keys for w, keys in holders.items() if len(keys) <= most}
+    # lazy greedy set cover: a word's count only shrinks, so a popped word still at least as large as the next
+    # one in the heap is the largest now
+    heap = [(-len(keys), -len(w), w) for w, keys in holders.items() if _MIN_TOPIC <= len(keys) <= most]
+    heapq.heapify(heap)
     placed: dict[str, str] = {}
-    while holders:
-        word = max(holders, key=lambda w: (len(holders[w]), len(w), w))  # ties: the longer, rarer-looking word
-        members = holders.pop(word)
+    while heap:
+        _, minus_length, word = heapq.heappop(heap)
+        members = {k for k in holders[word] if k not in placed}
         if len(members) < _MIN_TOPIC:
-            break
-        name = spelling[word].most_common(1)[0][0]
+            continue
+        if heap and len(members) < -heap[0][0]:
+            heapq.heappush(heap, (-len(members), minus_length, word))
+            continue
         for key in members:
-            placed[key] = name
-        for other in list(holders):  # an entry joins one topic only
-            holders[other] -= members
+            placed[key] = spelling[word]
     return {str(e["key"]): placed.get(str(e["key"]), GENERAL) for e in entries}
 
 
@@ -95,49 +99,58 @@ def priority(entries: list[dict], branch_files: list[str]) -> list[dict]:
     return sorted(entries, key=rank)
 
 
-def render_map(entries: list[dict], branch_files: list[str], budget: int) -> tuple[str, list[dict]]:
+def render_map(entries: list[dict], branch_files: list[str], budget: int,
+               placed: dict[str, str] | None = None) -> tuple[str, list[dict]]:
     """The map of `entries` within `budget` characters, and the entries it titles; ('', []) when there is
-    nothing to map or not even the heading fits."""
+    nothing to map or not even the heading fits. `placed`: topics() of these entries or more, when known."""
     if not entries:
         return "", []
-    placed = topics(entries)
-    for limit in TITLE_CHARS:
-        text = _compose(entries, entries, placed, limit)
+    placed = placed if placed is not None else topics(entries)
+    per_topic: dict[str, list[dict]] = {}
+    for entry in sorted(entries, key=_newest_first):  # titles newest first within a topic
+        per_topic.setdefault(placed[str(entry["key"])], []).append(entry)
+    grouped = [(name, per_topic[name])
+               for name in sorted(per_topic, key=lambda t: (t == GENERAL, -len(per_topic[t]), t))]
+    titles: dict[tuple[str, int], str] = {}
+    everything = {str(e["key"]) for e in entries}
+    shortest = sum(min(len(str(e.get("content", ""))), MIN_TITLE) + 5 for e in entries)
+    for limit in TITLE_CHARS if shortest <= budget else ():  # else not even the shortest titles all fit
+        text = _compose(len(entries), grouped, everything, limit, titles)
         if len(text) <= budget:
             return text, entries
     ordered = priority(entries, branch_files)
-    low, high = 0, len(ordered)  # the most titles that fit: composing is linear, so search for it
+    # the most titles that fit: composing is linear, so search for it (a title line takes 6 characters at least)
+    low, high = 0, min(len(ordered), budget // 6)
     while low < high:
         middle = (low + high + 1) // 2
-        if len(_compose(entries, ordered[:middle], placed, TITLE_CHARS[-1])) <= budget:
+        keys = {str(e["key"]) for e in ordered[:middle]}
+        if len(_compose(len(entries), grouped, keys, TITLE_CHARS[-1], titles)) <= budget:
             low = middle
         else:
             high = middle - 1
-    text = _compose(entries, ordered[:low], placed, TITLE_CHARS[-1])
+    text = _compose(len(entries), grouped, {str(e["key"]) for e in ordered[:low]}, TITLE_CHARS[-1], titles)
     return (text, ordered[:low]) if len(text) <= budget else ("", [])
 
 
-def _compose(entries: list[dict], titled: list[dict], placed: dict[str, str], limit: int) -> str:
-    keys = {str(e["key"]) for e in titled}
-    per_topic: dict[str, list[dict]] = {}
-    for entry in entries:  # topics in order of size, then name; titles newest first within a topic
-        per_topic.setdefault(placed[str(entry["key"])], []).append(entry)
-    order = sorted(per_topic, key=lambda t: (t == GENERAL, -len(per_topic[t]), t))
-    lines = [f"  Map of the other {_count(len(entries))} by topic (read one in full: {READ_HINT}):"]
+def _compose(total: int, grouped: list[tuple[str, list[dict]]], keys: set[str], limit: int,
+             titles: dict[tuple[str, int], str]) -> str:
+    lines = [f"  Map of the other {_count(total)} by topic (read one in full: {READ_HINT}):"]
     untitled: list[str] = []
-    for name in order:
-        members = per_topic[name]
-        shown = sorted((e for e in members if str(e["key"]) in keys), key=_newest_first)
+    for name, members in grouped:
+        shown = [e for e in members if str(e["key"]) in keys]
         if not shown:
             untitled.append(f"{name} ({len(members)})")
             continue
         more = f", {len(members) - len(shown)} more" if len(shown) < len(members) else ""
         lines.append(f"  {name} ({len(members)}{more}):")
         for entry in shown:
-            kind = str(entry.get("type"))
-            tag = f"[{render.label(kind)}] " if kind in TYPE_ORDER else ""
-            lines.append(f"  - {tag}{title(str(entry.get('content', '')), limit)}")
-    hidden = len(entries) - len(titled)
+            line = titles.get((entry["key"], limit))
+            if line is None:
+                kind = str(entry.get("type"))
+                tag = f"[{render.label(kind)}] " if kind in TYPE_ORDER else ""
+                line = titles[(entry["key"], limit)] = f"  - {tag}{title(str(entry.get('content', '')), limit)}"
+            lines.append(line)
+    hidden = total - len(keys)
     if hidden:
         topics_left = f"; only counted: {', '.join(untitled)}" if untitled else ""
         lines.append(f"  Not listed: {_count(hidden)}{topics_left}. List a topic: {TOPIC_HINT}")

@@ -82,7 +82,7 @@ def relevant_block(found: list[dict], budget: int, entry_chars: int) -> tuple[st
     chars = max(MIN_ENTRY_CHARS, entry_chars)
     entries = list(found)
     while entries:
-        lines = [HEADING]
+        lines = [HEADING, render.FRAMING]
         for e in entries:
             kind = render.label(str(e.get("type", "")))
             bead = f", {render.one_line(str(e['bead']), 30)}" if e.get("bead") else ""

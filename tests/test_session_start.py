@@ -3,7 +3,7 @@ import json
 import pytest
 
 from conftest import bash_payload, fixture_payload, git, knowledge, run_hook
-from memory import config, digest, entry, render, store
+from memory import config, entry, render, store
 
 
 def seed(repo, n, welcomed=True, **kw):
@@ -55,7 +55,7 @@ def test_block_format_for_every_source(repo, name):
     out = json.loads(start(repo, name).stdout)
     assert out["hookSpecificOutput"]["hookEventName"] == "SessionStart"
     lines = out["hookSpecificOutput"]["additionalContext"].splitlines()
-    assert lines[0] == "## Recent Knowledge (12 entries)" and lines[1] == digest.FRAMING and lines[2] == ""
+    assert lines[0] == "## Recent Knowledge (12 entries)" and lines[1] == render.FRAMING and lines[2] == ""
     assert lines[3:8] == [f"  [LEARN] insight {i} about caching" for i in (11, 10, 9, 8, 7)]
     assert lines[9].startswith("  Map of the other 7 entries by topic")
     assert [line for line in lines if line.startswith("  - ")] == [
