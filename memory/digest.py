@@ -11,40 +11,10 @@ last entries, lowest priority first. Nothing at all when the knowledge is empty.
 """
 from __future__ import annotations
 
-import os
-import re
-
-from memory import render
+from memory import focus, render
 
 MAX_FILE_ENTRIES = 10
 MIN_ENTRY_CHARS = 200
-_BEAD_FOLDER = re.compile(r"(?:^|/)\.worktrees/(bd-[^/]+)")
-
-
-def bead_candidates(branch: str | None, cwd: str | None) -> set[str]:
-    """Lowercased bead ids a `bd-<ID>` branch or `.worktrees/bd-<ID>` folder may stand for
-    (`bd-BD-12` -> {bd-12, bd-bd-12}; beads' own ids look like `bd-a3f8`, so both forms count)."""
-    names = [branch or ""]
-    match = _BEAD_FOLDER.search((cwd or "").replace(os.sep, "/"))
-    if match:
-        names.append(match.group(1))
-    found = set()
-    for name in names:
-        if name.lower().startswith("bd-") and len(name) > 3:
-            found.update({name.lower(), name[3:].lower()})
-    return found
-
-
-def names_a_file(entry: dict, files: list[str]) -> bool:
-    """True when the entry's text names one of `files` by path or by a distinctive file name."""
-    text = entry.get("content") or ""
-    for path in files:
-        name = os.path.basename(path)
-        if path in text or ("." in name and len(name) >= 6 and name in text):
-            return True
-    return False
-
-
 class Group:
     """One labelled run of entries in the digest."""
 
@@ -67,7 +37,7 @@ def choose(latest: list[dict], beads: set[str], files: list[str], again: list[st
         Group("For the bead in progress", take([e for e in latest if str(e.get("bead", "")).lower() in beads])),
         Group("Given before the compaction", take([by_key[k] for k in again if k in by_key])),
         Group("About files changed on this branch",
-              take([e for e in latest if names_a_file(e, files)], MAX_FILE_ENTRIES) if files else []),
+              take([e for e in latest if focus.names_a_file(e, files)], MAX_FILE_ENTRIES) if files else []),
         Group("Newest", take(latest, newest)),
     ]
     return [g for g in groups if g.entries]

@@ -10,7 +10,7 @@ import heapq
 import re
 import unicodedata
 
-from memory import render
+from memory import focus, render
 from memory.tokenize import STOP_WORDS
 
 _WORD = re.compile(r"[^\W_][\w-]*[^\W_]")
@@ -88,12 +88,10 @@ def topics(entries: list[dict]) -> dict[str, str]:
 def priority(entries: list[dict], branch_files: list[str]) -> list[dict]:
     """Which entries keep a title first when not all fit: decisions and warnings, then patterns, then the
     rest; within each, entries naming a file this branch changed, then the newest."""
-    from memory.digest import names_a_file
-
     def rank(entry: dict) -> tuple[int, int, float]:
         ts = entry.get("ts")
         return (TYPE_ORDER.get(str(entry.get("type")), 2),
-                0 if branch_files and names_a_file(entry, branch_files) else 1,
+                0 if branch_files and focus.names_a_file(entry, branch_files) else 1,
                 -float(ts) if isinstance(ts, (int, float)) else 0.0)
 
     return sorted(entries, key=rank)

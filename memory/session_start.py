@@ -4,7 +4,7 @@ from __future__ import annotations
 import os
 import shutil
 
-from memory import config, digest, hookrun, injected, layout, paths, payload, registration, render, store
+from memory import config, digest, focus, hookrun, injected, layout, paths, payload, registration, render, store
 
 HOOK = "session_start"
 HANDOFF_SHARE = 0.4  # of the one session-start budget, what the Last Session block may take (knowledge gets the rest)
@@ -26,7 +26,7 @@ def handle(ctx: hookrun.Context) -> str | None:
     latest = store.latest(snapshot.entries)
     settings = config.load(ctx.memory_dir)
     git = paths.work_tree_git(cwd, root)
-    beads = digest.bead_candidates(git.branch if git else None, cwd)
+    beads = focus.bead_candidates(git.branch if git else None, cwd)
     session, source = payload.session_id(data), payload.text_field(data, "source")
     suffix = "_cursor" if payload.runtime(data) == payload.CURSOR else ""
     budget = config.budget_chars(settings["session_budget_tokens" + suffix])

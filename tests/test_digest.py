@@ -1,7 +1,7 @@
 """Choosing and fitting the session-start digest."""
 import pytest
 
-from memory import digest, entry
+from memory import digest, entry, focus
 
 
 @pytest.mark.parametrize("branch, cwd, expected", [
@@ -13,15 +13,15 @@ from memory import digest, entry
     ("bd-", "/r", set()),
 ])
 def test_bead_candidates(branch, cwd, expected):
-    assert digest.bead_candidates(branch, cwd) == expected
+    assert focus.bead_candidates(branch, cwd) == expected
 
 
 def test_names_a_file_by_path_or_distinctive_name():
     e = {"content": "refund_policy.py rounds half-even; see docs/billing.md"}
-    assert digest.names_a_file(e, ["src/refund_policy.py"])
-    assert digest.names_a_file(e, ["docs/billing.md"])
-    assert not digest.names_a_file(e, ["src/a.py"])  # too short a name to count
-    assert not digest.names_a_file({"content": "make builds it"}, ["Makefile"])
+    assert focus.names_a_file(e, ["src/refund_policy.py"])
+    assert focus.names_a_file(e, ["docs/billing.md"])
+    assert not focus.names_a_file(e, ["src/a.py"])  # too short a name to count
+    assert not focus.names_a_file({"content": "make builds it"}, ["Makefile"])
 
 
 def _entries(n, **kw):
