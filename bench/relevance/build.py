@@ -98,7 +98,7 @@ def action_payload(rec: dict) -> dict:
     cwd = dataset.payload_cwd(rec["project"])
     session = f"actions-{rec['id']}"
     project_slug = re.sub(r"[^A-Za-z0-9]", "-", cwd)  # how Claude Code names a project's transcript folder
-    payload = {"session_id": session,
+    payload: dict[str, object] = {"session_id": session,
                "transcript_path": f"/home/dev/.claude/projects/{project_slug}/{session}.jsonl",
                "cwd": cwd, "permission_mode": "default"}
     tool_input = dict(rec["tool_input"])
@@ -132,7 +132,7 @@ def render(entries: list) -> str:
     return "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in entries)
 
 
-def main(argv=None) -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="verify instead of writing")
     args = parser.parse_args(argv)
