@@ -9,7 +9,7 @@ bench/relevance_actions.py (the action hook on file and error events). Stdlib on
 
 The knowledge goes where install.sh puts it (`.beads/memory/knowledge.jsonl`, newest line last as captures
 append); each hook is one `python3 hooks/<name>.py` process fed the JSON payload on stdin, with the
-environment a Claude Code hook gets (CLAUDE_PROJECT_DIR) and no inherited CLAUDE_*/MEMORY_HOOKS_* variables.
+environment a Claude Code hook gets (CLAUDE_PROJECT_DIR) and no other runtime's or memory-hooks' variables.
 """
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ ACTION_CONTEXT = HOOKS / "action_context.py"
 VISIBLE_CHARS = 40  # an entry is visible when this much of its start stands in the injected text
 FULL_CHARS = 200  # the hooks never cut an entry below this (prompt_context.MIN_ENTRY_CHARS): a cut there is "in full"
 TIMEOUT = 60
+RUNTIME_ENV_PREFIXES = ("CLAUDE", "CURSOR", "GEMINI", "CODEX", "MEMORY_HOOKS")  # a hook sees only its own runtime's
 
 
 def flat(text: str) -> str:
@@ -61,7 +62,7 @@ def make_repo(workdir: str | Path, name: str, entries: list[dict], config: dict 
 
 
 def hook_env(repo: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE", "MEMORY_HOOKS"))}
+    env = {k: v for k, v in os.environ.items() if not k.startswith(RUNTIME_ENV_PREFIXES)}
     env["CLAUDE_PROJECT_DIR"] = repo
     return env
 
@@ -69,8 +70,12 @@ def hook_env(repo: str) -> dict[str, str]:
 def run_hook(hook: str | Path, payload: dict, repo: str) -> str:
     """The context one hook process injected for `payload` ('' for none): Claude Code's
     hookSpecificOutput.additionalContext, or plain stdout that is not JSON."""
-    proc = subprocess.run([sys.executable, str(hook)], input=json.dumps(payload), capture_output=True, text=True,
-                          cwd=repo, env=hook_env(repo), timeout=TIMEOUT)
+    proc = subprocess.run([sys.executable, str(Path(hook).resolve())], input=json.dumps(payload),
+                          capture_output=True, text=True, cwd=repo, env=hook_env(repo), timeout=TIMEOUT)
+    if proc.returncode != 0:  # hooks fail open (exit 0): anything else is a crash the figures must not hide
+        tail = proc.stderr.strip().splitlines()[-1:] or ["(no stderr)"]
+        print(f"warning: {Path(hook).name} exited {proc.returncode} on {payload.get('hook_event_name')}: {tail[0]}",
+              file=sys.stderr)
     return injected_text(proc.stdout)
 
 
