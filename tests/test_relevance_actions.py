@@ -8,6 +8,7 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
 from helpers import ROOT
 
 sys.path.insert(0, str(ROOT / "bench"))
@@ -117,9 +118,9 @@ def test_visible_and_in_full_follow_the_definitions() -> None:
     assert hook_session.in_full(long_entry, "x" * 200 + "…") and not hook_session.in_full(long_entry, "x" * 199)
 
 
-def test_a_crashing_hook_is_reported_not_hidden(tmp_path: Path, capsys: object) -> None:
+def test_a_crashing_hook_is_reported_not_hidden(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     crashing = tmp_path / "crash.py"
     crashing.write_text("import sys\nsys.stderr.write('Traceback: boom\\n')\nsys.exit(1)\n")
     repo = hook_session.make_repo(tmp_path, "repo", _entries())
     assert hook_session.run_hook(crashing, {"hook_event_name": "PreToolUse"}, repo) == ""
-    assert "crash.py exited 1 on PreToolUse: Traceback: boom" in capsys.readouterr().err  # type: ignore[attr-defined]
+    assert "crash.py exited 1 on PreToolUse: Traceback: boom" in capsys.readouterr().err
