@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from helpers import ROOT
 
 sys.path.insert(0, str(ROOT / "bench"))
