@@ -98,3 +98,21 @@ def resolve(lines: list[dict], name: str) -> list[str]:
     if name in keys:
         return [name]
     return sorted(k for k in keys if k.split("-", 1)[-1] == name)
+
+
+SUGGESTIONS = 5
+
+
+def suggest(lines: list[dict], name: str, limit: int = SUGGESTIONS) -> list[str]:
+    """Keys a person may have meant by `name` when `resolve` finds none (`--pin werkzeug`; keys are 60-char
+    slugs nobody types): live keys holding every word of it, then live entries whose text holds every word,
+    newest first. Only proposed, never applied."""
+    from memory import textmatch
+
+    terms = textmatch.terms_of([name.replace("-", " ")])
+    if not terms:
+        return []
+    live = latest(lines)
+    in_key = [e["key"] for e in live if all(term in textmatch.fold(e["key"]) for term in terms)]
+    in_text = [e["key"] for e in live if e["key"] not in in_key and textmatch.matches(e, terms)]
+    return (in_key + in_text)[:limit]
