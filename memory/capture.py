@@ -98,6 +98,9 @@ def capture_note(entries: list[dict], result: store.AppendResult, problems: list
         notes.append(f"memory-hooks: forgot {', '.join(f'`{k}`' for k in forgot)} (a tombstone line; "
                      "`recall.sh --all --history KEY` still shows it).")
     for key, held in result.duplicates.items():
+        if key == held:
+            notes.append(f"memory-hooks: not stored again: `{key}` already holds this text (nothing written).")
+            continue
         kind, name = held.split("-", 1) if "-" in held else (held, held)
         notes.append(f"memory-hooks: not stored: `{held}` already holds the same text (as `{key}` it would be "
                      f"a second copy). To change it, write {kind.upper()}[{name}]: ….")

@@ -83,6 +83,7 @@ def load_matching(memory_dir: str, needle: bytes, include_archive: bool = False,
         at = data.find(seq)
         while at >= 0:
             at = data.find(seq, take(at))
+    snap.malformed = _malformed(data, found, loads)
     entries = {start: e for start, e in found.items() if e is not None}
     wanted = {e["key"] for e in entries.values()}
     wanted_bytes = {key.encode("utf-8", "surrogatepass") for key in wanted}
@@ -100,6 +101,24 @@ def load_matching(memory_dir: str, needle: bytes, include_archive: bool = False,
                 entries[start] = entry
     snap.entries = [entries[start] for start in sorted(entries)]
     return snap
+
+
+def _malformed(data: bytes, parsed: dict[int, dict | None], loads: Callable[[bytes], object]) -> int:
+    """The malformed lines of `data` (complete lines), as `read` counts them, so every recall command reports
+    the same number: the lines parsed already, and each other one parsed too while `data` is small (an active
+    file, < BULK_BYTES); above that only the lines not shaped `{…}` are (every line we write is), so a large
+    archive scanned without its index costs one pass over the bytes instead of a parse of every line."""
+    small = len(data) < jsonio.BULK_BYTES
+    count = sum(entry is None for entry in parsed.values())
+    start = 0
+    while start < len(data):
+        end = data.index(b"\n", start)
+        if start not in parsed:
+            line = data[start:end].strip()
+            if line and (small or line[:1] != b"{" or line[-1:] != b"}"):
+                count += parse_line(line, loads) is None
+        start = end + 1
+    return count
 
 
 def _line_bounds(data: bytes, at: int) -> tuple[int, int]:

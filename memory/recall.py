@@ -268,7 +268,8 @@ def ranked(memory_dir: str, text: str, args: argparse.Namespace) -> int:
     first, each with its score; no gate, since a person asked."""
     from memory import index, rank
 
-    results = rank.search(index.load(memory_dir), text, limit=args.limit if not args.entry_type else 10 * args.limit)
+    corpus = index.load(memory_dir)
+    results = rank.search(corpus, text, limit=args.limit if not args.entry_type else 10 * args.limit)
     results = [s for s in results if not args.entry_type or s.entry.get("type") == args.entry_type][:args.limit]
     out = sys.stdout
     for scored in results:
@@ -283,8 +284,7 @@ def ranked(memory_dir: str, text: str, args: argparse.Namespace) -> int:
     if results and not args.json:
         out.write(f"{len(results)} ranked entr{'y' if len(results) == 1 else 'ies'} (both files, latest per key; "
                   "--exact: only entries holding every word)\n")
-    if not results:
-        print("recall.sh: nothing found", file=sys.stderr)
+    sys.stderr.write(render.found_notes(corpus.malformed, bool(results)))
     return FOUND if results else NOTHING
 
 

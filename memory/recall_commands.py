@@ -54,7 +54,9 @@ def stale(memory_dir: str, days: int, as_json: bool) -> int:
     from memory.recall import FOUND, NOTHING, format_entry
 
     root = paths.project_root(os.environ.get("MEMORY_HOOKS_ANCHOR") or os.getcwd(), None)
-    found = stale_mod.find(store.latest(store.load(memory_dir).entries), root, days)
+    snapshot = store.load(memory_dir)
+    found = stale_mod.find(store.latest(snapshot.entries), root, days)
+    sys.stderr.write(render.found_notes(snapshot.malformed, True))  # what every read command says of them
     for entry, gone in found:
         if as_json:
             sys.stdout.write(render.escape_control(jsonio.dumps(dict(entry, gone=gone))) + "\n")
