@@ -24,3 +24,12 @@ def run_cli(entry_point: Callable[[], int]) -> None:
     except BrokenPipeError:
         sys.stderr.close()
         raise SystemExit(0) from None
+
+
+READ_FAILED = 2  # recall.sh's status for a knowledge file that cannot be read (memory.recall)
+
+
+def cannot_read(exc: OSError, fallback: str) -> int:
+    """Say which file could not be read and why, in one line on stderr; recall.sh's status for it."""
+    print(f"recall.sh: cannot read {exc.filename or fallback}: {exc.strerror or exc}", file=sys.stderr)
+    return READ_FAILED

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import sys
 
-from memory import TYPE_CHECKING, bdcomment, capture, entry, paths, store, view
+from memory import TYPE_CHECKING, bdcomment, capture, cli, entry, paths, store, view
 
 if TYPE_CHECKING:
     from typing import TextIO
@@ -39,7 +39,10 @@ def add(memory_dir: str, text: str, cwd: str) -> int:
 
 def control(memory_dir: str, kind: str, name: str, cwd: str) -> int:
     """Append a forget / pin / unpin line for the key `name` stands for (view.resolve)."""
-    lines = store.load(memory_dir, include_archive=True).entries
+    try:
+        lines = store.load(memory_dir, include_archive=True).entries
+    except OSError as exc:
+        return cli.cannot_read(exc, memory_dir)
     key = resolve_or_suggest(lines, name, f"--{kind}")
     if key is None:
         return REFUSED

@@ -13,7 +13,7 @@ import sys
 from collections import Counter
 from collections.abc import Sequence
 
-from memory import TYPE_CHECKING, jsonio, paths, recall_commands, render, store
+from memory import TYPE_CHECKING, cli, jsonio, paths, recall_commands, render, store
 from memory.render import format_entry
 from memory.textmatch import fold, haystack, matches, terms_of  # noqa: F401 - recall's API too
 
@@ -209,8 +209,7 @@ def _main(argv: list[str]) -> int:
             in_archive = [] if chosen or args.all or args.pinned else \
                 search(memory_dir, terms, args.entry_type, args.recent, True, args.history)[0]
     except OSError as exc:  # not a regular file, a symlink, no permission: say which file and why
-        print(f"recall.sh: cannot read {exc.filename or memory_dir}: {exc.strerror or exc}", file=sys.stderr)
-        return USAGE
+        return cli.cannot_read(exc, memory_dir)
     if args.stats:
         print(report)
         return FOUND if snapshot.entries else NOTHING

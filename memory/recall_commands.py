@@ -6,7 +6,7 @@ import os
 import sys
 import time
 
-from memory import jsonio, paths, render, store
+from memory import cli, jsonio, paths, render, store
 
 
 def handoffs(memory_dir: str, newest: int | None, wanted: str | None) -> int:
@@ -54,7 +54,10 @@ def stale(memory_dir: str, days: int, as_json: bool) -> int:
     from memory.recall import FOUND, NOTHING, format_entry
 
     root = paths.project_root(os.environ.get("MEMORY_HOOKS_ANCHOR") or os.getcwd(), None)
-    snapshot = store.load(memory_dir)
+    try:
+        snapshot = store.load(memory_dir)
+    except OSError as exc:
+        return cli.cannot_read(exc, memory_dir)
     found = stale_mod.find(store.latest(snapshot.entries), root, days)
     sys.stderr.write(render.found_notes(snapshot.malformed, True))  # what every read command says of them
     for entry, gone in found:

@@ -13,7 +13,7 @@ import hashlib
 import os
 import sys
 
-from memory import TYPE_CHECKING, entry, fsio, jsonio, layout, locking, store
+from memory import TYPE_CHECKING, cli, entry, fsio, jsonio, layout, locking, store
 
 if TYPE_CHECKING:
     from typing import Any
@@ -40,7 +40,11 @@ def main(memory_dir: str, name: str, text: str | None) -> int:
     """--redact: resolve KEY (suggesting near keys), rewrite its lines, say what was done and what is left."""
     from memory import edit
 
-    key = edit.resolve_or_suggest(store.load(memory_dir, include_archive=True).entries, name, "--redact")
+    try:
+        lines = store.load(memory_dir, include_archive=True).entries
+    except OSError as exc:
+        return cli.cannot_read(exc, memory_dir)
+    key = edit.resolve_or_suggest(lines, name, "--redact")
     if key is None:
         return REFUSED
     try:
