@@ -70,8 +70,8 @@ def build_records(memory_dir: str, found: Sequence[bdcomment.Marked], source: st
             if len(keys) != 1:
                 near = ", ".join(f"`{k}`" for k in view.suggest(lines, piece.key or "")) if not keys else ""
                 near = f" Keys that match: {near} (FORGET: takes the whole key)." if near else ""
-                problems.append(f"memory-hooks: nothing forgotten: no entry has the key `{piece.key}`.{near}" if not keys
-                                else f"memory-hooks: nothing forgotten: `{piece.key}` may mean {', '.join(keys)}.")
+                problems.append(f"memory-hooks: nothing forgotten: `{piece.key}` may mean {', '.join(keys)}." if keys
+                                else f"memory-hooks: nothing forgotten: no entry has the key `{piece.key}`.{near}")
                 continue
             records.append(entry.build_control(entry.FORGET, keys[0], piece_bead, **provenance))
             continue

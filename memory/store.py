@@ -188,13 +188,13 @@ def _same_text(existing: bytes, records: list[dict], repeat: bool = True) -> dic
     lines = read("", existing).entries
     found = {}
     for entry in view.latest(lines):
-        record = wanted.get(normalized(entry["content"]))
-        if record is None:
+        same = wanted.get(normalized(entry["content"]))
+        if same is None:
             continue
-        key = record["key"]
+        key = same["key"]
         if key != entry["key"]:
             found[key] = entry["key"]
-        elif not repeat or (same_words(record["content"], entry["content"]) and not _older(entry, record)):
+        elif not repeat or (same_words(same["content"], entry["content"]) and not _older(entry, same)):
             found[key] = key
     return found
 

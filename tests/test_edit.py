@@ -161,4 +161,5 @@ def test_a_knowledge_file_that_cannot_be_written_is_exit_3_and_one_line(repo):
         assert proc.stderr.startswith("recall.sh: NOT ") and proc.stderr.count("\n") == 1, proc.stderr
         assert "File too large" in proc.stderr and proc.stdout == ""
         assert path.read_bytes() == before
-    assert "NOT stored (`learned-a-second-insight`)" in recall_limited(repo, 1, "--add", "LEARNED: a second insight").stderr
+    proc = recall_limited(repo, 1, "--add", "LEARNED: a second insight")
+    assert "NOT stored (`learned-a-second-insight`)" in proc.stderr

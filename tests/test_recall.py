@@ -427,7 +427,8 @@ WRITE_COMMANDS = [["--add", "LEARNED: an insight to keep"], ["--forget", "learne
 DAMAGES = ["directory", "symlink", "fifo"]
 
 
-@pytest.mark.parametrize("args,damage", [(args, DAMAGES[at % 3]) for at, args in enumerate(READ_COMMANDS + WRITE_COMMANDS)],
+@pytest.mark.parametrize("args,damage",
+                         [(args, DAMAGES[at % 3]) for at, args in enumerate(READ_COMMANDS + WRITE_COMMANDS)],
                          ids=lambda value: " ".join(value) if isinstance(value, list) else value)
 def test_every_command_fails_in_one_line_never_a_traceback(repo, args, damage):
     """#21 item 9, the class: a knowledge file that cannot be used is exit 2 (cannot read) or 3 (cannot
