@@ -130,13 +130,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--stale", type=int, nargs="?", const=180, metavar="DAYS",
                         help="entries not re-confirmed for DAYS (180) that name files or symbols the repository "
                              "no longer has (nothing is removed)")
-    writing = parser.add_argument_group("recording (appends a line; nothing is ever deleted)")
+    writing = parser.add_argument_group("recording (each appends a line; only --redact rewrites lines)")
     writing.add_argument("--add", metavar="TEXT", help='record an insight: "LEARNED: …" (also DECISION:, WARNING:, '
                                                         'PATTERN:; LEARNED[key]: sets or replaces that key)')
     writing.add_argument("--forget", metavar="KEY", help="hide KEY from session start, prompts and recall")
     writing.add_argument("--pin", metavar="KEY", help="always show KEY first at session start")
     writing.add_argument("--unpin", metavar="KEY", help="undo --pin")
-    writing.add_argument("--redact", nargs="+", metavar="KEY [TEXT]",
+    writing.add_argument("--redact", nargs="+", metavar=("KEY", "TEXT"),
                          help="a leaked secret: rewrite KEY's lines in both files, TEXT (else the whole text) "
                               "replaced by a marker; the one command that rewrites lines (git history keeps them)")
     parser.add_argument("--handoffs", type=int, nargs="?", const=10, metavar="N",

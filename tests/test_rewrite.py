@@ -145,3 +145,33 @@ def test_redact_under_concurrent_writers_loses_nothing(repo):
         path = memory / name
         assert not path.exists() or SECRET.encode() not in path.read_bytes(), name
     assert recall(repo, SECRET, "--all").returncode == 1
+
+
+def test_a_redaction_killed_mid_write_leaves_one_whole_file(repo):
+    """SIGKILL at several moments: the file is the old one or the new one, never a mix; the next write
+    clears the dead process's temp file."""
+    import signal
+    import time
+
+    memory = repo / ".beads" / "memory"
+    lines = [entry.build(f"filler line {i} " + "x" * 200, "BD-1", "orchestrator", ts=i) for i in range(6000)]
+    lines[3000] = dict(entry.build(f"admin {SECRET}", "BD-1", "orchestrator", ts=3000), key="decision-db")
+    write(repo, store.ARCHIVE, lines)
+    before = (memory / store.ARCHIVE).read_bytes()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MEMORY_HOOKS", "CLAUDE"))}
+    for delay in (0.05, 0.15, 0.3, 0.6):
+        (memory / store.ARCHIVE).write_bytes(before)
+        proc = subprocess.Popen([RECALL, "--redact", "db", SECRET], cwd=repo, env=env,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(delay)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        data = (memory / store.ARCHIVE).read_bytes()
+        snap = store.read("", data)
+        assert snap.malformed == 0 and snap.unterminated == 0 and len(snap.entries) == 6000
+        if data != before:
+            assert SECRET.encode() not in data
+    recall(repo, "--add", "LEARNED: a later write")  # recovers under the lock: temp files of dead writers go
+    assert not [p.name for p in memory.iterdir() if p.name.endswith(layout.TEMP_SUFFIX)]
+    assert recall(repo, "--redact", "db", SECRET).returncode in (0, 1)
+    assert SECRET.encode() not in (memory / store.ARCHIVE).read_bytes()
