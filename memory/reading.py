@@ -104,20 +104,19 @@ def load_matching(memory_dir: str, needle: bytes, include_archive: bool = False,
 
 
 def _malformed(data: bytes, parsed: dict[int, dict | None], loads: Callable[[bytes], object]) -> int:
-    """The malformed lines of `data` (complete lines), as `read` counts them, so every recall command reports
-    the same number: the lines parsed already, and each other one parsed too while `data` is small (an active
-    file, < BULK_BYTES); above that only the lines not shaped `{…}` are (every line we write is), so a large
-    archive scanned without its index costs one pass over the bytes instead of a parse of every line."""
-    small = len(data) < jsonio.BULK_BYTES
+    """The malformed lines of `data` (complete lines), so every recall command reports them (`read` counts
+    them in a parse of every line): the lines parsed already, and every other line not shaped as the lines
+    memory-hooks writes (`{"key":…}`), parsed now. A torn line, a conflict marker, foreign JSON are all
+    counted; a line of our shape is trusted unparsed."""
     count = sum(entry is None for entry in parsed.values())
+    lines = data.count(b"\n")
+    if data.count(b"}\n") == lines and data.count(b'\n{"key":') + data.startswith(b'{"key":') == lines:
+        return count  # every line starts `{"key":` and ends `}` (counted at C speed): nothing odd to parse
     start = 0
-    while start < len(data):
-        end = data.index(b"\n", start)
-        if start not in parsed:
-            line = data[start:end].strip()
-            if line and (small or line[:1] != b"{" or line[-1:] != b"}"):
-                count += parse_line(line, loads) is None
-        start = end + 1
+    for line in data.split(b"\n")[:-1]:  # `data` ends with a newline: the last piece is empty
+        if not (line[:7] == b'{"key":' and line[-1:] == b"}") and start not in parsed and line.strip():
+            count += parse_line(line.strip(), loads) is None
+        start += len(line) + 1
     return count
 
 
