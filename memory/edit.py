@@ -62,7 +62,7 @@ def control(memory_dir: str, kind: str, name: str, cwd: str) -> int:
                                                   if kind == entry.FORGET else ""), sys.stdout)
 
 
-def resolve_or_suggest(lines: list[dict], name: str, option: str) -> str | None:
+def resolve_or_suggest(lines: list[dict], name: str, option: str, every_version: bool = False) -> str | None:
     """The one key `name` stands for (view.resolve), or None after saying on stderr which keys it may mean:
     a near match is proposed with the command to run, never applied."""
     keys = view.resolve(lines, name)
@@ -71,7 +71,7 @@ def resolve_or_suggest(lines: list[dict], name: str, option: str) -> str | None:
     if keys:
         _say(REFUSED, f"recall.sh: `{name}` may mean {', '.join(keys)}: give the whole key")
         return None
-    near = view.suggest(lines, name)
+    near = view.suggest(lines, name, every_version=every_version)
     if not near:
         _say(REFUSED, f"recall.sh: no entry has the key `{name}`, and no key or entry text holds it "
                       "(recall.sh WORD finds entries)")

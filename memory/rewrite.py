@@ -44,7 +44,7 @@ def main(memory_dir: str, name: str, text: str | None) -> int:
         lines = store.load(memory_dir, include_archive=True).entries
     except OSError as exc:
         return cli.cannot_read(exc, memory_dir)
-    key = edit.resolve_or_suggest(lines, name, "--redact")
+    key = edit.resolve_or_suggest(lines, name, "--redact", every_version=True)
     if key is None:
         return REFUSED
     try:

@@ -103,16 +103,17 @@ def resolve(lines: list[dict], name: str) -> list[str]:
 SUGGESTIONS = 5
 
 
-def suggest(lines: list[dict], name: str, limit: int = SUGGESTIONS) -> list[str]:
+def suggest(lines: list[dict], name: str, limit: int = SUGGESTIONS, every_version: bool = False) -> list[str]:
     """Keys a person may have meant by `name` when `resolve` finds none (`--pin werkzeug`; keys are 60-char
     slugs nobody types): live keys holding every word of it, then live entries whose text holds every word,
-    newest first. Only proposed, never applied."""
+    newest first. With `every_version`, forgotten keys and older versions too (a leaked secret may be in
+    any). Only proposed, never applied."""
     from memory import textmatch
 
     terms = textmatch.terms_of([name.replace("-", " ")])
     if not terms:
         return []
-    live = latest(lines)
+    live = [e for e in reversed(lines) if not is_control(e)] if every_version else latest(lines)
     in_key = [e["key"] for e in live if all(term in textmatch.fold(e["key"]) for term in terms)]
-    in_text = [e["key"] for e in live if e["key"] not in in_key and textmatch.matches(e, terms)]
-    return (in_key + in_text)[:limit]
+    in_text = [e["key"] for e in live if textmatch.matches(e, terms)]
+    return list(dict.fromkeys(in_key + in_text))[:limit]

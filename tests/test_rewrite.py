@@ -175,3 +175,16 @@ def test_a_redaction_killed_mid_write_leaves_one_whole_file(repo):
     assert not [p.name for p in memory.iterdir() if p.name.endswith(layout.TEMP_SUFFIX)]
     assert recall(repo, "--redact", "db", SECRET).returncode in (0, 1)
     assert SECRET.encode() not in (memory / store.ARCHIVE).read_bytes()
+
+
+def test_redact_suggests_forgotten_keys_and_older_versions(repo):
+    recall(repo, "--add", f"DECISION[db]: admin {SECRET}")
+    recall(repo, "--add", "DECISION[db]: admin password is in the vault now")
+    recall(repo, "--add", f"LEARNED: staging uses {SECRET} too")
+    recall(repo, "--forget", f"learned-staging-uses-{SECRET.lower()}-too")
+    proc = recall(repo, "--redact", SECRET)  # the secret given as the key: where is it?
+    assert proc.returncode == 2 and "`decision-db`" in proc.stderr and "`learned-staging-uses-" in proc.stderr
+    assert recall(repo, "--redact", "db", SECRET).returncode == 0
+    assert SECRET in (repo / ".beads" / "memory" / store.ACTIVE).read_text()  # the forgotten one: still there
+    assert recall(repo, "--redact", f"learned-staging-uses-{SECRET.lower()}-too", SECRET).returncode == 0
+    assert SECRET not in (repo / ".beads" / "memory" / store.ACTIVE).read_text()
