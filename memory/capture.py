@@ -42,7 +42,7 @@ def handle(ctx: hookrun.Context) -> str | None:
     try:
         result = store.append(ctx.memory_dir, entries, capture_id=call)
     except OSError as exc:  # errors.log alone would leave the agent believing its insight is in memory
-        ctx.problems.append(f"not stored: {exc}")
+        ctx.problems.append(f"not stored: {type(exc).__name__}: {exc}")
         return payload.context_answer(data, not_stored_note(entries, exc), event=payload.event_name(data)) \
             if payload.answers_context(data) else None
     if result.spooled:
