@@ -26,7 +26,10 @@ def run_cli(entry_point: Callable[[], int]) -> None:
         raise SystemExit(0) from None
 
 
-READ_FAILED = 2  # recall.sh's status for a knowledge file that cannot be read (memory.recall)
+# recall.sh's exit statuses: something found, nothing found, a usage error or an unreadable knowledge file,
+# nothing written (full disk, read-only) or an unexpected failure
+FOUND, NOTHING, USAGE, FAILED = 0, 1, 2, 3
+READ_FAILED = USAGE
 
 
 def cannot_read(exc: OSError, fallback: str) -> int:

@@ -14,13 +14,13 @@ from collections import Counter
 from collections.abc import Sequence
 
 from memory import TYPE_CHECKING, cli, jsonio, paths, recall_commands, render, store
+from memory.cli import FAILED, FOUND, NOTHING, USAGE  # noqa: F401 - recall's statuses too
 from memory.render import format_entry
 from memory.textmatch import fold, haystack, matches, terms_of  # noqa: F401 - recall's API too
 
 if TYPE_CHECKING:
     from typing import Any
 
-FOUND, NOTHING, USAGE, FAILED = 0, 1, 2, 3
 # Characters whose fold holds ASCII or vanishes (ß -> ss, ﬁ -> fi, KELVIN SIGN -> k, İ -> i, U+0307 -> ""):
 # a line holding one may match an ASCII keyword its bytes do not contain, so the fast path parses it.
 # tests/test_recall.py checks that the list is complete for the running Python's Unicode tables.

@@ -1,10 +1,10 @@
 """The active view of the knowledge lines: latest per key, forgotten keys left out, pins applied.
 
-The files hold two kinds of lines (see README "The entry"): entries, which carry `content`, and control
-lines (`forget`, `pin`, `unpin`, no `content`) that apply to a key. Nothing is ever deleted: every read
-path goes through `latest`, so a forget hides a key everywhere at once, and a later entry with the same
-key brings it back (the documented way to correct an insight). Order is the seed's latest-wins order:
-the highest `ts`, then the later line.
+The files hold two kinds of lines (docs/entries.md): entries, which carry `content`, and control lines
+(`forget`, `pin`, `unpin`, no `content`) that apply to a key. Nothing is deleted (only `recall.sh --redact`
+rewrites lines: memory.rewrite): every read path goes through `latest`, so a forget hides a key everywhere at
+once, and a later entry with the same key brings it back (the documented way to correct an insight). Order
+is latest-wins: the highest `ts`, then the later line.
 """
 from __future__ import annotations
 
