@@ -20,11 +20,15 @@ def handle(ctx: hookrun.Context) -> str | None:
         return None
     cwd = payload.cwd(data)
     found = bdcomment.insights_in_command(command, cwd)
+    unconfirmed: list[tuple[bdcomment.Insight, str]] = []
     if found and not payload.succeeded(data):
         # `bd comment … "LEARNED: x" && git push` with a failing push: bd did record x. Keep what bd holds.
-        found = [f for f in found if bdcomment.recorded_by_bd(f, cwd)]
+        asked = [(f, bdcomment.bd_holds(f, cwd)) for f in found]
+        found = [f for f, (held, _) in asked if held]
+        unconfirmed = [(f, why) for f, (held, why) in asked if not held]
+    failed = not_recorded_note(unconfirmed, payload.failure(data)) if unconfirmed else ""
     if not found:
-        hint = bdcomment.marker_hint(command)
+        hint = failed or bdcomment.marker_hint(command, cwd)
         return payload.context_answer(data, hint, event=payload.event_name(data)) \
             if hint and payload.answers_context(data) else None
     project = payload.project_dir(data)
@@ -36,9 +40,11 @@ def handle(ctx: hookrun.Context) -> str | None:
                   "agent_id": payload.text_field(data, "agent_id"), "branch": git.branch if git else None,
                   "commit": git.head if git else None, "capture_id": call}
     entries, problems = build_records(ctx.memory_dir, found, entry.detect_source(cwd, agent_type), provenance)
+    problems += [failed] if failed else []
     if not entries:
-        return payload.context_answer(data, " ".join(problems), event=payload.event_name(data)) \
-            if payload.answers_context(data) else None
+        said = " ".join(problems)
+        return payload.context_answer(data, said, event=payload.event_name(data)) \
+            if said and payload.answers_context(data) else None
     result = store.append(ctx.memory_dir, entries, capture_id=call)
     if result.spooled:
         ctx.problems.append(f"{store.LOCK} stayed busy: {result.spooled} insight(s) parked in {store.SPOOL}/, "
@@ -52,15 +58,24 @@ def build_records(memory_dir: str, found: Sequence[bdcomment.Marked], source: st
                   bead: str = "") -> tuple[list[dict], list[str]]:
     """The lines to append for `found` (entries and forgets), and what the agent should hear about the
     pieces that could not be taken (a key outside the grammar, a forget of a key that doesn't exist)."""
-    from memory import view
+    from memory import bdmemory, view
 
     records, problems = [], []
     lines: list[dict] | None = None
     for piece in found:
         piece_bead = getattr(piece, "bead", bead)
+        bd_key = getattr(piece, "bd_key", None)
         if piece.kind == entry.FORGET:
             if lines is None:
                 lines = store.load(memory_dir, include_archive=True).entries
+            if bd_key is not None:  # `bd forget K`: the entry `bd remember` stored under bd's key K
+                ours = bdmemory.key_of(lines, bd_key)
+                if ours is None:
+                    problems.append(f"memory-hooks: bd forgot `{bd_key}`; no entry here came from a `bd remember` "
+                                    "with that key, so nothing else was forgotten (recall.sh --forget KEY does).")
+                elif not view.State(lines).forgotten(ours):
+                    records.append(entry.build_control(entry.FORGET, ours, piece_bead, bd_key=bd_key, **provenance))
+                continue
             keys = view.resolve(lines, piece.key or "")
             if len(keys) != 1:
                 problems.append(f"memory-hooks: nothing forgotten: no entry has the key `{piece.key}`." if not keys
@@ -72,8 +87,31 @@ def build_records(memory_dir: str, found: Sequence[bdcomment.Marked], source: st
         if piece.key and name is None:
             problems.append(f"memory-hooks: `{piece.key}` is not a key (lowercase letters, digits and dashes, "
                             "up to 60): stored under its automatic key.")
-        records.append(entry.build(piece.content, piece_bead, source, piece.kind, key_name=name, **provenance))
+        record = entry.build(piece.content, piece_bead, source, piece.kind, key_name=name, bd_key=bd_key,
+                             **provenance)
+        note = bdmemory.key_note(bd_key, record["key"]) if bd_key is not None else None
+        problems += [note] if note else []
+        records.append(record)
     return records, problems
+
+
+def not_recorded_note(unconfirmed: list[tuple[bdcomment.Insight, str]], failure: str) -> str:
+    """What the agent hears about insights left out because the tool call failed: that bd did not record
+    them (bd said so) or could not be asked, and how to record them without bd."""
+    import shlex
+
+    first, _ = unconfirmed[0]
+    calls = ", ".join(sorted({f"`{insight.invocation()}`" for insight, _ in unconfirmed}))
+    whys = sorted({why for _, why in unconfirmed if why})
+    bd_said = f"bd could not be asked whether it did ({'; '.join(whys)})" if whys else "bd does not hold it"
+    if first.kind == entry.FORGET:
+        how = "To forget without bd: .beads/memory/recall.sh --forget KEY."
+    else:
+        text = f"{first.kind.upper()}: {first.content}"
+        how = "To record it without bd: .beads/memory/recall.sh --add " + \
+              (shlex.quote(text) if len(text) <= 300 else '"LEARNED: …"') + "."
+    failed = f" ({failure})" if failure else ""
+    return (f"memory-hooks: not captured from {calls}: the command failed{failed} and {bd_said}. {how}")
 
 
 def capture_note(entries: list[dict], result: store.AppendResult, problems: list[str] | None = None) -> str:

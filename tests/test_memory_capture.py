@@ -193,7 +193,7 @@ def test_non_latin_insights_get_distinct_keys(repo):
     ('(cd sub && bd comment BD-1 "LEARNED: subshell")', "subshell"),
     ('{ bd comment BD-1 "LEARNED: group"; }', "group"),
     ('if bd comment BD-1 "LEARNED: in an if"; then echo ok; fi', "in an if"),
-    ("bd comment BD-1 -f/tmp/__NOTES__", "attached file form"),
+    ("bd comments add BD-1 -f/tmp/__NOTES__", "attached file form"),
     ("bd comment BD-1 --stdin < __NOTES__", "attached file form"),
     ("cat __NOTES__ | bd comment BD-1 --stdin", "attached file form"),
     ('bd comment BD-1 "LEARNED : space before the colon"', "space before the colon"),
@@ -230,6 +230,8 @@ def test_failing_chain_keeps_the_insight_bd_recorded(repo, tmp_path):
     """`bd comment … && git push` with a failing push: PostToolUseFailure, but bd did record the insight."""
     env = {"PATH": FAKE_BD + os.pathsep + os.environ["PATH"], "FAKE_BD_DIR": str(tmp_path / "bd")}
     command = 'bd comment BD-4 "LEARNED: kept although the push failed" && git push'
+    (tmp_path / "bd").mkdir()
+    (tmp_path / "bd" / "issues.json").write_text(json.dumps({"BD-4": {"status": "open"}}))
     subprocess.run(["sh", "-c", 'bd comment BD-4 "LEARNED: kept although the push failed"'], env={**os.environ, **env},
                    cwd=repo, check=True, capture_output=True)
     proc = run_hook("memory_capture", _failure_payload(command, repo), repo, env=env)
