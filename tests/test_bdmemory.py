@@ -99,8 +99,9 @@ def _payloads(repo, command):
                                output="", duration=3), ["--cursor"]),
         "cursor-claude": (dict(cursor, session_id="c", hook_event_name="postToolUse", tool_name="Shell",
                                tool_input={"command": command}, tool_output=json.dumps({"exitCode": 0})), []),
-        "gemini": ({"session_id": "g", "cwd": str(repo), "hook_event_name": "AfterTool", "timestamp": "2026-11-22T12:51Z",
-                    "tool_name": "run_shell_command", "tool_input": {"command": command},
+        "gemini": ({"session_id": "g", "cwd": str(repo), "hook_event_name": "AfterTool",
+                    "timestamp": "2026-11-22T12:51Z", "tool_name": "run_shell_command",
+                    "tool_input": {"command": command},
                     "tool_response": {"llmContent": "ok", "returnDisplay": "ok"}}, ["--gemini"]),
         "codex": (codex, ["--codex"]),
     }
