@@ -22,6 +22,10 @@ def handle(ctx: hookrun.Context) -> str | None:
         snapshot = store.load(ctx.memory_dir)
     latest = store.latest(snapshot.entries)
     settings = config.load(ctx.memory_dir)
+    left = _left_to_bd_prime(latest, root, ctx.argv, settings)
+    if left:
+        left_keys = {e["key"] for e in left}
+        latest = [e for e in latest if e["key"] not in left_keys]
     git = paths.work_tree_git(cwd, root)
     beads = digest.bead_candidates(git.branch if git else None, cwd)
     session, source = payload.session_id(data), payload.text_field(data, "source")
@@ -29,6 +33,8 @@ def handle(ctx: hookrun.Context) -> str | None:
     budget = config.budget_chars(settings["session_budget_tokens" + suffix])
     last = _last_session(ctx.memory_dir, session, source, git, beads, int(budget * HANDOFF_SHARE))
     if not latest:
+        if left:
+            injected.remember(ctx.memory_dir, session, [e["key"] for e in left], reset=source != "resume")
         return payload.context_answer(data, last, event="SessionStart") if last else None
     files = paths.changed_files(git.toplevel) if git else []
     again = sorted(injected.given(ctx.memory_dir, session)) if source == "compact" else []
@@ -37,9 +43,18 @@ def handle(ctx: hookrun.Context) -> str | None:
     text = digest.render_digest(len(latest), groups, _notes(snapshot, ctx.argv, root), budget, settings["entry_chars"])
     text = f"{last}\n\n{text}" if last else text
     # a new or rewritten context starts the session's set again; `resume` replays what it had
-    injected.remember(ctx.memory_dir, session, [e["key"] for g in groups for e in g.entries],
-                      reset=source != "resume")
+    injected.remember(ctx.memory_dir, session, [e["key"] for g in groups for e in g.entries] +
+                      [e["key"] for e in left], reset=source != "resume")
     return payload.context_answer(data, text, event="SessionStart")
+
+
+def _left_to_bd_prime(latest: list[dict], root: str, argv: list[str], settings: dict) -> list[dict]:
+    """The entries from `bd remember` that bd prime prints in this session (memory.bdprime)."""
+    if not settings["leave_bd_memories_to_bd_prime"] or not any("bd_key" in e for e in latest):
+        return []  # the common case: nothing from bd remember, nothing imported
+    from memory import bdprime
+
+    return bdprime.left_to_bd_prime(latest, root, argv)
 
 
 def _last_session(memory_dir: str, session: str | None, source: str | None, git: paths.GitInfo | None,
