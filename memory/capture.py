@@ -2,7 +2,9 @@
 telling the agent what was stored. Reached only through memory.capture_gate (the hot path)."""
 from __future__ import annotations
 
-from memory import TYPE_CHECKING, bdcomment, entry, hookrun, paths, payload, store
+import os
+
+from memory import TYPE_CHECKING, bdcomment, entry, hookrun, layout, paths, payload, store
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -51,7 +53,8 @@ def handle(ctx: hookrun.Context) -> str | None:
                             "merged by the next write")
     if not (result.written or result.spooled or result.duplicates) or not payload.answers_context(data):
         return None  # already stored by another copy of this hook: that copy answered
-    return payload.context_answer(data, capture_note(entries, result, problems), event=payload.event_name(data))
+    note = capture_note(entries, result, problems, shown_path(ctx.memory_dir, cwd))
+    return payload.context_answer(data, note, event=payload.event_name(data))
 
 
 def build_records(memory_dir: str, found: Sequence[bdcomment.Marked], source: str, provenance: dict,
@@ -95,6 +98,17 @@ def build_records(memory_dir: str, found: Sequence[bdcomment.Marked], source: st
     return records, problems
 
 
+def shown_path(memory_dir: str, cwd: str | None) -> str:
+    """The knowledge file as the agent should read its path: relative to its working folder when inside it,
+    else absolute (a worktree's captures go to the main checkout's file, not to the worktree's)."""
+    full = os.path.join(memory_dir, layout.KNOWLEDGE)
+    if cwd:
+        relative = os.path.relpath(os.path.realpath(full), os.path.realpath(cwd))
+        if not relative.startswith(os.pardir):
+            return relative
+    return os.path.abspath(full)
+
+
 def not_recorded_note(unconfirmed: list[tuple[bdcomment.Insight, str]], failure: str) -> str:
     """What the agent hears about insights left out because the tool call failed: that bd did not record
     them (bd said so) or could not be asked, and how to record them without bd."""
@@ -114,8 +128,10 @@ def not_recorded_note(unconfirmed: list[tuple[bdcomment.Insight, str]], failure:
     return (f"memory-hooks: not captured from {calls}: the command failed{failed} and {bd_said}. {how}")
 
 
-def capture_note(entries: list[dict], result: store.AppendResult, problems: list[str] | None = None) -> str:
-    """One short line for the agent: what was stored under which key, and anything it should know."""
+def capture_note(entries: list[dict], result: store.AppendResult, problems: list[str] | None = None,
+                 where: str = os.path.join(layout.MEMORY_SUBDIR, layout.KNOWLEDGE)) -> str:
+    """One short line for the agent: what was stored under which key (in `where`, or parked beside it when
+    the file stayed busy), and anything it should know."""
     from memory import render
 
     stored = [e for e in entries if "content" in e and e["key"] not in result.duplicates]
@@ -123,8 +139,11 @@ def capture_note(entries: list[dict], result: store.AppendResult, problems: list
     notes = []
     if stored:
         keys = ", ".join(f"`{e['key']}`" for e in stored)
+        parked = os.path.join(os.path.dirname(where), store.SPOOL)
+        into = f"({where} stayed busy: they wait in {parked}/, the next write adds them)" if result.spooled \
+            else f"into {where}"
         notes.append(f"memory-hooks: captured {len(stored)} insight{'s' if len(stored) > 1 else ''} "
-                     f"({keys}) into .beads/memory/knowledge.jsonl.")
+                     f"({keys}) {into}.")
     if forgot:
         notes.append(f"memory-hooks: forgot {', '.join(f'`{k}`' for k in forgot)} (a tombstone line; "
                      "`recall.sh --all --history KEY` still shows it).")

@@ -29,7 +29,8 @@ def add(memory_dir: str, text: str, cwd: str) -> int:
     if not records:
         return REFUSED
     result = store.append(memory_dir, records)
-    print(capture.capture_note(records, result).replace("memory-hooks: ", ""))
+    note = capture.capture_note(records, result, where=capture.shown_path(memory_dir, cwd))
+    print(note.replace("memory-hooks: ", ""))
     return DONE if result.written or result.spooled else NOTHING
 
 
