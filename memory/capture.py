@@ -23,12 +23,12 @@ def handle(ctx: hookrun.Context) -> str | None:
     cwd = payload.cwd(data)
     found = bdcomment.insights_in_command(command, cwd)
     unconfirmed: list[tuple[bdcomment.Insight, str]] = []
-    if found and not payload.succeeded(data):
+    if found and (not payload.succeeded(data) or bdcomment.shell_missed_bd(payload.shell_output(data))):
         # `bd comment … "LEARNED: x" && git push` with a failing push: bd did record x. Keep what bd holds.
         asked = [(f, bdcomment.bd_holds(f, cwd)) for f in found]
         found = [f for f, (held, _) in asked if held]
         unconfirmed = [(f, why) for f, (held, why) in asked if not held]
-    failed = not_recorded_note(unconfirmed, payload.failure(data)) if unconfirmed else ""
+    failed = not_recorded_note(unconfirmed, _what_failed(data)) if unconfirmed else ""
     if not found:
         hint = failed or bdcomment.marker_hint(command, cwd)
         return payload.context_answer(data, hint, event=payload.event_name(data)) \
@@ -55,6 +55,14 @@ def handle(ctx: hookrun.Context) -> str | None:
         return None  # already stored by another copy of this hook: that copy answered
     note = capture_note(entries, result, problems, shown_path(ctx.memory_dir, cwd))
     return payload.context_answer(data, note, event=payload.event_name(data))
+
+
+def _what_failed(data: dict) -> str:
+    """What the payload says went wrong, as it says it."""
+    if bdcomment.shell_missed_bd(payload.shell_output(data)):
+        return "the shell said `bd: command not found`"
+    said = payload.failure(data)
+    return f"the command failed ({said})" if said else "the command failed"
 
 
 def build_records(memory_dir: str, found: Sequence[bdcomment.Marked], source: str, provenance: dict,
@@ -109,7 +117,7 @@ def shown_path(memory_dir: str, cwd: str | None) -> str:
     return os.path.abspath(full)
 
 
-def not_recorded_note(unconfirmed: list[tuple[bdcomment.Insight, str]], failure: str) -> str:
+def not_recorded_note(unconfirmed: list[tuple[bdcomment.Insight, str]], what_failed: str) -> str:
     """What the agent hears about insights left out because the tool call failed: that bd did not record
     them (bd said so) or could not be asked, and how to record them without bd."""
     import shlex
@@ -117,15 +125,14 @@ def not_recorded_note(unconfirmed: list[tuple[bdcomment.Insight, str]], failure:
     first, _ = unconfirmed[0]
     calls = ", ".join(sorted({f"`{insight.invocation()}`" for insight, _ in unconfirmed}))
     whys = sorted({why for _, why in unconfirmed if why})
-    bd_said = f"bd could not be asked whether it did ({'; '.join(whys)})" if whys else "bd does not hold it"
+    bd_said = f"bd could not be asked whether it recorded it ({'; '.join(whys)})" if whys else "bd does not hold it"
     if first.kind == entry.FORGET:
         how = "To forget without bd: .beads/memory/recall.sh --forget KEY."
     else:
         text = f"{first.kind.upper()}: {first.content}"
         how = "To record it without bd: .beads/memory/recall.sh --add " + \
               (shlex.quote(text) if len(text) <= 300 else '"LEARNED: …"') + "."
-    failed = f" ({failure})" if failure else ""
-    return (f"memory-hooks: not captured from {calls}: the command failed{failed} and {bd_said}. {how}")
+    return f"memory-hooks: not captured from {calls}: {what_failed} and {bd_said}. {how}"
 
 
 def capture_note(entries: list[dict], result: store.AppendResult, problems: list[str] | None = None,

@@ -158,6 +158,17 @@ def succeeded(payload: dict[str, Any]) -> bool:
     return True
 
 
+def shell_output(payload: dict[str, Any]) -> str:
+    """What a shell call printed, as far as the payload carries it: Claude's stdout + stderr, Codex's string
+    tool_response, Gemini's llmContent, Cursor's output ('' when none)."""
+    response = payload.get("tool_response")
+    if isinstance(response, str):
+        return response
+    parts = [response.get(k) for k in ("stdout", "stderr", "llmContent")] if isinstance(response, dict) else []
+    parts.append(payload.get("output"))
+    return "\n".join(p for p in parts if isinstance(p, str))
+
+
 def failure(payload: dict[str, Any]) -> str:
     """How the runtime says a shell call failed, as it says it (`Exit code 127`, Gemini's error, Cursor's
     exit code); '' when it says nothing. One line, short: for a message to the agent."""

@@ -142,7 +142,7 @@ def test_an_unknown_bead_reports_what_bd_said(repo, tmp_path):
     proc = run_hook("memory_capture", _failure(command, repo, "Exit code 1"), repo, env=bd_env(state))
     said = context(proc)
     assert knowledge(repo) == [] and "starts with `LEARNED:`" not in said
-    assert "could not be asked whether it did (`bd comments NOPE-1 --json` failed: Error: resolving" in said
+    assert "could not be asked whether it recorded it (`bd comments NOPE-1 --json` failed: Error: resolving" in said
     assert "recall.sh --add 'LEARNED: the bead does not exist'" in said
 
 
@@ -164,3 +164,18 @@ def test_bd_refusing_the_call_is_said_as_such(repo):
     assert "starts with `LEARNED:`" not in context(proc)
     dropped = capture(repo, 'bd comments add BD-1 "done" "LEARNED: in the second argument"')
     assert knowledge(repo) == [] and "stores only its first text argument" in context(dropped)
+
+
+@pytest.mark.parametrize("output", ["/bin/bash: line 1: bd: command not found\n", "sh: 1: bd: not found\n",
+                                    "zsh:1: command not found: bd\n"])
+def test_codex_reports_no_status_but_the_shell_said_bd_is_missing(repo, tmp_path, output):
+    """Codex's PostToolUse carries only the output (recorded with codex-cli 0.169: `exit 3` gives no status)."""
+    payload = fixture_payload("codex/0.169.0/PostToolUse-1.json")
+    payload.update(cwd=str(repo), tool_input={"command": 'bd remember "never stored by bd"'}, tool_response=output)
+    proc = run_hook("memory_capture", payload, repo, args=["--codex"], env=bd_env(tmp_path / "bd"))
+    assert knowledge(repo) == []
+    assert ("not captured from `bd remember`: the shell said `bd: command not found` and bd does not hold it"
+            in context(proc))
+    ran = dict(payload, tool_response="Remembered [x]: sh: bd: command not found was yesterday's error\n")
+    assert run_hook("memory_capture", ran, repo, args=["--codex"]).returncode == 0
+    assert [e["content"] for e in knowledge(repo)] == ["never stored by bd"]  # bd ran: its output only quotes it
