@@ -73,6 +73,8 @@ AGREEMENT = [
     'bd comment BD-1 --file notes.md',
     'bd comment BD-1 --file=notes.md LEARNED: words ignored',
     'bd comment BD-1 -f notes.md',
+    'bd comment BD-1 -m "LEARNED: bd has no -m"',
+    'bd comments add BD-1 --author=me --file notes.md',
     'bd comment BD-1 --stdin <<EOF\nLEARNED: from stdin\n\nEOF',
     'printf "LEARNED: piped\\n" | bd comment BD-1 --stdin',
     'bd comment BD-1 --file - <<<"LEARNED: file dash is stdin"',
