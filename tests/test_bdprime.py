@@ -118,3 +118,16 @@ def test_runs_prime_reads_the_command_as_a_shell_would():
     assert not bdprime._runs_prime("bd prime --export")
     assert not bdprime._runs_prime("echo bd prime")
     assert not bdprime._runs_prime("bd codex-hook PreCompact")
+
+
+def test_a_memory_held_only_by_bd_prime_is_not_called_empty(repo, tmp_path):
+    state, home = tmp_path / "bd", tmp_path / "home"
+    home.mkdir()
+    env = {**bd_env(state), "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config")}
+    command = f'bd remember "{MEMORY}" --key staging-vpn'
+    subprocess.run(["bash", "-c", command], cwd=repo, env={**os.environ, **env}, check=True, capture_output=True)
+    run_hook("memory_capture", bash_payload(command, repo), repo, env=env)
+    write(repo / ".claude" / "settings.json", bd_hook())
+    start(repo, env)  # the first session after install: the welcome
+    again = start(repo, env, session="s-2")
+    assert MEMORY[:40] not in again and "empty so far" not in again
