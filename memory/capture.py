@@ -78,7 +78,7 @@ def build_records(memory_dir: str, found: Sequence[bdcomment.Marked], source: st
 
 def capture_note(entries: list[dict], result: store.AppendResult, problems: list[str] | None = None) -> str:
     """One short line for the agent: what was stored under which key, and anything it should know."""
-    from memory import render
+    from memory import hold, render
 
     stored = [e for e in entries if "content" in e and e["key"] not in result.duplicates]
     forgot = [e["key"] for e in entries if e.get("type") == entry.FORGET]
@@ -87,6 +87,9 @@ def capture_note(entries: list[dict], result: store.AppendResult, problems: list
         keys = ", ".join(f"`{e['key']}`" for e in stored)
         notes.append(f"memory-hooks: captured {len(stored)} insight{'s' if len(stored) > 1 else ''} "
                      f"({keys}) into .beads/memory/knowledge.jsonl.")
+    held_note = hold.note(stored)
+    if held_note:
+        notes.append(held_note)
     if forgot:
         notes.append(f"memory-hooks: forgot {', '.join(f'`{k}`' for k in forgot)} (a tombstone line; "
                      "`recall.sh --all --history KEY` still shows it).")

@@ -73,6 +73,16 @@ def _stale_check(memory_dir: str, tree: str) -> Finding:
                         f"{stale.DEFAULT_DAYS} days name files or symbols that are gone{hint}"
 
 
+def _held_check(memory_dir: str) -> Finding:
+    from memory import hold
+
+    n = len(hold.held_entries(memory_dir))
+    if not n:
+        return OK, "held", "no entry is held for review"
+    return WARN, "held", (f"{n} entr{'y is' if n == 1 else 'ies are'} held for review and never shown to agents "
+                          "(recall.sh --held lists them with why; recall.sh --approve KEY releases one)")
+
+
 def _lock_check(memory_dir: str) -> list[Finding]:
     found = []
     lock = store.path(memory_dir, store.LOCK)
@@ -159,6 +169,7 @@ def diagnose(anchor: str, memory_dir: str) -> list[Finding]:
              ("lock", lambda: _lock_check(memory_dir)),
              ("last capture", lambda: [_capture_check(memory_dir)]),
              ("stale", lambda: [_stale_check(memory_dir, tree)]),
+             ("held", lambda: [_held_check(memory_dir)]),
              ("errors.log", lambda: [_errors_check(memory_dir)])]
     findings: list[Finding] = []
     for name, step in steps:

@@ -12,6 +12,9 @@ concurrent builders each publish a whole file; the active segment names the arch
 computed against, and a mismatched pair is simply rebuilt by the next reader.
 
 Latest-per-key spans both files (the archive is ranked too: knowledge rotated out is still knowledge).
+Held entries (memory.hold) are screened as their lines are indexed, so each line is screened once: the segment
+keeps the flagged docs and the approve lines, and `combine` leaves every held doc without an approval of its
+text out of the corpus, so the ranker never returns one to a hook.
 """
 from __future__ import annotations
 
@@ -36,8 +39,11 @@ def fingerprint() -> int:
     """Changes whenever tokens or concepts would come out differently: an index of another version is rebuilt."""
     from memory import entry, tokenize
 
+    from memory import screen_patterns
+
     return zlib.crc32(repr((MAGIC, corpus_mod.FIELDS, concepts.GROUPS, sorted(tokenize.STOP_WORDS),
-                            tokenize._DERIVED, sorted(entry.TAG_VOCABULARY.items()))).encode())
+                            tokenize._DERIVED, sorted(entry.TAG_VOCABULARY.items()),
+                            ("screen", screen_patterns.VERSION))).encode())
 
 
 def _read_source(path: str) -> tuple[bytes, tuple[int, int, int, int] | None]:
@@ -58,7 +64,8 @@ def _tail_crc(data: bytes, end: int) -> int:
 
 def update(old: Segment | None, data: bytes, src: tuple[int, int, int, int] | None) -> Segment:
     """`old` brought up to date with the source bytes `data`: extended when the source only grew, else new."""
-    from memory.entry import FORGET, is_control, is_valid
+    from memory import hold
+    from memory.entry import APPROVE, FORGET, is_control, is_valid
     from memory.textmatch import haystack, words
 
     grown = (old is not None and old.src is not None and src is not None and old.src[:2] == src[:2]
@@ -78,6 +85,9 @@ def update(old: Segment | None, data: bytes, src: tuple[int, int, int, int] | No
         except (ValueError, RecursionError):
             entry = None
         if entry is not None and is_valid(entry):
+            why = hold.reasons(entry)  # type: ignore[arg-type]
+            if why:
+                seg.held.append((seg.stats.n, entry["key"], hold.text_sha(entry["content"]), why))  # type: ignore[index]
             seg.stats.add(entry, postings)  # type: ignore[arg-type]
             seg.offsets.append(pos)
             seg.lengths.append(len(line))
@@ -91,6 +101,8 @@ def update(old: Segment | None, data: bytes, src: tuple[int, int, int, int] | No
             seg.controls.append((entry["type"], entry["key"], ts, pos))  # type: ignore[index]
             if entry["type"] == FORGET:  # type: ignore[index]
                 seg.forgets.append((entry["key"], ts, seg.stats.n))  # type: ignore[index]
+            elif entry["type"] == APPROVE:  # type: ignore[index]
+                seg.approvals.append((entry["key"], str(entry.get("sha")), pos))  # type: ignore[union-attr,index]
         elif line.strip():
             seg.malformed += 1
         pos = nl + 1
@@ -286,6 +298,11 @@ def combine(memory_dir: str, archive: Segment, active: Segment) -> corpus_mod.Co
     for doc in active.dead:
         live[doc] = 0
     c.live = live + b.live
+    approved = {(key, sha) for seg in (archive, active) for key, sha, _ in seg.approvals}
+    for base, seg in ((0, archive), (a.n, active)):
+        for doc, key, sha, _ in seg.held:
+            if (key, sha) not in approved:
+                c.live[base + doc] = 0  # held for review: never ranked for a hook
     readers = _EntryReader(memory_dir, archive, active)
     c.entry_at = readers.entry
     return c

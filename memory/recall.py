@@ -61,7 +61,7 @@ def search(memory_dir: str, terms: Sequence[str], entry_type: str | None, recent
         snapshot = store.load(memory_dir, include_archive)
     if history:
         return versions(snapshot.entries, terms, entry_type), snapshot
-    return select(store.latest(snapshot.entries), terms, entry_type, recent), snapshot
+    return select(store.latest(snapshot.entries, include_held=True), terms, entry_type, recent), snapshot
 
 
 def versions(lines: list[dict], terms: Sequence[str], entry_type: str | None) -> list[dict]:
@@ -131,6 +131,8 @@ def build_parser() -> argparse.ArgumentParser:
     writing.add_argument("--forget", metavar="KEY", help="hide KEY from session start, prompts and recall")
     writing.add_argument("--pin", metavar="KEY", help="always show KEY first at session start")
     writing.add_argument("--unpin", metavar="KEY", help="undo --pin")
+    writing.add_argument("--approve", metavar="KEY", help="release an entry held for review (this text only)")
+    parser.add_argument("--held", action="store_true", help="entries held for review, with why (never injected)")
     parser.add_argument("--handoffs", type=int, nargs="?", const=10, metavar="N",
                         help="the N newest session handoffs (where sessions stopped; default 10)")
     parser.add_argument("--handoff", metavar="ID", help="one handoff, whole (JSON)")
@@ -158,9 +160,14 @@ def main(argv: list[str] | None = None) -> int:
     terms = terms_of(args.keywords)
     memory_dir = args.memory_dir or paths.memory_dir(os.environ.get("MEMORY_HOOKS_ANCHOR") or os.getcwd())
     writes = [(kind, value) for kind, value in (("add", args.add), ("forget", args.forget), ("pin", args.pin),
-                                                ("unpin", args.unpin)) if value is not None]
+                                                ("unpin", args.unpin), ("approve", args.approve))
+              if value is not None]
     if writes:
         return _write(parser, memory_dir, writes, terms)
+    if args.held:
+        from memory import hold
+
+        return hold.list_held(memory_dir, args.json)
     if args.setup_git:
         return recall_commands.setup_git()
     if args.handoffs is not None or args.handoff:
@@ -174,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.stats:
             snapshot = store.load(memory_dir, include_archive=args.all)
-            report = stats(memory_dir, snapshot, store.latest(snapshot.entries))
+            report = stats(memory_dir, snapshot, store.latest(snapshot.entries, include_held=True))
         else:
             chosen, snapshot = search(memory_dir, terms, args.entry_type, args.recent, args.all, args.history)
             if args.pinned:
@@ -218,15 +225,19 @@ def _print_found(chosen: list[dict], in_archive: list[dict], snapshot: store.Sna
 
 def _write(parser: argparse.ArgumentParser, memory_dir: str, writes: list[tuple[str, str]],
            terms: list[str]) -> int:
-    """--add / --forget / --pin / --unpin: one at a time, never mixed with a search."""
+    """--add / --forget / --pin / --unpin / --approve: one at a time, never mixed with a search."""
     from memory import edit
 
     if len(writes) > 1 or terms:
-        parser.error("--add, --forget, --pin and --unpin take one value and go alone")
+        parser.error("--add, --forget, --pin, --unpin and --approve take one value and go alone")
     kind, value = writes[0]
     cwd = os.environ.get("MEMORY_HOOKS_ANCHOR") or os.getcwd()
     if kind == "add":
         return edit.add(memory_dir, value, cwd)
+    if kind == "approve":
+        from memory import hold
+
+        return hold.approve(memory_dir, value.strip(), cwd)
     return edit.control(memory_dir, kind, value.strip(), cwd)
 
 

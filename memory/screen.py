@@ -37,6 +37,12 @@ _LOOKALIKES = {
     "Τ": "T", "Υ": "Y", "Χ": "X",
 }
 _compiled: dict[str, Pattern[str]] = {}
+_verdicts: dict[str, list[str]] = {}  # text -> reasons, this process: computed here or known from the index
+
+
+def remember(text: str, found: list[str]) -> None:
+    """Record the verdict on `text` someone already computed (memory.find has it from the index)."""
+    _verdicts[text] = list(found)
 
 
 def _re(name: str, source: str) -> Pattern[str]:
@@ -122,6 +128,15 @@ def reasons(text: str) -> list[str]:
     """Why `text` should be held for review before any agent reads it; [] when nothing was found."""
     if not isinstance(text, str) or not text:
         return []
+    known = _verdicts.get(text)
+    if known is not None:
+        return list(known)
+    found = _screen(text)
+    _verdicts[text] = found
+    return list(found)
+
+
+def _screen(text: str) -> list[str]:
     found: list[str] = []
     if not text.isascii():
         hidden = hidden_characters(text)

@@ -128,7 +128,8 @@ REMOTE_TRIGGER = r"curl|wget|iwr|irm|invoke-web|invoke-rest|downloadstring|base6
                  r"http|frombase64|certutil|bitsadmin|xxd"
 REMOTE_PATTERN = (
     r"\b(?:curl|wget|fetch|http|aria2c|iwr|irm|invoke-webrequest|invoke-restmethod)\b[^|\n;]*\|\s*" + f"(?:{_SHELLS})"
-    r"|(?:\$\(|`|<\()\s*(?:curl|wget|iwr|irm)\b"
+    r"|(?:\b(?:ba|z|k|da)?sh|\beval|\bsource|\bpython[0-9.]*|\bperl|\bruby|\bnode|(?:^|\s)\.)\s+(?:-c\s+)?['\"]?"
+    r"(?:\$\(|`|<\()\s*(?:curl|wget|iwr|irm)\b"
     r"|\b(?:curl|wget)\b[^\n;|]*(?:-o|-O|--output)\s*\S+[^\n|]{0,80}?(?:&&|;)\s*(?:sudo\s+)?(?:chmod\s+\+x\s+\S+\s*"
     r"(?:&&|;)\s*)?(?:(?:ba|z)?sh|python[0-9.]*|\./)"
     r"|\bbase64\s+(?:-d|--decode|-D|-di)\b[^\n]*\|\s*" + f"(?:{_SHELLS})"

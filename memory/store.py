@@ -176,7 +176,7 @@ def _same_text(existing: bytes, records: list[dict], repeat: bool = True) -> dic
         return {}
     lines = read("", existing).entries
     found = {}
-    for entry in view.latest(lines):
+    for entry in view.latest(lines, include_held=True):  # a held copy is a copy too
         key = wanted.get(normalized(entry["content"]))
         if key is not None and (key != entry["key"] or not repeat):
             found[key] = entry["key"]
