@@ -61,13 +61,13 @@ def _capture_check(memory_dir: str) -> Finding:
         return WARN, "last capture", "none yet (agents capture with: bd comment <ID> \"LEARNED: …\")"
     newest = max(e.get("ts", 0) for e in snap.entries if isinstance(e.get("ts", 0), (int, float)))
     when = time.strftime("%Y-%m-%d %H:%M", time.localtime(newest))
-    return OK, "last capture", f"{when}; {len(store.latest(snap.entries))} live keys in the active file"
+    return OK, "last capture", f"{when}; {len(store.latest(snap.entries, cache_dir=memory_dir))} live keys in the active file"
 
 
 def _stale_check(memory_dir: str, tree: str) -> Finding:
     from memory import stale
 
-    found = stale.find(store.latest(store.load(memory_dir).entries), tree)
+    found = stale.find(store.latest(store.load(memory_dir).entries, cache_dir=memory_dir), tree)
     hint = " (recall.sh --stale lists them; nothing is removed)" if found else ""
     return OK, "stale", f"{len(found)} entr{'y' if len(found) == 1 else 'ies'} not re-confirmed for " \
                         f"{stale.DEFAULT_DAYS} days name files or symbols that are gone{hint}"

@@ -62,8 +62,10 @@ def _tail_crc(data: bytes, end: int) -> int:
     return zlib.crc32(data[max(0, end - CRC_WINDOW):end])
 
 
-def update(old: Segment | None, data: bytes, src: tuple[int, int, int, int] | None) -> Segment:
-    """`old` brought up to date with the source bytes `data`: extended when the source only grew, else new."""
+def update(old: Segment | None, data: bytes, src: tuple[int, int, int, int] | None,
+           cache_dir: str | None = None) -> Segment:
+    """`old` brought up to date with the source bytes `data`: extended when the source only grew, else new.
+    The new lines are screened (memory.hold), with the verdict cache of `cache_dir` when given."""
     from memory import hold
     from memory.entry import APPROVE, FORGET, is_control, is_valid
     from memory.textmatch import haystack, words
@@ -77,6 +79,7 @@ def update(old: Segment | None, data: bytes, src: tuple[int, int, int, int] | No
         if not isinstance(value, array):
             postings[key] = array_of("I", value)
     pos, end = seg.end, data.rfind(b"\n") + 1  # an unterminated last line is a write in progress
+    added: list[tuple[int, dict]] = []
     while pos < end:
         nl = data.index(b"\n", pos)
         line = data[pos:nl]
@@ -85,9 +88,7 @@ def update(old: Segment | None, data: bytes, src: tuple[int, int, int, int] | No
         except (ValueError, RecursionError):
             entry = None
         if entry is not None and is_valid(entry):
-            why = hold.reasons(entry)  # type: ignore[arg-type]
-            if why:
-                seg.held.append((seg.stats.n, entry["key"], hold.text_sha(entry["content"]), why))  # type: ignore[index]
+            added.append((seg.stats.n, entry))  # type: ignore[arg-type]
             seg.stats.add(entry, postings)  # type: ignore[arg-type]
             seg.offsets.append(pos)
             seg.lengths.append(len(line))
@@ -106,6 +107,12 @@ def update(old: Segment | None, data: bytes, src: tuple[int, int, int, int] | No
         elif line.strip():
             seg.malformed += 1
         pos = nl + 1
+    if cache_dir is not None and added:
+        hold.warm(cache_dir, [entry["content"] for _, entry in added])
+    for doc, entry in added:
+        why = hold.reasons(entry)
+        if why:
+            seg.held.append((doc, entry["key"], hold.text_sha(entry["content"]), why))
     seg.src, seg.end, seg.crc = src, max(seg.end, end), _tail_crc(data, max(seg.end, end))
     seg.stats.live = corpus_mod.latest_flags(seg.stats.keys, seg.stats.ts)
     _apply_forgets(seg)
@@ -272,12 +279,12 @@ def _rebuild(memory_dir: str, idx: dict[str, str], fp: int, with_archive: bool =
         archive_data, archive_src = _read_source(os.path.join(memory_dir, ARCHIVE))
         old_archive = read_segment(idx[ARCHIVE], fp, with_keys=True)
         indexed_src = old_archive.src if old_archive is not None else None
-        archive = update(old_archive, archive_data, archive_src)  # may extend old_archive in place
+        archive = update(old_archive, archive_data, archive_src, memory_dir)  # may extend old_archive in place
         if writable and archive_src is not None and indexed_src != archive_src:
             _write(idx[ARCHIVE], archive, fp)
     else:
         archive = Segment()
-    active = update(read_segment(idx[ACTIVE], fp, with_keys=True), active_data, active_src)
+    active = update(read_segment(idx[ACTIVE], fp, with_keys=True), active_data, active_src, memory_dir)
     link(archive, active)
     if writable and with_archive:  # an active segment linked to no archive would be rebuilt anyway
         _write(idx[ACTIVE], active, fp)

@@ -61,7 +61,8 @@ def search(memory_dir: str, terms: Sequence[str], entry_type: str | None, recent
         snapshot = store.load(memory_dir, include_archive)
     if history:
         return versions(snapshot.entries, terms, entry_type), snapshot
-    return select(store.latest(snapshot.entries, include_held=True), terms, entry_type, recent), snapshot
+    return select(store.latest(snapshot.entries, include_held=True, cache_dir=memory_dir), terms, entry_type, recent), \
+        snapshot
 
 
 def versions(lines: list[dict], terms: Sequence[str], entry_type: str | None) -> list[dict]:
@@ -181,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.stats:
             snapshot = store.load(memory_dir, include_archive=args.all)
-            report = stats(memory_dir, snapshot, store.latest(snapshot.entries, include_held=True))
+            report = stats(memory_dir, snapshot, store.latest(snapshot.entries, include_held=True, cache_dir=memory_dir))
         else:
             chosen, snapshot = search(memory_dir, terms, args.entry_type, args.recent, args.all, args.history)
             if args.pinned:

@@ -54,7 +54,7 @@ def stale(memory_dir: str, days: int, as_json: bool) -> int:
     from memory.recall import FOUND, NOTHING, format_entry
 
     root = paths.project_root(os.environ.get("MEMORY_HOOKS_ANCHOR") or os.getcwd(), None)
-    found = stale_mod.find(store.latest(store.load(memory_dir).entries), root, days)
+    found = stale_mod.find(store.latest(store.load(memory_dir).entries, cache_dir=memory_dir), root, days)
     for entry, gone in found:
         if as_json:
             sys.stdout.write(render.escape_control(jsonio.dumps(dict(entry, gone=gone))) + "\n")

@@ -136,7 +136,20 @@ def reasons(text: str) -> list[str]:
     return list(found)
 
 
+def suspect(text: str) -> bool:
+    """False only for ASCII text none of whose words a pattern needs: the cheap test that spares the patterns."""
+    if not text.isascii():
+        return True
+    low = text.lower()
+    if "<!--" in low or "<|" in low:
+        return True
+    words = set(_re("ascii-words", r"[a-z0-9_]+").findall(low))
+    return not words.isdisjoint(sp.SUSPECT_WORDS) or any(w.endswith(sp.SUSPECT_SUFFIXES) for w in words if "_" in w)
+
+
 def _screen(text: str) -> list[str]:
+    if not suspect(text):
+        return []
     found: list[str] = []
     if not text.isascii():
         hidden = hidden_characters(text)

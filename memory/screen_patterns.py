@@ -58,7 +58,7 @@ CATEGORIES: tuple[tuple[str, str, str], ...] = (
      r"\byou\s+are\s+now\b|\byou'?re\s+now\s+(?:a|an|in|the)\b|\byou\s+are\s+no\s+longer\b"
      r"|\b(?:from\s+now\s+on|henceforth|from\s+this\s+point(?:\s+on)?),?\s+(?:you|the\s+(?:assistant|ai|model|agent))"
      r"\s+(?:are|will|must|shall|should|have\s+to|act|respond|answer|obey|work)\b"
-     r"|\byour\s+new\s+(?:role|identity|persona|name|instructions|task)\s+is\b"
+     r"|\byour\s+new\s+(?:role|identity|persona|instructions)\s+is\b"
      r"|\bpretend\s+(?:to\s+be|you\s+are|that\s+you)\b|\brole-?play\s+as\b"
      r"|\bact\s+as\s+(?:if\s+you\s+(?:were|are)\s+)?(?:an?\s+)?(?:unrestricted|unfiltered|uncensored|jailbroken|"
      r"evil|different\s+ai|dan\b)"
@@ -127,7 +127,7 @@ _SHELLS = r"(?:sudo\s+(?:-\S+\s+)*)?(?:ba|z|k|da|fi|c|tc)?sh\b|python[0-9.]*\b|p
 REMOTE_TRIGGER = r"curl|wget|iwr|irm|invoke-web|invoke-rest|downloadstring|base64|urllib|urlopen|requests\.|fetch|" \
                  r"http|frombase64|certutil|bitsadmin|xxd"
 REMOTE_PATTERN = (
-    r"\b(?:curl|wget|fetch|http|aria2c|iwr|irm|invoke-webrequest|invoke-restmethod)\b[^|\n;]*\|\s*" + f"(?:{_SHELLS})"
+    r"\b(?:curl|wget|fetch|aria2c|iwr|irm|invoke-webrequest|invoke-restmethod)\b[^|\n;]*\|\s*" + f"(?:{_SHELLS})"
     r"|(?:\b(?:ba|z|k|da)?sh|\beval|\bsource|\bpython[0-9.]*|\bperl|\bruby|\bnode|(?:^|\s)\.)\s+(?:-c\s+)?['\"]?"
     r"(?:\$\(|`|<\()\s*(?:curl|wget|iwr|irm)\b"
     r"|\b(?:curl|wget)\b[^\n;|]*(?:-o|-O|--output)\s*\S+[^\n|]{0,80}?(?:&&|;)\s*(?:sudo\s+)?(?:chmod\s+\+x\s+\S+\s*"
@@ -149,14 +149,14 @@ REMOTE_PATTERN = (
 _SECRET_VAR = r"\$\{?[A-Z0-9_]*(?:TOKEN|SECRET|PASSWORD|PASSWD|API_KEY|APIKEY|ACCESS_KEY|PRIVATE_KEY|CREDENTIALS?)[A-Z0-9_]*\}?"
 _SECRET_FILE = (r"(?:~|\$HOME)?/?\.?(?:env\b|ssh/|aws/credentials|netrc|npmrc|pypirc|git-credentials|docker/config\.json|"
                 r"kube/config)|\bid_(?:rsa|ed25519|ecdsa)\b|/etc/(?:passwd|shadow)\b|\.pem\b")
-_DUMP = r"\$\(\s*(?:env|printenv|set|cat\s+[^)]*(?:\.env|\.ssh|credentials|\.pem|id_rsa|\.netrc|passwd))"
+_DUMP = r"\$\(\s*(?:env|printenv|cat\s+[^)]*(?:\.env|\.ssh|credentials|\.pem|id_rsa|\.netrc|passwd))"
 EXFIL_COMMAND_TRIGGER = r"curl|wget|nc |ncat|netcat|iwr|invoke-web|requests\.post|fetch|http|gh |env|/dev/tcp|scp "
 EXFIL_COMMAND_PATTERN = (
-    r"\b(?:env|printenv|set)\b\s*(?:\|\s*(?:base64|gzip|xxd)[^|\n]*)?\|\s*(?:curl|wget|nc|ncat|netcat|http)\b"
-    r"|\bcat\s+[^|\n;]*(?:" + _SECRET_FILE + r")[^|\n;]*\|\s*(?:base64[^|\n]*\|\s*)?(?:curl|wget|nc|ncat|netcat|http)\b"
-    r"|\b(?:curl|wget|http)\b[^\n]*?(?:-d|--data(?:-\w+)?|-F|--form|-T|--upload-file|--post-data|--post-file|--body-data)"
+    r"\b(?:env|printenv)\b\s*(?:\|\s*(?:base64|gzip|xxd)[^|\n]*)?\|\s*(?:curl|wget|nc|ncat|netcat)\b"
+    r"|\bcat\s+[^|\n;]*(?:" + _SECRET_FILE + r")[^|\n;]*\|\s*(?:base64[^|\n]*\|\s*)?(?:curl|wget|nc|ncat|netcat)\b"
+    r"|\b(?:curl|wget)\b[^\n]*?(?:-d|--data(?:-\w+)?|-F|--form|-T|--upload-file|--post-data|--post-file|--body-data)"
     r"[=\s]+['\"]?[^\n]*?(?:@" + _SECRET_FILE + r"|" + _SECRET_VAR + r"|" + _DUMP + r")"
-    r"|\b(?:curl|wget|http)\b[^\n]*?https?://\S*[?&=/]\S*(?:" + _SECRET_VAR + r"|" + _DUMP + r")"
+    r"|\b(?:curl|wget)\b[^\n]*?https?://\S*[?&=/]\S*(?:" + _SECRET_VAR + r"|" + _DUMP + r")"
     r"|\b(?:nc|ncat|netcat)\b[^\n]*<\s*(?:" + _SECRET_FILE + r")|>\s*/dev/tcp/"
     r"|\bgh\s+(?:pr|issue|gist|api)\b[^\n]*(?:" + _DUMP + r"|" + _SECRET_VAR + r"|--body-file\s+\S*\.env\b|gist\s+create\s+\S*"
     r"(?:\.env|id_rsa|credentials))"
@@ -191,3 +191,28 @@ NEGATION = (r"(?:\bnever\b|\bdon'?t\b|\bdo\s+not\b|\bdoes\s+not\b|\bmust\s+not\b
             r"\bshouldn'?t\b|\bcannot\b|\bcan'?t\b|\bavoid\b|\bnot\b|\bno\b|\bwithout\b|\bprevent\b|\bforbid|"
             r"\bnunca\b|\bjamais\b|\bne\b|\bpas\b|\bnie\b|\bniemals\b|\bnicht\b|\bkeine?\b|\bnão\b|\bnao\b|\bmai\b|"
             r"\bnon\b|\bnada\b|никогда|\bне\b|不要|别|別|禁止|切勿|不得|決して|しない|ないで|禁止)")
+
+# The words (lowercase, ASCII) without one of which no pattern above can match ASCII text: screen.reasons reads
+# an ASCII text's words first and runs no pattern when none is here (tests/test_screen.py holds every flagged
+# text of the corpus to this). Words ending in one of SUSPECT_SUFFIXES (GITHUB_TOKEN) count too.
+SUSPECT_WORDS = frozenset("""
+ignore ignores ignored ignoring disregard disregards disregarded disregarding forget forgets forgetting forgot
+override overrides overriding overridden supersede supersedes precedence obey skip bypass drop discard replace
+everything instructions updated ignora ignorar ignorez ignorer olvida olvide olvidar esqueca esquece dimentica oublie
+oubliez oublier ignoriere ignorier ignorieren vergiss vergessen missachte
+now longer henceforth pretend roleplay role play act jailbreak jailbroken dan anything persona identity
+ahora eres maintenant bist jetzt sofort agora voce ora adesso sei poi partir
+system sys admin developer assistant assistants human inst im_start im_end endoftext user begin prompt
+ai llm llms language chatbot chatbots claude chatgpt gpt copilot gemini cursor codex reading processing parsing
+seeing reads bot bots operator quietly silently secretly dear hey hello attention disable circumvent turn reveal
+nota hinweis notiz
+nachricht ia ki usuario usuario utilisateur utente benutzer nutzer anwender sem sin sans ohne senza
+curl wget fetch aria2c iwr irm invoke base64 iex downloadstring frombase64string exec urlopen eval
+certutil urllib requests
+env printenv nc ncat netcat tcp gh axios scp
+token tokens secret secrets credential credentials key keys password passwords private ssh environment vars
+id_rsa id_ed25519 id_ecdsa secreto secretos clave claves credenciales passe jeton jetons passwort passworter
+geheimnis geheimnisse zugangsdaten senha senhas chave chaves segreto segreti chiave chiavi pem netrc npmrc
+pypirc passwd shadow
+""".split())
+SUSPECT_SUFFIXES = ("_token", "_tokens", "_secret", "_key", "_keys", "_password", "_passwd", "_credentials")

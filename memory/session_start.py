@@ -20,7 +20,7 @@ def handle(ctx: hookrun.Context) -> str | None:
     if snapshot.lines > store.ROTATE_ABOVE:  # a git merge of two branches' captures: rotate before reading on
         store.rotate(ctx.memory_dir)
         snapshot = store.load(ctx.memory_dir)
-    latest = store.latest(snapshot.entries)
+    latest = store.latest(snapshot.entries, cache_dir=ctx.memory_dir)
     settings = config.load(ctx.memory_dir)
     git = paths.work_tree_git(cwd, root)
     beads = digest.bead_candidates(git.branch if git else None, cwd)

@@ -79,13 +79,18 @@ class State:
 
         return hold.reasons(self.entries[key][1], self.approved.get(key, ()))
 
-    def live(self, include_held: bool = False) -> list[dict]:
+    def live(self, include_held: bool = False, cache_dir: str | None = None) -> list[dict]:
         """The live entries, newest first; a pinned one comes as a copy with `"pinned": True`. Held entries
-        are left out, or with `include_held` come as a copy with `"held": [reasons]`."""
+        are left out, or with `include_held` come as a copy with `"held": [reasons]`. With `cache_dir` (a
+        memory folder) the screen's verdicts come from its cache (memory.hold.warm)."""
+        ordered = sorted(self.entries.items(), key=lambda item: item[1][0], reverse=True)
+        ordered = [(key, entry) for key, (_, entry) in ordered if not self.forgotten(key)]
+        if cache_dir is not None:
+            from memory import hold
+
+            hold.warm(cache_dir, [entry["content"] for _, entry in ordered])
         out = []
-        for key, (_, entry) in sorted(self.entries.items(), key=lambda item: item[1][0], reverse=True):
-            if self.forgotten(key):
-                continue
+        for key, entry in ordered:
             held = self.held(key)
             if held and not include_held:
                 continue
@@ -95,11 +100,11 @@ class State:
         return out
 
 
-def latest(lines: list[dict], include_held: bool = False) -> list[dict]:
+def latest(lines: list[dict], include_held: bool = False, cache_dir: str | None = None) -> list[dict]:
     """One entry per key, the latest (highest ts, then later line) winning; newest first. Forgotten keys
     are left out; pinned entries come back with `"pinned": True`; held ones are left out (with
-    `include_held`, marked `"held": [reasons]`)."""
-    return State(lines).live(include_held)
+    `include_held`, marked `"held": [reasons]`). `cache_dir`: see State.live."""
+    return State(lines).live(include_held, cache_dir)
 
 
 def pinned_first(entries: list[dict]) -> list[dict]:

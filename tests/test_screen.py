@@ -105,3 +105,21 @@ def test_a_verdict_handed_over_is_used():
 def test_empty_and_odd_input():
     assert screen.reasons("") == [] and screen.reasons(None) == []  # type: ignore[arg-type]
     assert screen.reasons("\udcff lone surrogate") == []
+
+
+def test_the_word_prefilter_never_hides_what_the_patterns_find(monkeypatch):
+    """screen.suspect spares the patterns on ASCII text without a word they need: over the whole corpus and the
+    cases above, the verdicts are the same with the prefilter as without it."""
+    import glob
+    import json
+
+    from conftest import ROOT
+
+    files = [ROOT / "bench/poisoning/poisoned.jsonl", ROOT / "bench/poisoning/benign.jsonl",
+             *glob.glob(str(ROOT / "bench/relevance/source/*.jsonl"))]
+    texts = [json.loads(line)["content"] for name in files for line in open(name, encoding="utf-8") if line.strip()]
+    texts += [text for text, _ in FLAGGED] + BENIGN
+    with_prefilter = [screen._screen(t) for t in texts]
+    monkeypatch.setattr(screen, "suspect", lambda text: True)
+    assert [screen._screen(t) for t in texts] == with_prefilter
+    assert sum(map(bool, with_prefilter)) >= 100  # the corpus did exercise the patterns
