@@ -101,14 +101,14 @@ def _search(memory_dir: str, archive: segfile.IndexFile | None, active: segfile.
             continue
         fd = fsio.open_regular(os.path.join(memory_dir, name), os.O_RDONLY)
         try:
-            held = _held_by_key(seg)
+            verdicts = _held_by_key(seg)
             for offset, line in _lines(fd, seg, chosen):
                 if line is None:
                     return None  # the file changed under the index: scan instead
                 if textmatch.matches(line, terms):  # a damaged index may name others: the text decides
                     lines.append((file_no, offset, line))
                     keys.add(line["key"])
-                    _tell_screen(line, held)
+                    _tell_screen(line, verdicts)
         finally:
             os.close(fd)
     for file_no, _, seg, _ in parts:

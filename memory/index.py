@@ -37,9 +37,7 @@ CRC_WINDOW = 4096
 
 def fingerprint() -> int:
     """Changes whenever tokens or concepts would come out differently: an index of another version is rebuilt."""
-    from memory import entry, tokenize
-
-    from memory import screen_patterns
+    from memory import entry, screen_patterns, tokenize
 
     return zlib.crc32(repr((MAGIC, corpus_mod.FIELDS, concepts.GROUPS, sorted(tokenize.STOP_WORDS),
                             tokenize._DERIVED, sorted(entry.TAG_VOCABULARY.items()),
@@ -88,7 +86,7 @@ def update(old: Segment | None, data: bytes, src: tuple[int, int, int, int] | No
         except (ValueError, RecursionError):
             entry = None
         if entry is not None and is_valid(entry):
-            added.append((seg.stats.n, entry))  # type: ignore[arg-type]
+            added.append((seg.stats.n, entry))
             seg.stats.add(entry, postings)  # type: ignore[arg-type]
             seg.offsets.append(pos)
             seg.lengths.append(len(line))

@@ -61,8 +61,8 @@ def search(memory_dir: str, terms: Sequence[str], entry_type: str | None, recent
         snapshot = store.load(memory_dir, include_archive)
     if history:
         return versions(snapshot.entries, terms, entry_type), snapshot
-    return select(store.latest(snapshot.entries, include_held=True, cache_dir=memory_dir), terms, entry_type, recent), \
-        snapshot
+    latest = store.latest(snapshot.entries, include_held=True, cache_dir=memory_dir)  # a person reads: held marked
+    return select(latest, terms, entry_type, recent), snapshot
 
 
 def versions(lines: list[dict], terms: Sequence[str], entry_type: str | None) -> list[dict]:
@@ -165,16 +165,9 @@ def main(argv: list[str] | None = None) -> int:
               if value is not None]
     if writes:
         return _write(parser, memory_dir, writes, terms)
-    if args.held:
-        from memory import hold
-
-        return hold.list_held(memory_dir, args.json)
-    if args.setup_git:
-        return recall_commands.setup_git()
-    if args.handoffs is not None or args.handoff:
-        return recall_commands.handoffs(memory_dir, args.handoffs, args.handoff)
-    if args.stale is not None:
-        return recall_commands.stale(memory_dir, args.stale, args.json)
+    status = _command(memory_dir, args)
+    if status is not None:
+        return status
     if not (terms or args.entry_type or args.recent or args.stats or args.pinned):
         parser.print_usage(sys.stderr)
         print("recall.sh: give a KEYWORD, --type, --recent N, --pinned or --stats (see --help)", file=sys.stderr)
@@ -182,7 +175,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.stats:
             snapshot = store.load(memory_dir, include_archive=args.all)
-            report = stats(memory_dir, snapshot, store.latest(snapshot.entries, include_held=True, cache_dir=memory_dir))
+            latest = store.latest(snapshot.entries, include_held=True, cache_dir=memory_dir)
+            report = stats(memory_dir, snapshot, latest)
         else:
             chosen, snapshot = search(memory_dir, terms, args.entry_type, args.recent, args.all, args.history)
             if args.pinned:
@@ -198,6 +192,21 @@ def main(argv: list[str] | None = None) -> int:
     if len(terms) > 1 and not (args.exact or args.history or args.pinned):
         return ranked(memory_dir, " ".join(args.keywords), args)
     return _print_found(chosen, in_archive, snapshot, args, argv)
+
+
+def _command(memory_dir: str, args: argparse.Namespace) -> int | None:
+    """The commands that are not a search (--held, --setup-git, --handoffs, --stale); None for a search."""
+    if args.held:
+        from memory import hold
+
+        return hold.list_held(memory_dir, args.json)
+    if args.setup_git:
+        return recall_commands.setup_git()
+    if args.handoffs is not None or args.handoff:
+        return recall_commands.handoffs(memory_dir, args.handoffs, args.handoff)
+    if args.stale is not None:
+        return recall_commands.stale(memory_dir, args.stale, args.json)
+    return None
 
 
 def _print_found(chosen: list[dict], in_archive: list[dict], snapshot: store.Snapshot, args: argparse.Namespace,

@@ -70,7 +70,7 @@ def format_entry(entry: dict) -> str:
     if get("pinned"):
         head += "  (pinned)"
     if get("held"):
-        head += f"  (HELD for review: {'; '.join(map(str, get('held')))}; recall.sh --approve {entry['key']})"
+        head += f"  (HELD for review: {'; '.join(map(str, entry['held']))}; recall.sh --approve {entry['key']})"
     if tags and isinstance(tags, list):
         tags = [t for t in tags if t != kind and isinstance(t, str)]
         if tags:

@@ -25,7 +25,8 @@ EXFIL = "sends secrets or files out"
 
 CATEGORIES: tuple[tuple[str, str, str], ...] = (
     (OVERRIDE,
-     r"ignor|disregard|forget|overrid|supersed|precedence|obey|new instructions|olvid|oubli|vergiss|esque|"
+     r"ignor|disregard|forget|overrid|supersed|precedence|obey|new instructions|olvid|oubli|vergiss|esque|bypass|"
+     r"skip|drop|discard|void|null|revoked|desconsider|seguire|sigas|siga|suis pas|suivez|"
      r"dimentic|игнор|забуд|忽略|无视|無視|忘|instruc|anweis|istruz|инструкц|指示|指令",
      r"\b(?:ignore|disregard|forget|override|skip|bypass|drop|discard)\s+(?:all\s+|any\s+|every\s+)?(?:of\s+)?"
      r"(?:the\s+|your\s+|these\s+|those\s+)?" + _BEFORE_EN + r"[\w\s,'-]{0,30}?" + _NOUNS_EN + r"\b"
@@ -33,11 +34,14 @@ CATEGORIES: tuple[tuple[str, str, str], ...] = (
      r"(?:that\s+)?came\s+before|previously)"
      r"|\b(?:these|this|the\s+following)\s+(?:instructions?|rules?|notes?)\s+(?:override|supersede|take\s+precedence"
      r"\s+over|replace)\s+(?:all|any|every|the\s+(?:system|user)|your|previous|prior|other)"
+     r"|\b(?:previous|prior|earlier|above|all\s+(?:prior|previous|other))\s+(?:instructions|rules|guidance|guidelines|"
+     r"directions)\b[^.\n]{0,60}?\b(?:void|null|revoked|disregard|ignore)"
      r"|\bnew\s+(?:system\s+)?instructions\s*:|\bupdated\s+system\s+prompt\b|\byou\s+must\s+(?:now\s+)?obey\b"
      r"|\bobey\s+(?:only\s+)?(?:these|the\s+following|my|this\s+note)"
      # es / pt / it / fr
      r"|\b(?:ignora|ignore|ignorar|ignorez|ignorer|olvida|olvide|olvidar|esqueça|esqueca|esquece|dimentica|"
-     r"oublie|oubliez|oublier)\s+(?:todas\s+|todos\s+|tutte\s+|toutes\s+|tous\s+)?(?:las\s+|los\s+|as\s+|os\s+|le\s+|"
+     r"oublie|oubliez|oublier|desconsidere|desconsidera|desconsiderar|non\s+seguire|no\s+sigas|no\s+sigan|"
+     r"n[aã]o\s+siga|ne\s+suis\s+pas|ne\s+suivez\s+pas|ne\s+tiens\s+pas\s+compte\s+des)\s+(?:todas\s+|todos\s+|tutte\s+|toutes\s+|tous\s+)?(?:las\s+|los\s+|as\s+|os\s+|le\s+|"
      r"les\s+|tes\s+|vos\s+|sus\s+|tus\s+|suas\s+|tue\s+)?(?:\w+\s+)?(?:instrucciones|instruções|instrucoes|istruzioni|"
      r"instructions|indicaciones|regras|reglas|regole|règles|consignes|orientações|directivas)"
      # de
@@ -47,7 +51,7 @@ CATEGORIES: tuple[tuple[str, str, str], ...] = (
      r"|(?:игнорируй|игнорируйте|проигнорируй|забудь|забудьте|не\s+обращай\s+внимания\s+на)\s+(?:все\s+)?"
      r"(?:\w+\s+)?(?:инструкци|указани|правила|команд)"
      # zh / ja
-     r"|(?:忽略|无视|無視|忘记|忘記|不要理会|忽視)(?:掉)?(?:之前|以前|上面|上述|先前|前面|所有|全部|一切)[^。\n]{0,8}?"
+     r"|(?:忽略|无视|無視|忘记|忘記|不要理会|忽視)(?:掉)?(?:之前|以前|以上|此前|上面|上述|先前|前面|所有|全部|一切)[^。\n]{0,8}?"
      r"(?:指令|指示|说明|說明|提示|规则|規則|命令)"
      r"|(?:以前|前|上記|これまで|先)の(?:すべての|全ての)?(?:指示|命令|指令|ルール|プロンプト)[をは]?"
      r"(?:すべて|全て)?(?:無視|忘れ)"
@@ -122,7 +126,8 @@ CATEGORIES: tuple[tuple[str, str, str], ...] = (
 )
 
 # remote code: a download fed to an interpreter, decoded text fed to a shell, PowerShell's download-and-run
-_SHELLS = r"(?:sudo\s+(?:-\S+\s+)*)?(?:ba|z|k|da|fi|c|tc)?sh\b|python[0-9.]*\b|perl\b|ruby\b|node\b|php\b|iex\b|pwsh\b|" \
+_SHELLS = r"(?:sudo\s+(?:-\S+\s+)*)?(?:ba|z|k|da|fi|c|tc)?sh\b|python[0-9.]*\b|perl\b|ruby\b|node\b|php\b|iex\b|" \
+          r"pwsh\b|" \
           r"powershell\b|source\b|\.\s"
 REMOTE_TRIGGER = r"curl|wget|iwr|irm|invoke-web|invoke-rest|downloadstring|base64|urllib|urlopen|requests\.|fetch|" \
                  r"http|frombase64|certutil|bitsadmin|xxd"
@@ -146,8 +151,10 @@ REMOTE_PATTERN = (
 
 # exfiltration, in commands: secrets or private files as the *payload* of a request (an Authorization header
 # with $TOKEN is how APIs are called, and passes)
-_SECRET_VAR = r"\$\{?[A-Z0-9_]*(?:TOKEN|SECRET|PASSWORD|PASSWD|API_KEY|APIKEY|ACCESS_KEY|PRIVATE_KEY|CREDENTIALS?)[A-Z0-9_]*\}?"
-_SECRET_FILE = (r"(?:~|\$HOME)?/?\.?(?:env\b|ssh/|aws/credentials|netrc|npmrc|pypirc|git-credentials|docker/config\.json|"
+_SECRET_VAR = (r"\$\{?[A-Z0-9_]*(?:TOKEN|SECRET|PASSWORD|PASSWD|API_KEY|APIKEY|ACCESS_KEY|PRIVATE_KEY|CREDENTIALS?)"
+               r"[A-Z0-9_]*\}?")
+_SECRET_FILE = (r"(?:~|\$HOME)?/?\.?(?:env\b|ssh/|aws/credentials|netrc|npmrc|pypirc|git-credentials|"
+                r"docker/config\.json|"
                 r"kube/config)|\bid_(?:rsa|ed25519|ecdsa)\b|/etc/(?:passwd|shadow)\b|\.pem\b")
 _DUMP = r"\$\(\s*(?:env|printenv|cat\s+[^)]*(?:\.env|\.ssh|credentials|\.pem|id_rsa|\.netrc|passwd))"
 EXFIL_COMMAND_TRIGGER = r"curl|wget|nc |ncat|netcat|iwr|invoke-web|requests\.post|fetch|http|gh |env|/dev/tcp|scp "
@@ -158,7 +165,8 @@ EXFIL_COMMAND_PATTERN = (
     r"[=\s]+['\"]?[^\n]*?(?:@" + _SECRET_FILE + r"|" + _SECRET_VAR + r"|" + _DUMP + r")"
     r"|\b(?:curl|wget)\b[^\n]*?https?://\S*[?&=/]\S*(?:" + _SECRET_VAR + r"|" + _DUMP + r")"
     r"|\b(?:nc|ncat|netcat)\b[^\n]*<\s*(?:" + _SECRET_FILE + r")|>\s*/dev/tcp/"
-    r"|\bgh\s+(?:pr|issue|gist|api)\b[^\n]*(?:" + _DUMP + r"|" + _SECRET_VAR + r"|--body-file\s+\S*\.env\b|gist\s+create\s+\S*"
+    r"|\bgh\s+(?:pr|issue|gist|api)\b[^\n]*(?:" + _DUMP + r"|" + _SECRET_VAR
+    + r"|--body-file\s+\S*\.env\b|gist\s+create\s+\S*"
     r"(?:\.env|id_rsa|credentials))"
     r"|\b(?:requests\.post|fetch|axios\.post|urllib\.request\.urlopen)\s*\([^\n]*(?:os\.environ|process\.env|"
     r"open\(\s*['\"][^'\"]*(?:\.env|\.ssh|id_rsa|credentials))"
@@ -166,9 +174,11 @@ EXFIL_COMMAND_PATTERN = (
 )
 
 # exfiltration, in words: an action, a secret and a destination, without a negation before the action
-EXFIL_WORDS_TRIGGER = (r"\.env|token|secret|credential|api key|api_key|password|private key|ssh key|environment var|"
+EXFIL_WORDS_TRIGGER = (r"\.env|printenv|environ|token|secret|credential|api key|api_key|password|private key|ssh key|"
+                       r"environment var|"
                        r"env var|id_rsa|secreto|clave|contraseña|credencial|mot de passe|clé|jeton|passwort|geheim|"
-                       r"schlüssel|zugangsdaten|senha|chave|segreto|chiave|токен|секрет|ключ|парол|переменные окружения|"
+                       r"schlüssel|zugangsdaten|senha|chave|segreto|chiave|токен|секрет|ключ|парол|"
+                       r"переменные окружения|"
                        r"密钥|令牌|密码|環境変数|环境变量|トークン|シークレット|パスワード")
 EXFIL_ACTION = (r"\b(?:paste|post|send|upload|include|print|copy|attach|leak|share|echo|write|dump|append|put|add|"
                 r"forward|transmit|exfiltrate|publish|commit|pega|pegue|copia|copie|envía|envia|envie|incluye|inclua|"
@@ -176,7 +186,8 @@ EXFIL_ACTION = (r"\b(?:paste|post|send|upload|include|print|copy|attach|leak|sha
                 r"poste|cole|incolla|invia|includi|inserisci|aggiungi|publica|publique|pubblica)\b"
                 r"|(?:вставь|вставьте|отправь|отправьте|скопируй|скопируйте|добавь|добавьте|опубликуй|выложи)"
                 r"|(?:粘贴|贴到|发送|发到|上传|复制到|附上|写入|放到|貼り付け|送信|追加|載せ|アップロード|記載)")
-EXFIL_SECRET = (r"(?:\.env\b|\btokens?\b|\b\w+_(?:token|secret|key|password)s?\b|\bsecrets?\b|\bcredentials?\b|\bapi[\s_-]?keys?\b|\bpasswords?\b|"
+EXFIL_SECRET = (r"(?:\.env\b|\bprintenv\b|\bos\.environ\b|\bprocess\.env\b|\btokens?\b|"
+                r"\b\w+_(?:token|secret|key|password)s?\b|\bsecrets?\b|\bcredentials?\b|\bapi[\s_-]?keys?\b|\bpasswords?\b|"
                 r"\bprivate[\s_-]keys?\b|\bssh[\s_-]keys?\b|\benvironment\s+variables\b|\benv\s+vars\b|\bid_rsa\b|"
                 r"\bsecretos?\b|\bclaves?\b|\bcontraseñas?\b|\bcredenciales\b|\bmots?\s+de\s+passe\b|\bclés?\b|"
                 r"\bjetons?\b|\bpassw[oö]rter?\b|\bgeheimnisse?\b|\bschlüssel\b|\bzugangsdaten\b|\bsenhas?\b|"
@@ -195,24 +206,28 @@ NEGATION = (r"(?:\bnever\b|\bdon'?t\b|\bdo\s+not\b|\bdoes\s+not\b|\bmust\s+not\b
 # The words (lowercase, ASCII) without one of which no pattern above can match ASCII text: screen.reasons reads
 # an ASCII text's words first and runs no pattern when none is here (tests/test_screen.py holds every flagged
 # text of the corpus to this). Words ending in one of SUSPECT_SUFFIXES (GITHUB_TOKEN) count too.
-SUSPECT_WORDS = frozenset("""
-ignore ignores ignored ignoring disregard disregards disregarded disregarding forget forgets forgetting forgot
-override overrides overriding overridden supersede supersedes precedence obey skip bypass drop discard replace
-everything instructions updated ignora ignorar ignorez ignorer olvida olvide olvidar esqueca esquece dimentica oublie
-oubliez oublier ignoriere ignorier ignorieren vergiss vergessen missachte
-now longer henceforth pretend roleplay role play act jailbreak jailbroken dan anything persona identity
-ahora eres maintenant bist jetzt sofort agora voce ora adesso sei poi partir
-system sys admin developer assistant assistants human inst im_start im_end endoftext user begin prompt
-ai llm llms language chatbot chatbots claude chatgpt gpt copilot gemini cursor codex reading processing parsing
-seeing reads bot bots operator quietly silently secretly dear hey hello attention disable circumvent turn reveal
-nota hinweis notiz
-nachricht ia ki usuario usuario utilisateur utente benutzer nutzer anwender sem sin sans ohne senza
-curl wget fetch aria2c iwr irm invoke base64 iex downloadstring frombase64string exec urlopen eval
-certutil urllib requests
-env printenv nc ncat netcat tcp gh axios scp
-token tokens secret secrets credential credentials key keys password passwords private ssh environment vars
-id_rsa id_ed25519 id_ecdsa secreto secretos clave claves credenciales passe jeton jetons passwort passworter
-geheimnis geheimnisse zugangsdaten senha senhas chave chaves segreto segreti chiave chiavi pem netrc npmrc
-pypirc passwd shadow
-""".split())
+SUSPECT_WORDS = frozenset((
+    "ignore", "ignores", "ignored", "ignoring", "disregard", "disregards", "disregarded", "disregarding", "forget",
+    "forgets", "forgetting", "forgot", "override", "overrides", "overriding", "overridden", "supersede",
+    "supersedes", "precedence", "obey", "skip", "bypass", "drop", "discard", "replace", "everything", "instructions",
+    "updated", "void", "null", "revoked", "desconsidere", "desconsidera", "desconsiderar", "seguire", "sigas",
+    "sigan", "siga", "suis", "suivez", "tiens", "ignora", "ignorar", "ignorez", "ignorer", "olvida", "olvide",
+    "olvidar", "esqueca", "esquece", "dimentica", "oublie", "oubliez", "oublier", "ignoriere", "ignorier",
+    "ignorieren", "vergiss", "vergessen", "missachte", "now", "longer", "henceforth", "pretend", "roleplay", "role",
+    "play", "act", "jailbreak", "jailbroken", "dan", "anything", "persona", "identity", "ahora", "eres",
+    "maintenant", "bist", "jetzt", "sofort", "agora", "voce", "ora", "adesso", "sei", "poi", "partir", "system",
+    "sys", "admin", "developer", "assistant", "assistants", "human", "inst", "im_start", "im_end", "endoftext",
+    "user", "begin", "prompt", "ai", "llm", "llms", "language", "chatbot", "chatbots", "claude", "chatgpt", "gpt",
+    "copilot", "gemini", "cursor", "codex", "reading", "processing", "parsing", "seeing", "reads", "bot", "bots",
+    "operator", "quietly", "silently", "secretly", "dear", "hey", "hello", "attention", "disable", "circumvent",
+    "turn", "reveal", "nota", "hinweis", "notiz", "nachricht", "ia", "ki", "usuario", "utilisateur", "utente",
+    "benutzer", "nutzer", "anwender", "sem", "sin", "sans", "ohne", "senza", "curl", "wget", "fetch", "aria2c",
+    "iwr", "irm", "invoke", "base64", "iex", "downloadstring", "frombase64string", "exec", "urlopen", "eval",
+    "certutil", "urllib", "requests", "env", "printenv", "nc", "ncat", "netcat", "tcp", "gh", "axios", "scp",
+    "token", "tokens", "secret", "secrets", "credential", "credentials", "key", "keys", "password", "passwords",
+    "private", "ssh", "environment", "vars", "id_rsa", "id_ed25519", "id_ecdsa", "secreto", "secretos", "clave",
+    "claves", "credenciales", "passe", "jeton", "jetons", "passwort", "passworter", "geheimnis", "geheimnisse",
+    "zugangsdaten", "senha", "senhas", "chave", "chaves", "segreto", "segreti", "chiave", "chiavi", "pem", "netrc",
+    "npmrc", "pypirc", "passwd", "shadow",
+))
 SUSPECT_SUFFIXES = ("_token", "_tokens", "_secret", "_key", "_keys", "_password", "_passwd", "_credentials")

@@ -83,8 +83,8 @@ class State:
         """The live entries, newest first; a pinned one comes as a copy with `"pinned": True`. Held entries
         are left out, or with `include_held` come as a copy with `"held": [reasons]`. With `cache_dir` (a
         memory folder) the screen's verdicts come from its cache (memory.hold.warm)."""
-        ordered = sorted(self.entries.items(), key=lambda item: item[1][0], reverse=True)
-        ordered = [(key, entry) for key, (_, entry) in ordered if not self.forgotten(key)]
+        newest_first = sorted(self.entries.items(), key=lambda item: item[1][0], reverse=True)
+        ordered = [(key, entry) for key, (_, entry) in newest_first if not self.forgotten(key)]
         if cache_dir is not None:
             from memory import hold
 

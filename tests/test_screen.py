@@ -51,7 +51,8 @@ BENIGN = [
     "From now on we use ruff instead of flake8.",
     "Do not commit secrets; use the vault CLI instead.",
     "The user model has a unique index on email.",
-    "Use the 👩‍💻 emoji in the dev-channel bot, and 🏴\U000E0067\U000E0062\U000E0073\U000E0063\U000E0074\U000E007F for Scotland.",
+    "Use the 👩‍💻 emoji in the dev-channel bot, and "
+    "🏴\U000E0067\U000E0062\U000E0073\U000E0063\U000E0074\U000E007F for Scotland.",
     "Latency budget is 50μs per call in the hot path.",
     "Используй pytest -q для быстрых прогонов.",
     "テストは pnpm vitest run で実行してください。",
@@ -117,7 +118,10 @@ def test_the_word_prefilter_never_hides_what_the_patterns_find(monkeypatch):
 
     files = [ROOT / "bench/poisoning/poisoned.jsonl", ROOT / "bench/poisoning/benign.jsonl",
              *glob.glob(str(ROOT / "bench/relevance/source/*.jsonl"))]
-    texts = [json.loads(line)["content"] for name in files for line in open(name, encoding="utf-8") if line.strip()]
+    texts = []
+    for name in files:
+        with open(name, encoding="utf-8") as fh:
+            texts += [json.loads(line)["content"] for line in fh if line.strip()]
     texts += [text for text, _ in FLAGGED] + BENIGN
     with_prefilter = [screen._screen(t) for t in texts]
     monkeypatch.setattr(screen, "suspect", lambda text: True)

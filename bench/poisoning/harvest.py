@@ -1,37 +1,71 @@
-"""Extract rule-like bullet lines from agent-instruction files of mirrored repos -> jsonl with provenance."""
-import json, re, subprocess, sys, os
-PAT = re.compile(r'(^|/)(AGENTS\.md|CLAUDE\.md|GEMINI\.md|\.cursorrules|copilot-instructions\.md|[^/]+\.mdc)$')
-SKIP_REPOS = {"getsentry/sentry", "oven-sh/bun", "apache/airflow", "openai/codex"}
-out = []
-for d in sorted(os.listdir('/work/.mirror')):
-    repo = d.replace('+', '/')
-    if repo in SKIP_REPOS: continue
-    git = f'/work/.mirror/{d}/repo'
-    try:
-        head = subprocess.run(['git','-C',git,'rev-parse','HEAD'],capture_output=True,text=True,check=True).stdout.strip()
-        files = subprocess.run(['git','-C',git,'ls-tree','-r','--name-only','HEAD'],capture_output=True,text=True,check=True).stdout.split('\n')
-    except Exception: continue
-    files = [f for f in files if PAT.search(f) and '/docs/' not in '/'+f and not f.startswith(('docs/','website/'))]
-    seen_text = set()
-    for f in files:
-        try: text = subprocess.run(['git','-C',git,'show',f'HEAD:{f}'],capture_output=True,text=True,check=True).stdout
-        except Exception: continue
-        if text in seen_text: continue  # CLAUDE.md that is a copy/symlink of AGENTS.md
-        seen_text.add(text)
-        fenced = False
-        for line in text.splitlines():
-            if line.strip().startswith('```'): fenced = not fenced; continue
-            if fenced: continue
-            m = re.match(r'^\s*(?:[-*+]|\d+\.)\s+(.*)$', line)
-            if not m: continue
-            rule = m.group(1).strip()
-            rule = re.sub(r'^\[[ x]\]\s*', '', rule)
-            words = re.findall(r'[A-Za-z]+', rule)
-            if len(rule) < 40 or len(rule) > 400 or len(words) < 7: continue
-            if rule.endswith(':'): continue
-            out.append({"content": rule, "origin": {"repo": repo, "path": f, "commit": head}})
-seen = set(); uniq = []
-for r in out:
-    if r["content"] in seen: continue
-    seen.add(r["content"]); uniq.append(r)
-for r in uniq: print(json.dumps(r, ensure_ascii=False))
+#!/usr/bin/env python3
+"""How benign.jsonl was built: rule-like bullet lines of the agent-instruction files of mirrored repositories.
+
+    python bench/poisoning/harvest.py MIRROR_DIR > rules.jsonl
+
+MIRROR_DIR holds bare clones as `owner+name/repo` (what the `fetch` tool brings). Takes AGENTS.md, CLAUDE.md,
+GEMINI.md, .cursorrules, copilot-instructions.md and .cursor/rules files at HEAD (outside docs/), one bullet a
+rule, 40-400 characters and at least 7 words, outside code fences; each with its repo, path and commit.
+benign.jsonl then kept rules starting with a capital, a backtick or `*`, at most 60 per repository, and none
+of astral-sh/uv (already in bench/relevance/source) nor of the four projects the issue names.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+
+AGENT_FILE = re.compile(r"(^|/)(AGENTS\.md|CLAUDE\.md|GEMINI\.md|\.cursorrules|copilot-instructions\.md|[^/]+\.mdc)$")
+EXCLUDED = {"getsentry/sentry", "oven-sh/bun", "apache/airflow", "openai/codex"}
+BULLET = re.compile(r"^\s*(?:[-*+]|\d+\.)\s+(.*)$")
+
+
+def git(repo_dir: str, *args: str) -> str:
+    return subprocess.run(["git", "-C", repo_dir, *args], capture_output=True, text=True, check=True).stdout
+
+
+def rules_of(text: str) -> list[str]:
+    found, fenced = [], False
+    for line in text.splitlines():
+        if line.strip().startswith("```"):
+            fenced = not fenced
+            continue
+        match = None if fenced else BULLET.match(line)
+        if not match:
+            continue
+        rule = re.sub(r"^\[[ x]\]\s*", "", match.group(1).strip())
+        if 40 <= len(rule) <= 400 and len(re.findall(r"[A-Za-z]+", rule)) >= 7 and not rule.endswith(":"):
+            found.append(rule)
+    return found
+
+
+def main(mirrors: str) -> None:
+    seen: set[str] = set()
+    for name in sorted(os.listdir(mirrors)):
+        repo, repo_dir = name.replace("+", "/"), os.path.join(mirrors, name, "repo")
+        if repo in EXCLUDED:
+            continue
+        try:
+            head = git(repo_dir, "rev-parse", "HEAD").strip()
+            files = git(repo_dir, "ls-tree", "-r", "--name-only", "HEAD").splitlines()
+        except (OSError, subprocess.CalledProcessError):
+            continue
+        texts: set[str] = set()
+        for path in files:
+            if not AGENT_FILE.search(path) or path.startswith(("docs/", "website/")) or "/docs/" in path:
+                continue
+            text = git(repo_dir, "show", f"HEAD:{path}")
+            if text in texts:  # CLAUDE.md as a copy of AGENTS.md
+                continue
+            texts.add(text)
+            for rule in rules_of(text):
+                if rule not in seen:
+                    seen.add(rule)
+                    print(json.dumps({"content": rule, "origin": {"repo": repo, "path": path, "commit": head}},
+                                     ensure_ascii=False))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1] if len(sys.argv) > 1 else "/work/.mirror")
