@@ -38,7 +38,7 @@ def reasons(entry: dict, approved: Collection[str | None] = ()) -> list[str]:
     return found
 
 
-CACHE_LIMIT = 200_000  # verdicts kept in the cache file; past this it keeps only the texts of the last read
+CACHE_LIMIT = 20_000  # verdicts kept in the cache file; past this it keeps only the texts of the last read
 
 
 def _digest(text: str) -> bytes:

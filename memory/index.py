@@ -277,7 +277,9 @@ def _rebuild(memory_dir: str, idx: dict[str, str], fp: int, with_archive: bool =
         archive_data, archive_src = _read_source(os.path.join(memory_dir, ARCHIVE))
         old_archive = read_segment(idx[ARCHIVE], fp, with_keys=True)
         indexed_src = old_archive.src if old_archive is not None else None
-        archive = update(old_archive, archive_data, archive_src, memory_dir)  # may extend old_archive in place
+        # may extend old_archive in place; its lines are screened without the verdict cache, which stays the
+        # size of the active file (a session start reads it whole)
+        archive = update(old_archive, archive_data, archive_src)
         if writable and archive_src is not None and indexed_src != archive_src:
             _write(idx[ARCHIVE], archive, fp)
     else:

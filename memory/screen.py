@@ -136,15 +136,23 @@ def reasons(text: str) -> list[str]:
     return list(found)
 
 
+def _words(text: str) -> set[str]:
+    """An ASCII text's lowercase words, a secret-named one (GITHUB_TOKEN) also as `token`; the markup that wakes
+    the marker and addressed patterns as words of its own."""
+    low = text.lower()
+    words = set(_re("ascii-words", r"[a-z0-9_]+").findall(low))
+    if any(w.endswith(sp.SECRET_SUFFIXES) for w in words if "_" in w):
+        words.add("token")
+    if "<!--" in low:
+        words.add("ai")
+    if "<|" in low:
+        words.add("system")
+    return words
+
+
 def suspect(text: str) -> bool:
     """False only for ASCII text none of whose words a pattern needs: the cheap test that spares the patterns."""
-    if not text.isascii():
-        return True
-    low = text.lower()
-    if "<!--" in low or "<|" in low:
-        return True
-    words = set(_re("ascii-words", r"[a-z0-9_]+").findall(low))
-    return not words.isdisjoint(sp.SUSPECT_WORDS) or any(w.endswith(sp.SUSPECT_SUFFIXES) for w in words if "_" in w)
+    return not text.isascii() or not _words(text).isdisjoint(sp.SUSPECT_WORDS)
 
 
 def _screen(text: str) -> list[str]:
@@ -160,22 +168,26 @@ def _screen(text: str) -> list[str]:
         if lookalike:
             found.append(f"{HOMOGLYPHS} ({', '.join(lookalike[:3])})")
         text = unmasked(text)
+    # a pattern runs when the text may hold what it needs: for ASCII text, one of its words (screen_patterns);
+    # for other scripts, where words are not split by spaces, a match of its trigger
+    words = _words(text) if text.isascii() else None
+
+    def may(name: str, needed: frozenset, trigger: str) -> bool:
+        return not words.isdisjoint(needed) if words is not None else bool(_re(name + "?", trigger).search(text))
+
     for reason, trigger, pattern in sp.CATEGORIES:
-        if _re(reason + "?", trigger).search(text) and _re(reason, pattern).search(text):
+        if may(reason, sp.CATEGORY_WORDS[reason], trigger) and _re(reason, pattern).search(text):
             found.append(reason)
-    if _re("remote?", sp.REMOTE_TRIGGER).search(text) and _re("remote", sp.REMOTE_PATTERN).search(text):
+    if may("remote", sp.REMOTE_WORDS, sp.REMOTE_TRIGGER) and _re("remote", sp.REMOTE_PATTERN).search(text):
         found.append(sp.REMOTE)
-    if _exfiltrates(text):
+    if ((may("exfil-cmd", sp.EXFIL_COMMAND_WORDS, sp.EXFIL_COMMAND_TRIGGER)
+         and _re("exfil-cmd", sp.EXFIL_COMMAND_PATTERN).search(text))
+            or (may("exfil-words", sp.SECRET_WORDS, sp.EXFIL_WORDS_TRIGGER) and _exfiltrates(text))):
         found.append(sp.EXFIL)
     return found
 
 
 def _exfiltrates(text: str) -> bool:
-    if (_re("exfil-cmd?", sp.EXFIL_COMMAND_TRIGGER).search(text)
-            and _re("exfil-cmd", sp.EXFIL_COMMAND_PATTERN).search(text)):
-        return True
-    if not _re("exfil-words?", sp.EXFIL_WORDS_TRIGGER).search(text):
-        return False
     # in words: per sentence, a secret, a destination and an action that is not negated
     for sentence in _re("sentences", r"[^;!?。！？\n]+(?:[;!?。！？\n]|$)").findall(text):
         if not (_re("exfil-secret", sp.EXFIL_SECRET).search(sentence)

@@ -91,9 +91,9 @@ CATEGORIES: tuple[tuple[str, str, str], ...] = (
      r"\b(?:note|message|memo|reminder|instructions?|attention|warning|hint)s?\s+(?:to|for)\s+(?:the\s+|any\s+|all\s+)?"
      r"(?:ai|llms?|language\s+models?|assistants?|chatbots?|ai\s+(?:agents?|assistants?|models?)|claude|chatgpt|gpt|"
      r"copilot|gemini|cursor|codex)\b"
-     r"|\b(?:dear|hey|attention|hello)\s+(?:ai|llm|assistant|claude|chatgpt|gpt|copilot|gemini|model)\b"
+     r"|\b(?:dear|hey|attention|hello)\s+(?:ai|llm|assistant|claude|chatgpt|gpt|copilot|gemini)\b"
      r"|\bif\s+you\s+are\s+an?\s+(?:ai|llm|language\s+model|ai\s+assistant|assistant|automated\s+agent|bot)\b"
-     r"|\b(?:ai|llms?|language\s+models?|assistants?|agents?|bots?)\s+(?:reading|processing|parsing|seeing|that\s+reads?)"
+     r"|\b(?:ai|llms?|language\s+models?|assistants?|agents?|bots?)\s+(?:reading|processing|parsing|seeing)"
      r"\s+this\b"
      r"|\b(?:do\s+not|don'?t|never|without)\s+(?:tell(?:ing)?|inform(?:ing)?|notify(?:ing)?|mention(?:ing)?|alert(?:ing)?|"
      r"reveal(?:ing)?|asking|warn(?:ing)?)\s+(?:this\s+|it\s+|anything\s+)?(?:to\s+)?(?:the\s+)?(?:user|human|operator)\b"
@@ -203,31 +203,38 @@ NEGATION = (r"(?:\bnever\b|\bdon'?t\b|\bdo\s+not\b|\bdoes\s+not\b|\bmust\s+not\b
             r"\bnunca\b|\bjamais\b|\bne\b|\bpas\b|\bnie\b|\bniemals\b|\bnicht\b|\bkeine?\b|\bnão\b|\bnao\b|\bmai\b|"
             r"\bnon\b|\bnada\b|никогда|\bне\b|不要|别|別|禁止|切勿|不得|決して|しない|ないで|禁止)")
 
-# The words (lowercase, ASCII) without one of which no pattern above can match ASCII text: screen.reasons reads
-# an ASCII text's words first and runs no pattern when none is here (tests/test_screen.py holds every flagged
-# text of the corpus to this). Words ending in one of SUSPECT_SUFFIXES (GITHUB_TOKEN) count too.
-SUSPECT_WORDS = frozenset((
-    "ignore", "ignores", "ignored", "ignoring", "disregard", "disregards", "disregarded", "disregarding", "forget",
-    "forgets", "forgetting", "forgot", "override", "overrides", "overriding", "overridden", "supersede",
-    "supersedes", "precedence", "obey", "skip", "bypass", "drop", "discard", "replace", "everything", "instructions",
-    "updated", "void", "null", "revoked", "desconsidere", "desconsidera", "desconsiderar", "seguire", "sigas",
-    "sigan", "siga", "suis", "suivez", "tiens", "ignora", "ignorar", "ignorez", "ignorer", "olvida", "olvide",
-    "olvidar", "esqueca", "esquece", "dimentica", "oublie", "oubliez", "oublier", "ignoriere", "ignorier",
-    "ignorieren", "vergiss", "vergessen", "missachte", "now", "longer", "henceforth", "pretend", "roleplay", "role",
-    "play", "act", "jailbreak", "jailbroken", "dan", "anything", "persona", "identity", "ahora", "eres",
-    "maintenant", "bist", "jetzt", "sofort", "agora", "voce", "ora", "adesso", "sei", "poi", "partir", "system",
-    "sys", "admin", "developer", "assistant", "assistants", "human", "inst", "im_start", "im_end", "endoftext",
-    "user", "begin", "prompt", "ai", "llm", "llms", "language", "chatbot", "chatbots", "claude", "chatgpt", "gpt",
-    "copilot", "gemini", "cursor", "codex", "reading", "processing", "parsing", "seeing", "reads", "bot", "bots",
-    "operator", "quietly", "silently", "secretly", "dear", "hey", "hello", "attention", "disable", "circumvent",
-    "turn", "reveal", "nota", "hinweis", "notiz", "nachricht", "ia", "ki", "usuario", "utilisateur", "utente",
-    "benutzer", "nutzer", "anwender", "sem", "sin", "sans", "ohne", "senza", "curl", "wget", "fetch", "aria2c",
-    "iwr", "irm", "invoke", "base64", "iex", "downloadstring", "frombase64string", "exec", "urlopen", "eval",
-    "certutil", "urllib", "requests", "env", "printenv", "nc", "ncat", "netcat", "tcp", "gh", "axios", "scp",
-    "token", "tokens", "secret", "secrets", "credential", "credentials", "key", "keys", "password", "passwords",
-    "private", "ssh", "environment", "vars", "id_rsa", "id_ed25519", "id_ecdsa", "secreto", "secretos", "clave",
-    "claves", "credenciales", "passe", "jeton", "jetons", "passwort", "passworter", "geheimnis", "geheimnisse",
-    "zugangsdaten", "senha", "senhas", "chave", "chaves", "segreto", "segreti", "chiave", "chiavi", "pem", "netrc",
-    "npmrc", "pypirc", "passwd", "shadow",
-))
-SUSPECT_SUFFIXES = ("_token", "_tokens", "_secret", "_key", "_keys", "_password", "_passwd", "_credentials")
+# Per category, the words (lowercase, ASCII) without one of which its pattern cannot match ASCII text: screen
+# reads an ASCII text's words once and runs only the patterns whose words it holds (tests/test_screen.py holds
+# every verdict over the corpus to what the patterns alone give). Words ending in SECRET_SUFFIXES (GITHUB_TOKEN)
+# count as secrets; "<!--" and "<|" in the text wake the marker and addressed-to-the-model patterns.
+_OVERRIDE_WORDS = """
+ignore ignores ignored ignoring disregard disregards disregarded disregarding forget forgets forgetting forgot
+override overrides overriding overridden supersede supersedes precedence obey skip bypass drop discard replace
+everything instructions updated void null revoked desconsidere desconsidera desconsiderar seguire sigas sigan siga
+suis suivez tiens ignora ignorar ignorez ignorer olvida olvide olvidar esqueca esquece dimentica oublie oubliez
+oublier ignoriere ignorier ignorieren vergiss vergessen missachte"""
+_ROLE_WORDS = """
+now longer henceforth point pretend roleplay role play act jailbreak jailbroken dan anything persona identity
+instructions developer ahora eres maintenant bist jetzt sofort agora voce ora adesso sei poi partir"""
+_MARKER_WORDS = """
+system sys admin developer assistant human inst im_start im_end endoftext user begin prompt instruction
+instructions"""
+_ADDRESSED_WORDS = """
+ai llm llms language chatbot chatbots claude chatgpt gpt copilot gemini cursor codex assistant assistants automated bot bots reading processing parsing seeing user human operator developer prompt instructions disable
+bypass turn ignore circumvent quietly silently secretly dear hey hello attention nota hinweis notiz nachricht
+usuario utilisateur utente benutzer nutzer anwender"""
+_REMOTE_WORDS = """
+curl wget fetch aria2c iwr irm invoke base64 iex downloadstring frombase64string exec urlopen eval certutil urllib
+requests"""
+_EXFIL_COMMAND_WORDS = "env printenv curl wget nc ncat netcat tcp gh requests fetch axios urllib scp"
+_SECRET_WORDS = """
+env printenv environ token tokens secret secrets credential credentials key keys password passwords private ssh
+environment vars id_rsa id_ed25519 secreto secretos clave claves credenciales passe jeton jetons passwort passworter
+geheimnis geheimnisse zugangsdaten senha senhas chave chaves segreto segreti chiave chiavi"""
+CATEGORY_WORDS = {OVERRIDE: frozenset(_OVERRIDE_WORDS.split()), ROLE: frozenset(_ROLE_WORDS.split()),
+                  MARKER: frozenset(_MARKER_WORDS.split()), ADDRESSED: frozenset(_ADDRESSED_WORDS.split())}
+REMOTE_WORDS = frozenset(_REMOTE_WORDS.split())
+EXFIL_COMMAND_WORDS = frozenset(_EXFIL_COMMAND_WORDS.split())
+SECRET_WORDS = frozenset(_SECRET_WORDS.split())
+SECRET_SUFFIXES = ("_token", "_tokens", "_secret", "_key", "_keys", "_password", "_passwd", "_credentials")
+SUSPECT_WORDS = frozenset().union(*CATEGORY_WORDS.values(), REMOTE_WORDS, EXFIL_COMMAND_WORDS, SECRET_WORDS)
