@@ -220,9 +220,10 @@ _MARKER_WORDS = """
 system sys admin developer assistant human inst im_start im_end endoftext user begin prompt instruction
 instructions"""
 _ADDRESSED_WORDS = """
-ai llm llms language chatbot chatbots claude chatgpt gpt copilot gemini cursor codex assistant assistants automated bot bots reading processing parsing seeing user human operator developer prompt instructions disable
-bypass turn ignore circumvent quietly silently secretly dear hey hello attention nota hinweis notiz nachricht
-usuario utilisateur utente benutzer nutzer anwender"""
+ai llm llms language chatbot chatbots claude chatgpt gpt copilot gemini cursor codex assistant assistants
+automated bot bots reading processing parsing seeing user human operator developer prompt instructions
+disable bypass turn ignore circumvent quietly silently secretly dear hey hello attention nota hinweis notiz
+nachricht usuario utilisateur utente benutzer nutzer anwender"""
 _REMOTE_WORDS = """
 curl wget fetch aria2c iwr irm invoke base64 iex downloadstring frombase64string exec urlopen eval certutil urllib
 requests"""
