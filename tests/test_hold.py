@@ -7,6 +7,7 @@ import subprocess
 import pytest
 
 from conftest import ROOT, bash_payload, fixture_payload, git, knowledge, run_hook
+from helpers import hook_context
 from memory import entry, hold, store
 
 RECALL = str(ROOT / "bin" / "recall.sh")
@@ -22,19 +23,12 @@ def recall(repo, *args, **env):
 
 
 def start(repo, session="s-1"):
-    payload = fixture_payload("claude-code/2.1.330/SessionStart-6.json")
-    payload.update(cwd=str(repo), session_id=session)
-    proc = run_hook("session_start", payload, repo)
-    assert proc.returncode == 0
-    return json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"] if proc.stdout else ""
+    return hook_context("session_start", "claude-code/2.1.330/SessionStart-6.json", repo, session_id=session)
 
 
 def ask(repo, prompt, session="s-1"):
-    payload = fixture_payload("claude-code/2.1.330/UserPromptSubmit-1.json")
-    payload.update(cwd=str(repo), prompt=prompt, session_id=session)
-    proc = run_hook("prompt_recall", payload, repo)
-    assert proc.returncode == 0
-    return json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"] if proc.stdout else ""
+    return hook_context("prompt_recall", "claude-code/2.1.330/UserPromptSubmit-1.json", repo, prompt=prompt,
+                        session_id=session)
 
 
 def capture(repo, command):
@@ -136,7 +130,6 @@ def test_approve_of_a_clean_or_unknown_key_is_refused(repo, poisoned):
 
 def test_doctor_reports_how_many_are_held(repo, poisoned):
     proc = recall(repo, "--doctor")
-    assert "WARN  held" in proc.stdout or "held" in proc.stdout
     assert "5 entries are held for review" in proc.stdout
 
 
@@ -147,3 +140,17 @@ def test_a_merged_approval_applies_too(repo, poisoned):
     with open(repo / ".beads" / "memory" / store.ACTIVE, "a", encoding="utf-8") as fh:
         fh.write(json.dumps(entry.build_control(entry.APPROVE, key, "", sha=hold.text_sha(content), by="bob")) + "\n")
     assert "fixtures in tests/payments" in start(repo)
+
+
+def test_benign_look_alikes_are_captured_and_shown(repo):
+    """Team advice that mentions curl, rm -rf, --force, tokens and "ignore the flaky test" is not held."""
+    advice = ["LEARNED: ignore the flaky test test_upload_retry until BD-42 lands",
+              "LEARNED: fetch fixtures with curl -O https://example.com/f.tar.gz, then rm -rf tests/tmp",
+              "WARNING: never paste tokens into PR descriptions; CI reads GITHUB_TOKEN from secrets",
+              "DECISION: push release tags with git push --force-with-lease only"]
+    for line in advice:
+        assert "held" not in capture(repo, f'bd comment BD-2 "{line}"')
+    text = start(repo)
+    for words in ("flaky test", "curl -O", "never paste tokens", "--force-with-lease"):
+        assert words in text
+    assert recall(repo, "--held").returncode == 1
