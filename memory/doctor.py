@@ -62,7 +62,7 @@ def _capture_check(memory_dir: str) -> Finding:
     newest = max(e.get("ts", 0) for e in snap.entries if isinstance(e.get("ts", 0), (int, float)))
     when = time.strftime("%Y-%m-%d %H:%M", time.localtime(newest))
     live = len(store.latest(snap.entries, cache_dir=memory_dir))
-    return OK, "last capture", f"{when}; {live} live keys in the active file"
+    return OK, "last capture", f"{when}; {live} live key{'' if live == 1 else 's'} in the active file"
 
 
 def _stale_check(memory_dir: str, tree: str) -> Finding:

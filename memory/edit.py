@@ -71,8 +71,8 @@ def provenance(cwd: str) -> dict:
 
 def bead_in_progress(cwd: str) -> str:
     """The bead in progress when the branch or worktree names one (`bd-<ID>`), else ''."""
-    from memory import digest
+    from memory import focus
 
     git = paths.git_info(cwd)
-    names = digest.bead_candidates(git.branch if git else None, cwd)
+    names = focus.bead_candidates(git.branch if git else None, cwd)
     return max(names, key=len).upper() if names else ""
