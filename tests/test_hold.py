@@ -76,9 +76,13 @@ def test_held_entries_never_reach_session_start(repo, poisoned):
     assert "payments tests run with" not in text and "fixtures in tests/payments" not in text
 
 
+BOOTSTRAP = "which bootstrap script must run before the payments tests?"
+
+
 def test_held_entries_never_reach_the_prompt(repo, poisoned):
     text = ask(repo, "how do I run the payments tests with the stripe mock and fixtures?")
     assert "stripe mock running on port 12111" in text  # the ranker did answer this prompt
+    text += ask(repo, BOOTSTRAP, "s-2")  # the held entry's own words (approved, it answers: see below)
     for word in ("curl", "bootstrap", ".env", "Note to the AI", "fixtures in tests/payments", "logs.example"):
         assert word not in text
 
@@ -106,7 +110,7 @@ def test_approve_releases_one_and_the_next_session_shows_it(repo, poisoned):
     assert line["by"] == "Rev Iewer <rev@example.com>" and isinstance(line["ts"], int)
     assert line["sha"] == hold.text_sha(CURL)
     assert "bootstrap.sh" in start(repo, "s-2")
-    assert "bootstrap.sh" in ask(repo, "how do I run the payments tests with the stripe mock and fixtures?", "s-3")
+    assert "bootstrap.sh" in ask(repo, BOOTSTRAP, "s-3")
     assert key not in recall(repo, "--held").stdout
     assert recall(repo, "--approve", key).returncode == 1  # not held any more
     # the approval covers that text only: a changed version under the same key is screened again
