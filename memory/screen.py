@@ -182,7 +182,9 @@ def _screen(text: str) -> list[str]:
         found.append(sp.REMOTE)
     if ((may("exfil-cmd", sp.EXFIL_COMMAND_WORDS, sp.EXFIL_COMMAND_TRIGGER)
          and _re("exfil-cmd", sp.EXFIL_COMMAND_PATTERN).search(text))
-            or (may("exfil-words", sp.SECRET_WORDS, sp.EXFIL_WORDS_TRIGGER) and _exfiltrates(text))):
+            or (may("exfil-words", sp.SECRET_WORDS, sp.EXFIL_WORDS_TRIGGER)
+                and (words is None or not (words.isdisjoint(sp.PLACE_WORDS) or words.isdisjoint(sp.ACTION_WORDS)))
+                and _exfiltrates(text))):
         found.append(sp.EXFIL)
     return found
 
