@@ -238,14 +238,16 @@ REMOTE_WORDS = frozenset(_REMOTE_WORDS.split())
 EXFIL_COMMAND_WORDS = frozenset(_EXFIL_COMMAND_WORDS.split())
 SECRET_WORDS = frozenset(_SECRET_WORDS.split())
 # exfiltration in words needs an action and a destination too (EXFIL_ACTION, EXFIL_PLACE)
-PLACE_WORDS = frozenset("""
+_PLACE_WORDS = """
 pr prs pull issue issues comment comments description descriptions commit http https webhook webhooks pastebin
 gist gists discord telegram endpoint server url changelog readme beschreibung commentaire comentario commento
-kommentar""".split())
-ACTION_WORDS = frozenset("""
+kommentar"""
+_ACTION_WORDS = """
 paste post send upload include print copy attach leak share echo write dump append put add forward transmit
 exfiltrate publish commit pega pegue copia copie envia envie incluye inclua sube colle collez envoie envoyez ajoute
 ajoutez inclus incluez sende senden kopiere poste cole incolla invia includi inserisci aggiungi publica publique
-pubblica""".split())
+pubblica"""
+PLACE_WORDS = frozenset(_PLACE_WORDS.split())
+ACTION_WORDS = frozenset(_ACTION_WORDS.split())
 SECRET_SUFFIXES = ("_token", "_tokens", "_secret", "_key", "_keys", "_password", "_passwd", "_credentials")
 SUSPECT_WORDS = frozenset().union(*CATEGORY_WORDS.values(), REMOTE_WORDS, EXFIL_COMMAND_WORDS, SECRET_WORDS)
