@@ -146,7 +146,7 @@ def capture_note(entries: list[dict], result: store.AppendResult, problems: list
                  where: str = os.path.join(layout.MEMORY_SUBDIR, layout.KNOWLEDGE)) -> str:
     """One short line for the agent: what was stored under which key (in `where`, or parked beside it when
     the file stayed busy), and anything it should know."""
-    from memory import render
+    from memory import hold, render
 
     stored = [e for e in entries if "content" in e and e["key"] not in result.duplicates]
     forgot = [e["key"] for e in entries if e.get("type") == entry.FORGET]
@@ -158,6 +158,9 @@ def capture_note(entries: list[dict], result: store.AppendResult, problems: list
             else f"into {where}"
         notes.append(f"memory-hooks: captured {len(stored)} insight{'s' if len(stored) > 1 else ''} "
                      f"({keys}) {into}.")
+    held_note = hold.note(stored)
+    if held_note:
+        notes.append(held_note)
     if forgot:
         notes.append(f"memory-hooks: forgot {', '.join(f'`{k}`' for k in forgot)} (a tombstone line; "
                      "`recall.sh --all --history KEY` still shows it).")

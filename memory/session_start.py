@@ -23,7 +23,7 @@ def handle(ctx: hookrun.Context) -> str | None:
     if snapshot.lines > store.ROTATE_ABOVE:  # a git merge of two branches' captures: rotate before reading on
         store.rotate(ctx.memory_dir)
         snapshot = store.load(ctx.memory_dir)
-    latest = store.latest(snapshot.entries)
+    latest = store.latest(snapshot.entries, cache_dir=ctx.memory_dir)
     settings = config.load(ctx.memory_dir)
     left = _left_to_bd_prime(latest, root, ctx.argv, settings)
     if left:
