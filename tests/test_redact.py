@@ -159,6 +159,9 @@ def _vendor_tokens():
     }
 
 
+_vault_legacy = "s." + rand(24)
+
+
 def _positives():
     """(family, text, the secret in it)."""
     v = _vendor_tokens()
@@ -236,6 +239,10 @@ def _positives():
         ("url", f"amqp://worker:{PW}@rabbit/vhost", PW),
         ("url", f"jdbc:postgresql://db/app?user=app&password={PW}", PW),
         ("url", f"Server=db;Database=app;User Id=sa;Password={PW};", PW),
+        # once known misses (issue #21 item 12, issue #25)
+        ("cli", f"mysql -u root -p{PW} app", PW),
+        ("cli", f"run it with --password {PW}", PW),
+        ("vendor:vault_legacy", f"VAULT_ADDR=https://vault:8200 and {_vault_legacy}", _vault_legacy),
     ]
     account_key = rand(86, ALNUM + "+/") + "=="
     rows.append(("url", f"DefaultEndpointsProtocol=https;AccountName=acct;AccountKey={account_key};"
@@ -248,14 +255,11 @@ def _positives():
     return fixed
 
 
-# Known misses, kept in the corpus so the recall figure stays honest.
+# Known misses, kept in the corpus so the recall figure stays honest: a passphrase of plain words can't be
+# told from a word-made name or reference (`DB_PASSWORD=correct_horse` vs `password: my-app-secrets`).
 KNOWN_MISSES = [
-    ("no key name", f"mysql -u root -p{PW} app", PW),
     ("letters-only passphrase", "DB_PASSWORD=correcthorsebatterystaple", "correcthorsebatterystaple"),
-    ("space-separated flag", f"run it with --password {PW}", PW),
 ]
-_vault_legacy = "s." + rand(24)
-KNOWN_MISSES.append(("vault legacy token", f"VAULT_ADDR=https://vault:8200 and {_vault_legacy}", _vault_legacy))
 
 NEGATIVES = HARMLESS + [
     # the issue's false-positive guarantees
