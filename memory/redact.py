@@ -49,7 +49,7 @@ _CLI = (r"(?<![\w-])(?:(?:mysql\w*|mariadb\w*)(?:\s+(?!-p)[^\s|;&<>]+)*?\s-p(?![
         r"|sshpass(?:\s+-[a-oq-z]\S*)*\s+-p\s*|redis-cli(?:\s+[^\s|;&<>]+)*?\s(?:-a|--pass)\s+"
         r"|(?:docker|podman|buildah|skopeo|helm|nerdctl)\s+(?:\S+\s+)*?login(?:\s+[^\s|;&<>]+)*?\s-p\s+"
         r"|mongo(?:sh|dump|restore|import|export)?(?:\s+[^\s|;&<>]+)*?\s-p\s+)"
-        r"([\"'][^\"'\n]{1,200}[\"']|[^\s\"'|;&<>]{1,200})")
+        r"([\"'][^\"'\n]{1,200}[\"']|[^\s\"'`|;&<>(),]{1,200})")
 _CURL_USER = (r"\bcurl\b[^\n]*?(?:\\\r?\n[^\n]*?)*?(?:\s-u|\s--user)(?:[ =]|\s*\\\r?\n\s*)[ \t]*[\"']?"
               r"([^\s:\"'@<>]*):([^\s\"'<>]{1,200})")
 _BUNDLER = r"(?i)\bBUNDLE_[A-Z0-9_]*__[A-Z]{2,}[\"']?\s*[:=]\s*[\"']?[^\s:\"']+:([^\s\"']{1,200})"

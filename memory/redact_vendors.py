@@ -73,7 +73,7 @@ VENDORS: list[tuple[str, str, tuple[str, ...]]] = [
     ("vendor_token", r"gsk_" + _A + r"{40,}", ("gsk_",)),
     ("vendor_token", r"lsv2_(?:pt|sk)_" + _H + r"{32}_" + _H + r"{10}", ("lsv2_",)),
     ("vendor_token", r"pat-(?:na|eu)\d-" + _UUID, ("pat-",)),
-    ("vendor_token", r"FLWSECK(?:_TEST)?-" + _A + r"{20,}-X", ("flwseck",)),
+    ("vendor_token", r"FLWSECK(?:_TEST)?-" + _A + r"{12,}(?:-X)?", ("flwseck",)),
     ("vendor_token", r"dckr_pat_" + _B + r"{20,}", ("dckr_pat_",)),
     ("vendor_token", r"api-" + _UUID, ("api-",)),
     ("vendor_token", r"key-[a-z0-9]{32}", ("key-",)),
@@ -88,6 +88,22 @@ VENDORS: list[tuple[str, str, tuple[str, ...]]] = [
     ("vendor_token", r"sk_" + _A + r"{32,}", ("sk_",)),
     ("vendor_token", r"sk_pr_" + _A + r"+_" + _H + r"{40}", ("sk_pr_",)),
     ("vendor_token", r"(?:live|test)_" + _H + r"{35}", ("live_", "test_")),
+    ("vendor_token", r"live_[\w=-]{40}", ("live_",)),
+    ("jwt", r"ZXlK[A-Za-z0-9+/]{60,}={0,2}", ("zxlk",)),  # a JWT, base64-wrapped once more
+    ("grafana_token", r"eyJrIjoi[A-Za-z0-9+/=]{50,400}", ("eyjrijoi",)),
+    ("vendor_token", r"ico-" + _A + r"{32}", ("ico-",)),
+    ("vendor_token", r"tk-us-[\w-]{40,}", ("tk-us-",)),
+    ("vendor_token", r"sm_(?:pat|aat|sat)_" + _A + r"{16}", ("sm_",)),
+    ("vendor_token", r"(?:sc|ext|scauth|authress)_[a-z0-9]{5,30}\.[a-z0-9]{4,6}\.acc[_-][a-z0-9-]{10,32}\."
+                     r"[\w+/=-]{30,120}", (".acc_", ".acc-")),
+    ("vendor_token", r"dnkey-[\w=-]{26}-[\w=-]{52}", ("dnkey-",)),
+    ("vendor_token", r"p8e-[A-Za-z0-9]{32}", ("p8e-",)),
+    ("vendor_token", r"[0-9a-f]{32}-us\d{1,2}", ("-us",)),  # Mailchimp
+    ("vendor_token", r"YC[\w-]{38}|t1\.[\w-]+={0,2}\.[\w-]{86}={0,2}|AQVN[\w-]{35,38}", ("yc", "t1.", "aqvn")),
+    ("vendor_token", r"(?:pat|sat)\.[\w-]{22}\." + _A + r"{24}\." + _A + r"{20}", ("pat.", "sat.")),
+    ("vendor_token", r"API-[A-Z0-9]{26}", ("api-",)),  # Octopus Deploy
+    ("vendor_token", r"A{20,}[A-Za-z0-9%]{30,}", ("aaaaaaaaaaaaaaaaaaaa",)),  # Twitter bearer
+    ("facebook_token", r"\d{15,16}(?:\||%7C)[\w-]{27,40}", ("|", "%7c")),  # app id|app secret
     ("vendor_token", r"pk_" + _H + r"{34}", ("pk_",)),
     ("vendor_token", r"web_[a-z0-9]{32}", ("web_",)),
     ("vendor_token", r"endr\+" + _A + r"{16}", ("endr+",)),
