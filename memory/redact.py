@@ -54,7 +54,8 @@ _CURL_USER = (r"\bcurl\b[^\n]*?(?:\\\r?\n[^\n]*?)*?(?:\s-u|\s--user)(?:[ =]|\s*\
               r"([^\s:\"'@<>]*):([^\s\"'<>]{1,200})")
 _BUNDLER = r"(?i)\bBUNDLE_[A-Z0-9_]*__[A-Z]{2,}[\"']?\s*[:=]\s*[\"']?[^\s:\"']+:([^\s\"']{1,200})"
 _LONE = r"(?<![\w./+=~-])[A-Za-z0-9][\w./+~-]{18,300}[A-Za-z0-9]={0,2}(?![\w/+=~-]|\.\w)"
-_CONTEXT_WORD = r"(?i)pass(?:word|wd|phrase|code)?|pwd|secret|token|api[ _-]?key|(?<![a-z])key(?![a-z])|credential|auth"
+_CONTEXT_WORD = (r"(?i)(?<![a-z])(?:pass(?:word|wd|phrase|code)?|secret|token|api[ _-]?key|key|credential|creds?"
+                 r"|auth|bearer)s?(?![a-z])")
 
 # (type, pattern, group holding the secret or None for the whole match, lowercase triggers, check or None)
 _RULES: list[tuple[str, str, int | None, tuple[str, ...]] | tuple[str, str, int | None, tuple[str, ...], str]] = [
@@ -80,7 +81,7 @@ _RULES: list[tuple[str, str, int | None, tuple[str, ...]] | tuple[str, str, int 
     ("twilio_key", _S + r"SK[0-9a-fA-F]{32}" + _E, None, ("sk",), "strong"),
     ("heroku_key", _S + r"HRKU-AA[\w-]{58}(?![\w-])", None, ("hrku-",)),
     ("shopify_token", _S + r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}" + _E, None, ("shpat_", "shpca_", "shppa_", "shpss_")),
-    ("square_token", _S + r"(?:sq0atp-[\w-]{22,60}|sq0csp-[\w-]{40,60}|sq0i[a-z]{2}-[\w-]{22,60}|EAAA[\w-]{60})"
+    ("square_token", _S + r"(?:sq0atp-[\w-]{22,60}|sq0csp-[\w-]{40,60}|sq0i[a-z]{2}-[\w-]{22,60}|sq0c[a-z]{2}-[\w-]{40,60}|EAAA[\w-]{60})"
                      r"(?![\w-])", None, ("sq0", "eaaa")),
     ("databricks_token", _S + r"dapi[a-f0-9]{32}(?:-\d)?" + _E, None, ("dapi",)),
     ("azure_client_secret", r"(?<![\w~.-])[\w~.]{3}\dQ~[\w~.-]{31,34}(?![\w~.-])", None, ("q~",)),

@@ -44,7 +44,7 @@ _NOT_SECRET_BEFORE = {  # …_KEY / …_TOKEN names that are not credentials (PR
     "lock", "group", "ordering", "shard", "sharding", "join", "dimension", "host", "known", "max", "min", "num",
     "total", "count", "page", "next", "continuation", "pagination", "cancellation", "cancel", "sync", "resume",
     "lexer", "parser", "eos", "bos", "pad", "unk", "sep", "cls", "mask", "special", "start", "end", "stop", "list",
-    "hot", "short", "storage", "csrf", "xsrf"}
+    "hot", "short", "storage", "csrf", "xsrf", "uuid", "guid"}
 _QUALIFIERS = {"prod", "production", "dev", "development", "staging", "stage", "stg", "test", "testing", "qa", "uat",
                "local", "live", "sandbox", "ci", "base", "b64", "base64", "hex", "raw", "value", "val", "old", "new",
                "current", "prev", "previous", "primary", "secondary", "backup", "default", "plain", "plaintext",

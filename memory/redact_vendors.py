@@ -36,7 +36,7 @@ VENDORS: list[tuple[str, str, tuple[str, ...]]] = [
     ("mapbox_token", r"[ps]k\.eyJ[\w-]{20,}\.[\w-]{20,}", ("pk.eyj", "sk.eyj")),
     ("mapbox_token", r"[ps]k\.[a-zA-Z0-9._-]{30,}", ("pk.", "sk.")),
     ("vault_token", r"hv[sb]\.[\w-]{24,300}|s\.[A-Za-z0-9]{24}", ("hvs.", "hvb.", "s.")),
-    ("jwt", r"eyJ[\w-]{8,}\.ey[\w-]{8,}\.[\w-]{8,}|eyJhbGciOi[\w.-]{20,}|eyJ0eXAiOi[\w.-]{20,}", ("eyj",)),
+    ("jwt", r"eyJ[\w-]{8,}\.ey[\w-]{8,}\.[\w-]{8,}|eyJ(?:hbGciOi|0eXAiOi)[\w-]{10,}\.[\w.-]{20,}", ("eyj",)),
     ("cloudflare_key", r"v1\.0-[a-f0-9]{24}-[a-f0-9]{100,}|v1\.0-[\w-]{120,}|cfk_[A-Za-z0-9]{40}" + _H + r"{8}"
                        r"|cf[a-z]t_[A-Za-z0-9]{40}" + _H + r"{8}", ("v1.0-", "cfk_", "cfut_", "cfat_")),
     ("slack_webhook", r"(?:https?://)?hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/+-]{20,}",
