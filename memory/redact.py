@@ -81,7 +81,8 @@ _RULES: list[tuple[str, str, int | None, tuple[str, ...]] | tuple[str, str, int 
     ("twilio_key", _S + r"SK[0-9a-fA-F]{32}" + _E, None, ("sk",), "strong"),
     ("heroku_key", _S + r"HRKU-AA[\w-]{58}(?![\w-])", None, ("hrku-",)),
     ("shopify_token", _S + r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}" + _E, None, ("shpat_", "shpca_", "shppa_", "shpss_")),
-    ("square_token", _S + r"(?:sq0atp-[\w-]{22,60}|sq0csp-[\w-]{40,60}|sq0i[a-z]{2}-[\w-]{22,60}|sq0c[a-z]{2}-[\w-]{40,60}|EAAA[\w-]{60})"
+    ("square_token", _S + r"(?:sq0atp-[\w-]{22,60}|sq0csp-[\w-]{40,60}|sq0i[a-z]{2}-[\w-]{22,60}"
+                     r"|sq0c[a-z]{2}-[\w-]{40,60}|EAAA[\w-]{60})"
                      r"(?![\w-])", None, ("sq0", "eaaa")),
     ("databricks_token", _S + r"dapi[a-f0-9]{32}(?:-\d)?" + _E, None, ("dapi",)),
     ("azure_client_secret", r"(?<![\w~.-])[\w~.]{3}\dQ~[\w~.-]{31,34}(?![\w~.-])", None, ("q~",)),
@@ -109,7 +110,7 @@ _RULES: list[tuple[str, str, int | None, tuple[str, ...]] | tuple[str, str, int 
     ("secret_assignment", _KEY_VALUE_PAIR, 2, ("value",), "pair"),
     ("secret_assignment", _XML_ELEMENT, 2, _KEY_TRIGGERS, "assignment"),
     ("secret_assignment", _ASSIGNMENT, 3, _KEY_TRIGGERS, "assignment"),
-    ("secret_in_prose", _LONE, None, _KEY_TRIGGERS, "prose"),
+    ("secret_in_prose", _LONE, None, ("pass", "secret", "token", "key", "cred", "auth", "bearer"), "prose"),
 ]
 _TRIGGERS = [(trigger, index) for index, rule in enumerate(_RULES) for trigger in rule[3]]
 
@@ -160,13 +161,14 @@ def _span(kind: str, check: str | None, group: int | None, match: re.Match) -> t
     if check == "pair":
         return _pair_value(match)
     secret = match.group(group) if group else match.group(0)
-    if secret.startswith("<redacted:") or rx(PLACEHOLDER).search(secret.strip("\"'")):  # sk_test_xxxx…, AKIA…EXAMPLE, ${TOKEN}
+    # sk_test_xxxx…, AKIA…EXAMPLE, ${TOKEN}, "$REDIS_PASSWORD"
+    if secret.startswith("<redacted:") or rx(PLACEHOLDER).search(secret.strip("\"'")):
         return None
     if check == "cli":
         bare = secret.strip("\"'")
         if not bare or bare.startswith("-") or len(bare) < 4:
             return None
-        offset = match.start(group) + (len(secret) - len(secret.lstrip("\"'")))
+        offset = match.start(group or 0) + (len(secret) - len(secret.lstrip("\"'")))
         return offset, offset + len(bare)
     if check == "curl" and (match.group(1).startswith("$") or secret.startswith("$")):
         return None

@@ -91,7 +91,8 @@ def looks_secret(value: str, strict: bool = False) -> bool:
         return (len(value) >= 20 and bits >= 4.0 and len(value) < 3 * len(rx(CAMEL).findall(value))) \
             or _random_letters(value)
     if strict:
-        return len(value) >= 16 and has_lower + has_upper + has_digit >= 2 and bits >= (3.0 if len(value) >= 24 else 3.3)
+        floor = 3.0 if len(value) >= 24 else 3.3  # a long hex value has at most 4 bits a character
+        return len(value) >= 16 and has_lower + has_upper + has_digit >= 2 and bits >= floor
     return has_lower + has_upper + has_digit + has_other >= 2 and bits >= 2.5
 
 

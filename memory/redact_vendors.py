@@ -17,7 +17,8 @@ _UUID = r"[A-Za-z0-9]{8}-[A-Za-z0-9]{4}-[A-Za-z0-9]{4}-[A-Za-z0-9]{4}-[A-Za-z0-9
 VENDORS: list[tuple[str, str, tuple[str, ...]]] = [
     ("slack_token", r"xox[abeoprs]-\d{6,}-[A-Za-z0-9-]{8,}|xoxe\.xox[bp]-\d-[A-Za-z0-9]{100,}|xoxe-\d-[A-Za-z0-9]{100,}"
                     r"|xapp-\d-[A-Z0-9]{9,}-\d+-[a-z0-9]{32,}", ("xox", "xapp-")),
-    ("github_token", r"(?:ghp|gho|ghs|ghr|ghu)_" + _B + r"{30,255}|github_pat_\w{40,255}", ("gh", "github_pat_")),
+    ("github_token", r"(?:ghp|gho|ghs|ghr|ghu)_" + _B + r"{30,255}|github_pat_\w{40,255}",
+     ("ghp_", "gho_", "ghs_", "ghr_", "ghu_", "github_pat_")),
     ("huggingface_token", r"hf_[A-Za-z0-9]{30,40}|api_org_[A-Za-z]{30,40}", ("hf_", "api_org_")),
     ("rubygems_token", r"rubygems_" + _A + r"{40,64}", ("rubygems_",)),
     ("sendgrid_key", r"SG\." + _B + r"{16,32}\." + _B + r"{30,50}", ("sg.",)),
@@ -35,7 +36,8 @@ VENDORS: list[tuple[str, str, tuple[str, ...]]] = [
     ("airtable_token", r"pat[A-Za-z0-9]{14}\.[a-f0-9]{64}", ("pat",)),
     ("mapbox_token", r"[ps]k\.eyJ[\w-]{20,}\.[\w-]{20,}", ("pk.eyj", "sk.eyj")),
     ("mapbox_token", r"[ps]k\.[a-zA-Z0-9._-]{30,}", ("pk.", "sk.")),
-    ("vault_token", r"hv[sb]\.[\w-]{24,300}|s\.[A-Za-z0-9]{24}", ("hvs.", "hvb.", "s.")),
+    ("vault_token", r"hv[sb]\.[\w-]{24,300}", ("hvs.", "hvb.")),
+    ("vault_token", r"s\.[A-Za-z0-9]{24}", ("vault",)),  # the legacy format: only where Vault is named
     ("jwt", r"eyJ[\w-]{8,}\.ey[\w-]{8,}\.[\w-]{8,}|eyJ(?:hbGciOi|0eXAiOi)[\w-]{10,}\.[\w.-]{20,}", ("eyj",)),
     ("cloudflare_key", r"v1\.0-[a-f0-9]{24}-[a-f0-9]{100,}|v1\.0-[\w-]{120,}|cfk_[A-Za-z0-9]{40}" + _H + r"{8}"
                        r"|cf[a-z]t_[A-Za-z0-9]{40}" + _H + r"{8}", ("v1.0-", "cfk_", "cfut_", "cfat_")),
@@ -99,11 +101,11 @@ VENDORS: list[tuple[str, str, tuple[str, ...]]] = [
     ("vendor_token", r"dnkey-[\w=-]{26}-[\w=-]{52}", ("dnkey-",)),
     ("vendor_token", r"p8e-[A-Za-z0-9]{32}", ("p8e-",)),
     ("vendor_token", r"[0-9a-f]{32}-us\d{1,2}", ("-us",)),  # Mailchimp
-    ("vendor_token", r"YC[\w-]{38}|t1\.[\w-]+={0,2}\.[\w-]{86}={0,2}|AQVN[\w-]{35,38}", ("yc", "t1.", "aqvn")),
+    ("vendor_token", r"t1\.[\w-]+={0,2}\.[\w-]{86}={0,2}|AQVN[\w-]{35,38}", ("t1.", "aqvn")),
     ("vendor_token", r"(?:pat|sat)\.[\w-]{22}\." + _A + r"{24}\." + _A + r"{20}", ("pat.", "sat.")),
     ("vendor_token", r"API-[A-Z0-9]{26}", ("api-",)),  # Octopus Deploy
     ("vendor_token", r"A{20,}[A-Za-z0-9%]{30,}", ("aaaaaaaaaaaaaaaaaaaa",)),  # Twitter bearer
-    ("facebook_token", r"\d{15,16}(?:\||%7C)[\w-]{27,40}", ("|", "%7c")),  # app id|app secret
+    ("facebook_token", r"\d{15,16}(?:\||%7C)[\w-]{27,40}", ("facebook", "%7c", "access_token")),  # app id|app secret
     ("vendor_token", r"pk_" + _H + r"{34}", ("pk_",)),
     ("vendor_token", r"web_[a-z0-9]{32}", ("web_",)),
     ("vendor_token", r"endr\+" + _A + r"{16}", ("endr+",)),

@@ -168,8 +168,9 @@ _MAPBOX = "pk.eyJ1IjoiZXhhbXBsZSIsImEiOiJ" + rand(20) + "." + rand(22, B64URL)
 _SGP = "sgp_" + rand(16, HEX) + "_" + rand(40, HEX)
 _EAA = "EAAG" + rand(100)
 _A3 = "A3-" + "-".join(rand(n, string.ascii_uppercase + string.digits) for n in (6, 6, 5, 5, 5, 5))
-_JWT_B64 = "ZXlKaGJHY2lPaUpJVXpJMU5pSXNJblI1Y0NJNklrcFhWQ0o5LmV5SnpkV0lpT2lJeE1qTTBOVFkzT0Rrd0lpd2libUZ0WlNJNklr" + rand(40)
-_HOOK = "hooks.slack.com/services/T" + rand(8, string.ascii_uppercase) + "/B" + rand(8, string.ascii_uppercase) + "/" + rand(24)
+_JWT_B64 = ("ZXlKaGJHY2lPaUpJVXpJMU5pSXNJblI1Y0NJNklrcFhWQ0o5LmV5SnpkV0lpT2lJeE1qTTBOVFkzT0Rrd0lpd2libUZ0WlNJNklr"
+            + rand(40))
+_HOOK = f"hooks.slack.com/services/T{rand(8, string.ascii_uppercase)}/B{rand(8, string.ascii_uppercase)}/{rand(24)}"
 _CFCA = "v1.0-" + rand(24, HEX) + "-" + rand(146, HEX)
 
 
@@ -259,16 +260,19 @@ def _positives():
         ("make", f"API_TOKEN ::= {PW}", PW), ("make", f"API_TOKEN :::= {PW}", PW),
         ("xml", f"<apiToken>\n    {PW}\n</apiToken>", PW), ("yaml", f"db_password: |\n  {PW}\n", PW),
         ("shell", f"export API_TOKEN=\\\n  {PW}", PW), ("nuget", f'<add key="ClearTextPassword" value="{PW}" />', PW),
-        ("k8s", f"data:\n  .dockercfg: |\n    {_DOCKERCFG}", _DOCKERCFG), ("discord", f"DISCORD_CLIENT_SECRET={_DIGITS}", _DIGITS),
+        ("k8s", f"data:\n  .dockercfg: |\n    {_DOCKERCFG}", _DOCKERCFG),
+        ("discord", f"DISCORD_CLIENT_SECRET={_DIGITS}", _DIGITS),
         ("bundler", f'BUNDLE_GEMS__CONTRIBSYS__COM: "deploy:{PW}"', PW), ("curl", f'curl -u ":{PW}" https://x', PW),
-        ("curl", f"curl --user 'deploy:{PW}' https://x", PW), ("curl", f"curl -s \\\n  --user \\\n  deploy:{PW} https://x", PW),
+        ("curl", f"curl --user 'deploy:{PW}' https://x", PW),
+        ("curl", f"curl -s \\\n  --user \\\n  deploy:{PW} https://x", PW),
         ("cli", f"sshpass -p {PW} ssh deploy@web1", PW), ("cli", f"redis-cli -h cache -a {PW} ping", PW),
         ("prose", f"the staging api token is {_ALONE} (rotate monthly)", _ALONE),
         ("prose", f"use {_ALONE} as the deploy key", _ALONE),
         ("vendor:airtable", f"AIRTABLE_TOKEN={_AIRTABLE}", _AIRTABLE), ("vendor:mapbox", f"mapbox {_MAPBOX}", _MAPBOX),
         ("vendor:sourcegraph", f"the CI job uses {_SGP}", _SGP), ("vendor:facebook", f"fb {_EAA}", _EAA),
         ("vendor:1password", f"secret key {_A3}", _A3), ("vendor:jwt_base64", f"cookie {_JWT_B64}", _JWT_B64),
-        ("vendor:slack_webhook_bare", f"post to {_HOOK}", _HOOK), ("vendor:cloudflare_ca", f"CLOUDFLARE_ORIGIN_CA={_CFCA}", _CFCA),
+        ("vendor:slack_webhook_bare", f"post to {_HOOK}", _HOOK),
+        ("vendor:cloudflare_ca", f"CLOUDFLARE_ORIGIN_CA={_CFCA}", _CFCA),
     ]
     account_key = rand(86, ALNUM + "+/") + "=="
     rows.append(("url", f"DefaultEndpointsProtocol=https;AccountName=acct;AccountKey={account_key};"
@@ -339,7 +343,8 @@ NEGATIVES = HARMLESS + [
     "A GitHub classic token is ghp_ followed by 36 letters and digits; Slack bot tokens start with xoxb-.",
     "mysql -u root -p app prompts for the password", "redis-cli -a \"$REDIS_PASSWORD\" ping",
     "the api key fingerprint is 9fceb02d0ae598e95dc970b74767f19372d61af8",
-    "token 123e4567-e89b-12d3-a456-426614174000 expired", "the secret checksum: sha256 e3b0c44298fc1c149afbf4c8996fb924",
+    "token 123e4567-e89b-12d3-a456-426614174000 expired",
+    "the secret checksum: sha256 e3b0c44298fc1c149afbf4c8996fb924",
     "fixture = base64.b64decode('aGVsbG8gd29ybGQgdGhpcyBpcyBhIHRlc3Q=')",
     "the auth module lives in src/services/authentication/token_refresh_handler.py",
 ]
