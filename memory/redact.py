@@ -35,10 +35,12 @@ _ASSIGNMENT = (
     r"(?:[\\\"'`]{0,2}(?:[ \t]+(?:string|str|String|&str|\[\]byte))?[ \t]*"            # Go `x string =`
     r"(?::{1,3}=|[.+?]=|=>|=(?!=)|:(?![:/]))"                                         # = := ::= :::= .= ?= => :
     r"|[\"'][ \t]*,(?=[ \t]*[\"'])"                                                  # ("API_KEY", "…")
-    r"|[ \t]+(?:(?:for|in|on|of)[ \t]+[\w.-]{1,30}[ \t]+)?(?:is|was)[ \t]+"         # the password (for x) is …
-    r"|(?<=[\w.-])[ \t]+(?=[^\s=:-]|-[^\s-]{15}))"                                  # --password VALUE (flags)
+    r"|[ \t]+(?:(?:for|in|on|of)[ \t]+[\w.-]{1,30}[ \t]+)?(?:is|was)[ \t]+)"        # the password (for x) is …
     r"(?:[ \t]*(?:[|>][+-]?[ \t]*)?\\?\r?\n[ \t]*)?"                                 # YAML `|`, `\` newline
     r"[ \t]*(\\?[\"'`]?)(\S{1,1000})")                                               # 2 opening quote, 3 value
+# `--password VALUE`: a flag takes its value after a space (same groups as _ASSIGNMENT)
+_FLAG = (r"(?i)(?<![\w-])(--?(?=[\w.-]{0,60}?(?:" + _KEY_WORDS + r"))[\w.-]{1,100})[ \t]+(?=[^\s=:-]|-[^\s-]{15})"
+         r"(\\?[\"'`]?)(\S{1,1000})")
 _XML_ELEMENT = r"(?i)<([\w.:-]*(?:" + _KEY_WORDS + r")[\w.-]*)>\s*([^<\s]{1,1000})\s*</"
 # <add key="ClearTextPassword" value="…"/>, {"name": "DB_PASSWORD", "value": "…"}, k8s `- name: X\n value: …`
 _KEY_VALUE_PAIR = (r"(?i)(?<![\w-])[\"']?(?:key|name)[\"']?\s*[:=]\s*[\"']?([\w.-]{1,100})[\"']?\s*,?\s*(?:-\s*)?"
@@ -110,6 +112,7 @@ _RULES: list[tuple[str, str, int | None, tuple[str, ...]] | tuple[str, str, int 
     ("secret_assignment", _KEY_VALUE_PAIR, 2, ("value",), "pair"),
     ("secret_assignment", _XML_ELEMENT, 2, _KEY_TRIGGERS, "assignment"),
     ("secret_assignment", _ASSIGNMENT, 3, _KEY_TRIGGERS, "assignment"),
+    ("secret_assignment", _FLAG, 3, ("--", " -"), "assignment"),
     ("secret_in_prose", _LONE, None, ("pass", "secret", "token", "key", "cred", "auth", "bearer"), "prose"),
 ]
 _TRIGGERS = [(trigger, index) for index, rule in enumerate(_RULES) for trigger in rule[3]]
@@ -124,8 +127,6 @@ def _assignment_value(match: re.Match) -> tuple[int, int] | None:
     between = match.string[match.end(1):start]
     if strength == "weak" and "," in between:
         strength = None  # a list of quoted names, not a ("NAME", "value") pair
-    if not between.strip(" \t\"'`\\") and not key.startswith("-"):
-        strength = None  # only a flag (`--password VALUE`) takes its value after a space
     if strength is None:
         return None
     raw = match.group(last)
