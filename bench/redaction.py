@@ -182,6 +182,12 @@ LOOKALIKES = [
     "mysql -p\"$MYSQL_ROOT_PASSWORD\" -e 'select 1'", "sshpass -p \"$SSHPASS\" ssh host", "--password ${DB_PASSWORD}",
     "data:\n  .dockerconfigjson: <base64-encoded-config>", '<add key="ClearTextPassword" value="" />',
     "//registry.npmjs.org/:_authToken=YOUR_NPM_TOKEN", "<password>changeme</password>",
+    "the key fixture is dGhpcyBpcyBhIHRlc3QgZml4dHVyZSBmb3IgdGhlIGRlY29kZXI=",
+    "the token test decodes SGVsbG8sIHRoaXMgaXMgbm90IGEgc2VjcmV0IGF0IGFsbC4=",
+    "the auth service runs 3.14.2-alpine3.19; its token cache image is sha256:4b825dc642cb6eb9a060e54bf8d6928",
+    "the secret manager revision is 2f1c9e7a-33b0-4a51-9c9e-1d2b3c4d5e6f",
+    "API key rotation landed in commit 4b825dc642cb6eb9a060e54bf8d69288fbee4904 (v2.8.1)",
+    "password hashing: argon2id$v=19$m=65536,t=3,p=4 is the default",
 ]
 
 

@@ -101,6 +101,19 @@ def looks_random(token: str) -> bool:
     return not rx(PLACEHOLDER).search(token) and not _wordy(token) and entropy(token) >= 3.0
 
 
+def _base64_of_prose(value: str) -> bool:
+    """A base64 test fixture: it decodes to plain words (`aGVsbG8gd29ybGQ=` is "hello world")."""
+    import base64
+    import binascii
+
+    try:
+        decoded = base64.b64decode(value + "=" * (-len(value) % 4), validate=True).decode("ascii")
+    except (binascii.Error, ValueError):
+        return False
+    letters = sum(c.isalpha() or c == " " for c in decoded)
+    return " " in decoded and letters >= 0.85 * len(decoded)
+
+
 def looks_random_alone(value: str) -> bool:
     """A token with no key name, next to a credential word: long, mixed, random; never hex (commit SHAs,
     checksums, UUIDs), a path, a URL, a version, a dotted name or words."""
@@ -109,7 +122,7 @@ def looks_random_alone(value: str) -> bool:
     if rx(PLACEHOLDER).search(value) or _wordy(value) or rx(_DOTTED).fullmatch(value) or rx(_SEQUENCE).search(value):
         return False
     classes = sum((any(c.islower() for c in value), any(c.isupper() for c in value), any(c.isdigit() for c in value)))
-    return classes >= 2 and any(c.isdigit() for c in value) and entropy(value) >= 3.6
+    return classes >= 2 and any(c.isdigit() for c in value) and entropy(value) >= 3.6 and not _base64_of_prose(value)
 
 
 def credential_key(key: str) -> str | None:
