@@ -116,7 +116,7 @@ def special_samples(rng: random.Random) -> list[tuple[str, str, str]]:
         ("jwt-base64", f"token: {wrapped}", wrapped), ("jwt-base64-alone", wrapped, wrapped),
         ("k8s-dockercfg", f"data:\n  .dockercfg: |\n    {dockercfg}", dockercfg),
         ("k8s-dockerconfigjson", f"data:\n  .dockerconfigjson: {dockercfg}", dockercfg),
-        ("slack-webhook-bare", f"post to {hook}", hook.split("/services/")[1]),
+        ("slack-webhook-bare", f"post to {hook}", hook),
         ("curl-colon", f'curl -u ":{pw}" https://api.x', pw),
         ("curl-user-quoted", f"curl --user 'deploy:{pw}' https://x", pw),
         ("curl-next-line", f"curl -s \\\n  --user \\\n  deploy:{pw} https://x", pw),
