@@ -97,6 +97,10 @@ CONTEXTS = [
     ("cli-flag", "deploy --{k} {v}"), ("cli-flag-eq", "deploy --{k}={v}"), ("header", 'curl -H "X-{c}: {v}" https://x'),
     ("prose", "the {k} for staging is {v}"), ("docker-env", "docker run -e {K}={v} app"),
     ("json-escaped", '{{\\"{k}\\": \\"{v}\\"}}'), ("set", "set {K}={v}"),
+    ("ruby-or-assign", '{c} ||= "{v}"'), ("r-assign", '{c} <- "{v}"'), ("python-triple", '{k} = """{v}"""'),
+    ("xml-value-attr", '<{c} value="{v}"/>'), ("space-separated", "{c} {v}"), ("csharp-verbatim", '$' + '{c} = @"{v}";'),
+    ("python-raw", '{k} = r"{v}"'), ("lua-table", '["{c}"] = "{v}",'), ("compare", 'if ({c} == "{v}") {{'),
+    ("compare-not", 'if {k} != "{v}":'), ("yaml-list", "{k}:\n  - {v}"), ("query", "https://api.x/v1?{k}={v}&page=2"),
 ]
 LONE = [("alone", "{v}"), ("sentence", "use {v} for the release step"), ("quoted", '"{v}"'), ("line-end", "ok\n{v}\n")]
 

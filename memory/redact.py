@@ -32,15 +32,18 @@ _KEY_WORDS = r"pass|pwd|pw|secret|token|key|cred|auth|pat|dockercfg|dockerconfig
 _KEY_TRIGGERS = ("pass", "pwd", "pw", "secret", "token", "key", "cred", "auth", "pat", "dockercfg", "dockerconfig")
 _ASSIGNMENT = (
     r"(?i)(?<![\w.-])(?=[\w.-]{0,60}?(?:" + _KEY_WORDS + r"))([\w.-]{1,100})"           # 1 the key, whole
-    r"(?:[\\\"'`]{0,2}(?:[ \t]+(?:string|str|String|&str|\[\]byte))?[ \t]*"            # Go `x string =`
-    r"(?::{1,3}=|[.+?]=|=>|=(?!=)|:(?![:/]))"                                         # = := ::= :::= .= ?= => :
+    r"(?:[\\\"'`\]]{0,3}(?:[ \t]+(?:string|str|String|&str|\[\]byte))?[ \t]*"         # Go `x string =`
+    r"(?::{1,3}=|[.+?]=|\|\|=|=>|<-|[!=<]==?|=|:(?![:/]))"                           # = := ::= .= ||= <- == !=
     r"|[\"'][ \t]*,(?=[ \t]*[\"'])"                                                  # ("API_KEY", "…")
     r"|[ \t]+(?:(?:for|in|on|of)[ \t]+[\w.-]{1,30}[ \t]+)?(?:is|was)[ \t]+)"        # the password (for x) is …
-    r"(?:[ \t]*(?:[|>][+-]?[ \t]*)?\\?\r?\n[ \t]*)?"                                 # YAML `|`, `\` newline
-    r"[ \t]*(\\?[\"'`]?)(\S{1,1000})")                                               # 2 opening quote, 3 value
+    r"(?:[ \t]*(?:[|>][+-]?[ \t]*)?\\?\r?\n[ \t]*(?:-[ \t]+)?)?"                      # YAML `|`, `- `, `\` newline
+    r"[ \t]*(\\?(?:[@rRbBuUfF]{1,2}(?=[\"']))?[\"'`]{0,3})(\S{1,1000})")              # 2 opening quote, 3 value
 # `--password VALUE`: a flag takes its value after a space (same groups as _ASSIGNMENT)
 _FLAG = (r"(?i)(?<![\w-])(--?(?=[\w.-]{0,60}?(?:" + _KEY_WORDS + r"))[\w.-]{1,100})[ \t]+(?=[^\s=:-]|-[^\s-]{15})"
          r"(\\?[\"'`]?)(\S{1,1000})")
+# <apiToken value="…"/>: an element named for the credential, its value in an attribute
+_XML_VALUE_ATTRIBUTE = (r"(?i)<([\w.:-]*(?:" + _KEY_WORDS + r")[\w.-]*)\s+(?:value|content)\s*=\s*[\"']"
+                        r"([^\"'\n]{1,1000})")
 _XML_ELEMENT = r"(?i)<([\w.:-]*(?:" + _KEY_WORDS + r")[\w.-]*)>\s*([^<\s]{1,1000})\s*</"
 # <add key="ClearTextPassword" value="…"/>, {"name": "DB_PASSWORD", "value": "…"}, k8s `- name: X\n value: …`
 _KEY_VALUE_PAIR = (r"(?i)(?<![\w-])[\"']?(?:key|name)[\"']?\s*[:=]\s*[\"']?([\w.-]{1,100})[\"']?\s*,?\s*(?:-\s*)?"
@@ -56,8 +59,9 @@ _CURL_USER = (r"\bcurl\b[^\n]*?(?:\\\r?\n[^\n]*?)*?(?:\s-u|\s--user)(?:[ =]|\s*\
               r"([^\s:\"'@<>]*):([^\s\"'<>]{1,200})")
 _BUNDLER = r"(?i)\bBUNDLE_[A-Z0-9_]*__[A-Z]{2,}[\"']?\s*[:=]\s*[\"']?[^\s:\"']+:([^\s\"']{1,200})"
 _LONE = r"(?<![\w./+=~-])[A-Za-z0-9][\w./+~-]{18,300}[A-Za-z0-9]={0,2}(?![\w/+=~-]|\.\w)"
-_CONTEXT_WORD = (r"(?i)(?<![a-z])(?:pass(?:word|wd|phrase|code)?|secret|token|api[ _-]?key|key|credential|creds?"
-                 r"|auth|bearer)s?(?![a-z])")
+_CONTEXT_WORD = (r"(?:(?<![A-Za-z])(?i:pass(?:word|wd|phrase|code)?|secret|token|api[ _-]?key|key|credential|creds?"
+                 r"|auth|bearer)|(?<=[a-z0-9])(?:Pass(?:word|wd|phrase)?|Secret|Token|Key|Credential|Creds?|Auth))"
+                 r"s?(?![a-z])")
 
 # (type, pattern, group holding the secret or None for the whole match, lowercase triggers, check or None)
 _RULES: list[tuple[str, str, int | None, tuple[str, ...]] | tuple[str, str, int | None, tuple[str, ...], str]] = [
@@ -111,6 +115,7 @@ _RULES: list[tuple[str, str, int | None, tuple[str, ...]] | tuple[str, str, int 
     ("url_credentials", _BUNDLER, 1, ("bundle_",), "strong"),
     ("secret_assignment", _KEY_VALUE_PAIR, 2, ("value",), "pair"),
     ("secret_assignment", _XML_ELEMENT, 2, _KEY_TRIGGERS, "assignment"),
+    ("secret_assignment", _XML_VALUE_ATTRIBUTE, 2, ("value", "content"), "pair"),
     ("secret_assignment", _ASSIGNMENT, 3, _KEY_TRIGGERS, "assignment"),
     ("secret_assignment", _FLAG, 3, ("--", " -"), "assignment"),
     ("secret_in_prose", _LONE, None, ("pass", "secret", "token", "key", "cred", "auth", "bearer"), "prose"),
@@ -130,8 +135,8 @@ def _assignment_value(match: re.Match) -> tuple[int, int] | None:
     if strength is None:
         return None
     raw = match.group(last)
-    quote = match.group(2).lstrip("\\") if last == 3 else ""
-    stop = rx(rf"[\\{quote}]" if quote else r"[\"'`,;)\]}\\<]").search(raw)  # quote is one of " ' `
+    quote = match.group(2).lstrip("\\@rRbBuUfF")[:1] if last == 3 else ""  # one of " ' `
+    stop = rx(rf"[\\{quote}]" if quote else r"[\"'`,;)\]}\\<]|&(?=\w+=)").search(raw)
     value = raw[:stop.start()] if stop else raw
     value = value.rstrip(".") if not quote else value  # the full stop ending a sentence
     if not looks_secret(value, strict=strength == "weak"):
