@@ -98,7 +98,8 @@ CONTEXTS = [
     ("prose", "the {k} for staging is {v}"), ("docker-env", "docker run -e {K}={v} app"),
     ("json-escaped", '{{\\"{k}\\": \\"{v}\\"}}'), ("set", "set {K}={v}"),
     ("ruby-or-assign", '{c} ||= "{v}"'), ("r-assign", '{c} <- "{v}"'), ("python-triple", '{k} = """{v}"""'),
-    ("xml-value-attr", '<{c} value="{v}"/>'), ("space-separated", "{c} {v}"), ("csharp-verbatim", '$' + '{c} = @"{v}";'),
+    ("xml-value-attr", '<{c} value="{v}"/>'), ("space-separated", "{c} {v}"),
+    ("csharp-verbatim", '$' + '{c} = @"{v}";'),
     ("python-raw", '{k} = r"{v}"'), ("lua-table", '["{c}"] = "{v}",'), ("compare", 'if ({c} == "{v}") {{'),
     ("compare-not", 'if {k} != "{v}":'), ("yaml-list", "{k}:\n  - {v}"), ("query", "https://api.x/v1?{k}={v}&page=2"),
 ]
