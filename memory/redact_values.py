@@ -114,12 +114,23 @@ def _base64_of_prose(value: str) -> bool:
     return " " in decoded and letters >= 0.85 * len(decoded)
 
 
+def _camel_identifier(value: str) -> bool:
+    """`HttpLib2ErrorWithResponse`: mixed case, the letters mostly in capitalised words (random text has
+    short lowercase runs, and words have no five consonants in a row)."""
+    if value.islower() or value.isupper():
+        return False
+    words = [w for w in rx(r"[A-Z][a-z]{2,}").findall(value) if not rx(_CONSONANTS).search(w)]
+    return sum(map(len, words)) >= 0.8 * sum(c.isalpha() for c in value)
+
+
 def looks_random_alone(value: str) -> bool:
     """A token with no key name, next to a credential word: long, mixed, random; never hex (commit SHAs,
     checksums, UUIDs), a path, a URL, a version, a dotted name or words."""
     if len(value) < 20 or rx(r"[0-9a-fA-F-]+=*").fullmatch(value) or "/" in value[:1] or "://" in value:
         return False
     if rx(PLACEHOLDER).search(value) or _wordy(value) or rx(_DOTTED).fullmatch(value) or rx(_SEQUENCE).search(value):
+        return False
+    if _camel_identifier(value):
         return False
     classes = sum((any(c.islower() for c in value), any(c.isupper() for c in value), any(c.isdigit() for c in value)))
     return classes >= 2 and any(c.isdigit() for c in value) and entropy(value) >= 3.6 and not _base64_of_prose(value)

@@ -341,6 +341,7 @@ NEGATIVES = HARMLESS + [
     "the secret checksum: sha256 e3b0c44298fc1c149afbf4c8996fb924",
     "fixture = base64.b64decode('aGVsbG8gd29ybGQgdGhpcyBpcyBhIHRlc3Q=')",
     "the auth module lives in src/services/authentication/token_refresh_handler.py",
+    "the auth client raises HttpLib2ErrorWithResponse on a 401 from the token endpoint",
 ]
 
 
