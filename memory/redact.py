@@ -28,8 +28,9 @@ _S = r"(?<![A-Za-z0-9])"
 _E = r"(?![A-Za-z0-9])"
 
 # Credential words a key name is searched for; the key is then judged word by word (credential_key).
-_KEY_WORDS = r"pass|pwd|pw|secret|token|key|cred|auth|pat|dockercfg|dockerconfig"
-_KEY_TRIGGERS = ("pass", "pwd", "pw", "secret", "token", "key", "cred", "auth", "pat", "dockercfg", "dockerconfig")
+_KEY_WORDS = r"pass|pwd|pw|secret|token|key|cred|auth|pat|dockercfg|dockerconfig|session|cookie"
+_KEY_TRIGGERS = ("pass", "pwd", "pw", "secret", "token", "key", "cred", "auth", "pat", "dockercfg", "dockerconfig",
+                 "session", "cookie")
 _ASSIGNMENT = (
     r"(?i)(?<![\w.-])(?=[\w.-]{0,60}?(?:" + _KEY_WORDS + r"))([\w.-]{1,100})"           # 1 the key, whole
     r"(?:[\\\"'`\]]{0,3}(?:[ \t]+(?:string|str|String|&str|\[\]byte))?[ \t]*"         # Go `x string =`
@@ -74,8 +75,9 @@ _RULES: list[tuple[str, str, int | None, tuple[str, ...]] | tuple[str, str, int 
     ("aws_secret_access_key", r"(?i)aws_?(?:secret_?(?:access_?)?key|secret)(?![A-Za-z0-9])[\"']?\s*[:=]\s*[\"']?"
                               r"([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])", 1, ("aws",)),
     ("aws_bedrock_key", _S + r"ABSK[A-Za-z0-9+/]{109,269}={0,2}", None, ("absk",)),
-    ("gitlab_token", _S + r"(?:glpat|glptt|gldt|glrt|glcbt|glft|glimt|glagent|gloas|glsoat)-[\w-]{20,}", None,
-     ("glpat-", "glptt-", "gldt-", "glrt-", "glcbt-", "glft-", "glimt-", "glagent-", "gloas-", "glsoat-"), "random"),
+    ("gitlab_token", _S + r"(?:glpat|glptt|gldt|glrt|glcbt|glft|glimt|glagent|gloas|glsoat|glffct)-[\w-]{20,}"
+                     r"(?:\.[0-9a-z]{9})?", None, ("glpat-", "glptt-", "gldt-", "glrt-", "glcbt-", "glft-", "glimt-",
+                                                  "glagent-", "gloas-", "glsoat-", "glffct-"), "random"),
     ("gitlab_token", _S + r"GR1348941[\w-]{20,}", None, ("gr1348941",)),
     ("anthropic_key", _S + r"sk-ant-[A-Za-z0-9_-]{20,}", None, ("sk-ant-",)),
     ("stripe_key", _S + r"(?:sk|rk)_(?:live|test|prod)_[A-Za-z0-9]{10,}" + _E, None, ("_live_", "_test_", "_prod_")),
@@ -88,7 +90,7 @@ _RULES: list[tuple[str, str, int | None, tuple[str, ...]] | tuple[str, str, int 
     ("heroku_key", _S + r"HRKU-AA[\w-]{58}(?![\w-])", None, ("hrku-",)),
     ("shopify_token", _S + r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}" + _E, None, ("shpat_", "shpca_", "shppa_", "shpss_")),
     ("square_token", _S + r"(?:sq0atp-[\w-]{22,60}|sq0csp-[\w-]{40,60}|sq0i[a-z]{2}-[\w-]{22,60}"
-                     r"|sq0c[a-z]{2}-[\w-]{40,60}|EAAA[\w-]{60})"
+                     r"|sq0c[a-z]{2}-[\w-]{40,60}|EAAA[\w-]{22,60})"
                      r"(?![\w-])", None, ("sq0", "eaaa")),
     ("databricks_token", _S + r"dapi[a-f0-9]{32}(?:-\d)?" + _E, None, ("dapi",)),
     ("azure_client_secret", r"(?<![\w~.-])[\w~.]{3}\dQ~[\w~.-]{31,34}(?![\w~.-])", None, ("q~",)),
@@ -100,7 +102,7 @@ _RULES: list[tuple[str, str, int | None, tuple[str, ...]] | tuple[str, str, int 
     ("discord_token", _S + r"[MNO][A-Za-z0-9_-]{23,25}\.[\w-]{6}\.[\w-]{27,38}(?![\w-])", None, ("discord",)),
     ("discord_webhook", r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d+/[\w-]{40,}", None,
      ("discord",)),
-    ("telegram_bot_token", _S + r"\d{8,10}:AA[\w-]{33}(?![\w-])", None, (":aa",)),
+    ("telegram_bot_token", _S + r"\d{5,16}:A[\w-]{34}(?![\w-])", None, (":a",), "random"),
     ("teams_webhook", r"https://[\w.-]+\.webhook\.office\.com/webhookb2/[^\s\"'<>]+", None, ("webhook.office.com",)),
     ("dynatrace_token", _S + r"dt0c01\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{64}" + _E, None, ("dt0c01.",)),
     ("flyio_token", _S + r"(?:fo1_[\w-]{43}|fm[12][ar]?_[A-Za-z0-9+/]{100,}={0,3})", None, ("fo1_", "fm1", "fm2")),

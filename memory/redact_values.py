@@ -154,6 +154,6 @@ def credential_key(key: str) -> str | None:
         return "strong"
     if last == "id" and words[-3:-1] == ["private", "key"]:  # GCP service-account private_key_id
         return "strong"
-    if last == "auth":
+    if last in ("auth", "session", "cookie"):  # a session cookie is a credential when it looks like one
         return "weak"
     return None

@@ -16,12 +16,12 @@ _UUID = r"[A-Za-z0-9]{8}-[A-Za-z0-9]{4}-[A-Za-z0-9]{4}-[A-Za-z0-9]{4}-[A-Za-z0-9
 # (type, pattern of the whole token without capture groups, lowercase triggers)
 VENDORS: list[tuple[str, str, tuple[str, ...]]] = [
     ("slack_token", r"xox[abeoprs]-\d{6,}-[A-Za-z0-9-]{8,}|xoxe\.xox[bp]-\d-[A-Za-z0-9]{100,}|xoxe-\d-[A-Za-z0-9]{100,}"
-                    r"|xapp-\d-[A-Z0-9]{9,}-\d+-[a-z0-9]{32,}", ("xox", "xapp-")),
+                    r"|xapp-\d-[A-Z0-9]+-\d+-[a-z0-9]{8,}", ("xox", "xapp-")),
     ("github_token", r"(?:ghp|gho|ghs|ghr|ghu)_" + _B + r"{30,255}|github_pat_\w{40,255}",
      ("ghp_", "gho_", "ghs_", "ghr_", "ghu_", "github_pat_")),
     ("huggingface_token", r"hf_[A-Za-z0-9]{30,40}|api_org_[A-Za-z]{30,40}", ("hf_", "api_org_")),
     ("rubygems_token", r"rubygems_" + _A + r"{40,64}", ("rubygems_",)),
-    ("sendgrid_key", r"SG\." + _B + r"{16,32}\." + _B + r"{30,50}", ("sg.",)),
+    ("sendgrid_key", r"SG\.[\w=.-]{40,80}", ("sg.",)),
     ("sendinblue_key", r"xkeysib-[\w-]{60,100}|xsmtpsib-[\w-]{60,100}", ("xkeysib-", "xsmtpsib-")),
     ("pulumi_token", r"pul-[a-z0-9]{40}", ("pul-",)),
     ("postman_key", r"PMAK-[\w-]{50,70}", ("pmak-",)),
@@ -32,7 +32,7 @@ VENDORS: list[tuple[str, str, tuple[str, ...]]] = [
      ("sgp_", "slk_")),
     ("alibaba_key", r"LTAI" + _A + r"{12,30}", ("ltai",)),
     ("facebook_token", r"EAA[A-Z][A-Za-z0-9]{30,}|EAACEdEose0cBA[A-Za-z0-9]{20,}", ("eaa",)),
-    ("onepassword_key", r"A3-[A-Z0-9]{6}-(?:[A-Z0-9]{6}-)?[A-Z0-9]{5}(?:-[A-Z0-9]{5}){3}", ("a3-",)),
+    ("onepassword_key", r"A3-[A-Z0-9]{6}-[A-Z0-9]{5,11}(?:-[A-Z0-9]{5,6}){3,4}", ("a3-",)),
     ("airtable_token", r"pat[A-Za-z0-9]{14}\.[a-f0-9]{64}", ("pat",)),
     ("mapbox_token", r"[ps]k\.eyJ[\w-]{20,}\.[\w-]{20,}", ("pk.eyj", "sk.eyj")),
     ("mapbox_token", r"[ps]k\.[a-zA-Z0-9._-]{30,}", ("pk.", "sk.")),
@@ -75,10 +75,14 @@ VENDORS: list[tuple[str, str, tuple[str, ...]]] = [
     ("vendor_token", r"gsk_" + _A + r"{40,}", ("gsk_",)),
     ("vendor_token", r"lsv2_(?:pt|sk)_" + _H + r"{32}_" + _H + r"{10}", ("lsv2_",)),
     ("vendor_token", r"pat-(?:na|eu)\d-" + _UUID, ("pat-",)),
-    ("vendor_token", r"FLWSECK(?:_TEST)?-" + _A + r"{12,}(?:-X)?", ("flwseck",)),
+    ("vendor_token", r"FLW(?:SECK|PUBK)(?:_TEST)?-?" + _A + r"{12,}(?:-X)?", ("flwseck", "flwpubk")),
     ("vendor_token", r"dckr_pat_" + _B + r"{20,}", ("dckr_pat_",)),
     ("vendor_token", r"api-" + _UUID, ("api-",)),
-    ("vendor_token", r"key-[a-z0-9]{32}", ("key-",)),
+    ("vendor_token", r"(?:pub)?key-[a-z0-9]{32}", ("key-",)),
+    ("vendor_token", r"4b1d" + _A + r"{38}", ("4b1d",)),  # ClickHouse Cloud
+    ("vendor_token", r"bedrock-api-key-[\w+/=]{40,}", ("bedrock-api-key-",)),
+    ("vendor_token", _A + r"{6}_" + _A + r"{29}_mmk", ("_mmk",)),  # MaxMind
+    ("vendor_token", r"[a-z0-9]{11}AAAAAAAAAA[\w=-]{43}", ("aaaaaaaaaa",)),  # Dropbox long-lived
     ("vendor_token", r"api_[\w.-]{40,50}", ("api_",)),
     ("vendor_token", r"ak_(?:live|test)_" + _A + r"{20,}", ("ak_",)),
     ("vendor_token", r"(?:sub|pub)-c-" + _UUID, ("sub-c-", "pub-c-")),
@@ -105,7 +109,7 @@ VENDORS: list[tuple[str, str, tuple[str, ...]]] = [
     ("vendor_token", r"(?:pat|sat)\.[\w-]{22}\." + _A + r"{24}\." + _A + r"{20}", ("pat.", "sat.")),
     ("vendor_token", r"API-[A-Z0-9]{26}", ("api-",)),  # Octopus Deploy
     ("vendor_token", r"A{20,}[A-Za-z0-9%]{30,}", ("aaaaaaaaaaaaaaaaaaaa",)),  # Twitter bearer
-    ("facebook_token", r"\d{15,16}(?:\||%7C)[\w-]{27,40}", ("facebook", "%7c", "access_token")),  # app id|app secret
+    ("facebook_token", r"\d{15,16}(?:\||%7C|%)[\w-]{27,40}", ("facebook", "%7c", "access_token")),  # app id|app secret
     ("vendor_token", r"pk_" + _H + r"{34}", ("pk_",)),
     ("vendor_token", r"web_[a-z0-9]{32}", ("web_",)),
     ("vendor_token", r"endr\+" + _A + r"{16}", ("endr+",)),
