@@ -259,6 +259,8 @@ def _positives():
         ("make", f"API_TOKEN ::= {PW}", PW), ("make", f"API_TOKEN :::= {PW}", PW),
         ("xml", f"<apiToken>\n    {PW}\n</apiToken>", PW), ("yaml", f"db_password: |\n  {PW}\n", PW),
         ("shell", f"export API_TOKEN=\\\n  {PW}", PW), ("discord", f"DISCORD_CLIENT_SECRET={_DIGITS}", _DIGITS),
+        ("cookie", f"_gitlab_session={rand(32, HEX)}", None), ("operators", f'apiToken ||= "{PW}"', PW),
+        ("operators", f'if (apiToken == "{PW}") {{', PW), ("raw", f'$apiToken = @"{PW}";', PW),
         # (the command-line, curl, k8s, NuGet, Maven, .npmrc and Bundler forms: test_special_forms_… below)
         ("prose", f"the staging api token is {_ALONE} (rotate monthly)", _ALONE),
         ("prose", f"use {_ALONE} as the deploy key", _ALONE),
