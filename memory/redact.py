@@ -193,6 +193,8 @@ def _span(kind: str, check: str | None, group: int | None, match: re.Match) -> t
 
 def _vendor_pass(text: str, lowered: str, found: list[str]) -> str:
     """The triggered vendor formats of memory.redact_vendors, as one alternation in one pass."""
+    if len(text) < 16:  # no vendor token is shorter
+        return text
     indexes = tuple(sorted({index for trigger, index in redact_vendors.TRIGGERS if trigger in lowered}))
     if not indexes:
         return text
@@ -209,6 +211,8 @@ def _vendor_pass(text: str, lowered: str, found: list[str]) -> str:
 def redact(text: str) -> tuple[str, list[str]]:
     """`text` with credentials replaced, and the sorted list of credential types found."""
     found: list[str] = []
+    if len(text) < 8:  # shorter than any credential (record fields such as `main`, `learned`, `BD-1`)
+        return text, found
     lowered = text.lower()
     triggered = {index for trigger, index in _TRIGGERS if trigger in lowered} | {1}
     for index in sorted(triggered):
