@@ -171,9 +171,12 @@ def capture_note(entries: list[dict], result: store.AppendResult, problems: list
         kind, name = held.split("-", 1) if "-" in held else (held, held)
         notes.append(f"memory-hooks: not stored: `{held}` already holds the same text (as `{key}` it would be "
                      f"a second copy). To change it, write {kind.upper()}[{name}]: ….")
-    redacted = sorted({kind for e in entries for kind in e.get("redacted", ())})
+    redacted = sorted({kind for e in stored for kind in e.get("redacted", ())})
     if redacted:
-        notes.append(f"It contained credentials ({', '.join(redacted)}): stored as <redacted:TYPE>, never verbatim.")
+        # Say only what happened: these values were replaced; the rest of the text is stored as written.
+        count = sum(e["content"].count("<redacted:") for e in stored)
+        notes.append(f"Replaced {count} credential-shaped value{'s' if count != 1 else ''} ({', '.join(redacted)}) "
+                     "with <redacted:TYPE>; the rest of the text is stored as written.")
     explicit = {e["key"] for e in stored if e["key"] != entry.make_key(e["type"], e["content"])}
     for key, before in result.replaced.items():
         if key in explicit:

@@ -271,6 +271,48 @@ def test_env_style_secrets_are_neither_stored_nor_shown_at_session_start(repo):
     assert "POSTGRES_PASSWORD=<redacted:secret_assignment>" in shown and "Xk9mP2vL8qR4nZ7w" not in shown
 
 
+# Issue #21 item 12: credentials written on a command line, captured through the real hook.
+_CLI_PW = "Tr0ub4dor3xyz"
+
+
+@pytest.mark.parametrize("insight", [
+    f"connect with mysql -uadmin -p{_CLI_PW} app_db",
+    f"dump it: mysqldump --password={_CLI_PW} app_db > dump.sql",
+    f"the migration tool wants --password {_CLI_PW} on every call",
+    f"copy with sshpass -p {_CLI_PW} scp build.tgz deploy@web1:",
+    f"check the cache with redis-cli -h cache -a {_CLI_PW} ping",
+    f"the API answers curl -u deploy:{_CLI_PW} https://ci.internal/api",
+    f"run PGPASSWORD={_CLI_PW} psql -h db -U app before the restore",
+])
+def test_command_line_credentials_are_redacted_and_the_note_is_truthful(repo, insight):
+    proc = run_hook("memory_capture", bash_payload(f'bd comment BD-3 "LEARNED: {insight}"', repo), repo)
+    assert proc.returncode == 0
+    stored = b"".join(p.read_bytes() for p in (repo / ".beads").rglob("*") if p.is_file())
+    assert _CLI_PW.encode() not in stored
+    [e] = knowledge(repo)
+    kind = e["redacted"][0]
+    # exactly the password went; every other word of the insight is stored as written
+    assert e["content"] == insight.replace(_CLI_PW, f"<redacted:{kind}>")
+    note = context(proc)
+    assert f"Replaced 1 credential-shaped value ({kind}) with <redacted:TYPE>; the rest of the text is stored " \
+           "as written." in note
+    assert "never verbatim" not in note
+
+
+def test_the_note_claims_no_redaction_when_there_was_none(repo):
+    proc = run_hook("memory_capture", bash_payload(
+        'bd comment BD-3 "LEARNED: mysql -u root -p app prompts for the password; use ~/.my.cnf instead"', repo), repo)
+    [e] = knowledge(repo)
+    assert "redacted" not in e and "<redacted:" not in e["content"]
+    assert "credential" not in context(proc) and "redacted" not in context(proc)
+
+
+def test_the_note_counts_every_replaced_value(repo):
+    proc = run_hook("memory_capture", bash_payload(
+        f'bd comment BD-3 "LEARNED: sshpass -p {_CLI_PW} ssh web1, then redis-cli -a {_CLI_PW}x ping"', repo), repo)
+    assert "Replaced 2 credential-shaped values (cli_password) with <redacted:TYPE>" in context(proc)
+
+
 # --- entry types, explicit keys, forget (issue 10) ------------------------------------------------------
 
 @pytest.mark.parametrize("marker,kind,tag", [("DECISION", "decision", "DECIDE"), ("WARNING", "warning", "WARN"),
