@@ -151,7 +151,7 @@ def _errors_check(memory_dir: str) -> Finding:
 def diagnose(anchor: str, memory_dir: str) -> list[Finding]:
     """Every finding, in report order; a check that cannot run is itself a FAIL line."""
     info = paths.git_info(anchor)
-    tree = info.toplevel if info else anchor
+    tree = info.toplevel if info else paths.project_root(anchor)
     steps = [("memory root", lambda: [_root_check(anchor, memory_dir)]),
              ("registered", lambda: _registration_checks(tree)),
              ("interpreter", lambda: [_interpreter_check(tree)]),

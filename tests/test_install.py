@@ -855,3 +855,48 @@ def test_the_fault_injection_reaches_the_middle_of_a_real_run(repo):
                           capture_output=True, text=True, env=clean_env())
     assert proc.returncode == 0, proc.stderr
     assert int(proc.stderr.strip().splitlines()[-1]) > 60
+
+
+# --- the target: never the bundle itself, never a guess outside git ---------------------------------------
+
+def _run_install(src, *args, cwd):
+    return subprocess.run([str(src / "install.sh"), *args], cwd=cwd, capture_output=True, text=True,
+                          env=clean_env(HOME=str(cwd)))
+
+
+@pytest.mark.parametrize("args", [(), ("--dry-run",), (".",), ("hooks",), ("--uninstall",)])
+def test_the_bundle_itself_is_refused(tmp_path, args):
+    src = _copy_of_memory_hooks(tmp_path, "https://example.com/memory-hooks.git")
+    before = tree(src)
+    proc = _run_install(src, *args, cwd=src)
+    assert proc.returncode == 2 and "is the memory-hooks bundle itself" in proc.stderr, proc.stdout + proc.stderr
+    assert proc.stdout == "" and tree(src) == before
+
+
+def test_a_worktree_of_the_bundle_is_refused(tmp_path):
+    src = _copy_of_memory_hooks(tmp_path, "https://example.com/memory-hooks.git")
+    git(src, "add", "-A")
+    git(src, "commit", "-q", "-m", "bundle")
+    git(src, "worktree", "add", "-q", str(tmp_path / "bundle-wt"))
+    proc = _run_install(src, cwd=tmp_path / "bundle-wt")
+    assert proc.returncode == 2 and "bundle itself" in proc.stderr
+    assert not (tmp_path / "bundle-wt" / ".claude").exists() and not (src / ".beads").exists()
+
+
+@pytest.mark.parametrize("args", [(), ("--dry-run",)])
+def test_outside_git_without_a_path_asks_for_one(tmp_path, args):
+    src = _copy_of_memory_hooks(tmp_path, "https://example.com/memory-hooks.git")
+    home = tmp_path / "home"
+    home.mkdir()
+    proc = _run_install(src, *args, cwd=home)
+    assert proc.returncode == 2 and "not in a git repository; name the folder" in proc.stderr
+    assert proc.stdout == "" and os.listdir(home) == []
+    named = _run_install(src, "--no-venv", "--no-self-check", str(home), cwd=tmp_path)  # named: installed
+    assert named.returncode == 0 and (home / ".beads" / "memory" / "knowledge.jsonl").exists()
+
+
+def test_without_a_path_the_current_repository_is_the_target(repo, tmp_path):
+    src = _copy_of_memory_hooks(tmp_path, "https://example.com/memory-hooks.git")
+    (repo / "src").mkdir()
+    proc = _run_install(src, "--no-venv", "--no-self-check", cwd=repo / "src")
+    assert proc.returncode == 0 and f"memory-hooks installed into {repo}\n" in proc.stdout

@@ -25,22 +25,36 @@ class UsageError(Exception):
     """The command line names something install.sh cannot work on (exit 2, nothing written)."""
 
 
-def resolve_target(path: str) -> tuple[str, str | None, bool]:
+def resolve_target(path: str | None) -> tuple[str, str | None, bool]:
     """The work tree to install into (top level of `path`), its main checkout when it is a linked worktree,
-    and whether it is in git at all. A bare repository or a .git folder has no work tree: refused."""
+    and whether it is in git at all. A bare repository or a .git folder has no work tree: refused. Without
+    a `path`, the git repository of the current folder; outside one, no guess: the user names the folder.
+    The memory-hooks bundle itself (this code's own folder) is never a target."""
     from memory import paths
 
-    path = os.path.abspath(path)
+    explicit = path is not None
+    path = os.path.abspath(path if path is not None else ".")
     if not os.path.isdir(path):
         raise UsageError(f"{path} " + ("is not a folder" if os.path.lexists(path) else "does not exist"))
     if _inside_git_dir(path):
         raise UsageError(f"{path} is a bare repository or inside a .git folder: it has no work tree to install "
                          "into; run install.sh on a clone with its files checked out")
     info = paths.git_info(path)
-    if info is None:
-        return path, None, False
-    main = info.main_checkout if info.is_linked_worktree else None
-    return info.toplevel, main, True
+    if info is None and not explicit:
+        raise UsageError(f"{path} is not in a git repository; name the folder to install into: "
+                         "install.sh PATH (a folder outside git works too, named explicitly)")
+    target = info.toplevel if info else path
+    main = paths.project_root(target) if info and info.is_linked_worktree else None
+    if any(_inside(folder, installer.SOURCE) for folder in (target, main) if folder):
+        raise UsageError(f"{target} is the memory-hooks bundle itself (install.sh lives there); run install.sh "
+                         "with the path of the repository to install into: install.sh ~/code/my-app")
+    return target, main, info is not None
+
+
+def _inside(path: str, folder: str) -> bool:
+    """`path` is `folder` or below it (symlinks resolved)."""
+    path, folder = os.path.realpath(path), os.path.realpath(folder)
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
 def _inside_git_dir(path: str) -> bool:
@@ -132,10 +146,14 @@ def self_check(target: str, cursor: bool) -> tuple[bool, list[str]]:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="install.sh", description="Install memory-hooks into a git repository (default: the current one).",
+        prog="install.sh",
+        description="Install memory-hooks into a git repository (default: the current one; outside git, name the "
+                    "folder).",
         epilog="Exit status: 0 done; 1 installed but the self-check failed; 2 usage error, or a settings file "
                "or path in the target we must not touch (nothing written); 3 other error.")
-    parser.add_argument("target", nargs="?", default=".", help="the repository (default: current folder)")
+    parser.add_argument("target", nargs="?", default=None,
+                        help="the repository (default: the git repository of the current folder; outside git, "
+                             "name the folder)")
     parser.add_argument("--dry-run", action="store_true", help="print the planned changes as a diff; touch nothing")
     parser.add_argument("--uninstall", action="store_true", help="take out what install put in (knowledge stays)")
     parser.add_argument("--purge", action="store_true", help="with --uninstall: delete the knowledge files too")
