@@ -137,14 +137,9 @@ def parse_json_file(path: str, text: str) -> dict:
 
 def dump_json(value: dict, like: str = "") -> str:
     """JSON text in the indentation the file already used (2 spaces for a new file)."""
-    indent: int | str = 2
-    for line in like.splitlines()[1:]:
-        stripped = line.lstrip(" \t")
-        if stripped and len(stripped) < len(line):
-            prefix = line[:len(line) - len(stripped)]
-            indent = len(prefix) if prefix.strip(" ") == "" else prefix
-            break
-    return json.dumps(value, indent=indent, ensure_ascii=False) + "\n"
+    from memory.jsonedit import indent_unit
+
+    return json.dumps(value, indent=indent_unit(like), ensure_ascii=False) + "\n"
 
 
 def without_ours(config: dict) -> dict:

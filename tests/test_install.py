@@ -1,4 +1,5 @@
 """install.sh into real temporary git repositories, run as a user runs it."""
+import difflib
 import json
 import os
 import stat
@@ -900,3 +901,84 @@ def test_without_a_path_the_current_repository_is_the_target(repo, tmp_path):
     (repo / "src").mkdir()
     proc = _run_install(src, "--no-venv", "--no-self-check", cwd=repo / "src")
     assert proc.returncode == 0 and f"memory-hooks installed into {repo}\n" in proc.stdout
+
+
+# --- the user's settings files keep their formatting -------------------------------------------------------
+
+RUNTIME_FILES = {  # each runtime's file with hooks and settings of the user's own
+    ".claude/settings.json": USER_SETTINGS,
+    ".cursor/hooks.json": {"version": 1, "hooks": {"afterFileEdit": [{"command": "./fmt.sh", "timeout": 5}]}},
+    ".gemini/settings.json": {"ui": {"theme": "GitHub"}, "hooks": {"BeforeTool": [
+        {"matcher": "write_file", "hooks": [{"type": "command", "command": "lint", "timeout": 3000}]}]}},
+    ".codex/hooks.json": {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command",
+                                                                                  "command": "guard"}]}]}},
+}
+UNICODE = {"description": "café – 日本語 🚀", "path": "C:\\Users\\zoë"}
+STYLES = {
+    "compact arrays": lambda v: "{\n" + ",\n".join(f"  {json.dumps(k)}: {json.dumps(x)}" for k, x in v.items())
+    + "\n}\n",
+    "3-space indent, no final newline": lambda v: json.dumps(v, indent=3),
+    "tabs and CRLF": lambda v: json.dumps(v, indent="\t").replace("\n", "\r\n") + "\r\n",
+    "one line": lambda v: json.dumps(v, separators=(",", ":")),
+    "unicode": lambda v: json.dumps(dict(UNICODE, **v), indent=2, ensure_ascii=False) + "\n",
+    "escaped unicode": lambda v: json.dumps(dict(UNICODE, **v), indent=4) + "\n",
+}
+
+
+def _only_added(before: str, after: str) -> bool:
+    """`after` is `before` with lines added; an existing line only gets text inserted (a comma at its end,
+    or our entries inside a compact array or object on it), nothing of it removed or changed."""
+    old, new = before.splitlines(), after.splitlines()
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+        if tag == "delete":
+            return False
+        if tag == "replace":
+            was, now = "\n".join(old[i1:i2]), "\n".join(new[j1:j2])
+            ops = difflib.SequenceMatcher(None, was, now, autojunk=False).get_opcodes()
+            if any(op != "equal" and (op != "insert" or not now[k1:k2].strip()) for op, _, _, k1, k2 in ops):
+                return False  # something removed or changed, or only whitespace added (a line broken up)
+    return True
+
+
+@pytest.mark.parametrize("style", STYLES)
+def test_settings_files_keep_their_formatting(repo, style):
+    originals = {}
+    for rel, value in RUNTIME_FILES.items():
+        originals[rel] = STYLES[style](value).encode()
+        (repo / rel).parent.mkdir(exist_ok=True)
+        (repo / rel).write_bytes(originals[rel])
+    install(repo, "--no-venv", "--no-self-check")
+    installed = {rel: (repo / rel).read_bytes() for rel in RUNTIME_FILES}
+    for rel, data in installed.items():
+        text = data.decode("utf-8")
+        config = json.loads(text)
+        assert registration.registered_events(config), rel
+        assert registration.without_ours(config) == json.loads(originals[rel]), rel
+        if "\n" in originals[rel].decode():
+            assert _only_added(originals[rel].decode(), text), (rel, text)
+        else:
+            assert "\n" not in text, rel  # a one-line file stays one line
+        assert ("\r\n" in text) == (style == "tabs and CRLF") and (b"\r\n" not in data or b"\n" not in
+                                                                   data.replace(b"\r\n", b"")), rel
+        assert text.endswith("\n") == originals[rel].decode().endswith("\n"), rel
+        assert ("\\u00e9" in text) == (style == "escaped unicode") and ("zoë" in text) == (style == "unicode"), rel
+    install(repo, "--no-venv", "--no-self-check")
+    assert {rel: (repo / rel).read_bytes() for rel in RUNTIME_FILES} == installed  # again: byte for byte
+    install(repo, "--uninstall")
+    assert {rel: (repo / rel).read_bytes() for rel in RUNTIME_FILES} == originals
+
+
+def test_an_upgrade_changes_only_our_entries(repo):
+    """A registration an older version wrote (another command) is replaced in place; the rest stays."""
+    text = STYLES["compact arrays"](RUNTIME_FILES[".claude/settings.json"])
+    (repo / ".claude").mkdir()
+    (repo / ".claude" / "settings.json").write_text(text)
+    install(repo, "--no-venv", "--no-self-check")
+    current = (repo / ".claude" / "settings.json").read_text()
+    old_command = registration.claude_command("session_start").replace("exec python3", "exec python3 -E")
+    older = current.replace(json.dumps(registration.claude_command("session_start"))[1:-1],
+                            json.dumps(old_command)[1:-1])
+    assert older != current
+    (repo / ".claude" / "settings.json").write_text(older)
+    install(repo, "--no-venv", "--no-self-check")
+    assert (repo / ".claude" / "settings.json").read_text() == current

@@ -15,7 +15,7 @@ import shutil
 import subprocess
 import sys
 
-from memory import TYPE_CHECKING, fsio, layout, registration
+from memory import TYPE_CHECKING, fsio, jsonedit, layout, registration
 from memory.registration import (
     CLAUDE_SETTINGS,
     CODEX_HOOKS,
@@ -156,7 +156,10 @@ def _config_change(target: str, rel: str, transform: Callable[[dict], dict], cur
                    strict: bool = True) -> Change:
     gemini = rel == GEMINI_SETTINGS
     before = _read(target, rel, strict)
-    text = (before or b"").decode("utf-8", "replace")
+    try:
+        text = (before or b"").decode("utf-8")
+    except UnicodeDecodeError:
+        raise SettingsError(f"{rel}: not UTF-8 text; fix or move it, nothing was written") from None
     current = registration.parse_json_file(rel, text)
     problems = registration.schema_problems(current, cursor=cursor, strict=False, gemini=gemini)
     if problems:
@@ -166,7 +169,11 @@ def _config_change(target: str, rel: str, transform: Callable[[dict], dict], cur
     problems = registration.schema_problems(merged, cursor=cursor, strict=False, gemini=gemini)
     if problems:  # pragma: no cover - our own entries are well-formed; a guard against a future mistake
         raise SettingsError(f"{rel}: merged result would not be valid ({'; '.join(problems)}); nothing was written")
-    after = None if merged in ({}, {"version": 1}) and before is None else registration.dump_json(merged, text).encode()
+    if merged in ({}, {"version": 1}) and before is None:
+        after = None
+    else:  # only the spans that change: the user's formatting stays, an uninstall gives back their bytes
+        edited = jsonedit.edit(text, merged) if text.strip() else None
+        after = (edited if edited is not None else registration.dump_json(merged, text)).encode()
     if before is not None and after is not None and json.loads(after) == json.loads(before or b"{}"):
         after = before  # same meaning: leave the user's formatting alone
     mode = _mode(target, rel)  # a rewrite keeps the user's mode (0600 stays 0600)
