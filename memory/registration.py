@@ -26,6 +26,7 @@ from memory.runtimes import (  # noqa: F401 - the tables and commands, where cal
     INSTALL_DIR,
     MANIFEST,
     PLUGIN_NAME,
+    RUNTIMES,
     claude_command,
     codex_command,
     cursor_command,
@@ -218,13 +219,19 @@ def with_cursor_hooks(config: dict, available: list[str]) -> dict:
 
 def registered_events(config: dict) -> list[tuple[str, str | None]]:
     """(event, matcher) of every handler of ours in a settings or hooks.json object."""
+    return [(event, matcher) for event, matcher, _ in our_handlers(config)]
+
+
+def our_handlers(config: dict) -> list[tuple[str, str | None, dict]]:
+    """(event, matcher, handler) of every handler of ours, in the file's order (Cursor's flat shape too)."""
     found = []
-    for event, groups in (config.get("hooks") or {}).items():
+    hooks = config.get("hooks")
+    for event, groups in (hooks if isinstance(hooks, dict) else {}).items():
         for group in groups if isinstance(groups, list) else []:
             if is_ours(group):
-                found.append((event, group.get("matcher")))
-            elif isinstance(group, dict):
-                found += [(event, group.get("matcher")) for h in group.get("hooks") or [] if is_ours(h)]
+                found.append((event, group.get("matcher"), group))
+            elif isinstance(group, dict) and isinstance(group.get("hooks"), list):
+                found += [(event, group.get("matcher"), h) for h in group["hooks"] if is_ours(h)]
     return found
 
 

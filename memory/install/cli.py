@@ -13,7 +13,7 @@ import time
 from memory import TYPE_CHECKING, registration
 from memory.install import plan as installer
 from memory.install.plan import EXIT_ERROR, EXIT_OK, EXIT_SELF_CHECK, EXIT_USAGE, INSTALL_DIR, VENV
-from memory.registration import CLAUDE_SETTINGS, CODEX_HOOKS, CURSOR_HOOKS, GEMINI_SETTINGS, SettingsError
+from memory.registration import CLAUDE_SETTINGS, CURSOR_HOOKS, SettingsError
 
 if TYPE_CHECKING:
     from typing import TextIO
@@ -267,21 +267,17 @@ def report(out: TextIO, target: str, main_checkout: str | None, in_git: bool, ch
     else:
         out.write(f"  knowledge    {installer.KNOWLEDGE}\n")
     out.write(f"  interpreter  {venv}\n")
-    settings = registration.read_config(os.path.join(target, CLAUDE_SETTINGS))
-    events = ", ".join(f"{e}[{m}]" if m else e for e, m in registration.registered_events(settings))
-    if plugin:
-        out.write("  Claude Code  the memory-hooks plugin is enabled: hooks not registered again in settings.json\n")
-    else:
-        out.write(f"  Claude Code  {CLAUDE_SETTINGS}: {events}\n")
-    if cursor:
-        cursor_events = registration.registered_events(registration.read_config(os.path.join(target, CURSOR_HOOKS)))
-        out.write(f"  Cursor       {CURSOR_HOOKS}: {', '.join(e for e, _ in cursor_events)}\n")
-    gemini_events = registration.registered_events(registration.read_config(os.path.join(target, GEMINI_SETTINGS)))
-    if gemini_events:
-        out.write(f"  Gemini CLI   {GEMINI_SETTINGS}: {', '.join(e for e, _ in gemini_events)}\n")
-    codex_events = registration.registered_events(registration.read_config(os.path.join(target, CODEX_HOOKS)))
-    if codex_events:
-        out.write(f"  Codex CLI    {CODEX_HOOKS}: {', '.join(e for e, _ in codex_events)}\n")
+    for label, files, _, _ in registration.RUNTIMES:  # every runtime's file install.sh writes
+        rel = files[0]
+        events = registration.registered_events(registration.read_config(os.path.join(target, rel)))
+        if rel == CLAUDE_SETTINGS:
+            if plugin:
+                out.write(f"  {label:<12} the memory-hooks plugin is enabled: hooks not registered again in "
+                          "settings.json\n")
+            else:
+                out.write(f"  {label:<12} {rel}: {', '.join(f'{e}[{m}]' if m else e for e, m in events)}\n")
+        elif events or (cursor and rel == CURSOR_HOOKS):
+            out.write(f"  {label:<12} {rel}: {', '.join(e for e, _ in events)}\n")
     backups = [c.label + installer.BACKUP_SUFFIX for c in changed if c.config and c.before not in (None, c.after)]
     if backups:
         out.write(f"  backups      {', '.join(backups)}\n")
