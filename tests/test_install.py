@@ -85,7 +85,7 @@ def test_fresh_repo(repo):
     assert not any(h.get("async") for group in config["hooks"]["PostToolUse"] for h in group["hooks"])
     assert (repo / ".beads" / "memory" / "recall.sh").stat().st_mode & 0o111
     assert (repo / ".beads" / "memory" / "knowledge.jsonl").exists()
-    assert "/.beads/memory/knowledge.lock" in (repo / ".gitignore").read_text()
+    assert "/knowledge.lock" in (repo / ".beads" / "memory" / ".gitignore").read_text()
     cursor = json.loads((repo / ".cursor" / "hooks.json").read_text())
     assert cursor["version"] == 1 and registration.schema_problems(cursor, cursor=True) == []
     # knowledge is meant to be committed, machine-local files are not
@@ -144,6 +144,7 @@ def test_uninstall_takes_out_exactly_what_was_put_in(repo):
     after = tree(repo)
     knowledge_file = ".beads/memory/knowledge.jsonl"
     assert b"kept after uninstall" in after.pop(knowledge_file)
+    assert b"\n/knowledge.lock\n" in after.pop(".beads/memory/.gitignore")  # ignored while the knowledge stays
     after = {k: v for k, v in after.items() if not k.startswith(".beads/memory/knowledge.lock")}
     assert after == before  # byte for byte, the user's formatting included
     install(repo, "--uninstall", "--purge")
@@ -586,7 +587,7 @@ def test_gitignore_block_names_every_machine_local_file(repo):
     (memory / f".{store.ACTIVE}.99.tmp").write_text("x")
     git(repo, "add", "-A")
     tracked = {Path(t).name for t in git(repo, "ls-files", ".beads").splitlines()}
-    assert tracked == {store.ACTIVE, store.ARCHIVE, "recall.sh"}
+    assert tracked == {store.ACTIVE, store.ARCHIVE, "recall.sh", ".gitignore"}
 
 
 # --- launchers through symlinks; teammates; worktrees; non-git folders ------------------------------------
@@ -690,10 +691,12 @@ def test_worktree_install_covers_the_main_checkout(repo):
     memory = repo / ".beads" / "memory"
     assert (memory / "knowledge.lock").exists() and (memory / "errors.log").exists()
     status = [line.strip() for line in git(repo, "status", "--porcelain", "--untracked-files=all").splitlines()]
-    assert "M .gitignore" in status and "?? .beads/memory/knowledge.jsonl" in status
-    assert not [s for s in status if "knowledge.lock" in s or "errors.log" in s]  # the block covers main too
+    assert "?? .beads/memory/.gitignore" in status and "?? .beads/memory/knowledge.jsonl" in status
+    assert not [s for s in status if "knowledge.lock" in s or "errors.log" in s]  # main's memory folder too
     install(wt, "--uninstall")
     assert (repo / ".gitignore").read_text() == "node_modules/\n"
+    status = git(repo, "status", "--porcelain", "--untracked-files=all")
+    assert "knowledge.lock" not in status and "errors.log" not in status  # the knowledge stays: so does that
 
 
 def test_launchers_ignore_a_memory_package_in_the_current_folder(repo):
@@ -982,3 +985,70 @@ def test_an_upgrade_changes_only_our_entries(repo):
     (repo / ".claude" / "settings.json").write_text(older)
     install(repo, "--no-venv", "--no-self-check")
     assert (repo / ".claude" / "settings.json").read_text() == current
+
+
+
+# --- after an uninstall, no machine-local file can be committed --------------------------------------------
+
+def _write_every_machine_local_file(memory):
+    for name in installer.data_files():
+        if name in layout.COMMITTED:
+            continue
+        path = memory / name.rstrip("/")
+        if name.endswith("/"):
+            path.mkdir(exist_ok=True)
+            path = path / "1-2.jsonl"
+        path.write_text("x\n")
+    (memory / f".{store.ACTIVE}.99.tmp").write_text("x")
+
+
+def _committable(repo):
+    """The files `git add -A` would add to the repository (new ones)."""
+    git(repo, "add", "-A")
+    return sorted(git(repo, "diff", "--cached", "--name-only", "--diff-filter=A").splitlines())
+
+
+def test_uninstall_keeps_the_machine_local_files_out_of_git(repo):
+    install(repo, "--no-venv", "--no-self-check")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "install")
+    run_registered(repo, "memory_capture", bash_payload('bd comment BD-1 "LEARNED: kept after uninstall"', repo))
+    memory = repo / ".beads" / "memory"
+    _write_every_machine_local_file(memory)
+    (memory / store.SPOOL / "1-2.jsonl").unlink()  # (a parked capture: see the next test)
+    install(repo, "--uninstall")
+    assert (memory / layout.INJECTED).exists() and (memory / layout.ERRORS).exists()  # still here, but:
+    assert _committable(repo) == []
+    assert "kept after uninstall" in git(repo, "diff", "--cached", ".beads/memory/knowledge.jsonl")  # the knowledge is
+    install(repo, "--uninstall", "--purge")
+    assert not (repo / ".beads").exists()
+
+
+def test_a_teammates_clone_keeps_ignoring_its_machine_local_files_after_an_uninstall(repo, tmp_path):
+    install(repo, "--no-venv", "--no-self-check")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "install")
+    teammate = tmp_path / "teammate"
+    git(tmp_path, "clone", "-q", str(repo), str(teammate))
+    _write_every_machine_local_file(teammate / ".beads" / "memory")  # their hooks ran
+    install(repo, "--uninstall")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "uninstall memory-hooks")
+    git(teammate, "pull", "-q", "--no-rebase")
+    assert not (teammate / ".claude" / "hooks" / "memory-hooks").exists()
+    assert _committable(teammate) == []  # nothing of theirs can be committed
+
+
+def test_uninstall_settles_parked_captures_into_the_knowledge(repo):
+    from memory import locking
+
+    install(repo, "--no-venv", "--no-self-check")
+    memory = repo / ".beads" / "memory"
+    with locking.exclusive(str(memory / store.LOCK)):  # the lock stayed busy: the capture is parked
+        run_registered(repo, "memory_capture", bash_payload('bd comment BD-1 "LEARNED: parked then kept"', repo),
+                       env={"MEMORY_HOOKS_FOREGROUND": "1", "MEMORY_HOOKS_LOCK_TIMEOUT": "0.2"})
+    assert store.parked(str(memory))
+    dry = install(repo, "--uninstall", "--dry-run")
+    assert store.parked(str(memory)) and "parked" not in dry.stdout  # a dry run changes nothing
+    install(repo, "--uninstall")
+    assert [e["content"] for e in knowledge(repo)] == ["parked then kept"] and not store.parked(str(memory))

@@ -85,6 +85,10 @@ def setup_venv(target: str, out: TextIO) -> str:
         except (OSError, subprocess.SubprocessError) as exc:
             shutil.rmtree(venv, ignore_errors=True)
             return f"none ({type(exc).__name__}); hooks run with python3 and stdlib fallbacks"
+    ignore = os.path.join(venv, ".gitignore")  # the virtualenv ignores itself, wherever it ends up (as 3.13's do)
+    if os.path.isdir(venv) and not os.path.lexists(ignore):
+        with open(ignore, "w", encoding="utf-8") as fh:
+            fh.write("# created by memory-hooks' install.sh: machine-local, never committed\n*\n")
     # Hooks run with PYTHONDONTWRITEBYTECODE in some environments: ship the bytecode up front.
     subprocess.run([python, "-m", "compileall", "-q", os.path.join(target, INSTALL_DIR, "memory")],
                    capture_output=True)
@@ -192,8 +196,28 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_ERROR
 
 
+def settle_memory(memory_dir: str) -> str | None:
+    """Before an uninstall that keeps the knowledge: captures parked while the lock was busy, an unfinished
+    rotation, a torn last line are settled into the knowledge files now; no hook will do it later. A note
+    when that could not be done (the parked files stay, ignored, in the memory folder)."""
+    from memory import locking, store
+
+    if not os.path.isfile(store.path(memory_dir)) or os.path.islink(store.path(memory_dir)):
+        return None
+    try:
+        with locking.exclusive(store.path(memory_dir, store.LOCK), timeout=5.0):
+            store.recover(memory_dir)
+    except (OSError, locking.LockTimeout) as exc:
+        return f"install.sh: note: could not settle parked captures in {memory_dir} ({exc})"
+    return None
+
+
 def _run(args: argparse.Namespace, out: TextIO) -> int:
     target, main_checkout, in_git = resolve_target(args.target)
+    if args.uninstall and not args.dry_run and not args.purge:
+        note = settle_memory(os.path.join(main_checkout or target, installer.MEMORY_DIR))
+        if note:
+            out.write(note + "\n")
     try:
         if args.uninstall:
             changes = installer.plan_uninstall(target, args.purge, main_checkout)
