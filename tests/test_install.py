@@ -575,16 +575,24 @@ def test_purge_leaves_nothing_the_hooks_wrote(repo, monkeypatch):
     assert not (repo / ".claude").exists()
 
 
-def test_gitignore_block_names_every_machine_local_file(repo):
-    install(repo, "--no-venv", "--no-self-check")
-    memory = repo / ".beads" / "memory"
+def _write_every_machine_local_file(memory):
+    """Every file the hooks write in the memory folder but the knowledge, and a crash's temp file."""
     for name in installer.data_files():
+        if name in layout.COMMITTED:
+            continue
         path = memory / name.rstrip("/")
         if name.endswith("/"):
             path.mkdir(exist_ok=True)
             path = path / "1-2.jsonl"
         path.write_text("x\n")
     (memory / f".{store.ACTIVE}.99.tmp").write_text("x")
+
+
+def test_gitignore_block_names_every_machine_local_file(repo):
+    install(repo, "--no-venv", "--no-self-check")
+    memory = repo / ".beads" / "memory"
+    _write_every_machine_local_file(memory)
+    (memory / store.ARCHIVE).write_text("x\n")
     git(repo, "add", "-A")
     tracked = {Path(t).name for t in git(repo, "ls-files", ".beads").splitlines()}
     assert tracked == {store.ACTIVE, store.ARCHIVE, "recall.sh", ".gitignore"}
@@ -989,18 +997,6 @@ def test_an_upgrade_changes_only_our_entries(repo):
 
 
 # --- after an uninstall, no machine-local file can be committed --------------------------------------------
-
-def _write_every_machine_local_file(memory):
-    for name in installer.data_files():
-        if name in layout.COMMITTED:
-            continue
-        path = memory / name.rstrip("/")
-        if name.endswith("/"):
-            path.mkdir(exist_ok=True)
-            path = path / "1-2.jsonl"
-        path.write_text("x\n")
-    (memory / f".{store.ACTIVE}.99.tmp").write_text("x")
-
 
 def _committable(repo):
     """The files `git add -A` would add to the repository (new ones)."""
