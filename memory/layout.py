@@ -29,12 +29,13 @@ ARCHIVE_INDEX = "knowledge.archive.index"  # ... and of ARCHIVE
 INDEX_BUILD_LOCK = "knowledge.index.lock"  # held while a background process builds the index: one at a time
 VECTORS = "vectors.bin"  # the semantic option's entry vectors (memory.semantic; rebuildable)
 INJECTED = "injected.json"  # per session: which entries the agent was already given (memory.injected)
+WELCOMED = "welcomed"  # empty flag: this machine's first session after install has had the fuller introduction
 STATE_LOCK = "state.lock"  # guards the small machine-local state files (not the knowledge)
 HANDOFFS = "handoffs.jsonl"  # where each session stopped (memory.handoff); machine-local, newest 200
 TEMP_SUFFIX = ".tmp"  # `.<name>.<pid>.tmp`: an atomic write in progress (memory.fsio)
 
 MACHINE_LOCAL_FILES = (LOCK, JOURNAL, CORRUPT, ERRORS, ERRORS_ROTATED, DISPATCH_LOG, COMPLETION_STATE, INJECTED,
-                       STATE_LOCK, INDEX, ARCHIVE_INDEX, INDEX_BUILD_LOCK, VECTORS, HANDOFFS)
+                       STATE_LOCK, INDEX, ARCHIVE_INDEX, INDEX_BUILD_LOCK, VECTORS, HANDOFFS, WELCOMED)
 MACHINE_LOCAL_DIRS = (PENDING,)
 COMMITTED = (KNOWLEDGE, ARCHIVE)  # the data files a team shares (the configs are theirs, never purged)
 DATA_FILES = COMMITTED + MACHINE_LOCAL_FILES  # what `install.sh --uninstall --purge` deletes
