@@ -94,6 +94,16 @@ def plugin_command(hook: str) -> str:
     return f'python3 "${{CLAUDE_PLUGIN_ROOT}}"/hooks/{hook}.py --plugin'
 
 
+# Every runtime install.sh registers with: its name, its project file(s), its table, its command. memory-doctor
+# checks each (the files install.sh writes are exactly the ones it checks).
+RUNTIMES = (
+    ("Claude Code", CLAUDE_SETTINGS_FILES, CLAUDE_HOOKS, claude_command),
+    ("Cursor", (CURSOR_HOOKS,), CURSOR_EVENTS, cursor_command),
+    ("Gemini CLI", (GEMINI_SETTINGS,), GEMINI_EVENTS, gemini_command),
+    ("Codex CLI", (CODEX_HOOKS,), CODEX_EVENTS, codex_command),
+)
+
+
 def plugin_hooks(available: list[str]) -> dict:
     """The plugin's hooks/hooks.json: the same events and matchers as a project install."""
     hooks: dict[str, list] = {}
