@@ -3,6 +3,7 @@ telling the agent what was stored. Reached only through memory.capture_gate (the
 from __future__ import annotations
 
 from memory import TYPE_CHECKING, bdcomment, entry, hookrun, paths, payload, store
+from memory.provenance import session_files
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -29,12 +30,14 @@ def handle(ctx: hookrun.Context) -> str | None:
             if hint and payload.answers_context(data) else None
     project = payload.project_dir(data)
     ctx.memory_dir = paths.memory_dir(cwd, project)
-    git = paths.work_tree_git(cwd, paths.project_root(cwd, project))
+    root = paths.project_root(cwd, project)
+    git = paths.work_tree_git(cwd, root)
     agent_type = payload.text_field(data, "agent_type")
     call = payload.capture_id(data, command)
     provenance = {"session_id": payload.session_id(data), "agent_type": agent_type,
                   "agent_id": payload.text_field(data, "agent_id"), "branch": git.branch if git else None,
-                  "commit": git.head if git else None, "capture_id": call}
+                  "commit": git.head if git else None, "capture_id": call,
+                  "files": session_files(payload.text_field(data, "transcript_path"), root)}
     entries, problems = build_records(ctx.memory_dir, found, entry.detect_source(cwd, agent_type), provenance)
     if not entries:
         return payload.context_answer(data, " ".join(problems), event=payload.event_name(data)) \
@@ -66,7 +69,8 @@ def build_records(memory_dir: str, found: Sequence[bdcomment.Marked], source: st
                 problems.append(f"memory-hooks: nothing forgotten: no entry has the key `{piece.key}`." if not keys
                                 else f"memory-hooks: nothing forgotten: `{piece.key}` may mean {', '.join(keys)}.")
                 continue
-            records.append(entry.build_control(entry.FORGET, keys[0], piece_bead, **provenance))
+            control = {k: v for k, v in provenance.items() if k != "files"}  # files: an entry's provenance
+            records.append(entry.build_control(entry.FORGET, keys[0], piece_bead, **control))
             continue
         name = piece.key if piece.key and entry.valid_key_name(piece.key) else None
         if piece.key and name is None:

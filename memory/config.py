@@ -23,6 +23,12 @@ DEFAULTS = {
     "semantic": True,
     # capture lines of the agent's final message that start with LEARNED: / DECISION: / WARNING: / PATTERN:
     "capture_replies": True,
+    # action time (memory.action_context): what a file read/edit or a failed command may get
+    "action_max_entries": 3,
+    "action_budget_chars": 1000,
+    "action_file_min_score": 2.0,  # cue weights: memory.action_paths.Params
+    "action_error_min_fraction": 0.35,  # of the best score the error's words could reach (memory.rank)
+    "action_error_min_terms": 2,  # distinct words of the error the entry must share
 }
 MAX_INJECTED_CHARS = 9000  # the runtimes drop context past 10,000 characters
 
@@ -40,6 +46,8 @@ def load(memory_dir: str) -> dict:
             value = custom.get(name)
             if type(value) is type(default):  # exact type: `true` is no budget, `"500"` no number
                 config[name] = value
+            elif type(default) is float and type(value) is int:  # `3` for a score of 3.0
+                config[name] = float(value)
     return config
 
 
