@@ -42,7 +42,7 @@ def might_act(raw: bytes) -> bool:
     """Cheap test on the raw stdin: False means this event certainly gets nothing."""
     if b'"PreToolUse"' in raw and b'"Bash"' in raw:  # Codex, before every shell command: a read or a patch?
         return any(marker in raw for marker in _SHELL_READS)
-    return any(marker in raw for marker in _MIGHT) or b'"tool_response":"' in raw
+    return any(marker in raw for marker in _MIGHT) or b'"tool_response"' in raw  # Codex: output, no status
 
 
 def handle(ctx: hookrun.Context) -> str | None:

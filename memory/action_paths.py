@@ -77,9 +77,12 @@ class Params:
     common_min = 3
 
 
-def _mentions(text: str) -> tuple[set[str], set[str], set[str]]:
-    """(file mentions, folder mentions, extension mentions) in an entry's text, lowercased."""
+def _mentions(text: str) -> tuple[set[str], set[str], set[str], str]:
+    """(file mentions, folder mentions, extension mentions) in an entry's text, lowercased, and the text
+    without its file mentions (the folders of `src/api/routes.py` are not words of the entry's area: it
+    is about that one file)."""
     files, folders, exts = set(), set(), set()
+    prose = text
     for match in _PATH.finditer(text):
         token = match.group().strip("./").lower() if not match.group().startswith("/") else match.group().lower()
         token = token.lstrip("/") if token.startswith("/") else token
@@ -91,6 +94,7 @@ def _mentions(text: str) -> tuple[set[str], set[str], set[str]]:
         ext = last.rsplit(".", 1)[-1] if "." in last else ""
         if ext in EXTENSIONS and not last.startswith(".") or last in SPECIAL_NAMES:
             files.add(token)
+            prose = prose.replace(match.group(), " ")
         elif "/" in token or ends_in_slash:
             folders.add(token)
     for match in _EXT_MENTION.finditer(text.lower()):
@@ -100,7 +104,7 @@ def _mentions(text: str) -> tuple[set[str], set[str], set[str]]:
         word = match.group(1).strip("`'\".").lower()
         if word and word not in GENERIC:
             folders.add(word)
-    return files, folders, exts
+    return files, folders, exts, prose
 
 
 def entry_cues(entry: dict) -> dict[str, list[str]]:
@@ -108,11 +112,11 @@ def entry_cues(entry: dict) -> dict[str, list[str]]:
     from memory.tokenize import terms
 
     content = entry.get("content") if isinstance(entry.get("content"), str) else ""
-    files, folders, exts = _mentions(content)
+    files, folders, exts, prose = _mentions(content)
     provenance = [f.lower() for f in entry.get("files", ()) if isinstance(f, str)] \
         if isinstance(entry.get("files"), list) else []
     return {"files": sorted(files), "folders": sorted(folders), "exts": sorted(exts), "prov": provenance,
-            "words": sorted(set(terms(content)))}
+            "words": sorted(set(terms(prose)))}
 
 
 def build(entries: list[dict]) -> dict:
