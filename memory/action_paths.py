@@ -46,7 +46,7 @@ GENERIC_BASENAMES = frozenset("__init__.py index.js index.ts index.tsx index.jsx
 # the kind of a file: words an entry about such files uses
 KIND_WORDS = {
     "py": ("python",), "pyi": ("python",), "ipynb": ("jupyter", "notebook"), "js": ("javascript", "node"),
-    "jsx": ("react", "jsx"), "ts": ("typescript",), "tsx": ("react", "tsx", "typescript"), "vue": ("vue",),
+    "jsx": ("react",), "ts": ("typescript",), "tsx": ("react", "typescript"), "vue": ("vue",),
     "svelte": ("svelte",), "go": ("golang",), "rs": ("rust", "cargo"), "rb": ("ruby", "rails"), "php": ("php",),
     "java": ("java",), "kt": ("kotlin",), "swift": ("swift",), "sql": ("sql",), "sh": ("shell", "bash"),
     "tf": ("terraform",), "proto": ("protobuf", "grpc"), "graphql": ("graphql",), "css": ("css",),
