@@ -18,11 +18,9 @@ The path to "nothing to add" (most file reads) imports json and the cue map only
 """
 from __future__ import annotations
 
-import json
 import os
-import zlib
 
-from memory import config, hookrun, layout, paths, payload
+from memory import hookrun, layout
 
 HOOK = "action_context"
 FILE_HEADING = "## Knowledge about this file"
@@ -45,7 +43,76 @@ def might_act(raw: bytes) -> bool:
     return any(marker in raw for marker in _MIGHT) or b'"tool_response"' in raw  # Codex: output, no status
 
 
+# compact JSON, as the runtimes send it (`"key":"value"`), or with a space after the colon
+_FILE_EVENTS = tuple(b'"hook_event_name":' + space + b'"' + name + b'"' for name in (b"PreToolUse", b"AfterTool")
+                     for space in (b"", b" "))
+_FILE_TOOLS = tuple(b'"tool_name":' + space + b'"' + name + b'"' for name in
+                    (b"Read", b"Edit", b"Write", b"MultiEdit", b"read_file", b"write_file", b"replace")
+                    for space in (b"", b" "))
+
+
+def _raw_string(raw: bytes, key: bytes) -> str | None:
+    """The value of `"key":"…"` when the payload has it once and without escapes (else None: parse it
+    properly). A key inside a string value can't match: its quotes would be escaped."""
+    for space in (b"", b" "):
+        pattern = b'"' + key + b'":' + space + b'"'
+        at = raw.find(pattern)
+        if at < 0:
+            continue
+        if raw.find(pattern, at + 1) >= 0:
+            return None
+        start = at + len(pattern)
+        end = raw.find(b'"', start)
+        value = raw[start:end] if end > 0 else b"\\"
+        return None if b"\\" in value else value.decode("utf-8", "replace")
+    return None
+
+
+def nothing_to_add(raw: bytes) -> bool:
+    """True when a file event certainly gets nothing, decided without json, re, git or the ledger: the saved
+    cue map has no entry about the file. False means "look closer" (the full handler decides)."""
+    if not any(tool in raw for tool in _FILE_TOOLS) or not any(event in raw for event in _FILE_EVENTS):
+        return False
+    from memory import action_paths, paths
+
+    file_path = _raw_string(raw, b"file_path")
+    project = paths.project_dir_from_env() or _raw_string(raw, b"cwd")
+    if not file_path or not project or not os.path.isabs(file_path) or os.environ.get(paths.OVERRIDE_ENV) \
+            or not os.path.isdir(os.path.join(project, ".git")):
+        return False
+    memory_dir = os.path.join(project, layout.MEMORY_SUBDIR)
+    fp = action_paths.fingerprint(memory_dir)
+    if fp is None:
+        return True  # no knowledge here
+    try:
+        with open(os.path.join(memory_dir, layout.CONFIG), "rb") as fh:
+            if b"action_file_min_score" in fh.read():
+                return False  # a bar of the project's own: config.load reads it
+    except OSError:
+        pass
+    from memory.config import DEFAULTS
+
+    cues = action_paths.load_saved(memory_dir, fp, with_entries=False)
+    if cues is None:
+        return False
+    bar = float(DEFAULTS["action_file_min_score"])  # type: ignore[arg-type]
+    found = action_paths.scores(cues, action_paths.relative(file_path, project))
+    return all(score < bar for score in found.values())
+
+
+def prefilter(raw: bytes) -> bool:
+    """Whether the handler must look at the event (hookrun's prefilter)."""
+    if not might_act(raw):
+        return False
+    try:
+        return not nothing_to_add(raw)
+    except Exception:  # noqa: BLE001 - a fast path in doubt hands over to the handler
+        return True
+
+
 def handle(ctx: hookrun.Context) -> str | None:
+    from memory import config, paths, payload
+
     data = payload.parse(ctx.raw)
     if payload.runtime(data) == payload.CURSOR or not payload.answers_context(data):
         return None  # Cursor's tool hooks have no model-visible context
@@ -157,6 +224,8 @@ def _cache_path(memory_dir: str, session: str, event: str) -> str:
 
 
 def _checksum(text: str) -> str:
+    import zlib
+
     seed = text.encode("utf-8", "replace")
     return f"{zlib.crc32(seed):08x}{zlib.adler32(seed):08x}"
 
@@ -165,6 +234,8 @@ def cache_get(memory_dir: str, session: str | None, event: str, fp: list[int]) -
     """What this session's earlier identical event found, while the knowledge is unchanged; else None."""
     if not session:
         return None
+    import json
+
     try:
         with open(_cache_path(memory_dir, session, event), "rb") as fh:
             saved = json.loads(fh.read())
@@ -182,6 +253,8 @@ def cache_put(memory_dir: str, session: str | None, event: str, fp: list[int], f
     write the same answer; none can tear another's). Now and then files idle for a day are removed."""
     if not session:
         return
+    import json
+
     from memory import fsio
 
     path = _cache_path(memory_dir, session, event)
@@ -213,4 +286,4 @@ def _prune(folder: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    return hookrun.run(HOOK, handle, argv, prefilter=might_act)
+    return hookrun.run(HOOK, handle, argv, prefilter=prefilter)

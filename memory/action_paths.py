@@ -14,20 +14,30 @@ from __future__ import annotations
 
 import marshal
 import os
-import re
 
 from memory import TYPE_CHECKING, layout
 
 if TYPE_CHECKING:
-    from typing import Callable
+    from re import Pattern
 
-VERSION = 1
+VERSION = 2
 MAX_CONTENT = 2048
-# a path mention: identifier characters joined by / . - (a leading ./ or / allowed)
-_PATH = re.compile(r"(?<![\w/.-])(?:\.{0,2}/)?[\w@+-]+(?:[/.][\w@+-]+)*/?")
-_EXT_MENTION = re.compile(r"(?<![\w/])\*?\.([a-z][a-z0-9]{0,5})\b")
-_FOLDER_WORD = re.compile(r"\b([\w.-]+)[`'\"]?\s+(?:folder|directory|dir|package|module)\b", re.I)
-_URLISH = re.compile(r"^[a-z]+://|^www\.|\.(?:com|org|net|io|dev)$", re.I)
+_patterns: dict[str, Pattern[str]] = {}
+
+
+def _pattern(name: str) -> Pattern[str]:
+    """The mention patterns, compiled on first use: looking up a file never needs `re` (~5 ms)."""
+    if not _patterns:
+        import re
+
+        # a path mention: identifier characters joined by / . - (a leading ./ or / allowed)
+        _patterns["path"] = re.compile(r"(?<![\w/.-])(?:\.{0,2}/)?[\w@+-]+(?:[/.][\w@+-]+)*/?")
+        _patterns["ext"] = re.compile(r"(?<![\w/])\*?\.([a-z][a-z0-9]{0,5})\b")
+        _patterns["folder_word"] = re.compile(r"\b([\w.-]+)[`'\"]?\s+(?:folder|directory|dir|package|module)\b", re.I)
+        _patterns["urlish"] = re.compile(r"^[a-z]+://|^www\.|\.(?:com|org|net|io|dev)$", re.I)
+    return _patterns[name]
+
+
 # extensions of files people name in notes (a word.word without one of these is prose or a version)
 EXTENSIONS = frozenset(
     "py pyi pyx ipynb js jsx mjs cjs ts tsx mts vue svelte go rs rb php java kt kts scala swift m mm c h cc cpp "
@@ -54,7 +64,9 @@ KIND_WORDS = {
 }
 TEST_WORDS = {"py": ("pytest",), "js": ("jest", "vitest"), "ts": ("jest", "vitest"), "tsx": ("jest", "vitest"),
               "go": ("testing",), "rs": ("cargo",), "rb": ("rspec",)}
-_TEST_NAME = re.compile(r"^test_|_test\.|\.test\.|\.spec\.|^tests?$|_spec\.")
+
+def _is_test_name(name: str) -> bool:
+    return name.startswith("test_") or any(mark in name for mark in ("_test.", ".test.", ".spec.", "_spec."))
 
 
 class Params:
@@ -83,10 +95,10 @@ def _mentions(text: str) -> tuple[set[str], set[str], set[str], str]:
     is about that one file)."""
     files, folders, exts = set(), set(), set()
     prose = text
-    for match in _PATH.finditer(text):
+    for match in _pattern("path").finditer(text):
         token = match.group().strip("./").lower() if not match.group().startswith("/") else match.group().lower()
         token = token.lstrip("/") if token.startswith("/") else token
-        if not token or _URLISH.search(token):
+        if not token or _pattern("urlish").search(token):
             continue
         ends_in_slash = match.group().endswith("/")
         token = token.rstrip("/")
@@ -97,10 +109,10 @@ def _mentions(text: str) -> tuple[set[str], set[str], set[str], str]:
             prose = prose.replace(match.group(), " ")
         elif "/" in token or ends_in_slash:
             folders.add(token)
-    for match in _EXT_MENTION.finditer(text.lower()):
+    for match in _pattern("ext").finditer(text.lower()):
         if match.group(1) in EXTENSIONS:
             exts.add(match.group(1))
-    for match in _FOLDER_WORD.finditer(text):
+    for match in _pattern("folder_word").finditer(text):
         word = match.group(1).strip("`'\".").lower()
         if word and word not in GENERIC:
             folders.add(word)
@@ -141,7 +153,14 @@ def build(entries: list[dict]) -> dict:
             by_ext.setdefault(ext, []).append(i)
         for word in cues["words"]:
             by_word.setdefault(word, []).append(i)
-    return {"v": VERSION, "entries": kept, "names": by_name, "exts": by_ext, "words": by_word}
+    common = _common(len(kept))
+    by_word = {word: holders for word, holders in by_word.items() if len(holders) <= common}  # never counted
+    return {"v": VERSION, "n": len(kept), "entries": kept, "names": by_name, "exts": by_ext, "words": by_word}
+
+
+def _common(n: int) -> float:
+    """More entries than this hold a word that says nothing about one file."""
+    return max(Params.common_min, Params.common_share * n)
 
 
 def fingerprint(memory_dir: str) -> list[int] | None:
@@ -153,23 +172,38 @@ def fingerprint(memory_dir: str) -> list[int] | None:
     return [st.st_size, st.st_mtime_ns]
 
 
+def load_saved(memory_dir: str, fp: list[int], with_entries: bool = True) -> dict | None:
+    """The saved cue map when it was built from the knowledge as it is (`fp`), else None. Without
+    `with_entries` only the look-ups are parsed (the entries' texts are the larger part: `nothing to add`
+    never needs them)."""
+    try:
+        with open(os.path.join(memory_dir, layout.PATH_CUES), "rb") as fh:
+            data = fh.read()
+        size = int.from_bytes(data[:8], "little")
+        saved = marshal.loads(data[8:8 + size])
+        if not (isinstance(saved, dict) and saved.get("v") == VERSION and saved.get("fp") == fp):
+            return None
+        if with_entries:
+            saved["entries"] = marshal.loads(data[8 + size:])
+    except (OSError, ValueError, EOFError, TypeError):
+        return None
+    return saved
+
+
 def load(memory_dir: str, fp: list[int]) -> dict:
     """The cue map for the knowledge as it is (`fp`): the derived file when it matches, else rebuilt and
     saved (atomically; a failed save only means the next hook rebuilds it too)."""
-    path = os.path.join(memory_dir, layout.PATH_CUES)
-    try:
-        with open(path, "rb") as fh:
-            saved = marshal.loads(fh.read())
-        if isinstance(saved, dict) and saved.get("v") == VERSION and saved.get("fp") == fp:
-            return saved
-    except (OSError, ValueError, EOFError, TypeError):
-        pass
+    saved = load_saved(memory_dir, fp)
+    if saved is not None:
+        return saved
     from memory import fsio, store
 
     cues = build(store.latest(store.load(memory_dir).entries))
     cues["fp"] = fp
+    lookups = marshal.dumps({k: v for k, v in cues.items() if k != "entries"})
     try:
-        fsio.atomic_write(path, marshal.dumps(cues), durable=False)
+        fsio.atomic_write(os.path.join(memory_dir, layout.PATH_CUES),
+                          len(lookups).to_bytes(8, "little") + lookups + marshal.dumps(cues["entries"]), durable=False)
     except OSError:
         pass
     return cues
@@ -194,7 +228,7 @@ def _has_folder(folders: str, mention: str) -> bool:
 
 def scores(cues: dict, rel: str) -> dict[int, float]:
     """Entry number -> how strongly the cues say it is about the file `rel` (relative, lowercased)."""
-    from memory.tokenize import stem
+    from memory.stemming import stem
 
     segments = [s for s in rel.split("/") if s]
     if not segments:
@@ -222,9 +256,9 @@ def scores(cues: dict, rel: str) -> dict[int, float]:
     ext = name.rsplit(".", 1)[-1] if "." in name else ("dockerfile" if name == "dockerfile" else "")
     for i in cues["exts"].get(ext, ()):
         add(i, "ext", Params.extension)
-    folder_terms = _word_terms(segments[:-1], stem)
-    name_terms = _word_terms([name.split(".", 1)[0]], stem) - folder_terms
-    common = max(Params.common_min, Params.common_share * len(cues["entries"]))
+    folder_terms = _word_terms(segments[:-1])
+    name_terms = _word_terms([name.split(".", 1)[0]]) - folder_terms
+    common = _common(cues["n"])
     counted: dict[int, int] = {}
     for term in sorted(folder_terms) + sorted(name_terms):
         holders = cues["words"].get(term, ())
@@ -236,7 +270,7 @@ def scores(cues: dict, rel: str) -> dict[int, float]:
                 counted[i] = counted.get(i, 0) + 1
                 add(i, f"word{counted[i]}", weight)
     kind_words = list(KIND_WORDS.get(ext, ()))
-    if _TEST_NAME.search(name) or "tests" in segments[:-1] or "test" in segments[:-1]:
+    if _is_test_name(name) or "tests" in segments[:-1] or "test" in segments[:-1]:
         kind_words += TEST_WORDS.get(ext, ())
     for word in kind_words:
         holders = cues["words"].get(stem(word), ())
@@ -245,10 +279,12 @@ def scores(cues: dict, rel: str) -> dict[int, float]:
     return found
 
 
-def _word_terms(parts: list[str], stem: Callable[[str], str]) -> set[str]:
+def _word_terms(parts: list[str]) -> set[str]:
     """The stemmed words of path parts (`123_add_refunds` -> add, refund), without the generic ones."""
-    return {stem(word) for part in parts if part not in GENERIC for word in re.split(r"[-_.]+", part)
-            if len(word) > 2 and not word.isdigit() and word not in GENERIC}
+    from memory.stemming import stem
+
+    words = (w for part in parts if part not in GENERIC for w in part.replace("-", "_").replace(".", "_").split("_"))
+    return {stem(w) for w in words if len(w) > 2 and not w.isdigit() and w not in GENERIC}
 
 
 def about(cues: dict, rel: str, bar: float) -> list[tuple[float, str, str, str, float]]:

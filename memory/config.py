@@ -4,7 +4,6 @@ Budgets are in tokens, counted as characters / 4 (the runtimes cap injected cont
 """
 from __future__ import annotations
 
-import json
 import os
 
 from memory import layout
@@ -35,6 +34,8 @@ MAX_INJECTED_CHARS = 9000  # the runtimes drop context past 10,000 characters
 
 def load(memory_dir: str) -> dict:
     """Defaults overridden by the values of config.json that have the default's type; never raises."""
+    import json  # here: the action-time hook's fast path reads DEFAULTS without paying for json (and re)
+
     config = dict(DEFAULTS)
     try:
         with open(os.path.join(memory_dir, layout.CONFIG), "rb") as fh:

@@ -199,3 +199,26 @@ def test_sixteen_parallel_tool_calls_keep_the_ledger_right(tmp_path):
     ledger = json.loads((memory / layout.INJECTED).read_text())
     assert all(entry.make_key("learned", own[i]["content"]) in ledger[f"s{i}"]["keys"] for i in range(16))
     assert error_log(repo) == ""
+
+
+def test_nothing_to_add_is_decided_without_json_re_or_git(tmp_path, monkeypatch):
+    """The hook before every file read: for a file no entry is about (the cue map built), no json, no re, no
+    subprocess are imported; a file an entry is about goes on to the full handler."""
+    repo = project(tmp_path)
+    run_hook("action_context", file_event(repo, "src/api/routes.py"), repo)  # builds the cue map
+    raw = json.dumps(file_event(repo, "docs/guide/setup.md", session="s5"), separators=(",", ":")).encode()
+    proc = run_hook("action_context", raw, repo, python_args=["-X", "importtime"])
+    imported = {line.rsplit("|", 1)[-1].strip() for line in proc.stderr.decode().splitlines()}
+    assert proc.stdout == b"" and "memory.action_paths" in imported
+    assert not imported & {"json", "re", "subprocess", "memory.payload", "memory.injected"}
+    from memory import action_context
+
+    for name in ("CLAUDE_PROJECT_DIR", "CURSOR_PROJECT_DIR", "GEMINI_PROJECT_DIR", "MEMORY_HOOKS_DIR"):
+        monkeypatch.delenv(name, raising=False)  # the payload's cwd names the project
+    positive = json.dumps(file_event(repo, "src/api/routes.py"), separators=(",", ":")).encode()
+    assert action_context.nothing_to_add(raw) is True and action_context.prefilter(raw) is False
+    assert action_context.nothing_to_add(positive) is False and action_context.prefilter(positive) is True
+    spaced = json.dumps(file_event(repo, "docs/guide/setup.md")).encode()  # `": "`: read alike
+    assert action_context.nothing_to_add(spaced) is True
+    escaped = raw.replace(b"/guide/", b"\\/guide\\/")  # an escape: the full parser decides
+    assert action_context.nothing_to_add(escaped) is False
