@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""PreToolUse on file tools, a failed tool call: the knowledge about that file or error. Handler: memory.action_context."""
+"""A file read or edited, a failed command: the knowledge about it, or nothing. Handler: memory.action_context."""
 import os
 import sys
 

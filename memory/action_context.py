@@ -95,7 +95,7 @@ def nothing_to_add(raw: bytes) -> bool:
     cues = action_paths.load_saved(memory_dir, fp, with_entries=False)
     if cues is None:
         return False
-    bar = float(DEFAULTS["action_file_min_score"])  # type: ignore[arg-type]
+    bar = float(DEFAULTS["action_file_min_score"])
     found = action_paths.scores(cues, action_paths.relative(file_path, project))
     return all(score < bar for score in found.values())
 

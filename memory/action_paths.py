@@ -19,6 +19,7 @@ from memory import TYPE_CHECKING, layout
 
 if TYPE_CHECKING:
     from re import Pattern
+    from typing import Callable
 
 VERSION = 2
 MAX_CONTENT = 2048
@@ -39,20 +40,26 @@ def _pattern(name: str) -> Pattern[str]:
 
 
 # extensions of files people name in notes (a word.word without one of these is prose or a version)
-EXTENSIONS = frozenset(
-    "py pyi pyx ipynb js jsx mjs cjs ts tsx mts vue svelte go rs rb php java kt kts scala swift m mm c h cc cpp "
-    "hpp cs fs sql sh bash zsh fish ps1 bat yml yaml toml ini cfg conf json jsonl lock md rst txt html css scss "
-    "sass less xml proto graphql gql tf tfvars hcl nix lua dart ex exs erl hs ml clj r jl zig env gradle cmake mk "
-    "dockerfile".split())
-SPECIAL_NAMES = frozenset("dockerfile makefile justfile procfile gemfile rakefile vagrantfile jenkinsfile "
-                          "codeowners brewfile podfile".split())
+EXTENSIONS = frozenset((
+    "py", "pyi", "pyx", "ipynb", "js", "jsx", "mjs", "cjs", "ts", "tsx", "mts", "vue", "svelte", "go", "rs", "rb",
+    "php", "java", "kt", "kts", "scala", "swift", "m", "mm", "c", "h", "cc", "cpp", "hpp", "cs", "fs", "sql", "sh",
+    "bash", "zsh", "fish", "ps1", "bat", "yml", "yaml", "toml", "ini", "cfg", "conf", "json", "jsonl", "lock", "md",
+    "rst", "txt", "html", "css", "scss", "sass", "less", "xml", "proto", "graphql", "gql", "tf", "tfvars", "hcl",
+    "nix", "lua", "dart", "ex", "exs", "erl", "hs", "ml", "clj", "r", "jl", "zig", "env", "gradle", "cmake", "mk",
+    "dockerfile"))
+SPECIAL_NAMES = frozenset((
+    "dockerfile", "makefile", "justfile", "procfile", "gemfile", "rakefile", "vagrantfile", "jenkinsfile",
+    "codeowners", "brewfile", "podfile"))
 # folder and file words too common to say what area a file is in
-GENERIC = frozenset("src lib libs app apps pkg pkgs packages package internal cmd test tests spec specs doc docs "
-                    "bin scripts script util utils common core main build dist out public static assets vendor "
-                    "include source sources index init mod config configs tmp home root usr work repo project "
-                    "file files dir folder code module modules new old data py js ts".split())
-GENERIC_BASENAMES = frozenset("__init__.py index.js index.ts index.tsx index.jsx mod.rs main.go main.py lib.rs "
-                              "readme.md setup.py conftest.py".split())
+GENERIC = frozenset((
+    "src", "lib", "libs", "app", "apps", "pkg", "pkgs", "packages", "package", "internal", "cmd", "test", "tests",
+    "spec", "specs", "doc", "docs", "bin", "scripts", "script", "util", "utils", "common", "core", "main", "build",
+    "dist", "out", "public", "static", "assets", "vendor", "include", "source", "sources", "index", "init", "mod",
+    "config", "configs", "tmp", "home", "root", "usr", "work", "repo", "project", "file", "files", "dir", "folder",
+    "code", "module", "modules", "new", "old", "data", "py", "js", "ts"))
+GENERIC_BASENAMES = frozenset((
+    "__init__.py", "index.js", "index.ts", "index.tsx", "index.jsx", "mod.rs", "main.go", "main.py", "lib.rs",
+    "readme.md", "setup.py", "conftest.py"))
 # the kind of a file: words an entry about such files uses
 KIND_WORDS = {
     "py": ("python",), "pyi": ("python",), "ipynb": ("jupyter", "notebook"), "js": ("javascript", "node"),
@@ -123,8 +130,8 @@ def entry_cues(entry: dict) -> dict[str, list[str]]:
     """An entry's cues: named files, folders, extensions, provenance files, and its words (stemmed)."""
     from memory.tokenize import terms
 
-    content = entry.get("content") if isinstance(entry.get("content"), str) else ""
-    files, folders, exts, prose = _mentions(content)
+    content = entry.get("content")
+    files, folders, exts, prose = _mentions(content if isinstance(content, str) else "")
     provenance = [f.lower() for f in entry.get("files", ()) if isinstance(f, str)] \
         if isinstance(entry.get("files"), list) else []
     return {"files": sorted(files), "folders": sorted(folders), "exts": sorted(exts), "prov": provenance,
@@ -228,20 +235,26 @@ def _has_folder(folders: str, mention: str) -> bool:
 
 def scores(cues: dict, rel: str) -> dict[int, float]:
     """Entry number -> how strongly the cues say it is about the file `rel` (relative, lowercased)."""
-    from memory.stemming import stem
-
     segments = [s for s in rel.split("/") if s]
     if not segments:
         return {}
-    name, folders = segments[-1], "/".join(segments[:-1])
     found: dict[int, float] = {}
     best: dict[tuple[int, str], float] = {}
 
     def add(i: int, group: str, weight: float) -> None:
+        """Each group of cues counts once per entry, with its strongest weight."""
         if weight > best.get((i, group), 0.0):
             found[i] = found.get(i, 0.0) - best.get((i, group), 0.0) + weight
             best[(i, group)] = weight
 
+    _path_cues(cues, rel, segments, add)
+    _word_cues(cues, segments, add)
+    return found
+
+
+def _path_cues(cues: dict, rel: str, segments: list[str], add: Callable[[int, str, float], None]) -> None:
+    """The file named (whole path or name), a folder on its path named, its extension named, provenance."""
+    name, folders = segments[-1], "/".join(segments[:-1])
     for i, kind, mention in cues["names"].get(name, ()):
         if kind == "prov" and mention == rel:
             add(i, "prov", Params.provenance)
@@ -253,30 +266,36 @@ def scores(cues: dict, rel: str) -> dict[int, float]:
         for i, kind, mention in cues["names"].get(segment, ()):
             if kind == "folders" and _has_folder(folders, mention):
                 add(i, "folder", Params.folder)
-    ext = name.rsplit(".", 1)[-1] if "." in name else ("dockerfile" if name == "dockerfile" else "")
-    for i in cues["exts"].get(ext, ()):
+    for i in cues["exts"].get(_extension(name), ()):
         add(i, "ext", Params.extension)
+
+
+def _extension(name: str) -> str:
+    return name.rsplit(".", 1)[-1] if "." in name else ("dockerfile" if name == "dockerfile" else "")
+
+
+def _word_cues(cues: dict, segments: list[str], add: Callable[[int, str, float], None]) -> None:
+    """Words of the file's folders and name in the entry (a rare folder word counts more), and its kind."""
+    from memory.stemming import stem
+
+    name = segments[-1]
     folder_terms = _word_terms(segments[:-1])
     name_terms = _word_terms([name.split(".", 1)[0]]) - folder_terms
-    common = _common(cues["n"])
     counted: dict[int, int] = {}
     for term in sorted(folder_terms) + sorted(name_terms):
-        holders = cues["words"].get(term, ())
-        if len(holders) > common:
-            continue
+        holders = cues["words"].get(term, ())  # the common words were left out of the map
         weight = Params.rare_folder_word if term in folder_terms and len(holders) <= Params.rare else Params.word
         for i in holders:
             if counted.get(i, 0) < Params.max_words:
                 counted[i] = counted.get(i, 0) + 1
                 add(i, f"word{counted[i]}", weight)
+    ext = _extension(name)
     kind_words = list(KIND_WORDS.get(ext, ()))
     if _is_test_name(name) or "tests" in segments[:-1] or "test" in segments[:-1]:
         kind_words += TEST_WORDS.get(ext, ())
     for word in kind_words:
-        holders = cues["words"].get(stem(word), ())
-        for i in holders if len(holders) <= common else ():
+        for i in cues["words"].get(stem(word), ()):
             add(i, "kind", Params.kind)
-    return found
 
 
 def _word_terms(parts: list[str]) -> set[str]:

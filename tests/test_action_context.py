@@ -69,7 +69,8 @@ def test_folder_and_framework_words_of_the_area(tmp_path):
 def test_a_failed_command_gets_the_entry_its_error_explains(tmp_path):
     repo = project(tmp_path)
     error = ("Exit code 1\nImportError while loading conftest '/app/tests/conftest.py'.\n"
-             "tests/conftest.py:3: in <module>\n    import psycopg2\nE   ModuleNotFoundError: No module named 'psycopg2'")
+             "tests/conftest.py:3: in <module>\n    import psycopg2\n"
+             "E   ModuleNotFoundError: No module named 'psycopg2'")
     text = context(run_hook("action_context", failure(repo, "pytest tests/test_db.py -q", error), repo),
                    "PostToolUseFailure")
     assert text.startswith("## Knowledge about this error\n") and PSYCOPG in text and ROUTES not in text
