@@ -159,7 +159,10 @@ def file_entries(memory_dir: str, fp: list[int], rels: list[str], settings: dict
             if key not in seen or score > seen[key][0]:
                 seen[key] = (score, line(kind, content))
     ranked = sorted(seen.items(), key=lambda kv: -kv[1][0])  # stable: about()'s order among equals
-    return [[key, text] for key, (_, text) in ranked[:3 * int(settings["action_max_entries"]) + 2]]
+    # never padded with weaker entries: only those within `action_file_follow` of the best
+    floor = ranked[0][1][0] * float(settings["action_file_follow"]) if ranked else 0.0
+    return [[key, text] for key, (score, text) in ranked[:3 * int(settings["action_max_entries"]) + 2]
+            if score >= floor]
 
 
 def error_entries(memory_dir: str, failure: str, settings: dict) -> list[list[str]]:

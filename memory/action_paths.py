@@ -46,7 +46,7 @@ EXTENSIONS = frozenset((
     "bash", "zsh", "fish", "ps1", "bat", "yml", "yaml", "toml", "ini", "cfg", "conf", "json", "jsonl", "lock", "md",
     "rst", "txt", "html", "css", "scss", "sass", "less", "xml", "proto", "graphql", "gql", "tf", "tfvars", "hcl",
     "nix", "lua", "dart", "ex", "exs", "erl", "hs", "ml", "clj", "r", "jl", "zig", "env", "gradle", "cmake", "mk",
-    "dockerfile"))
+    "dockerfile", "prisma"))
 SPECIAL_NAMES = frozenset((
     "dockerfile", "makefile", "justfile", "procfile", "gemfile", "rakefile", "vagrantfile", "jenkinsfile",
     "codeowners", "brewfile", "podfile"))

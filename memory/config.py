@@ -25,8 +25,9 @@ DEFAULTS = {
     # action time (memory.action_context): what a file read/edit or a failed command may get
     "action_max_entries": 3,
     "action_budget_chars": 1000,
-    "action_file_min_score": 2.0,  # cue weights: memory.action_paths.Params
-    "action_error_min_fraction": 0.35,  # of the best score the error's words could reach (memory.rank)
+    "action_file_min_score": 2.5,  # cue weights: memory.action_paths.Params (swept on bench/relevance dev)
+    "action_file_follow": 0.6,  # and at least this share of the best entry's score
+    "action_error_min_fraction": 0.30,  # of the best score the error's words could reach (memory.rank)
     "action_error_min_terms": 2,  # distinct words of the error the entry must share
 }
 MAX_INJECTED_CHARS = 9000  # the runtimes drop context past 10,000 characters

@@ -61,9 +61,11 @@ def test_a_read_of_a_named_file_gets_the_entry_once_per_session(tmp_path):
 
 def test_folder_and_framework_words_of_the_area(tmp_path):
     repo = project(tmp_path)
-    edit = file_event(repo, "alembic/versions/123_add_refunds.py", "PreToolUse-17.json")
+    edit = file_event(repo, "db/alembic/migrations/0042_add_refunds.py", "PreToolUse-17.json")  # two area words
     text = context(run_hook("action_context", edit, repo), "PreToolUse")
     assert text.startswith("## Knowledge about this file") and "[WARN] " + ALEMBIC in text and ROUTES not in text
+    lone = file_event(repo, "alembic/env.py", session="s2")  # one area word alone is below the bar
+    assert context(run_hook("action_context", lone, repo), "PreToolUse") == ""
 
 
 def test_a_failed_command_gets_the_entry_its_error_explains(tmp_path):
