@@ -130,11 +130,12 @@ def handle(ctx: hookrun.Context) -> str | None:
     settings = config.load(memory_dir)
     session = payload.session_id(data)
     root = os.path.dirname(os.path.dirname(memory_dir))
+    bars = ",".join(str(settings[name]) for name in sorted(settings) if name.startswith("action_"))
     if files:
         rels = [action_paths.relative(f, root) for f in files]
-        event = "f:" + "\n".join(rels)
+        event = f"f:{bars}:" + "\n".join(rels)
     else:
-        event = "e:" + str(failure)
+        event = f"e:{bars}:{failure}"
     found = cache_get(memory_dir, session, event, fp)
     if found is None:
         if files:
