@@ -61,7 +61,8 @@ def _capture_check(memory_dir: str) -> Finding:
         return WARN, "last capture", "none yet (agents capture with: bd comment <ID> \"LEARNED: …\")"
     newest = max(e.get("ts", 0) for e in snap.entries if isinstance(e.get("ts", 0), (int, float)))
     when = time.strftime("%Y-%m-%d %H:%M", time.localtime(newest))
-    return OK, "last capture", f"{when}; {len(store.latest(snap.entries))} live keys in the active file"
+    live = len(store.latest(snap.entries))
+    return OK, "last capture", f"{when}; {live} live key{'' if live == 1 else 's'} in the active file"
 
 
 def _stale_check(memory_dir: str, tree: str) -> Finding:

@@ -178,12 +178,16 @@ def answers_context(payload: dict[str, Any]) -> bool:
     return event_name(payload) != "afterShellExecution"
 
 
-def context_answer(payload: dict[str, Any], text: str, event: str | None = None) -> str:
-    """Model-visible context: Claude's hookSpecificOutput envelope, or Cursor's flat field."""
+def context_answer(payload: dict[str, Any], text: str, event: str | None = None, user_note: str = "") -> str:
+    """Model-visible context: Claude's hookSpecificOutput envelope, or Cursor's flat field; `user_note`
+    (maintenance hints meant for the person, never the model) as systemMessage where the runtime shows one."""
     if runtime(payload) == CURSOR:
         return jsonio.dumps({"additional_context": text})
     name = event or event_name(payload) or "SessionStart"
-    return jsonio.dumps({"hookSpecificOutput": {"hookEventName": name, "additionalContext": text}})
+    answer: dict[str, Any] = {"hookSpecificOutput": {"hookEventName": name, "additionalContext": text}}
+    if user_note:
+        answer["systemMessage"] = user_note
+    return jsonio.dumps(answer)
 
 
 def block_answer(payload: dict[str, Any], reason: str) -> str:

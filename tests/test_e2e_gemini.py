@@ -50,7 +50,7 @@ def test_capture_then_surface_with_the_real_gemini_cli(tmp_path):
     assert entries[0]["session_id"]
     requests = run(tmp_path, project, "surface", "what do we know?", [[{"text": "Here is what we know."}]])
     agent_calls = [r["body"] for r in requests if "streamGenerateContent" in r["path"]]
-    assert agent_calls and "## Recent Knowledge (1 entries)" in agent_calls[0] and INSIGHT in agent_calls[0]
+    assert agent_calls and "## Recent Knowledge (1 entry)" in agent_calls[0] and INSIGHT in agent_calls[0]
     assert not (project / ".beads" / "memory" / "errors.log").exists()
 
 

@@ -105,8 +105,9 @@ def test_registered_commands_capture_and_surface(repo):
     assert [e["content"] for e in knowledge(repo)] == ["installed hooks work"]
     start = run_registered(repo, "session_start", {"session_id": "s", "hook_event_name": "SessionStart",
                                                    "source": "startup", "cwd": str(repo)})
-    context = json.loads(start.stdout)["hookSpecificOutput"]["additionalContext"]
-    assert "installed hooks work" in context and "without its virtualenv" in context  # --no-venv: the hint
+    answer = json.loads(start.stdout)
+    assert "installed hooks work" in answer["hookSpecificOutput"]["additionalContext"]
+    assert "without its virtualenv" in answer["systemMessage"]  # --no-venv: the hint, for the person
 
 
 def test_existing_settings_are_merged_not_replaced(repo):
@@ -652,10 +653,13 @@ def _copy_of_memory_hooks(tmp_path, remote):
 
 
 def _session_start_context(repo):
+    """What session start tells the person (systemMessage): the reinstall hint is theirs, not the model's."""
     run_registered(repo, "memory_capture", bash_payload('bd comment BD-1 "LEARNED: something to surface"', repo))
     start = run_registered(repo, "session_start", {"session_id": "s", "hook_event_name": "SessionStart",
                                                    "source": "startup", "cwd": str(repo)})
-    return json.loads(start.stdout)["hookSpecificOutput"]["additionalContext"]
+    answer = json.loads(start.stdout)
+    assert "install.sh" not in answer["hookSpecificOutput"]["additionalContext"]
+    return answer.get("systemMessage", "")
 
 
 def test_teammate_hint_names_the_repository_installed_from(repo, tmp_path):

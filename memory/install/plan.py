@@ -78,11 +78,15 @@ def code_files() -> list[str]:
     """The files of ours that go into the target's INSTALL_DIR (paths relative to SOURCE)."""
     files = []
     for folder, suffixes in (("hooks", (".py",)), ("memory", (".py",)), ("bin", ("",))):
-        for name in sorted(os.listdir(os.path.join(SOURCE, folder))):
-            full = os.path.join(SOURCE, folder, name)
-            if os.path.isfile(full) and name.endswith(suffixes) and not name.startswith("."):
-                files.append(os.path.join(folder, name))
-    return files + ["requirements.txt"]
+        for here, dirs, names in os.walk(os.path.join(SOURCE, folder)):
+            rel = os.path.relpath(here, SOURCE)
+            # the installer itself never ships: the target gets only what the hooks and commands run
+            dirs[:] = sorted(d for d in dirs if os.path.join(rel, d) != os.path.join("memory", "install")
+                             and not d.startswith((".", "__")))
+            files += [os.path.join(rel, name) for name in sorted(names)
+                      if name.endswith(suffixes) and not name.startswith(".")
+                      and os.path.isfile(os.path.join(here, name))]
+    return sorted(files) + ["requirements.txt"]
 
 
 def _mode_for(rel: str) -> int:
@@ -453,7 +457,8 @@ class _Undo:
 def remove_empty_dirs(target: str) -> None:
     """After an uninstall: drop the folders we emptied (never one that still holds anything)."""
     folders = [os.path.join(MEMORY_DIR, n) for n in data_files() if n.endswith("/")]
-    code_dirs = [os.path.join(INSTALL_DIR, name) for name in ("hooks", "memory", "bin")]
+    shipped = {os.path.dirname(rel) for rel in code_files()} | {"hooks", "memory", "bin"}
+    code_dirs = [os.path.join(INSTALL_DIR, d) for d in sorted(shipped, key=lambda d: -d.count(os.sep)) if d]
     runtimes = (".claude/hooks", ".claude", ".cursor", ".gemini", ".codex")
     for rel in (*code_dirs, INSTALL_DIR, *runtimes, *folders, MEMORY_DIR, ".beads"):
         path = os.path.join(target, rel)
