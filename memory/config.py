@@ -30,6 +30,8 @@ DEFAULTS = {
     "semantic": True,
     # capture lines of the agent's final message that start with LEARNED: / DECISION: / WARNING: / PATTERN:
     "capture_replies": True,
+    # leave the memories of `bd remember` out of session start where bd's own hook prints them (memory.bdprime)
+    "leave_bd_memories_to_bd_prime": True,
     # action time (memory.action_context): what a file read/edit or a failed command may get
     "action_max_entries": 3,
     "action_budget_chars": 1000,

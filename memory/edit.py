@@ -33,7 +33,8 @@ def add(memory_dir: str, text: str, cwd: str) -> int:
         result = store.append(memory_dir, records)
     except OSError as exc:
         return not_written(capture.not_stored_note(records, exc))
-    print(capture.capture_note(records, result).replace("memory-hooks: ", ""))
+    note = capture.capture_note(records, result, where=capture.shown_path(memory_dir, cwd))
+    print(note.replace("memory-hooks: ", ""))
     return DONE if result.written or result.spooled else NOTHING
 
 

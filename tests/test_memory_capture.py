@@ -195,7 +195,7 @@ def test_non_latin_insights_get_distinct_keys(repo):
     ('(cd sub && bd comment BD-1 "LEARNED: subshell")', "subshell"),
     ('{ bd comment BD-1 "LEARNED: group"; }', "group"),
     ('if bd comment BD-1 "LEARNED: in an if"; then echo ok; fi', "in an if"),
-    ("bd comment BD-1 -f/tmp/__NOTES__", "attached file form"),
+    ("bd comments add BD-1 -f/tmp/__NOTES__", "attached file form"),
     ("bd comment BD-1 --stdin < __NOTES__", "attached file form"),
     ("cat __NOTES__ | bd comment BD-1 --stdin", "attached file form"),
     ('bd comment BD-1 "LEARNED : space before the colon"', "space before the colon"),
@@ -232,6 +232,8 @@ def test_failing_chain_keeps_the_insight_bd_recorded(repo, tmp_path):
     """`bd comment … && git push` with a failing push: PostToolUseFailure, but bd did record the insight."""
     env = {"PATH": FAKE_BD + os.pathsep + os.environ["PATH"], "FAKE_BD_DIR": str(tmp_path / "bd")}
     command = 'bd comment BD-4 "LEARNED: kept although the push failed" && git push'
+    (tmp_path / "bd").mkdir()
+    (tmp_path / "bd" / "issues.json").write_text(json.dumps({"BD-4": {"status": "open"}}))
     subprocess.run(["sh", "-c", 'bd comment BD-4 "LEARNED: kept although the push failed"'], env={**os.environ, **env},
                    cwd=repo, check=True, capture_output=True)
     proc = run_hook("memory_capture", _failure_payload(command, repo), repo, env=env)
@@ -350,3 +352,29 @@ def test_recall_add_run_by_the_agent_is_not_captured_twice(repo):
     command = '.beads/memory/recall.sh --add "LEARNED: recall add writes directly"'
     proc = run_hook("memory_capture", bash_payload(command, repo), repo)
     assert proc.returncode == 0 and proc.stdout == b"" and knowledge(repo) == []
+
+
+# --- the confirmation says only what was checked (issue 21.6's class) ----------------------------------------
+
+def test_confirmation_names_the_file_the_insight_went_to(repo):
+    """From a worktree the capture goes to the main checkout's file: the worktree's `.beads/memory/…` has none."""
+    git(repo, "worktree", "add", "-q", ".worktrees/bd-7", "-b", "bd-7")
+    wt = repo / ".worktrees" / "bd-7"
+    proc = run_hook("memory_capture", bash_payload('bd comment bd-7 "LEARNED: where it went"', wt), wt,
+                    env={"CLAUDE_PROJECT_DIR": str(wt)})
+    assert f"into {os.path.realpath(repo)}/.beads/memory/knowledge.jsonl." in context(proc)
+    assert knowledge(repo) and not (wt / ".beads" / "memory" / "knowledge.jsonl").exists()
+
+
+def test_a_parked_capture_is_not_called_stored_in_the_file(repo):
+    from helpers import held_lock
+    from memory import store as store_mod
+
+    memory = repo / ".beads" / "memory"
+    memory.mkdir(parents=True)
+    with held_lock(memory / store_mod.LOCK):
+        proc = run_hook("memory_capture", bash_payload('bd comment BD-1 "LEARNED: parked"', repo), repo,
+                        env={"MEMORY_HOOKS_LOCK_TIMEOUT": "0.3"})
+    said = context(proc)
+    assert knowledge(repo) == [] and "into .beads/memory/knowledge.jsonl" not in said
+    assert "stayed busy: they wait in .beads/memory/knowledge.pending/, the next write adds them" in said
