@@ -81,6 +81,7 @@ def build_records(memory_dir: str, found: Sequence[bdcomment.Marked], source: st
 
     records, problems = [], []
     lines: list[dict] | None = None
+    control = {k: v for k, v in provenance.items() if k != "files"}  # files: an entry's provenance, not a forget's
     for piece in found:
         piece_bead = getattr(piece, "bead", bead)
         bd_key = getattr(piece, "bd_key", None)
@@ -93,7 +94,7 @@ def build_records(memory_dir: str, found: Sequence[bdcomment.Marked], source: st
                     problems.append(f"memory-hooks: bd forgot `{bd_key}`; no entry here came from a `bd remember` "
                                     "with that key, so nothing else was forgotten (recall.sh --forget KEY does).")
                 elif not view.State(lines).forgotten(ours):
-                    records.append(entry.build_control(entry.FORGET, ours, piece_bead, bd_key=bd_key, **provenance))
+                    records.append(entry.build_control(entry.FORGET, ours, piece_bead, bd_key=bd_key, **control))
                 continue
             keys = view.resolve(lines, piece.key or "")
             if len(keys) != 1:
@@ -102,7 +103,6 @@ def build_records(memory_dir: str, found: Sequence[bdcomment.Marked], source: st
                 problems.append(f"memory-hooks: nothing forgotten: `{piece.key}` may mean {', '.join(keys)}." if keys
                                 else f"memory-hooks: nothing forgotten: no entry has the key `{piece.key}`.{near}")
                 continue
-            control = {k: v for k, v in provenance.items() if k != "files"}  # files: an entry's provenance
             records.append(entry.build_control(entry.FORGET, keys[0], piece_bead, **control))
             continue
         name = piece.key if piece.key and entry.valid_key_name(piece.key) else None
