@@ -29,6 +29,8 @@ def seeded(project):
                           entry.build(ERROR_ENTRY, "BD-8", "orchestrator", ts=1_600_000_001)])
     (project / "payments").mkdir()
     (project / "payments" / "refund_service.py").write_text(SOURCE)
+    (project / ".fake-bd").mkdir()  # bd comments only on a bead that exists
+    (project / ".fake-bd" / "issues.json").write_text(json.dumps({"BD-9": {"status": "open"}}))
     return project
 
 
