@@ -225,3 +225,10 @@ def test_nothing_to_add_is_decided_without_json_re_or_git(tmp_path, monkeypatch)
     assert action_context.nothing_to_add(spaced) is True
     escaped = raw.replace(b"/guide/", b"\\/guide\\/")  # an escape: the full parser decides
     assert action_context.nothing_to_add(escaped) is False
+
+
+def test_what_session_start_gave_in_full_is_not_given_again(tmp_path):
+    repo = project(tmp_path)
+    start = dict(fixture_payload("claude-code/2.1.330/SessionStart-6.json"), cwd=str(repo), session_id="s1")
+    assert ROUTES in context(run_hook("session_start", start, repo), "SessionStart")  # the newest, in full
+    assert context(run_hook("action_context", file_event(repo, "src/api/routes.py"), repo), "PreToolUse") == ""
