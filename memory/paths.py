@@ -212,6 +212,17 @@ def memory_dir(cwd: str | None = None, project: str | None = None) -> str:
     return os.path.join(project_root(cwd, project), layout.MEMORY_SUBDIR)
 
 
+def memory_dir_quick(cwd: str | None = None, project: str | None = None) -> str:
+    """memory_dir without spawning git when the folder is plainly a main checkout (its `.git` is a
+    folder): the answer git would give. A linked worktree (`.git` is a file), a subfolder or no
+    repository at all go through memory_dir. For hooks that run before every file read."""
+    if not os.environ.get(OVERRIDE_ENV):
+        folder = project or cwd
+        if folder and os.path.isabs(folder) and os.path.isdir(os.path.join(folder, ".git")):
+            return os.path.join(folder, layout.MEMORY_SUBDIR)
+    return memory_dir(cwd, project)
+
+
 def work_tree_git(cwd: str | None, root: str) -> GitInfo | None:
     """Branch and commit to record: `cwd`'s when it is a work tree of the project's repository (a
     supervisor's `.worktrees/bd-12`), else the project's own."""

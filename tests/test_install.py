@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from helpers import ROOT, bash_payload, clean_env, fixture_payload, git, knowledge, make_repo
-from memory import entry, layout, registration, store
+from memory import entry, layout, registration, runtimes, store
 from memory.install import plan as installer
 
 INSTALL = str(ROOT / "install.sh")
@@ -75,12 +75,16 @@ def test_fresh_repo(repo):
     assert registration.registered_events(config) == [("SessionStart", "startup|resume|clear|compact"),
                                                       ("UserPromptSubmit", None), ("PostToolUse", "Bash"),
                                                       ("PostToolUse", "Agent|Task"), ("PostToolUseFailure", "Bash"),
+                                                      ("PostToolUseFailure", "Bash"),
                                                       ("SubagentStop", None), ("Stop", None),
                                                       ("PreCompact", None), ("SessionEnd", None),
-                                                      ("SubagentStart", None)]
-    [failure] = config["hooks"]["PostToolUseFailure"]
+                                                      ("SubagentStart", None),
+                                                      ("PreToolUse", "Read|Edit|Write|MultiEdit")]
+    failure, action = config["hooks"]["PostToolUseFailure"]
     assert failure["hooks"] == [{"type": "command", "command": registration.claude_command("memory_capture"),
                                  "timeout": 10}]
+    assert action["hooks"] == [{"type": "command", "command": registration.claude_command("action_context"),
+                                "timeout": 10}]
     # synchronous: `claude -p` kills async hooks still running at its end (the dispatch log detaches its work)
     assert not any(h.get("async") for group in config["hooks"]["PostToolUse"] for h in group["hooks"])
     assert (repo / ".beads" / "memory" / "recall.sh").stat().st_mode & 0o111
@@ -116,7 +120,9 @@ def test_existing_settings_are_merged_not_replaced(repo):
     assert list(merged) == list(USER_SETTINGS)  # key order kept
     for key in ("model", "permissions", "env", "statusLine", "enabledPlugins"):
         assert merged[key] == USER_SETTINGS[key]
-    assert merged["hooks"]["PreToolUse"] == USER_SETTINGS["hooks"]["PreToolUse"]
+    theirs = USER_SETTINGS["hooks"]["PreToolUse"]
+    assert merged["hooks"]["PreToolUse"][:len(theirs)] == theirs  # theirs first, ours (action time) after
+    assert [g["matcher"] for g in merged["hooks"]["PreToolUse"][len(theirs):]] == ["Read|Edit|Write|MultiEdit"]
     assert merged["hooks"]["PostToolUse"][0] == USER_SETTINGS["hooks"]["PostToolUse"][0]  # theirs first, ours after
     assert len(merged["hooks"]["PostToolUse"]) == 3  # theirs, capture, dispatch log
     assert (repo / ".claude" / "settings.json").read_text().startswith('{\n    "model"')  # their indentation
@@ -242,7 +248,12 @@ def test_plugin_hooks_json_is_generated_from_the_registration_table():
     assert (ROOT / "hooks" / "hooks.json").read_bytes() == generated  # regenerate: see the command above
     hooks = json.loads(generated)["hooks"]
     assert hooks["PostToolUseFailure"] == [{"matcher": "Bash", "hooks": [
-        {"type": "command", "command": registration.plugin_command("memory_capture"), "timeout": 10}]}]
+        {"type": "command", "command": registration.plugin_command("memory_capture"), "timeout": 10}]},
+        {"matcher": "Bash", "hooks": [
+            {"type": "command", "command": registration.plugin_command("action_context"), "timeout": 10}]}]
+    # action time reads files only: never before every Bash or Agent call
+    assert hooks["PreToolUse"] == [{"matcher": "Read|Edit|Write|MultiEdit", "hooks": [
+        {"type": "command", "command": registration.plugin_command("action_context"), "timeout": 10}]}]
 
 
 def test_settings_of_the_wrong_shape_are_refused(repo):
@@ -375,7 +386,8 @@ def test_an_older_versions_registration_is_replaced_not_doubled(repo):
     (repo / ".claude" / "settings.json").write_text(json.dumps(old))
     install(repo, "--no-venv", "--no-self-check")
     events = registration.registered_events(settings(repo))
-    assert events.count(("PostToolUse", "Bash")) == 1 and len(events) == len(set(events))
+    fresh = registration.registered_events(registration.with_claude_hooks({}, [h for h, *_ in runtimes.CLAUDE_HOOKS]))
+    assert events.count(("PostToolUse", "Bash")) == 1 and sorted(events) == sorted(fresh)
 
 
 # --- odd targets: the documented exit code and one line, never a traceback -----------------------------------
@@ -549,6 +561,9 @@ def test_purge_leaves_nothing_the_hooks_wrote(repo, monkeypatch):
     assert "purge me" in run_registered(repo, "session_start", start, env=foreground).stdout  # what it gave
     prompt = dict(fixture_payload("claude-code/2.1.330/UserPromptSubmit-1.json"), cwd=str(repo), prompt="purge me now")
     assert run_registered(repo, "prompt_recall", prompt, env=foreground).returncode == 0  # the ranking index
+    read = dict(fixture_payload("claude-code/2.1.330/PreToolUse-15.json"), cwd=str(repo))
+    read["tool_input"] = {"file_path": str(repo / "notes.md")}
+    assert run_registered(repo, "action_context", read, env=foreground).returncode == 0  # cue map, cache
     (memory / layout.ERRORS).write_text("x" * (errorlog.MAX_LOG_BYTES + 1))  # the next error rotates it
     run_registered(repo, "memory_capture", "not json", env=foreground)
     run_registered(repo, "memory_capture", "not json", env=foreground)
@@ -760,9 +775,11 @@ def test_gemini_settings_merged_idempotent_and_restored(repo):
     merged = json.loads((repo / ".gemini" / "settings.json").read_text())
     assert merged["model"] == theirs["model"] and merged["hooks"]["enabled"] is True
     assert merged["hooks"]["BeforeTool"] == theirs["hooks"]["BeforeTool"]
-    [after_tool] = merged["hooks"]["AfterTool"]
+    after_tool, action = merged["hooks"]["AfterTool"]
     assert after_tool["matcher"] == "run_shell_command" and after_tool["hooks"][0]["timeout"] == 10000  # ms
     assert after_tool["hooks"][0]["command"] == registration.gemini_command("memory_capture")
+    assert action["matcher"] == "read_file|write_file|replace|run_shell_command"  # action time (BeforeTool can't)
+    assert action["hooks"][0]["command"] == registration.gemini_command("action_context")
     assert "SubagentStop" not in merged["hooks"]  # Gemini CLI has no subagents to gate
     first = (repo / ".gemini" / "settings.json").read_bytes()
     install(repo, "--no-venv", "--no-self-check")
@@ -794,10 +811,11 @@ def test_codex_hooks_merged_idempotent_restored_and_optional(repo):
     text = json.dumps(theirs, indent=2) + "\n"
     (repo / ".codex" / "hooks.json").write_text(text)
     out = install(repo, "--no-venv", "--no-self-check").stdout
-    assert "Codex CLI    .codex/hooks.json: SessionStart, UserPromptSubmit, PostToolUse, SubagentStop, Stop, " \
-           "PreCompact" in out
+    assert "Codex CLI    .codex/hooks.json: PreToolUse, SessionStart, UserPromptSubmit, PostToolUse, PostToolUse, " \
+           "SubagentStop, Stop, PreCompact" in out
     merged = json.loads((repo / ".codex" / "hooks.json").read_text())
-    assert merged["hooks"]["PreToolUse"] == theirs["hooks"]["PreToolUse"]
+    theirs_pre = theirs["hooks"]["PreToolUse"]
+    assert merged["hooks"]["PreToolUse"][:1] == theirs_pre and len(merged["hooks"]["PreToolUse"]) == 2
     assert merged["hooks"]["PostToolUse"][0]["matcher"] == "Bash"
     assert merged["hooks"]["SessionEnd"][0]["hooks"][0]["timeout"] == 3  # Codex clamps SessionEnd hooks to 3 s
     assert set(merged["hooks"]) <= {"PreToolUse", "SessionStart", "UserPromptSubmit", "PostToolUse", "SubagentStop",
