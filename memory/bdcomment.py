@@ -80,6 +80,22 @@ class Insight(Marked):
         return f"bd forget {self.bd_key}" if self.kind == "forget" else "bd remember"
 
 
+def remembered(call: bdcli.BdCall) -> list[Insight]:
+    """What a (not refused) `bd remember` / `bd forget` call records: one piece, or none where bd stores
+    nothing (empty text, no key); memory.bdmemory says what becomes of them."""
+    from memory import bdmemory, entry
+
+    if call.command == "forget":
+        return [Insight("", "", entry.FORGET, None, bd_key=call.args[0])]
+    text = call.args[0]
+    bd_key = call.flags.get("--key") or bdcli.slug(text)
+    if not text.strip() or not bd_key:
+        return []  # bd: "memory content cannot be empty" / "could not generate key from content"
+    marked = leading_marker(text)
+    kind, content = marked if marked and marked[1] else ("learned", text.strip())
+    return [Insight("", content, kind, bdmemory.our_key_name(bd_key, kind), bd_key=bd_key)]
+
+
 def insights_in_command(command: str, cwd: str | None = None) -> list[Insight]:
     """Every insight the bd invocations of `command` record, in order: the marked pieces of each comment
     text as bd stores it, and each `bd remember` / `bd forget`. Calls bd refuses record nothing."""
@@ -91,7 +107,7 @@ def insights_in_command(command: str, cwd: str | None = None) -> list[Insight]:
         if call is None or call.refused:
             continue
         if call.command in bdmemory.COMMANDS:
-            found.extend(bdmemory.pieces(call))
+            found.extend(remembered(call))
             continue
         text = comment_text(call, cmd, cwd)
         if text:

@@ -10,27 +10,13 @@ takes the automatic key. `bd forget K` appends a forget for the entry whose `bd_
 """
 from __future__ import annotations
 
-from memory import TYPE_CHECKING, bdcli, bdcomment, entry, view
+from memory import TYPE_CHECKING, entry, view
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
 COMMANDS = ("remember", "forget")
 FIELD = "bd_key"  # the entry field that keeps bd's memory key
-
-
-def pieces(call: bdcli.BdCall) -> list[bdcomment.Insight]:
-    """What a (not refused) `bd remember` / `bd forget` call records: one piece, or none where bd stores
-    nothing (empty text, no key)."""
-    if call.command == "forget":
-        return [bdcomment.Insight("", "", entry.FORGET, None, bd_key=call.args[0])]
-    text = call.args[0]
-    bd_key = call.flags.get("--key") or bdcli.slug(text)
-    if not text.strip() or not bd_key:
-        return []  # bd: "memory content cannot be empty" / "could not generate key from content"
-    marked = bdcomment.leading_marker(text)
-    kind, content = marked if marked and marked[1] else ("learned", text.strip())
-    return [bdcomment.Insight("", content, kind, our_key_name(bd_key, kind), bd_key=bd_key)]
 
 
 def our_key_name(bd_key: str, kind: str) -> str | None:

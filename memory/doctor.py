@@ -87,9 +87,9 @@ def _stale_check(memory_dir: str, tree: str) -> Finding:
 
 
 def _held_check(memory_dir: str) -> Finding:
-    from memory import hold
+    from memory import review
 
-    n = len(hold.held_entries(memory_dir))
+    n = len(review.held_entries(memory_dir))
     if not n:
         return OK, "held", "no entry is held for review"
     return WARN, "held", (f"{n} entr{'y is' if n == 1 else 'ies are'} held for review and never shown to agents "

@@ -224,9 +224,9 @@ def _main(argv: list[str]) -> int:
 def _command(memory_dir: str, args: argparse.Namespace) -> int | None:
     """The commands that are not a search (--held, --setup-git, --handoffs, --stale); None for a search."""
     if args.held:
-        from memory import hold
+        from memory import review
 
-        return hold.list_held(memory_dir, args.json)
+        return review.list_held(memory_dir, args.json)
     if args.setup_git:
         return recall_commands.setup_git()
     if args.handoffs is not None or args.handoff:
@@ -278,9 +278,9 @@ def _write(parser: argparse.ArgumentParser, memory_dir: str, writes: list[tuple[
     if kind == "add":
         return edit.add(memory_dir, value, cwd)
     if kind == "approve":
-        from memory import hold
+        from memory import review
 
-        return hold.approve(memory_dir, value.strip(), cwd)
+        return review.approve(memory_dir, value.strip(), cwd)
     return edit.control(memory_dir, kind, value.strip(), cwd)
 
 
