@@ -39,7 +39,12 @@ def handle(ctx: hookrun.Context) -> str | None:
     if not entries:
         return payload.context_answer(data, " ".join(problems), event=payload.event_name(data)) \
             if payload.answers_context(data) else None
-    result = store.append(ctx.memory_dir, entries, capture_id=call)
+    try:
+        result = store.append(ctx.memory_dir, entries, capture_id=call)
+    except OSError as exc:  # errors.log alone would leave the agent believing its insight is in memory
+        ctx.problems.append(f"not stored: {type(exc).__name__}: {exc}")
+        return payload.context_answer(data, not_stored_note(entries, exc), event=payload.event_name(data)) \
+            if payload.answers_context(data) else None
     if result.spooled:
         ctx.problems.append(f"{store.LOCK} stayed busy: {result.spooled} insight(s) parked in {store.SPOOL}/, "
                             "merged by the next write")
@@ -63,8 +68,10 @@ def build_records(memory_dir: str, found: Sequence[bdcomment.Marked], source: st
                 lines = store.load(memory_dir, include_archive=True).entries
             keys = view.resolve(lines, piece.key or "")
             if len(keys) != 1:
-                problems.append(f"memory-hooks: nothing forgotten: no entry has the key `{piece.key}`." if not keys
-                                else f"memory-hooks: nothing forgotten: `{piece.key}` may mean {', '.join(keys)}.")
+                near = ", ".join(f"`{k}`" for k in view.suggest(lines, piece.key or "")) if not keys else ""
+                near = f" Keys that match: {near} (FORGET: takes the whole key)." if near else ""
+                problems.append(f"memory-hooks: nothing forgotten: `{piece.key}` may mean {', '.join(keys)}." if keys
+                                else f"memory-hooks: nothing forgotten: no entry has the key `{piece.key}`.{near}")
                 continue
             records.append(entry.build_control(entry.FORGET, keys[0], piece_bead, **provenance))
             continue
@@ -91,6 +98,9 @@ def capture_note(entries: list[dict], result: store.AppendResult, problems: list
         notes.append(f"memory-hooks: forgot {', '.join(f'`{k}`' for k in forgot)} (a tombstone line; "
                      "`recall.sh --all --history KEY` still shows it).")
     for key, held in result.duplicates.items():
+        if key == held:
+            notes.append(f"memory-hooks: not stored again: `{key}` already holds this text (nothing written).")
+            continue
         kind, name = held.split("-", 1) if "-" in held else (held, held)
         notes.append(f"memory-hooks: not stored: `{held}` already holds the same text (as `{key}` it would be "
                      f"a second copy). To change it, write {kind.upper()}[{name}]: ….")
@@ -105,3 +115,12 @@ def capture_note(entries: list[dict], result: store.AppendResult, problems: list
             notes.append(f"`{key}` replaced an earlier, different insight with the same first 60 characters "
                          "(same key: the latest wins). If both are worth keeping, reword the start of the new one.")
     return " ".join(notes + (problems or []))
+
+
+def not_stored_note(entries: list[dict], exc: OSError) -> str:
+    """The one line an agent gets when the knowledge file could not be written: nothing was stored."""
+    keys = ", ".join(f"`{e['key']}`" for e in entries)
+    where = exc.filename or store.ACTIVE
+    return (f"memory-hooks: NOT stored ({keys}): {where} could not be written ({exc.strerror or exc}). "
+            "The insight is not in memory: say so to the user (memory-doctor shows what is wrong), "
+            "and record it again once that is fixed.")

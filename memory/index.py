@@ -177,6 +177,7 @@ def load(memory_dir: str, inline_limit: int | None = None) -> corpus_mod.Corpus:
     archive, active, partial = segments(memory_dir, inline_limit)
     corpus = combine(memory_dir, archive, active)
     corpus.partial = partial
+    corpus.malformed = archive.malformed + active.malformed
     return corpus
 
 

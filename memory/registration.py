@@ -42,7 +42,7 @@ CLAUDE_EVENTS = {"SessionStart", "Setup", "UserPromptSubmit", "UserPromptExpansi
                  "DirectoryAdded", "FileChanged", "WorktreeCreate", "WorktreeRemove", "PreCompact", "PostCompact",
                  "Elicitation", "ElicitationResult", "SessionEnd", "PreModelSwitch", "PostModelSwitch"}
 
-# handler type -> the string fields it must have (hook-protocols.md §1.2 and §2.1); a handler of any type
+# handler type -> the string fields it must have (the documented settings formats of Claude Code and Cursor); a handler of any type
 # but "command" never runs a file of ours, and merging keeps it as it is.
 CLAUDE_HANDLER_FIELDS = {"command": ("command",), "http": ("url",), "mcp_tool": ("server", "tool"),
                          "prompt": ("prompt",), "agent": ("prompt",)}

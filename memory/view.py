@@ -1,10 +1,10 @@
 """The active view of the knowledge lines: latest per key, forgotten keys left out, pins applied.
 
-The files hold two kinds of lines (see README "The entry"): entries, which carry `content`, and control
-lines (`forget`, `pin`, `unpin`, no `content`) that apply to a key. Nothing is ever deleted: every read
-path goes through `latest`, so a forget hides a key everywhere at once, and a later entry with the same
-key brings it back (the documented way to correct an insight). Order is the seed's latest-wins order:
-the highest `ts`, then the later line.
+The files hold two kinds of lines (docs/entries.md): entries, which carry `content`, and control lines
+(`forget`, `pin`, `unpin`, no `content`) that apply to a key. Nothing is deleted (only `recall.sh --redact`
+rewrites lines: memory.rewrite): every read path goes through `latest`, so a forget hides a key everywhere at
+once, and a later entry with the same key brings it back (the documented way to correct an insight). Order
+is latest-wins: the highest `ts`, then the later line.
 """
 from __future__ import annotations
 
@@ -98,3 +98,22 @@ def resolve(lines: list[dict], name: str) -> list[str]:
     if name in keys:
         return [name]
     return sorted(k for k in keys if k.split("-", 1)[-1] == name)
+
+
+SUGGESTIONS = 5
+
+
+def suggest(lines: list[dict], name: str, limit: int = SUGGESTIONS, every_version: bool = False) -> list[str]:
+    """Keys a person may have meant by `name` when `resolve` finds none (`--pin werkzeug`; keys are 60-char
+    slugs nobody types): live keys holding every word of it, then live entries whose text holds every word,
+    newest first. With `every_version`, forgotten keys and older versions too (a leaked secret may be in
+    any). Only proposed, never applied."""
+    from memory import textmatch
+
+    terms = textmatch.terms_of([name.replace("-", " ")])
+    if not terms:
+        return []
+    live = [e for e in reversed(lines) if not is_control(e)] if every_version else latest(lines)
+    in_key = [e["key"] for e in live if all(term in textmatch.fold(e["key"]) for term in terms)]
+    in_text = [e["key"] for e in live if textmatch.matches(e, terms)]
+    return list(dict.fromkeys(in_key + in_text))[:limit]

@@ -133,8 +133,10 @@ def test_internal_error_is_logged_not_raised(repo):
     memory.mkdir(parents=True)
     (memory / "knowledge.jsonl").mkdir()  # a folder where the file should be: every write fails
     proc = run_hook("memory_capture", bash_payload(EXAMPLE, repo), repo)
-    assert proc.returncode == 0 and proc.stdout == b""  # nothing stored: no confirmation
-    assert "IsADirectoryError" in error_log(repo)
+    assert proc.returncode == 0
+    said = json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]  # #21 item 9: the agent is told
+    assert said.startswith("memory-hooks: NOT stored") and "Is a directory" in said and "captured" not in said
+    assert "not stored" in error_log(repo)
 
 
 def test_without_orjson_and_filelock(repo):
