@@ -3,6 +3,7 @@
 
     python bench/run.py            # full sizes (1,000,000-line archive, 100,000-entry recall)
     python bench/run.py --quick    # small sizes, few repetitions (CI runs this so it can't rot)
+    python bench/run.py --capture  # only the capture rows: P1, P2 and P2 with an insight full of credentials
 
 P1  PostToolUse on a non-LEARNED Bash payload   vs bare `python -c pass`     target <= 1.15x
 P2  a capture (bd comment "LEARNED: ...")      vs bare `python -c pass`     target <= 3x
@@ -174,6 +175,7 @@ def handoff_rows(work: Path, runs: int) -> list:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="small sizes and few runs")
+    parser.add_argument("--capture", action="store_true", help="only the capture rows (P1, P2, P2 with secrets)")
     args = parser.parse_args(argv)
     runs = 9 if args.quick else 31
     archive_lines = 50_000 if args.quick else 1_000_000
@@ -198,6 +200,13 @@ def main(argv=None) -> int:
         with open(project / ".beads" / "memory" / "knowledge.jsonl") as knowledge:
             captured = sum(1 for _ in knowledge)
         rows.append(("P2 capture (bd comment LEARNED)", p2, p2 / b2, f"target <= 3x; {captured} captured"))
+        if args.capture:  # an insight full of credentials: every redaction rule it triggers is compiled
+            secret = ("LEARNED: run mysql -uadmin -pTr0ub4dor3xyz{i} and export DB_PASSWORD=Xk9mP2vL8qR4nZ7w{i} with "
+                      "ghp_abcdefghijklmnopqrstuvwxyz0123456789 in deploy.yaml; the api key header is X-Api-Key")
+            p2s, b2s = timed(capture, runs, cwd=project, env=hook_env(project), stdin=lambda i: bash_payload(
+                f'bd comment BD-{i} "{secret.format(i=i)}"', project, 1000 + i))
+            rows.append(("P2 capture full of credentials", p2s, p2s / b2s, "redaction's worst common case"))
+            return _print(rows, args, runs)
 
         start_payload = json.dumps({"session_id": "b", "hook_event_name": "SessionStart", "source": "startup",
                                     "cwd": ""}).encode()
@@ -243,6 +252,10 @@ def main(argv=None) -> int:
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
+    return _print(rows, args, runs)
+
+
+def _print(rows: list, args: argparse.Namespace, runs: int) -> int:
     print(f"memory-hooks benchmark ({'quick' if args.quick else 'full'}; {runs} runs, median; {PYTHON})")
     for name, ms, ratio, note in rows:
         ms_text = f"{ms:8.1f} ms" if ms is not None else " " * 11

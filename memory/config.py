@@ -31,6 +31,8 @@ DEFAULTS = {
     "semantic": True,
     # capture lines of the agent's final message that start with LEARNED: / DECISION: / WARNING: / PATTERN:
     "capture_replies": True,
+    # leave the memories of `bd remember` out of session start where bd's own hook prints them (memory.bdprime)
+    "leave_bd_memories_to_bd_prime": True,
 }
 MAX_INJECTED_CHARS = 9000  # the runtimes drop context past 10,000 characters
 

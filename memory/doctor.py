@@ -61,17 +61,27 @@ def _capture_check(memory_dir: str) -> Finding:
         return WARN, "last capture", "none yet (agents capture with: bd comment <ID> \"LEARNED: …\")"
     newest = max(e.get("ts", 0) for e in snap.entries if isinstance(e.get("ts", 0), (int, float)))
     when = time.strftime("%Y-%m-%d %H:%M", time.localtime(newest))
-    live = len(store.latest(snap.entries))
+    live = len(store.latest(snap.entries, cache_dir=memory_dir))
     return OK, "last capture", f"{when}; {live} live key{'' if live == 1 else 's'} in the active file"
 
 
 def _stale_check(memory_dir: str, tree: str) -> Finding:
     from memory import stale
 
-    found = stale.find(store.latest(store.load(memory_dir).entries), tree)
+    found = stale.find(store.latest(store.load(memory_dir).entries, cache_dir=memory_dir), tree)
     hint = " (recall.sh --stale lists them; nothing is removed)" if found else ""
     return OK, "stale", f"{len(found)} entr{'y' if len(found) == 1 else 'ies'} not re-confirmed for " \
                         f"{stale.DEFAULT_DAYS} days name files or symbols that are gone{hint}"
+
+
+def _held_check(memory_dir: str) -> Finding:
+    from memory import hold
+
+    n = len(hold.held_entries(memory_dir))
+    if not n:
+        return OK, "held", "no entry is held for review"
+    return WARN, "held", (f"{n} entr{'y is' if n == 1 else 'ies are'} held for review and never shown to agents "
+                          "(recall.sh --held lists them with why; recall.sh --approve KEY releases one)")
 
 
 def _lock_check(memory_dir: str) -> list[Finding]:
@@ -160,6 +170,7 @@ def diagnose(anchor: str, memory_dir: str) -> list[Finding]:
              ("lock", lambda: _lock_check(memory_dir)),
              ("last capture", lambda: [_capture_check(memory_dir)]),
              ("stale", lambda: [_stale_check(memory_dir, tree)]),
+             ("held", lambda: [_held_check(memory_dir)]),
              ("errors.log", lambda: [_errors_check(memory_dir)])]
     findings: list[Finding] = []
     for name, step in steps:

@@ -24,7 +24,7 @@ def add(memory_dir: str, text: str, cwd: str) -> int:
         return _say(REFUSED, "recall.sh: nothing to add: start the text with LEARNED:, DECISION:, WARNING: or "
                              "PATTERN: (e.g. recall.sh --add \"LEARNED: <what is true>\")")
     records, problems = capture.build_records(memory_dir, found, entry.detect_source(cwd, None),
-                                              _provenance(cwd), bead=bead_in_progress(cwd))
+                                              provenance(cwd), bead=bead_in_progress(cwd))
     for problem in problems:
         print(problem.replace("memory-hooks: ", "recall.sh: "), file=sys.stderr)
     if not records:
@@ -33,7 +33,8 @@ def add(memory_dir: str, text: str, cwd: str) -> int:
         result = store.append(memory_dir, records)
     except OSError as exc:
         return not_written(capture.not_stored_note(records, exc))
-    print(capture.capture_note(records, result).replace("memory-hooks: ", ""))
+    note = capture.capture_note(records, result, where=capture.shown_path(memory_dir, cwd))
+    print(note.replace("memory-hooks: ", ""))
     return DONE if result.written or result.spooled else NOTHING
 
 
@@ -54,7 +55,7 @@ def control(memory_dir: str, kind: str, name: str, cwd: str) -> int:
     if already:
         return _say(NOTHING, f"recall.sh: `{key}` is already {_past(kind)}")
     try:
-        store.append(memory_dir, [entry.build_control(kind, key, bead_in_progress(cwd), **_provenance(cwd))])
+        store.append(memory_dir, [entry.build_control(kind, key, bead_in_progress(cwd), **provenance(cwd))])
     except OSError as exc:
         return not_written(f"recall.sh: NOT {_past(kind)}: {exc.filename or store.ACTIVE} could not be "
                                 f"written ({exc.strerror or exc})")
@@ -98,7 +99,8 @@ def _say(code: int, message: str, stream: TextIO | None = None) -> int:
     return code
 
 
-def _provenance(cwd: str) -> dict:
+def provenance(cwd: str) -> dict:
+    """Where a recall.sh write comes from: session, branch, commit."""
     git = paths.git_info(cwd)
     return {"session_id": os.environ.get("CLAUDE_SESSION_ID") or None, "branch": git.branch if git else None,
             "commit": git.head if git else None, "via": "recall.sh"}

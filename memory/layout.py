@@ -27,6 +27,7 @@ COMPLETION_STATE = "completion-state.json"
 INDEX = "knowledge.index"  # the derived ranking index of KNOWLEDGE (memory.index; rebuildable)
 ARCHIVE_INDEX = "knowledge.archive.index"  # ... and of ARCHIVE
 INDEX_BUILD_LOCK = "knowledge.index.lock"  # held while a background process builds the index: one at a time
+SCREEN_CACHE = "knowledge.screen"  # the screen's verdicts by text digest (memory.hold.warm; rebuildable)
 VECTORS = "vectors.bin"  # the semantic option's entry vectors (memory.semantic; rebuildable)
 INJECTED = "injected.json"  # per session: which entries the agent was already given (memory.injected)
 WELCOMED = "welcomed"  # empty flag: this machine's first session after install has had the fuller introduction
@@ -35,7 +36,8 @@ HANDOFFS = "handoffs.jsonl"  # where each session stopped (memory.handoff); mach
 TEMP_SUFFIX = ".tmp"  # `.<name>.<pid>.tmp`: an atomic write in progress (memory.fsio)
 
 MACHINE_LOCAL_FILES = (LOCK, JOURNAL, CORRUPT, ERRORS, ERRORS_ROTATED, DISPATCH_LOG, COMPLETION_STATE, INJECTED,
-                       STATE_LOCK, INDEX, ARCHIVE_INDEX, INDEX_BUILD_LOCK, VECTORS, HANDOFFS, WELCOMED)
+                       STATE_LOCK, INDEX, ARCHIVE_INDEX, INDEX_BUILD_LOCK, VECTORS, HANDOFFS, WELCOMED,
+                       SCREEN_CACHE)
 MACHINE_LOCAL_DIRS = (PENDING,)
 COMMITTED = (KNOWLEDGE, ARCHIVE)  # the data files a team shares (the configs are theirs, never purged)
 DATA_FILES = COMMITTED + MACHINE_LOCAL_FILES  # what `install.sh --uninstall --purge` deletes

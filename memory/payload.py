@@ -158,6 +158,35 @@ def succeeded(payload: dict[str, Any]) -> bool:
     return True
 
 
+def shell_output(payload: dict[str, Any]) -> str:
+    """What a shell call printed, as far as the payload carries it: Claude's stdout + stderr, Codex's string
+    tool_response, Gemini's llmContent, Cursor's output ('' when none)."""
+    response = payload.get("tool_response")
+    if isinstance(response, str):
+        return response
+    parts = [response.get(k) for k in ("stdout", "stderr", "llmContent")] if isinstance(response, dict) else []
+    parts.append(payload.get("output"))
+    return "\n".join(p for p in parts if isinstance(p, str))
+
+
+def failure(payload: dict[str, Any]) -> str:
+    """How the runtime says a shell call failed, as it says it (`Exit code 127`, Gemini's error, Cursor's
+    exit code); '' when it says nothing. One line, short: for a message to the agent."""
+    response = payload.get("tool_response")
+    said = payload.get("error") or (response.get("error") if isinstance(response, dict) else None)
+    if isinstance(said, dict):
+        said = said.get("message")
+    output = payload.get("tool_output")
+    if not said and isinstance(output, str) and output.startswith("{"):
+        try:
+            code = jsonio.loads(output).get("exitCode")
+        except (ValueError, AttributeError):
+            code = None
+        said = f"exit code {code}" if isinstance(code, int) else None
+    lines = said.strip().splitlines() if isinstance(said, str) else []
+    return lines[0][:120] if lines else ""
+
+
 def capture_id(payload: dict[str, Any], command: str) -> str:
     """Identity of one tool call, equal for every copy of the hook the runtime fires for it.
 

@@ -67,7 +67,7 @@ def choose(memory_dir: str, ranked: list[rank.Scored], prompt: str, semantic_on:
         return gated
     from memory import semantic, store
 
-    active = store.latest(store.load(memory_dir).entries)  # vectors cover the active file
+    active = store.latest(store.load(memory_dir).entries, cache_dir=memory_dir)  # vectors cover the active file
     cosines = semantic.similarities(memory_dir, active, prompt)
     lexical = {str(s.entry.get("key")): s.fraction for s in ranked}
     keys = semantic.fuse(lexical, [str(e.get("key")) for e in gated], cosines, limit=len(ranked) + 50)

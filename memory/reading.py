@@ -188,9 +188,9 @@ def load(memory_dir: str, include_archive: bool = False) -> Snapshot:
     return total
 
 
-def latest(entries: list[dict]) -> list[dict]:
+def latest(entries: list[dict], include_held: bool = False, cache_dir: str | None = None) -> list[dict]:
     """One entry per key, the latest (highest ts, then later line) winning; newest first; forgotten keys
-    left out, pinned entries marked (memory.view owns the rules)."""
+    and held ones left out, pinned entries marked (memory.view owns the rules)."""
     from memory import view
 
-    return view.latest(entries)
+    return view.latest(entries, include_held, cache_dir)

@@ -65,7 +65,8 @@ def search(memory_dir: str, terms: Sequence[str], entry_type: str | None, recent
         snapshot = store.load(memory_dir, include_archive)
     if history:
         return versions(snapshot.entries, terms, entry_type), snapshot
-    return select(store.latest(snapshot.entries), terms, entry_type, recent), snapshot
+    latest = store.latest(snapshot.entries, include_held=True, cache_dir=memory_dir)  # a person reads: held marked
+    return select(latest, terms, entry_type, recent), snapshot
 
 
 def versions(lines: list[dict], terms: Sequence[str], entry_type: str | None) -> list[dict]:
@@ -139,6 +140,8 @@ def build_parser() -> argparse.ArgumentParser:
     writing.add_argument("--redact", nargs="+", metavar=("KEY", "TEXT"),
                          help="a leaked secret: rewrite KEY's lines in both files, TEXT (else the whole text) "
                               "replaced by a marker; the one command that rewrites lines (git history keeps them)")
+    writing.add_argument("--approve", metavar="KEY", help="release an entry held for review (this text only)")
+    parser.add_argument("--held", action="store_true", help="entries held for review, with why (never injected)")
     parser.add_argument("--handoffs", type=int, nargs="?", const=10, metavar="N",
                         help="the N newest session handoffs (where sessions stopped; default 10)")
     parser.add_argument("--handoff", metavar="ID", help="one handoff, whole (JSON)")
@@ -191,15 +194,14 @@ def _main(argv: list[str]) -> int:
     terms = terms_of(args.keywords)
     memory_dir = args.memory_dir or paths.memory_dir(os.environ.get("MEMORY_HOOKS_ANCHOR") or os.getcwd())
     writes = [(kind, value) for kind, value in (("add", args.add), ("forget", args.forget), ("pin", args.pin),
-                                                ("unpin", args.unpin), ("redact", args.redact)) if value is not None]
+                                                ("unpin", args.unpin), ("redact", args.redact),
+                                                ("approve", args.approve))
+              if value is not None]
     if writes:
         return _write(parser, memory_dir, writes, terms)
-    if args.setup_git:
-        return recall_commands.setup_git()
-    if args.handoffs is not None or args.handoff:
-        return recall_commands.handoffs(memory_dir, args.handoffs, args.handoff)
-    if args.stale is not None:
-        return recall_commands.stale(memory_dir, args.stale, args.json)
+    status = _command(memory_dir, args)
+    if status is not None:
+        return status
     if not (terms or args.entry_type or args.recent or args.stats or args.pinned):
         parser.print_usage(sys.stderr)
         print("recall.sh: give a KEYWORD, --type, --recent N, --pinned or --stats (see --help)", file=sys.stderr)
@@ -207,7 +209,8 @@ def _main(argv: list[str]) -> int:
     try:
         if args.stats:
             snapshot = store.load(memory_dir, include_archive=args.all)
-            report = stats(memory_dir, snapshot, store.latest(snapshot.entries))
+            latest = store.latest(snapshot.entries, include_held=True, cache_dir=memory_dir)
+            report = stats(memory_dir, snapshot, latest)
         else:
             chosen, snapshot = search(memory_dir, terms, args.entry_type, args.recent, args.all, args.history)
             if args.pinned:
@@ -222,6 +225,21 @@ def _main(argv: list[str]) -> int:
     if len(terms) > 1 and not (args.exact or args.history or args.pinned):
         return ranked(memory_dir, " ".join(args.keywords), args)
     return _print_found(chosen, in_archive, snapshot, args, argv)
+
+
+def _command(memory_dir: str, args: argparse.Namespace) -> int | None:
+    """The commands that are not a search (--held, --setup-git, --handoffs, --stale); None for a search."""
+    if args.held:
+        from memory import hold
+
+        return hold.list_held(memory_dir, args.json)
+    if args.setup_git:
+        return recall_commands.setup_git()
+    if args.handoffs is not None or args.handoff:
+        return recall_commands.handoffs(memory_dir, args.handoffs, args.handoff)
+    if args.stale is not None:
+        return recall_commands.stale(memory_dir, args.stale, args.json)
+    return None
 
 
 def _print_found(chosen: list[dict], in_archive: list[dict], snapshot: store.Snapshot, args: argparse.Namespace,
@@ -250,11 +268,11 @@ def _print_found(chosen: list[dict], in_archive: list[dict], snapshot: store.Sna
 
 def _write(parser: argparse.ArgumentParser, memory_dir: str, writes: list[tuple[str, Any]],
            terms: list[str]) -> int:
-    """--add / --forget / --pin / --unpin / --redact: one at a time, never mixed with a search."""
+    """--add / --forget / --pin / --unpin / --redact / --approve: one at a time, never mixed with a search."""
     from memory import edit
 
     if len(writes) > 1 or terms:
-        parser.error("--add, --forget, --pin, --unpin and --redact go alone (quote a TEXT with spaces)")
+        parser.error("--add, --forget, --pin, --unpin, --redact and --approve go alone (quote a TEXT with spaces)")
     kind, value = writes[0]
     cwd = os.environ.get("MEMORY_HOOKS_ANCHOR") or os.getcwd()
     if kind == "redact":
@@ -265,6 +283,10 @@ def _write(parser: argparse.ArgumentParser, memory_dir: str, writes: list[tuple[
         return rewrite.main(memory_dir, value[0].strip(), value[1] if len(value) == 2 else None)
     if kind == "add":
         return edit.add(memory_dir, value, cwd)
+    if kind == "approve":
+        from memory import hold
+
+        return hold.approve(memory_dir, value.strip(), cwd)
     return edit.control(memory_dir, kind, value.strip(), cwd)
 
 

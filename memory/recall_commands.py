@@ -59,7 +59,7 @@ def stale(memory_dir: str, days: int, as_json: bool) -> int:
         snapshot = store.load(memory_dir)
     except OSError as exc:
         return cli.cannot_read(exc, memory_dir)
-    found = stale_mod.find(store.latest(snapshot.entries), root, days)
+    found = stale_mod.find(store.latest(snapshot.entries, cache_dir=memory_dir), root, days)
     sys.stderr.write(render.found_notes(snapshot.malformed, True))  # what every read command says of them
     for entry, gone in found:
         if as_json:

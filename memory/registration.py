@@ -42,8 +42,8 @@ CLAUDE_EVENTS = {"SessionStart", "Setup", "UserPromptSubmit", "UserPromptExpansi
                  "DirectoryAdded", "FileChanged", "WorktreeCreate", "WorktreeRemove", "PreCompact", "PostCompact",
                  "Elicitation", "ElicitationResult", "SessionEnd", "PreModelSwitch", "PostModelSwitch"}
 
-# handler type -> the string fields it must have (the documented settings formats of Claude Code and Cursor); a handler of any type
-# but "command" never runs a file of ours, and merging keeps it as it is.
+# handler type -> the string fields it must have (the documented settings formats of Claude Code and Cursor);
+# a handler of any type but "command" never runs a file of ours, and merging keeps it as it is.
 CLAUDE_HANDLER_FIELDS = {"command": ("command",), "http": ("url",), "mcp_tool": ("server", "tool"),
                          "prompt": ("prompt",), "agent": ("prompt",)}
 CURSOR_HANDLER_FIELDS = {"command": ("command",), "prompt": ("prompt",)}  # Cursor: "type" defaults to command

@@ -23,15 +23,19 @@ def handle(ctx: hookrun.Context) -> str | None:
     if snapshot.lines > store.ROTATE_ABOVE:  # a git merge of two branches' captures: rotate before reading on
         store.rotate(ctx.memory_dir)
         snapshot = store.load(ctx.memory_dir)
-    latest = store.latest(snapshot.entries)
+    latest = store.latest(snapshot.entries, cache_dir=ctx.memory_dir)
     settings = config.load(ctx.memory_dir)
+    left = _left_to_bd_prime(latest, root, ctx.argv, settings)
+    if left:
+        left_keys = {e["key"] for e in left}
+        latest = [e for e in latest if e["key"] not in left_keys]
     git = paths.work_tree_git(cwd, root)
     beads = focus.bead_candidates(git.branch if git else None, cwd)
     session, source = payload.session_id(data), payload.text_field(data, "source")
     suffix = "_cursor" if payload.runtime(data) == payload.CURSOR else ""
     budget = config.budget_chars(settings["session_budget_tokens" + suffix])
     last = _last_session(ctx.memory_dir, session, source, git, beads, int(budget * HANDOFF_SHARE))
-    intro = onboarding(ctx.memory_dir, bool(latest))
+    intro = onboarding(ctx.memory_dir, bool(latest or left))  # bd prime shows `left`: the memory isn't empty
     budget -= len(last) + 2 if last else 0
     budget -= len(intro) + 2 if intro else 0
     files = paths.changed_files(git.toplevel) if git and latest else []
@@ -42,7 +46,8 @@ def handle(ctx: hookrun.Context) -> str | None:
     in_full = {e["key"] for g in groups for e in g.entries}  # render_digest drops what its budget can't hold
     text = "\n\n".join(part for part in (last, text, intro) if part)
     # a new or rewritten context starts the session's set again; `resume` replays what it had
-    injected.remember(ctx.memory_dir, session, sorted(in_full), reset=source != "resume")
+    # entries left to bd prime count as given: bd prints them into this context (memory.bdprime)
+    injected.remember(ctx.memory_dir, session, sorted(in_full | {e["key"] for e in left}), reset=source != "resume")
     note = " ".join(_user_notes(snapshot, ctx.argv, root, git is not None))
     return payload.context_answer(data, text, event="SessionStart", user_note=note) if text else None
 
@@ -73,6 +78,15 @@ def onboarding(memory_dir: str, has_knowledge: bool) -> str:
     hints = "" if has_knowledge else \
         f"\n  {digest.record_hint(shutil.which('bd') is not None)}\n{render.SEARCH_HINT}"
     return WELCOME + hints
+
+
+def _left_to_bd_prime(latest: list[dict], root: str, argv: list[str], settings: dict) -> list[dict]:
+    """The entries from `bd remember` that bd prime prints in this session (memory.bdprime)."""
+    if not settings["leave_bd_memories_to_bd_prime"] or not any("bd_key" in e for e in latest):
+        return []  # the common case: nothing from bd remember, nothing imported
+    from memory import bdprime
+
+    return bdprime.left_to_bd_prime(latest, root, argv)
 
 
 def _last_session(memory_dir: str, session: str | None, source: str | None, git: paths.GitInfo | None,

@@ -187,7 +187,7 @@ def _same_text(existing: bytes, records: list[dict], repeat: bool = True) -> dic
         return {}
     lines = read("", existing).entries
     found = {}
-    for entry in view.latest(lines):
+    for entry in view.latest(lines, include_held=True):  # a held copy is a copy too
         same = wanted.get(normalized(entry["content"]))
         if same is None:
             continue

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from helpers import FIXTURES, ROOT, fixture_payload, git, make_repo, run_hook
+from helpers import FIXTURES, ROOT, fixture_payload, git, hook_context, make_repo, run_hook
 from memory import handoff, lastsession, layout
 
 RECALL = str(ROOT / "bin" / "recall.sh")
@@ -46,11 +46,8 @@ def hook_payload(name, repo, session, transcript):
 
 
 def start(repo, session, source="startup"):
-    payload = fixture_payload("claude-code/2.1.330/SessionStart-6.json")
-    payload.update(cwd=str(repo), session_id=session, source=source)
-    proc = run_hook("session_start", payload, repo)
-    assert proc.returncode == 0
-    return json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"] if proc.stdout else ""
+    return hook_context("session_start", "claude-code/2.1.330/SessionStart-6.json", repo, session_id=session,
+                        source=source)
 
 
 def saved(repo):

@@ -367,7 +367,14 @@ def test_repro_control_characters_are_stripped_on_output(repo):
 
 
 def test_session_start_strips_c1_and_bidi_controls(repo):
-    store.append(str(memory_dir(repo)), [entry.build(HOSTILE, "BD-1", "orchestrator")])
+    from memory import hold
+
+    held = entry.build(HOSTILE, "BD-1", "orchestrator")
+    store.append(str(memory_dir(repo)), [held])
+    assert not run_hook("session_start", dict(fixture_payload("claude-code/2.1.330/SessionStart-6.json"),
+                                              cwd=str(repo)), repo).stdout.count(b"ALERT")  # held: bidi controls
+    approval = entry.build_control(entry.APPROVE, held["key"], "", sha=hold.text_sha(held["content"]), by="t")
+    store.append(str(memory_dir(repo)), [approval])  # a person approved it: shown, its controls stripped
     payload = fixture_payload("claude-code/2.1.330/SessionStart-6.json")
     payload["cwd"] = str(repo)
     text = json.loads(run_hook("session_start", payload, repo).stdout)["hookSpecificOutput"]["additionalContext"]

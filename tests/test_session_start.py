@@ -68,7 +68,7 @@ def test_record_hint_names_bd_when_bd_is_on_path(repo, tmp_path):
     from conftest import bd_env
     seed(repo, 1)
     text = context(start(repo, env=bd_env(tmp_path)))
-    assert text.splitlines()[-1].startswith('  Record: bd comment <ID> "LEARNED: …"')
+    assert text.splitlines()[-1].startswith('  Record: bd remember "…" or bd comment <ID> "LEARNED: …"')
     assert "recall.sh --add" not in text
 
 
