@@ -3,6 +3,8 @@ fake HOME holding an auto memory folder shaped like Claude Code's, and the fake 
 import hashlib
 import json
 import os
+import random
+import string
 import subprocess
 from pathlib import Path
 
@@ -10,7 +12,7 @@ from helpers import FAKE_BD, ROOT, bd_env, clean_env, git, knowledge, make_repo
 from memory import automemory, console, entry
 
 RECALL = str(ROOT / "bin" / "recall.sh")
-SECRET = "ghp_" + "a1B2" * 9  # built here: no token-shaped literal in a tracked file
+SECRET = "ghp_" + "".join(random.Random(7).choices(string.ascii_letters + string.digits, k=36))  # no literal
 
 
 def claude_folder(home: Path, repo: Path) -> Path:

@@ -2,8 +2,10 @@
 headless browser (Debian's chromium): rendered text, the filter, a screenshot."""
 import json
 import os
+import random
 import re
 import shutil
+import string
 import subprocess
 import time
 from html.parser import HTMLParser
@@ -16,6 +18,7 @@ from memory import console, entry, injected, report
 
 DAY = 86400
 NOW = time.time()
+SECRET = "ghp_" + "".join(random.Random(7).choices(string.ascii_letters + string.digits, k=36))
 HOSTILE = 'the <script>alert("x")</script> & "quotes" \'too\' </td></tr> <img src=http://evil.example/p.png>'
 
 
@@ -27,7 +30,7 @@ def lines(repo: Path) -> list[dict]:
         e("the integration tests need Postgres 16 on port 5433", "BD-1", "orchestrator", ts=NOW - 40 * DAY),
         e("we chose uv for the lockfile", "BD-2", "orchestrator", "decision", ts=NOW - 10 * DAY),
         e("src/retry_loop.py holds the backoff for the payments client", "", "orchestrator", ts=NOW - 400 * DAY),
-        e("the deploy token is ghp_" + "a1B2" * 9 + " in vault", "BD-2", "orchestrator", ts=NOW - 2 * DAY),
+        e(f"the deploy token is {SECRET} in vault", "BD-2", "orchestrator", ts=NOW - 2 * DAY),
         e(HOSTILE, "BD-3", "orchestrator", "warning", ts=NOW - 3600),
         e("Restart the worker after editing settings", "", "orchestrator", ts=NOW - 5 * DAY),
     ]
@@ -61,7 +64,7 @@ def test_the_page_holds_every_section_and_flags(project):
     assert page.count('<tr data-text="') == 7  # every live entry, one row each
     assert "<polyline" in page and page.count("<circle") == 6  # six days added entries
     assert "gone src/retry_loop.py" in page
-    assert "&lt;redacted:github_token&gt;" in page and "a1B2a1B2" not in page
+    assert "&lt;redacted:github_token&gt;" in page and SECRET not in page
     row = re.search(r'<tr data-text="[^"]*postgres[^"]*">.*?</tr>', page).group(0)
     assert 'class="flag used"' in row and "recall.sh --forget learned-the-integration-tests" in row
     pinned = re.search(r'<tr data-text="[^"]*uv for the lockfile[^"]*">.*?</tr>', page).group(0)
