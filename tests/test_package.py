@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import ROOT, assert_protocol, bash_payload, clean_env, knowledge, make_repo
+from helpers import ROOT, assert_protocol, bash_payload, clean_env, knowledge, make_repo, source_copy
 from memory import __version__, console, registration
 
 # pip with no index and no configured links: nothing is fetched, whatever the machine's pip.conf says
@@ -70,14 +70,6 @@ def test_console_dispatches_and_refuses_unknown_commands(capsys):
     assert all(name in out for name in ("install", "uninstall", "doctor", "recall", "import", "report"))
 
 
-def _source_copy(dest: Path) -> Path:
-    """This tree without its git folder, virtualenv and build output (pip wheel writes build/ into the source)."""
-    ignore = shutil.ignore_patterns(".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", ".pytest_cache",
-                                    ".mypy_cache", ".ruff_cache")
-    shutil.copytree(ROOT, dest, ignore=ignore, symlinks=True)
-    return dest
-
-
 def _tree(repo: Path) -> dict:
     out = {}
     for folder, dirs, files in os.walk(repo):
@@ -95,7 +87,7 @@ def wheel_venv(tmp_path_factory) -> Path:
     if reason:
         pytest.skip(f"cannot build the wheel offline: {reason}")
     base = tmp_path_factory.mktemp("package")
-    source = _source_copy(base / "source")
+    source = source_copy(base / "source")
     env = clean_env(**OFFLINE)
     built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-w",
                             str(base / "dist"), str(source)], capture_output=True, text=True, env=env, timeout=300)
