@@ -81,3 +81,13 @@ def test_marketplace_add_install_then_the_plugin_captures_and_surfaces(tmp_path)
     assert "## Recent Knowledge (1 entry)" in requests and INSIGHT in requests
     assert not (project / ".claude" / "hooks").exists()  # nothing was copied into the project
     assert not (project / ".beads" / "memory" / "errors.log").exists()
+
+    # install.sh as well: both copies registered, one answers (the plugin's session start stays quiet)
+    proc = subprocess.run([str(ROOT / "install.sh"), "--no-venv", "--no-self-check", str(project)],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    requests = session(tmp_path, project, config, "both-recall", "BOTH-RECALL: what do we know?", [
+        {"content": [{"type": "text", "text": "Here is what we know."}]},
+    ])
+    first = next(json.dumps(r) for r in map(json.loads, requests.splitlines()) if "BOTH-RECALL" in json.dumps(r))
+    assert first.count("## Recent Knowledge (1 entry)") == 1
