@@ -7,13 +7,11 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from test_e2e_claude import CLAUDE, HARNESS, run, scenario
 
-from helpers import FAKE_BD, ROOT, knowledge, make_repo, source_copy
+from helpers import ROOT, knowledge, make_repo, source_copy
 from memory import __version__
 
-HARNESS = Path(os.environ.get("CLAUDE_REAL_HARNESS", ROOT.parent / "shared" / "tools" / "claude-real"))
-CLAUDE = Path(os.environ.get("CLAUDE_REAL_HOME", Path.home() / ".cache" / "claude-real")) / "node_modules" / ".bin" \
-    / "claude"
 INSIGHT = "The payments client retries three times with jittered backoff."
 requires_claude = pytest.mark.skipif(
     not (HARNESS / "run-scenario.sh").exists() or not CLAUDE.exists(),
@@ -38,18 +36,10 @@ def claude(config: Path, home: Path, *args: str) -> subprocess.CompletedProcess:
 
 
 def session(tmp_path: Path, project: Path, config: Path, name: str, prompt: str, turns: list) -> str:
-    scenario = tmp_path / f"{name}.json"
-    scenario.write_text(json.dumps({
-        "name": name, "prompt": prompt, "env": {"CLAUDE_CONFIG_DIR": str(config)},
-        "agents": [{"name": "main", "match": {"first_user_contains": prompt.split(":")[0]}, "turns": turns}],
-        "fallback": {"content": [{"type": "text", "text": "OK"}]},
-    }))
-    env = dict(os.environ, NO_LOGGER_HOOKS="1", CLAUDE_BIN=str(CLAUDE),
-               PATH=f"{FAKE_BD}{os.pathsep}{os.environ['PATH']}")
-    proc = subprocess.run([str(HARNESS / "run-scenario.sh"), str(scenario), str(project)], env=env,
-                          capture_output=True, text=True, timeout=300)
-    assert "claude exit code: 0" in proc.stdout, proc.stdout[-3000:] + proc.stderr[-2000:]
-    return (project / ".harness-out" / "requests.jsonl").read_text()
+    """One headless session of the real CLI with the plugin's config folder (test_e2e_claude's harness)."""
+    path = scenario(tmp_path / f"{name}.json", name, prompt, turns)
+    path.write_text(json.dumps(dict(json.loads(path.read_text()), env={"CLAUDE_CONFIG_DIR": str(config)})))
+    return run(path, project)
 
 
 @pytest.mark.slow
