@@ -1,5 +1,7 @@
 """recall.sh --import claude / bd (and memory-hooks import), run as a user runs them: a real git repository, a
 fake HOME holding an auto memory folder shaped like Claude Code's, and the fake bd."""
+from __future__ import annotations
+
 import hashlib
 import json
 import os

@@ -1,6 +1,8 @@
 """The Python package: the wheel built from this tree, installed into a fresh virtualenv with no network, then
 `memory-hooks install` into a real git repository does what ./install.sh does, and the hooks it put there run
 on the standard library alone."""
+from __future__ import annotations
+
 import json
 import os
 import re

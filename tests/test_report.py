@@ -1,5 +1,7 @@
 """memory-doctor --report / memory-hooks report: the page's content, its escaping, and the page in a real
 headless browser (Debian's chromium): rendered text, the filter, a screenshot."""
+from __future__ import annotations
+
 import json
 import os
 import random
