@@ -132,6 +132,13 @@ def parse(text: str, file: str) -> Note:
     return Note(file, meta, body.strip())
 
 
+def read_note(path: str) -> Note:
+    """One topic file (the first MiB), parsed; OSError when it cannot be read."""
+    with open(path, "rb") as fh:
+        text = fh.read(1 << 20).decode("utf-8", "replace")
+    return parse(text.replace("\r\n", "\n"), os.path.basename(path))
+
+
 def read_notes(memory_folder: str) -> tuple[list[Note], int]:
     """The topic files (not the MEMORY.md index), by name; and how many could not be read."""
     notes, unreadable = [], 0
@@ -144,12 +151,9 @@ def read_notes(memory_folder: str) -> tuple[list[Note], int]:
         if not name.endswith(".md") or name == INDEX or name.startswith(".") or not os.path.isfile(path):
             continue
         try:
-            with open(path, "rb") as fh:
-                text = fh.read(1 << 20).decode("utf-8", "replace")
+            notes.append(read_note(path))
         except OSError:
             unreadable += 1
-            continue
-        notes.append(parse(text.replace("\r\n", "\n"), name))
     return notes, unreadable
 
 

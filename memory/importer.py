@@ -40,21 +40,27 @@ def claude_records(project_root: str, folder: str | None, source: str) -> tuple[
     notes, unreadable = automemory.read_notes(folder)
     shared = [n for n in notes if n.type in automemory.SHARED_TYPES]
     personal = [n for n in notes if n.type not in automemory.SHARED_TYPES]
-    records = []
-    for note in shared:
-        found = automemory.facts(note)
-        for fact in found:
-            # one fact per note: the note's own key, so an edited note replaces its entry on the next import;
-            # a list of facts: each its content's key (a bullet inserted above would shift numbered keys)
-            name = entry.slug("claude-" + note.stem)[:60].strip("-") if len(found) == 1 else None
-            ts = _mtime(os.path.join(folder, note.file))
-            records.append(entry.build(fact, "", source, ts=ts, key_name=name, via="import:claude",
-                                       origin=note.file, claude_type=note.type))
+    records = [r for note in shared for r in note_records(folder, note, source, "import:claude")]
     notes_found = [f"Claude Code auto memory: {folder} ({how}): {len(notes)} note(s), {len(shared)} project/"
                    f"reference taken, {len(personal)} user/feedback/untyped left alone"]
     if unreadable:
         notes_found.append(f"{unreadable} note(s) could not be read")
     return records, notes_found
+
+
+def note_records(folder: str, note: automemory.Note, source: str, via: str) -> list[dict]:
+    """The entries of one shareable note (none for a user or feedback note)."""
+    if note.type not in automemory.SHARED_TYPES:
+        return []
+    found = automemory.facts(note)
+    records = []
+    for fact in found:
+        # one fact per note: the note's own key, so an edited note replaces its entry on the next import;
+        # a list of facts: each its content's key (a bullet inserted above would shift numbered keys)
+        name = entry.slug("claude-" + note.stem)[:60].strip("-") if len(found) == 1 else None
+        records.append(entry.build(fact, "", source, ts=_mtime(os.path.join(folder, note.file)), key_name=name,
+                                   via=via, origin=note.file, claude_type=note.type))
+    return records
 
 
 def _mtime(path: str) -> int | None:

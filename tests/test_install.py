@@ -73,7 +73,8 @@ def test_fresh_repo(repo):
     assert registration.schema_problems(config) == []
     assert registration.registered_events(config) == [("SessionStart", "startup|resume|clear|compact"),
                                                       ("UserPromptSubmit", None), ("PostToolUse", "Bash"),
-                                                      ("PostToolUse", "Agent|Task"), ("PostToolUseFailure", "Bash"),
+                                                      ("PostToolUse", "Agent|Task"), ("PostToolUse", "Write|Edit"),
+                                                      ("PostToolUseFailure", "Bash"),
                                                       ("SubagentStop", None), ("Stop", None),
                                                       ("PreCompact", None), ("SessionEnd", None),
                                                       ("SubagentStart", None)]
