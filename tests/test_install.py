@@ -118,7 +118,7 @@ def test_existing_settings_are_merged_not_replaced(repo):
         assert merged[key] == USER_SETTINGS[key]
     assert merged["hooks"]["PreToolUse"] == USER_SETTINGS["hooks"]["PreToolUse"]
     assert merged["hooks"]["PostToolUse"][0] == USER_SETTINGS["hooks"]["PostToolUse"][0]  # theirs first, ours after
-    assert len(merged["hooks"]["PostToolUse"]) == 3  # theirs, capture, dispatch log
+    assert len(merged["hooks"]["PostToolUse"]) == 4  # theirs, capture, dispatch log, Claude notes
     assert (repo / ".claude" / "settings.json").read_text().startswith('{\n    "model"')  # their indentation
     assert (repo / ".claude" / "settings.json.memory-hooks.bak").read_text() == original
     assert registration.without_ours(merged) == USER_SETTINGS
