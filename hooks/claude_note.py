@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""PostToolUse(Write|Edit): Claude Code's own auto memory notes (project / reference) into the shared knowledge,
-when `"capture_claude_notes": true` is set. Handler: memory.note_capture."""
+"""PostToolUse(Write|Edit|MultiEdit): Claude Code's own auto memory notes (project / reference) into the shared
+knowledge, when `"capture_claude_notes": true` is set. Handler: memory.note_capture."""
 import os
 import sys
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 
 from memory import TYPE_CHECKING, bdcomment, entry, hookrun, layout, paths, payload, store
+from memory.provenance import session_files
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -35,12 +36,14 @@ def handle(ctx: hookrun.Context) -> str | None:
             if hint and payload.answers_context(data) else None
     project = payload.project_dir(data)
     ctx.memory_dir = paths.memory_dir(cwd, project)
-    git = paths.work_tree_git(cwd, paths.project_root(cwd, project))
+    root = paths.project_root(cwd, project)
+    git = paths.work_tree_git(cwd, root)
     agent_type = payload.text_field(data, "agent_type")
     call = payload.capture_id(data, command)
     provenance = {"session_id": payload.session_id(data), "agent_type": agent_type,
                   "agent_id": payload.text_field(data, "agent_id"), "branch": git.branch if git else None,
-                  "commit": git.head if git else None, "capture_id": call}
+                  "commit": git.head if git else None, "capture_id": call,
+                  "files": session_files(payload.text_field(data, "transcript_path"), root)}
     entries, problems = build_records(ctx.memory_dir, found, entry.detect_source(cwd, agent_type), provenance)
     problems += [failed] if failed else []
     if not entries:
@@ -78,6 +81,7 @@ def build_records(memory_dir: str, found: Sequence[bdcomment.Marked], source: st
 
     records, problems = [], []
     lines: list[dict] | None = None
+    control = {k: v for k, v in provenance.items() if k != "files"}  # files: an entry's provenance, not a forget's
     for piece in found:
         piece_bead = getattr(piece, "bead", bead)
         bd_key = getattr(piece, "bd_key", None)
@@ -90,7 +94,7 @@ def build_records(memory_dir: str, found: Sequence[bdcomment.Marked], source: st
                     problems.append(f"memory-hooks: bd forgot `{bd_key}`; no entry here came from a `bd remember` "
                                     "with that key, so nothing else was forgotten (recall.sh --forget KEY does).")
                 elif not view.State(lines).forgotten(ours):
-                    records.append(entry.build_control(entry.FORGET, ours, piece_bead, bd_key=bd_key, **provenance))
+                    records.append(entry.build_control(entry.FORGET, ours, piece_bead, bd_key=bd_key, **control))
                 continue
             keys = view.resolve(lines, piece.key or "")
             if len(keys) != 1:
@@ -99,7 +103,7 @@ def build_records(memory_dir: str, found: Sequence[bdcomment.Marked], source: st
                 problems.append(f"memory-hooks: nothing forgotten: `{piece.key}` may mean {', '.join(keys)}." if keys
                                 else f"memory-hooks: nothing forgotten: no entry has the key `{piece.key}`.{near}")
                 continue
-            records.append(entry.build_control(entry.FORGET, keys[0], piece_bead, **provenance))
+            records.append(entry.build_control(entry.FORGET, keys[0], piece_bead, **control))
             continue
         name = piece.key if piece.key and entry.valid_key_name(piece.key) else None
         if piece.key and name is None:

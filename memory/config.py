@@ -4,7 +4,6 @@ Budgets are in tokens, counted as characters / 4 (the runtimes cap injected cont
 """
 from __future__ import annotations
 
-import json
 import os
 
 from memory import layout
@@ -35,12 +34,21 @@ DEFAULTS = {
     "capture_claude_notes": False,
     # leave the memories of `bd remember` out of session start where bd's own hook prints them (memory.bdprime)
     "leave_bd_memories_to_bd_prime": True,
+    # action time (memory.action_context): what a file read/edit or a failed command may get
+    "action_max_entries": 3,
+    "action_budget_chars": 1000,
+    "action_file_min_score": 2.5,  # cue weights: memory.action_paths.Params (swept on bench/relevance dev)
+    "action_file_follow": 0.6,  # and at least this share of the best entry's score
+    "action_error_min_fraction": 0.30,  # of the best score the error's words could reach (memory.rank)
+    "action_error_min_terms": 2,  # distinct words of the error the entry must share
 }
 MAX_INJECTED_CHARS = 9000  # the runtimes drop context past 10,000 characters
 
 
 def load(memory_dir: str) -> dict:
     """Defaults overridden by the values of config.json that have the default's type; never raises."""
+    import json  # here: the action-time hook's fast path reads DEFAULTS without paying for json (and re)
+
     config = dict(DEFAULTS)
     try:
         with open(os.path.join(memory_dir, layout.CONFIG), "rb") as fh:

@@ -9,10 +9,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import subprocess
 import time
 
-from memory import fsio, health, layout, locking, paths, registration, store
+from memory import TYPE_CHECKING, fsio, health, layout, locking, paths, registration, store
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 OK, WARN, FAIL = "OK", "WARN", "FAIL"
 EXIT = {OK: 0, WARN: 1, FAIL: 2}
@@ -53,6 +57,14 @@ def _file_checks(memory_dir: str) -> list[Finding]:
         found.append((WARN, "quarantine",
                       f"{store.CORRUPT} holds {n} line(s) moved out by repairs; review, then delete"))
     return found
+
+
+def _write_checks(memory_dir: str) -> list[Finding]:
+    """A memory folder or knowledge file this user can't write loses every capture: FAIL, with the fix."""
+    problems = health.write_problem(memory_dir)
+    if not problems:
+        return [(OK, "writable", f"{memory_dir} takes captures")]
+    return [(FAIL, "writable", f"{problem} (until then no insight is stored)") for problem in problems]
 
 
 def _capture_check(memory_dir: str) -> Finding:
@@ -114,24 +126,86 @@ def _pid_alive(pid: int) -> bool:
 
 
 def _registration_checks(tree: str) -> list[Finding]:
-    found, seen = [], []
-    for rel in registration.CLAUDE_SETTINGS_FILES + (registration.CURSOR_HOOKS,):
-        events = registration.registered_events(registration.read_config(os.path.join(tree, rel)))
-        if events:
-            found.append((OK, "registered", f"{rel}: " + ", ".join(f"{e}[{m}]" if m else e for e, m in events)))
-        if rel != registration.CURSOR_HOOKS:
-            seen += events
-    if registration.plugin_enabled(tree):
+    """Each runtime's project file(s) that install.sh writes (memory.runtimes.RUNTIMES): readable, our
+    events all there, each running a hook file that is installed, in this version's command."""
+    found: list[Finding] = []
+    hooks_dir = os.path.join(tree, registration.INSTALL_DIR, "hooks")
+    available = {n[:-3] for n in (os.listdir(hooks_dir) if os.path.isdir(hooks_dir) else []) if n.endswith(".py")}
+    claude: list[tuple[str, str | None, dict]] = []
+    for label, files, table, command in registration.RUNTIMES:
+        handlers = []
+        for rel in files:
+            config, problem = _read_settings(tree, rel)
+            if problem:
+                found.append((FAIL, "registered", f"{problem}: {label} runs no hook from it (fix the file, then "
+                                                  "re-run memory-hooks' install.sh)"))
+            mine = registration.our_handlers(config)
+            if mine:
+                found.append((OK, "registered", f"{rel}: " + ", ".join(f"{e}[{m}]" if m else e for e, m, _ in mine)))
+            handlers += mine
+        if label == "Claude Code":
+            claude = handlers
+        if handlers:
+            found += _handler_problems(label, handlers, table, command, available)
+    plugin = registration.plugin_enabled(tree)
+    if plugin:
         found.append((OK, "registered", "the memory-hooks Claude Code plugin is enabled"))
-        if seen:
+        if claude:
             found.append((WARN, "duplicates", "plugin and settings both register the hooks (harmless: the plugin "
                                               "copy stays quiet, but remove one)"))
-    doubled = sorted({f"{e}[{m}]" for e, m in seen if seen.count((e, m)) > 1})
-    if doubled:
-        found.append((WARN, "duplicates", f"registered more than once in .claude/settings*.json: {', '.join(doubled)}"))
-    if not any(e == "SessionStart" for e, _ in seen) and not registration.plugin_enabled(tree):
+    if not any(e == "SessionStart" for e, _, _ in claude) and not plugin:
         found.append((FAIL, "registered", "no SessionStart/PostToolUse hooks of ours in .claude/settings*.json "
                                           "(run memory-hooks' install.sh)"))
+    return found
+
+
+def _read_settings(tree: str, rel: str) -> tuple[dict, str | None]:
+    """A runtime's settings object ({} when absent), or the reason the runtime can't read it."""
+    try:
+        with open(os.path.join(tree, rel), "rb") as fh:
+            data = fh.read()
+    except FileNotFoundError:
+        return {}, None
+    except OSError as exc:
+        return {}, f"{rel}: cannot be read ({exc.strerror or exc})"
+    try:
+        config = registration.parse_json_file(rel, data.decode("utf-8"))
+    except UnicodeDecodeError:
+        return {}, f"{rel}: not UTF-8 text"
+    except registration.SettingsError as exc:
+        return {}, str(exc).split("; ")[0]
+    problems = registration.schema_problems(config, cursor=rel == registration.CURSOR_HOOKS, strict=False,
+                                            gemini=rel == registration.GEMINI_SETTINGS)
+    return config, (f"{rel}: not of the documented hooks shape ({'; '.join(problems[:3])})" if problems else None)
+
+
+def _hook_of(handler: dict) -> str | None:
+    """The hook file of ours a registered handler runs (`session_start` for …/hooks/session_start.py)."""
+    ran = re.search(r"/hooks/(\w+)\.py", str(handler.get("command", "")) + " " + " ".join(
+        a for a in handler.get("args") or [] if isinstance(a, str)))
+    return ran.group(1) if ran else None
+
+
+def _handler_problems(label: str, handlers: list[tuple[str, str | None, dict]], table: list,
+                      command: Callable[[str], str], available: set[str]) -> list[Finding]:
+    found: list[Finding] = []
+    registered = [(event, matcher) for event, matcher, _ in handlers]
+    missing = [f"{e}[{m}]" if m else e for hook, e, m, _ in table if hook in available and (e, m) not in registered]
+    if missing:
+        found.append((WARN, "registered", f"{label}: not registered for {', '.join(missing)} (re-run memory-hooks' "
+                                          "install.sh)"))
+    runs = [(event, matcher, _hook_of(handler)) for event, matcher, handler in handlers]
+    doubled = sorted({f"{e}[{m}]" if m else e for e, m, hook in runs if runs.count((e, m, hook)) > 1})
+    if doubled:  # the same hook twice on one event (two of ours on one event is by design)
+        found.append((WARN, "duplicates", f"{label}: registered more than once: {', '.join(doubled)}"))
+    for event, _, handler in handlers:
+        hook = _hook_of(handler)
+        if hook is None or hook not in available:
+            found.append((FAIL, "registered", f"{label}: {event} runs {f'hooks/{hook}.py' if hook else 'a hook'}, "
+                                              "which is not installed (re-run memory-hooks' install.sh)"))
+        elif handler.get("command") != command(hook):
+            found.append((WARN, "registered", f"{label}: {event} is registered by another version of install.sh "
+                                              "(re-run memory-hooks' install.sh)"))
     return found
 
 
@@ -162,11 +236,12 @@ def _errors_check(memory_dir: str) -> Finding:
 def diagnose(anchor: str, memory_dir: str) -> list[Finding]:
     """Every finding, in report order; a check that cannot run is itself a FAIL line."""
     info = paths.git_info(anchor)
-    tree = info.toplevel if info else anchor
+    tree = info.toplevel if info else paths.project_root(anchor)
     steps = [("memory root", lambda: [_root_check(anchor, memory_dir)]),
              ("registered", lambda: _registration_checks(tree)),
              ("interpreter", lambda: [_interpreter_check(tree)]),
              ("files", lambda: _file_checks(memory_dir)),
+             ("writable", lambda: _write_checks(memory_dir)),
              ("lock", lambda: _lock_check(memory_dir)),
              ("last capture", lambda: [_capture_check(memory_dir)]),
              ("stale", lambda: [_stale_check(memory_dir, tree)]),
@@ -195,8 +270,12 @@ def main(argv: list[str] | None = None) -> int:
         return report.write(args.report, args.memory_dir)
     anchor = os.environ.get("MEMORY_HOOKS_ANCHOR") or os.getcwd()
     memory_dir = args.memory_dir or paths.memory_dir(anchor)
-    repaired = health.repair(memory_dir) if args.repair and os.path.isdir(memory_dir) else []
-    findings = diagnose(anchor, memory_dir)
+    try:
+        repaired = health.repair(memory_dir) if args.repair and os.path.isdir(memory_dir) else []
+        failed: list[Finding] = []
+    except OSError as exc:  # e.g. a folder this user can't write: the report says so (see "writable")
+        repaired, failed = [], [(FAIL, "repair", f"could not repair: {exc.strerror or exc} ({exc.filename})")]
+    findings = failed + diagnose(anchor, memory_dir)
     worst = max((EXIT[level] for level, _, _ in findings), default=0)
     if args.json:
         print(json.dumps({"status": [OK, WARN, FAIL][worst], "memory_dir": memory_dir, "repaired": repaired,

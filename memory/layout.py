@@ -32,13 +32,15 @@ VECTORS = "vectors.bin"  # the semantic option's entry vectors (memory.semantic;
 INJECTED = "injected.json"  # per session: which entries the agent was already given (memory.injected)
 WELCOMED = "welcomed"  # empty flag: this machine's first session after install has had the fuller introduction
 STATE_LOCK = "state.lock"  # guards the small machine-local state files (not the knowledge)
+PATH_CUES = "knowledge.paths"  # which entries are about which files (memory.action_paths; rebuildable)
+ACTION_CACHE = "action-cache"  # folder: per session, what a file or error event found (memory.action_context)
 HANDOFFS = "handoffs.jsonl"  # where each session stopped (memory.handoff); machine-local, newest 200
 TEMP_SUFFIX = ".tmp"  # `.<name>.<pid>.tmp`: an atomic write in progress (memory.fsio)
 
 MACHINE_LOCAL_FILES = (LOCK, JOURNAL, CORRUPT, ERRORS, ERRORS_ROTATED, DISPATCH_LOG, COMPLETION_STATE, INJECTED,
                        STATE_LOCK, INDEX, ARCHIVE_INDEX, INDEX_BUILD_LOCK, VECTORS, HANDOFFS, WELCOMED,
-                       SCREEN_CACHE)
-MACHINE_LOCAL_DIRS = (PENDING,)
+                       SCREEN_CACHE, PATH_CUES)
+MACHINE_LOCAL_DIRS = (PENDING, ACTION_CACHE)
 COMMITTED = (KNOWLEDGE, ARCHIVE)  # the data files a team shares (the configs are theirs, never purged)
 DATA_FILES = COMMITTED + MACHINE_LOCAL_FILES  # what `install.sh --uninstall --purge` deletes
 

@@ -1,6 +1,7 @@
-"""PostToolUse(Write|Edit): Claude Code wrote one of its auto memory notes; with `"capture_claude_notes": true`
-in .beads/memory/config.json (off by default) its `project` / `reference` facts go into the shared knowledge as
-`recall.sh --import claude` would bring them (memory.importer), `via` "capture:claude". The note is only read.
+"""PostToolUse(Write|Edit|MultiEdit): Claude Code wrote one of its auto memory notes; with
+`"capture_claude_notes": true` in .beads/memory/config.json (off by default) its `project` / `reference`
+facts go into the shared knowledge as `recall.sh --import claude` would bring them (memory.importer), `via`
+"capture:claude". The note is only read.
 
 Runs on every Write and Edit: decides from the raw stdin bytes first (a `.md` path), imports only
 `memory.hookrun` before that. Never answers, never blocks.

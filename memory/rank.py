@@ -185,9 +185,10 @@ def score_all(corpus: Corpus, query: Query, params: type[Params] = Params
 
 
 def search(corpus: Corpus, text: str, limit: int = 5, params: type[Params] = Params,
-           gate: bool = False) -> list[Scored]:
-    """The top `limit` live documents of `corpus` for `text` (only those passing the gate when `gate`)."""
-    query = Query(text)
+           gate: bool = False, query: Query | None = None) -> list[Scored]:
+    """The top `limit` live documents of `corpus` for `text` (only those passing the gate when `gate`);
+    `query` when the caller already made (and trimmed) the text's Query."""
+    query = query or Query(text)
     scores, matched, concept_scores, best_words, best_concepts = score_all(corpus, query, params)
     best = (best_words + best_concepts) or 1.0
     ts = corpus.ts

@@ -182,7 +182,7 @@ def test_handoffs_are_redacted_and_machine_local(repo, tmp_path):
     text = (repo / ".beads" / "memory" / layout.HANDOFFS).read_text()
     assert "ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5" not in text and "<redacted:" in text
     from memory.install import plan
-    assert f"/.beads/memory/{layout.HANDOFFS}" in plan.gitignore_lines()
+    assert f"/{layout.HANDOFFS}" in plan.memory_ignore_lines()
 
 
 def test_recall_lists_and_shows_handoffs(repo, tmp_path):
