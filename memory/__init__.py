@@ -18,3 +18,4 @@ Only the standard library is imported at import time; orjson (faster bulk reads)
 where `fcntl` is missing) are optional accelerators loaded where they pay for themselves.
 """
 TYPE_CHECKING = False
+__version__ = "0.1.0"  # the one place: pyproject.toml reads it (setuptools dynamic version), so does `--version`

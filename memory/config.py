@@ -30,6 +30,8 @@ DEFAULTS = {
     "semantic": True,
     # capture lines of the agent's final message that start with LEARNED: / DECISION: / WARNING: / PATTERN:
     "capture_replies": True,
+    # import Claude Code's project / reference auto memory notes as Claude writes them (memory.note_capture)
+    "capture_claude_notes": False,
     # leave the memories of `bd remember` out of session start where bd's own hook prints them (memory.bdprime)
     "leave_bd_memories_to_bd_prime": True,
     # action time (memory.action_context): what a file read/edit or a failed command may get

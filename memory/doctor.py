@@ -261,8 +261,13 @@ def main(argv: list[str] | None = None) -> int:
                                      epilog="Exit status: 0 all OK, 1 warnings, 2 failures.")
     parser.add_argument("--repair", action="store_true", help="quarantine malformed lines, drop duplicate lines")
     parser.add_argument("--json", action="store_true", help="one JSON object, for machines")
+    parser.add_argument("--report", metavar="FILE.html",
+                        help="write one static HTML page about the knowledge (nothing fetched) and stop")
     parser.add_argument("--memory-dir", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.report:
+        from memory import report
+        return report.write(args.report, args.memory_dir)
     anchor = os.environ.get("MEMORY_HOOKS_ANCHOR") or os.getcwd()
     memory_dir = args.memory_dir or paths.memory_dir(anchor)
     try:

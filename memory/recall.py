@@ -149,6 +149,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="set this clone's git config for the knowledge files' merge driver (once per clone)")
     parser.add_argument("--doctor", action="store_true",
                         help="check the installation; --doctor --repair fixes the files (see memory-doctor)")
+    parser.add_argument("--import", dest="import_source", metavar="SOURCE",
+                        help="bring existing memory in once: claude (Claude Code's auto memory: project and reference "
+                             "notes) or bd (bd memories); with --dry-run, show what would be added")
     parser.add_argument("--memory-dir", help=argparse.SUPPRESS)
     return parser
 
@@ -179,6 +182,9 @@ def _main(argv: list[str]) -> int:
     if "--doctor" in argv:
         from memory import doctor
         return doctor.main([a for a in argv if a != "--doctor"])
+    if any(a == "--import" or a.startswith("--import=") for a in argv):
+        from memory import importer
+        return importer.main(importer.from_recall_argv(argv))
     parser = build_parser()
     args = parser.parse_intermixed_args(argv)  # `recall.sh pytest --all ci`: the words around an option
     if args.recent is not None and args.recent < 1:

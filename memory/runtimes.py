@@ -24,6 +24,8 @@ CLAUDE_HOOKS = [
     ("memory_capture", "PostToolUseFailure", "Bash", {"timeout": 10}),  # a failed command's insights too
     # not "async": `claude -p` kills async hooks still running at its end; the hook detaches its own work
     ("log_dispatch_prompt", "PostToolUse", "Agent|Task", {"timeout": 10}),
+    # Claude Code's auto memory notes as Claude writes them; off unless config.json says "capture_claude_notes"
+    ("claude_note", "PostToolUse", "Write|Edit|MultiEdit", {"timeout": 10}),
     ("validate_completion", "SubagentStop", None, {"timeout": 30}),
     ("capture_reply", "Stop", None, {"timeout": 10}),
     ("handoff", "PreCompact", None, {"timeout": 30}),

@@ -137,6 +137,17 @@ def assert_protocol(out: bytes | str) -> None:
         assert all(isinstance(fields[k], t) and fields[k] for k, t in inner.items()), text[:200]
 
 
+def source_copy(dest: Path) -> Path:
+    """This clone's files at `dest`, without its git folder, virtualenv, caches and build output: what a
+    fresh clone holds (pip wheel writes build/ into its source; Claude Code reads a local plugin in place)."""
+    import shutil
+
+    ignore = shutil.ignore_patterns(".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", ".pytest_cache",
+                                    ".mypy_cache", ".ruff_cache", ".hypothesis")
+    shutil.copytree(ROOT, dest, ignore=ignore, symlinks=True)
+    return dest
+
+
 def installed_project(path: Path) -> Path:
     """A real git repository with memory-hooks installed by install.sh (no venv, no self-check)."""
     make_repo(path)

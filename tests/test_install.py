@@ -74,7 +74,9 @@ def test_fresh_repo(repo):
     assert registration.schema_problems(config) == []
     assert registration.registered_events(config) == [("SessionStart", "startup|resume|clear|compact"),
                                                       ("UserPromptSubmit", None), ("PostToolUse", "Bash"),
-                                                      ("PostToolUse", "Agent|Task"), ("PostToolUseFailure", "Bash"),
+                                                      ("PostToolUse", "Agent|Task"),
+                                                      ("PostToolUse", "Write|Edit|MultiEdit"),
+                                                      ("PostToolUseFailure", "Bash"),
                                                       ("PostToolUseFailure", "Bash"),
                                                       ("SubagentStop", None), ("Stop", None),
                                                       ("PreCompact", None), ("SessionEnd", None),
@@ -124,7 +126,7 @@ def test_existing_settings_are_merged_not_replaced(repo):
     assert merged["hooks"]["PreToolUse"][:len(theirs)] == theirs  # theirs first, ours (action time) after
     assert [g["matcher"] for g in merged["hooks"]["PreToolUse"][len(theirs):]] == ["Read|Edit|Write|MultiEdit"]
     assert merged["hooks"]["PostToolUse"][0] == USER_SETTINGS["hooks"]["PostToolUse"][0]  # theirs first, ours after
-    assert len(merged["hooks"]["PostToolUse"]) == 3  # theirs, capture, dispatch log
+    assert len(merged["hooks"]["PostToolUse"]) == 4  # theirs, capture, dispatch log, Claude notes
     assert (repo / ".claude" / "settings.json").read_text().startswith('{\n    "model"')  # their indentation
     assert (repo / ".claude" / "settings.json.memory-hooks.bak").read_text() == original
     assert registration.without_ours(merged) == USER_SETTINGS

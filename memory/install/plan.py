@@ -30,7 +30,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import TextIO
 
-SOURCE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # the clone
+SOURCE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # the clone (or site-packages)
+DATA_PACKAGE = "memory_hooks"  # installed from a wheel: hooks/, bin/ and requirements*.txt are this package's data
 MEMORY_DIR = layout.MEMORY_SUBDIR
 RECALL = os.path.join(MEMORY_DIR, layout.RECALL_SCRIPT)
 KNOWLEDGE = os.path.join(MEMORY_DIR, layout.KNOWLEDGE)
@@ -84,12 +85,28 @@ class Change:
         return self.rel if self.root is None else os.path.join(self.root, self.rel)
 
 
+def data_root() -> str:
+    """Where hooks/, bin/ and the requirements files are: the clone, or beside the installed `memory` package
+    the DATA_PACKAGE folder that pyproject.toml ships them in (pip, pipx and uv install the wheel there)."""
+    packaged = os.path.join(SOURCE, DATA_PACKAGE)
+    if not os.path.isdir(os.path.join(SOURCE, "hooks")) and os.path.isdir(os.path.join(packaged, "hooks")):
+        return packaged
+    return SOURCE
+
+
+def source_path(rel: str) -> str:
+    """The file of ours a shipped path (relative to INSTALL_DIR, as code_files() names it) is copied from."""
+    top = rel.split(os.sep, 1)[0]
+    return os.path.join(SOURCE if top == "memory" else data_root(), rel)
+
+
 def code_files() -> list[str]:
-    """The files of ours that go into the target's INSTALL_DIR (paths relative to SOURCE)."""
+    """The files of ours that go into the target's INSTALL_DIR (paths relative to it; source_path() finds each)."""
     files = []
     for folder, suffixes in (("hooks", (".py",)), ("memory", (".py",)), ("bin", ("",))):
-        for here, dirs, names in os.walk(os.path.join(SOURCE, folder)):
-            rel = os.path.relpath(here, SOURCE)
+        root = SOURCE if folder == "memory" else data_root()
+        for here, dirs, names in os.walk(os.path.join(root, folder)):
+            rel = os.path.relpath(here, root)
             # the installer itself never ships: the target gets only what the hooks and commands run
             dirs[:] = sorted(d for d in dirs if os.path.join(rel, d) != os.path.join("memory", "install")
                              and not d.startswith((".", "__")))
@@ -269,13 +286,13 @@ def plan_install(target: str, cursor: bool, claude: bool, main_checkout: str | N
     our block too, and the knowledge file is not created in the worktree.
     """
     shipped = {os.path.join(INSTALL_DIR, rel) for rel in code_files()}
-    changes = [_code_change(target, os.path.join(INSTALL_DIR, rel), fsio.read_bytes(os.path.join(SOURCE, rel)))
+    changes = [_code_change(target, os.path.join(INSTALL_DIR, rel), fsio.read_bytes(source_path(rel)))
                for rel in code_files()]
     previous = _manifest(target)
     for rel in sorted(set(previous.get("files", [])) - shipped):  # shipped before, not any more
         if _read(target, rel) is not None:
             changes.append(Change(rel, _read(target, rel), None))
-    changes.append(_code_change(target, RECALL, fsio.read_bytes(os.path.join(SOURCE, "bin", "recall.sh"))))
+    changes.append(_code_change(target, RECALL, fsio.read_bytes(source_path(os.path.join("bin", "recall.sh")))))
     if main_checkout is None and _read(target, KNOWLEDGE) is None:
         changes.append(Change(KNOWLEDGE, None, b""))
     changes.append(_gitignore_change(target, remove=False))

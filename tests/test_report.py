@@ -1,0 +1,153 @@
+"""memory-doctor --report / memory-hooks report: the page's content, its escaping, and the page in a real
+headless browser (Debian's chromium): rendered text, the filter, a screenshot."""
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import shutil
+import string
+import subprocess
+import time
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from helpers import ROOT, clean_env, make_repo
+from memory import console, entry, injected, report
+
+DAY = 86400
+NOW = time.time()
+SECRET = "ghp_" + "".join(random.Random(7).choices(string.ascii_letters + string.digits, k=36))
+HOSTILE = 'the <script>alert("x")</script> & "quotes" \'too\' </td></tr> <img src=http://evil.example/p.png>'
+
+
+def lines(repo: Path) -> list[dict]:
+    """A knowledge file as a team's grows: several days, beads, a pin, a duplicate from a merge, a redacted
+    secret, an old entry naming a file that is gone, and an entry made of markup."""
+    e = entry.build
+    made = [
+        e("the integration tests need Postgres 16 on port 5433", "BD-1", "orchestrator", ts=NOW - 40 * DAY),
+        e("we chose uv for the lockfile", "BD-2", "orchestrator", "decision", ts=NOW - 10 * DAY),
+        e("src/retry_loop.py holds the backoff for the payments client", "", "orchestrator", ts=NOW - 400 * DAY),
+        e(f"the deploy token is {SECRET} in vault", "BD-2", "orchestrator", ts=NOW - 2 * DAY),
+        e(HOSTILE, "BD-3", "orchestrator", "warning", ts=NOW - 3600),
+        e("Restart the worker after editing settings", "", "orchestrator", ts=NOW - 5 * DAY),
+    ]
+    twin = dict(made[-1], key="learned-restart-worker-after-settings", content="restart the worker after editing "
+                                                                                "settings!")
+    pin = entry.build_control(entry.PIN, made[1]["key"], "", ts=NOW - DAY)
+    return made + [twin, pin]
+
+
+@pytest.fixture
+def project(tmp_path):
+    repo = make_repo(tmp_path / "project")
+    (repo / "src").mkdir()
+    (repo / "src" / "other.py").write_text("x = 1\n")
+    memory = repo / ".beads" / "memory"
+    memory.mkdir(parents=True)
+    (memory / "knowledge.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines(repo)))
+    injected.remember(str(memory), "session-1", ["learned-the-integration-tests-need-postgres-16-on-port-5433"])
+    return repo
+
+
+def build(repo: Path) -> str:
+    return report.build(str(repo / ".beads" / "memory"), str(repo), now=NOW)
+
+
+def test_the_page_holds_every_section_and_flags(project):
+    page = build(project)
+    for heading in ("Entries by type, topic, bead and age", "Growth", "Stale (1)", "Duplicates (1)",
+                    "Redacted (1)", "What session start shows today"):
+        assert f"<h2>{heading}</h2>" in page
+    assert page.count('<tr data-text="') == 7  # every live entry, one row each
+    assert "<polyline" in page and page.count("<circle") == 6  # six days added entries
+    assert "gone src/retry_loop.py" in page
+    assert "&lt;redacted:github_token&gt;" in page and SECRET not in page
+    row = re.search(r'<tr data-text="[^"]*postgres[^"]*">.*?</tr>', page).group(0)
+    assert 'class="flag used"' in row and "recall.sh --forget learned-the-integration-tests" in row
+    pinned = re.search(r'<tr data-text="[^"]*uv for the lockfile[^"]*">.*?</tr>', page).group(0)
+    assert 'class="flag pinned"' in pinned and "recall.sh --pin decision-we-chose-uv-for-the-lockfile" in pinned
+    assert "## Recent Knowledge" in page  # the digest session start renders, as it renders it
+
+
+def test_entry_text_is_escaped_and_nothing_is_fetched(project):
+    page = build(project)
+    assert "<script>alert" not in page and "<img src=http" not in page
+    assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;" in page
+    assert page.count("<script>") == 1  # ours
+    assert [tag for tag in _tags(page) if tag[0] in ("img", "link", "a", "iframe", "object", "embed")] == []
+    assert all(not value.lower().startswith(("http", "//")) for _, attrs in _tags(page) for name, value in attrs
+               if name in ("src", "href", "action", "data") and value)
+    assert "default-src 'none'" in page
+
+
+def _tags(page: str) -> list:
+    """Every element of the page with its attributes, as a browser's parser sees them."""
+    found = []
+
+    class Parser(HTMLParser):
+        def handle_starttag(self, tag, attrs):
+            found.append((tag, attrs))
+
+    Parser().feed(page)
+    return found
+
+
+def test_growth_counts_distinct_keys_by_day():
+    k = {"type": "learned", "content": "c"}
+    points = report.growth([dict(k, key="a", ts=10 * DAY + 5), dict(k, key="a", ts=12 * DAY),
+                            dict(k, key="b", ts=12 * DAY + 7), {"key": "b", "type": "forget", "ts": 13 * DAY}])
+    assert points == [(10 * DAY, 0), (11 * DAY, 1), (13 * DAY, 2)]
+
+
+def test_doctor_report_and_memory_hooks_report_write_the_file(project, tmp_path, monkeypatch, capsys):
+    out = tmp_path / "doctor.html"
+    proc = subprocess.run([str(ROOT / "bin" / "memory-doctor"), "--report", str(out)], cwd=project,
+                          capture_output=True, text=True, env=clean_env())
+    assert proc.returncode == 0, proc.stderr
+    assert out.read_text().startswith("<!DOCTYPE html>") and "Postgres 16" in out.read_text()
+    monkeypatch.chdir(project)
+    monkeypatch.delenv("MEMORY_HOOKS_ANCHOR", raising=False)
+    assert console.main(["report", str(tmp_path / "console.html")]) == 0
+    assert "Postgres 16" in (tmp_path / "console.html").read_text()
+    assert console.main(["report", str(tmp_path / "no" / "such" / "dir.html")]) == 2
+
+
+def _chromium() -> str | None:
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def _browser(tmp_path: Path, *args: str) -> str:
+    browser = _chromium()
+    if browser is None:
+        pytest.skip("chromium is not installed (apt-get install chromium; .ci/run installs it)")
+    command = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+               f"--user-data-dir={tmp_path / 'chromium-profile'}", "--no-first-run", *args]
+    proc = subprocess.run(command, capture_output=True, text=True, timeout=120, env=clean_env(HOME=str(tmp_path)))
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return proc.stdout
+
+
+def test_the_page_in_a_headless_browser(project, tmp_path):
+    page = tmp_path / "report.html"
+    page.write_text(build(project))
+    url = page.as_uri()
+    dom = _browser(tmp_path, "--dump-dom", url)
+    assert "7 of 7 entries shown" in dom  # the page's own script ran
+    for text in ("the integration tests need Postgres 16 on port 5433", "we chose uv for the lockfile",
+                 "&lt;script&gt;alert(\"x\")&lt;/script&gt;"):
+        assert text in dom
+    assert "alert(\"x\")</script>" not in dom  # markup in an entry stayed text in the rendered page
+    filtered = _browser(tmp_path, "--dump-dom", url + "?q=postgres%205433")
+    assert "1 of 7 entries shown" in filtered
+    rows = re.findall(r"<tr data-text=\"[^\"]*\"( hidden=\"\")?>", filtered)
+    assert len(rows) == 7 and rows.count(' hidden=""') == 6
+    by_flag = _browser(tmp_path, "--dump-dom", url + "#q=stale")
+    assert "1 of 7 entries shown" in by_flag
+    shot = tmp_path / "report.png"
+    _browser(tmp_path, f"--screenshot={shot}", "--window-size=1200,1600", url)
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and os.path.getsize(shot) > 20_000
