@@ -16,6 +16,11 @@ if [ "$(version .venv/bin/python)" != "$(version "$PYTHON")" ] \
   "$PYTHON" -m venv .venv
   .venv/bin/python -m pip install --quiet --disable-pip-version-check -r tests/requirements.txt
 fi
+# requirements changed since this .venv was set up: bring it up to date (the stamp is their contents)
+if ! cat requirements.txt tests/requirements.txt | cmp -s - .venv/requirements.stamp; then
+  .venv/bin/python -m pip install --quiet --disable-pip-version-check -r tests/requirements.txt \
+    && cat requirements.txt tests/requirements.txt > .venv/requirements.stamp
+fi
 if [ "${1:-}" = "--lint" ]; then
   .venv/bin/ruff check .
   exec .venv/bin/mypy
