@@ -3,6 +3,8 @@
 Each line is OK, WARN or FAIL. Exit status: 0 all OK, 1 a warning, 2 a failure.
 `--repair` (under the store's lock): finishes an interrupted rotation, moves malformed lines to
 knowledge.corrupt.jsonl and drops byte-identical duplicate lines; nothing else is touched.
+`--compact` (under the lock): folds the inbox's captures into knowledge.jsonl and rotates (memory.inbox);
+commit right after.
 """
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ import os
 import subprocess
 import time
 
-from memory import fsio, health, layout, locking, paths, registration, store
+from memory import fsio, health, inbox, layout, locking, paths, registration, store
 
 OK, WARN, FAIL = "OK", "WARN", "FAIL"
 EXIT = {OK: 0, WARN: 1, FAIL: 2}
@@ -38,8 +40,8 @@ def _file_checks(memory_dir: str) -> list[Finding]:
             found.append((FAIL, name, f"is a symlink to {os.readlink(path)}: hooks refuse to write through it"))
             continue
         if not os.path.exists(path):
-            level = WARN if name == store.ACTIVE else OK
-            found.append((level, name, "missing" + (" (nothing captured yet)" if name == store.ACTIVE else "")))
+            empty = name == store.ACTIVE and not inbox.names(memory_dir)
+            found.append((WARN if empty else OK, name, "missing" + (" (nothing captured yet)" if empty else "")))
             continue
         found_health = health.health(path)
         level = OK if found_health.healthy else WARN
@@ -48,11 +50,22 @@ def _file_checks(memory_dir: str) -> list[Finding]:
         found.append((level, name, f"{found_health.lines} lines, {size:.1f} KiB, {found_health.malformed} malformed, "
                                    f"{found_health.duplicates} duplicate{torn}"
                       + (" (memory-doctor --repair)" if level == WARN else "")))
+    found.append(_inbox_check(memory_dir))
     if os.path.exists(store.path(memory_dir, store.CORRUPT)):
         n = store.read(store.path(memory_dir, store.CORRUPT)).lines
         found.append((WARN, "quarantine",
                       f"{store.CORRUPT} holds {n} line(s) moved out by repairs; review, then delete"))
     return found
+
+
+def _inbox_check(memory_dir: str) -> Finding:
+    count, held = health.inbox_health(memory_dir)
+    level = WARN if held.malformed or held.duplicates or count > health.COMPACT_HINT else OK
+    detail = (f"{count} capture file(s), {held.lines} lines, {held.malformed} malformed, {held.duplicates} duplicate"
+              + (" (memory-doctor --repair)" if held.malformed or held.duplicates else ""))
+    if count > health.COMPACT_HINT:
+        detail += "; reads slow down: run memory-doctor --compact on a clean tree, then commit"
+    return level, "inbox", detail
 
 
 def _capture_check(memory_dir: str) -> Finding:
@@ -173,12 +186,19 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="memory-doctor", description=__doc__.split("\n\n")[0],
                                      epilog="Exit status: 0 all OK, 1 warnings, 2 failures.")
     parser.add_argument("--repair", action="store_true", help="quarantine malformed lines, drop duplicate lines")
+    parser.add_argument("--compact", action="store_true",
+                        help="fold the inbox into knowledge.jsonl and rotate (then commit)")
     parser.add_argument("--json", action="store_true", help="one JSON object, for machines")
     parser.add_argument("--memory-dir", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     anchor = os.environ.get("MEMORY_HOOKS_ANCHOR") or os.getcwd()
     memory_dir = args.memory_dir or paths.memory_dir(anchor)
     repaired = health.repair(memory_dir) if args.repair and os.path.isdir(memory_dir) else []
+    if args.compact and os.path.isdir(memory_dir):
+        try:
+            repaired += health.compact(memory_dir)
+        except locking.LockTimeout:
+            repaired.append(f"not compacted: {store.LOCK} stayed busy; try again")
     findings = diagnose(anchor, memory_dir)
     worst = max((EXIT[level] for level, _, _ in findings), default=0)
     if args.json:
