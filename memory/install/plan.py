@@ -44,12 +44,13 @@ EXIT_OK, EXIT_SELF_CHECK, EXIT_USAGE, EXIT_ERROR = 0, 1, 2, 3
 
 def data_files() -> list[str]:
     """What the hooks write into .beads/memory (folders end in "/"): memory.layout names every one."""
-    return list(layout.DATA_FILES) + [name + "/" for name in layout.MACHINE_LOCAL_DIRS]
+    return list(layout.DATA_FILES) + [name + "/" for name in layout.MACHINE_LOCAL_DIRS + layout.COMMITTED_DIRS]
 
 
 def gitignore_lines() -> list[str]:
     """The machine-local files: everything we put in the target but the code and the committed knowledge."""
-    local = [name for name in data_files() if name not in layout.COMMITTED] + [TEMP_FILES]
+    shared = layout.COMMITTED + tuple(name + "/" for name in layout.COMMITTED_DIRS)
+    local = [name for name in data_files() if name not in shared] + [TEMP_FILES]
     return ([f"/{INSTALL_DIR}/.venv/", f"/{INSTALL_DIR}/**/__pycache__/"]
             + [f"/{MEMORY_DIR}/{name}" for name in local]
             + [f"/.claude/*{BACKUP_SUFFIX}", f"/.cursor/*{BACKUP_SUFFIX}", f"/.gemini/*{BACKUP_SUFFIX}",
