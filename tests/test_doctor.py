@@ -37,7 +37,7 @@ def test_healthy_install_is_ok(repo):
     registered = [c["detail"] for c in data["checks"] if c["check"] == "registered"]
     assert registered[0].startswith(".claude/settings.json: SessionStart") and "afterShellExecution" in registered[1]
     assert "project virtualenv; orjson+filelock" in checks["interpreter"]["detail"]
-    assert "1 lines" in checks["knowledge.jsonl"]["detail"]
+    assert checks["inbox"]["detail"].startswith("1 capture file(s), 1 lines, 0 malformed")
     assert checks["lock"]["detail"] == "free"
 
 
@@ -56,7 +56,9 @@ def test_nothing_installed_fails(repo):
 def test_malformed_and_duplicate_lines_warn_and_repair(repo):
     installed(repo)
     active = repo / ".beads" / "memory" / store.ACTIVE
-    line = active.read_bytes()
+    [fragment] = (repo / ".beads" / "memory" / "inbox").iterdir()
+    line = fragment.read_bytes()
+    fragment.unlink()
     active.write_bytes(line + line + b'{"key":"torn\n' + b"not json\n")
     code, _, checks = report(repo)
     knowledge = checks["knowledge.jsonl"]
