@@ -25,7 +25,6 @@ if TYPE_CHECKING:
 
 SUFFIX = ".jsonl"
 TEMP_PREFIX = ".inbox-"  # `.inbox-<name>.tmp` in the memory folder: a fragment being written
-TEMP_MAX_AGE = 600.0  # seconds: an older temp file was left by a writer that died
 Identity = tuple  # (knowledge inode, its crc of dev/size/mtime, total bytes + parts, crc of the inbox listing)
 Part = tuple  # (path, bytes, os.stat_result)
 
@@ -45,7 +44,8 @@ def names(memory_dir: str) -> list[str]:
 
 def write(memory_dir: str, data: bytes) -> str:
     """Publish `data` (whole JSONL lines) as a new fragment; its path. Never replaces a file: a name is
-    nanoseconds plus 8 random hex digits, and `os.link` refuses one that exists."""
+    nanoseconds plus 8 random hex digits, and `os.link` refuses one that exists. Call under the store's
+    lock (memory.store): its recovery deletes the temp files of writers that died."""
     import errno
 
     inbox = folder(memory_dir)
@@ -78,21 +78,15 @@ def write(memory_dir: str, data: bytes) -> str:
             _unlink_quietly(tmp)
 
 
-def remove_stale_temps(memory_dir: str, now: float | None = None) -> None:
-    """Delete fragment temp files a dead writer left (a live one may be mid-write: only old ones go)."""
-    now = time.time() if now is None else now
+def remove_temps(memory_dir: str) -> None:
+    """Delete the fragment temp files a dead writer left. Under the store's lock (no writer is live)."""
     try:
         found = os.listdir(memory_dir)
     except OSError:
         return
     for name in found:
         if name.startswith(TEMP_PREFIX) and name.endswith(layout.TEMP_SUFFIX):
-            tmp = os.path.join(memory_dir, name)
-            try:
-                if now - os.lstat(tmp).st_mtime > TEMP_MAX_AGE:
-                    os.unlink(tmp)
-            except OSError:
-                pass
+            _unlink_quietly(os.path.join(memory_dir, name))
 
 
 def _stat(path: str) -> os.stat_result | None:

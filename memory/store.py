@@ -323,7 +323,7 @@ def recover(memory_dir: str) -> None:
     Call under the lock."""
     _repair_torn_tail(memory_dir)
     _merge_spool(memory_dir)
-    inbox.remove_stale_temps(memory_dir)
+    inbox.remove_temps(memory_dir)
     for name in os.listdir(memory_dir):
         if name.startswith(".knowledge") and name.endswith(layout.TEMP_SUFFIX):  # only lock holders write these
             os.unlink(path(memory_dir, name))
