@@ -1,5 +1,6 @@
 """Test helper process: append entries through memory.store, each followed by the fold a person runs
-(store.compact: the inbox into knowledge.jsonl, then rotation), SIGKILLing itself at a chosen instant.
+(store.compact: the inbox into knowledge.jsonl, then rotation; every 10th append when there are many),
+SIGKILLing itself at a chosen instant.
 
 usage: crash_worker.py MEMORY_DIR FIRST COUNT [DIE_AT [MODE]]
   DIE_AT: the n-th filesystem operation (os.write/fsync/replace/unlink/ftruncate/link/rename) at which to die
@@ -41,10 +42,11 @@ def main() -> int:
         arm(int(sys.argv[4]), sys.argv[5] if len(sys.argv) > 5 else "before")
     for i in range(first, first + count):
         store.append(memory_dir, [entry.build(f"insight {i}", f"BD-{i}", "orchestrator", ts=i)])
-        try:
-            store.compact(memory_dir)
-        except locking.LockTimeout:  # many workers at once: the next one folds it
-            pass
+        if count <= 5 or (i - first) % 10 == 9 or i == first + count - 1:
+            try:
+                store.compact(memory_dir)
+            except locking.LockTimeout:  # many workers at once: the next one folds it
+                pass
     return 0
 
 
