@@ -12,7 +12,8 @@ from memory import entry, inbox, index, layout, store
 
 
 def make(i, ts=None):
-    return entry.build(f"inbox insight number {i}", f"BD-{i}", "orchestrator", ts=1_700_000_000 + i if ts is None else ts)
+    ts = 1_700_000_000 + i if ts is None else ts
+    return entry.build(f"inbox insight number {i}", f"BD-{i}", "orchestrator", ts=ts)
 
 
 def contents(d):

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from memory import corpus, entry, fsio, index, rank, segfile, store
+from memory import corpus, entry, index, rank, segfile, store
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TOPICS = ["cache", "schema", "retry", "token", "layout", "worker", "queue", "deploy", "lint", "bundle"]
