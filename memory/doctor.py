@@ -65,6 +65,10 @@ def _inbox_check(memory_dir: str) -> Finding:
               + (" (memory-doctor --repair)" if held.malformed or held.duplicates else ""))
     if count > health.COMPACT_HINT:
         detail += "; reads slow down: run memory-doctor --compact on a clean tree, then commit"
+    probe = os.path.join(layout.INBOX, "probe" + inbox.SUFFIX)
+    if os.path.isdir(memory_dir) and paths.git_lines(["check-ignore", "--no-index", probe], memory_dir, 5.0):
+        return FAIL, "inbox", (f"{detail}; {layout.INBOX}/ is gitignored, so captures are never committed: add "
+                               f"`!.beads/memory/{layout.INBOX}/` to .gitignore")
     return level, "inbox", detail
 
 

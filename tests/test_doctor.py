@@ -133,3 +133,15 @@ def test_recent_errors_warn(repo):
     run_hook("memory_capture", b"garbage", repo)
     checks = report(repo)[2]
     assert checks["errors.log"]["level"] == "WARN" and "not a JSON object" in checks["errors.log"]["detail"]
+
+
+def test_an_ignored_inbox_fails(repo):
+    """Captures in an ignored inbox would never be committed (a hand-written `.beads/memory/*` rule)."""
+    installed(repo)
+    with open(repo / ".gitignore", "a") as fh:
+        fh.write(".beads/memory/*\n!.beads/memory/knowledge*.jsonl\n")
+    code, _, checks = report(repo)
+    assert code == 2 and checks["inbox"]["level"] == "FAIL" and "!.beads/memory/inbox/" in checks["inbox"]["detail"]
+    with open(repo / ".gitignore", "a") as fh:
+        fh.write("!.beads/memory/inbox/\n")
+    assert report(repo)[2]["inbox"]["level"] == "OK"

@@ -587,8 +587,9 @@ def test_gitignore_block_names_every_machine_local_file(repo):
         path.write_text("x\n")
     (memory / f".{store.ACTIVE}.99.tmp").write_text("x")
     git(repo, "add", "-A")
-    tracked = {Path(t).name for t in git(repo, "ls-files", ".beads").splitlines()}
-    assert tracked == {store.ACTIVE, store.ARCHIVE, "recall.sh"}
+    tracked = {t for t in git(repo, "ls-files", ".beads").splitlines()}
+    shared = {store.ACTIVE, store.ARCHIVE, "recall.sh", f"{layout.INBOX}/1-2.jsonl"}  # the inbox is committed
+    assert tracked == {f".beads/memory/{name}" for name in shared}
 
 
 # --- launchers through symlinks; teammates; worktrees; non-git folders ------------------------------------
