@@ -50,6 +50,7 @@ def load_data(data_dir: str):
 def evaluate(system: System, prompts: list[dict]) -> dict[str, object]:
     recall: dict[str, list[float]] = {"overall": [], "paraphrase": [], "lexical": []}
     mrr: list[float] = []
+    noise: list[int] = []  # unlabelled entries injected in full, per prompt that needs an entry
     false = unrelated = 0
     for p in prompts:
         keys = system(p["project"], p["prompt"])[:5]
@@ -62,12 +63,14 @@ def evaluate(system: System, prompts: list[dict]) -> dict[str, object]:
         recall["overall"].append(r)
         recall.setdefault(p["kind"], []).append(r)
         mrr.append(next((1 / (i + 1) for i, k in enumerate(keys) if k in wanted), 0.0))
+        noise.append(len(set(keys) - wanted))
 
     def mean(xs):
         return sum(xs) / len(xs) if xs else float("nan")
 
     return {"recall": mean(recall["overall"]), "paraphrase": mean(recall["paraphrase"]),
-            "lexical": mean(recall["lexical"]), "mrr": mean(mrr), "false": (false, unrelated)}
+            "lexical": mean(recall["lexical"]), "mrr": mean(mrr), "false": (false, unrelated),
+            "noise": mean(noise)}
 
 
 # --- systems ---------------------------------------------------------------------------------------------
@@ -196,7 +199,7 @@ def sweep(ours: Ours, dev: list[dict]) -> None:
     rows.sort(key=lambda r: (not r[0], -r[1], -r[-1]["paraphrase"]))
     print(f"gate sweep on dev (false-injection budget {allowed}):")
     for _ok, _, cw, (mf, fo), mt, cf, r in rows[:20]:
-        print(f"  concept_weight={cw} min_fraction={mf:.2f} follow={fo} min_terms={mt} concept_fraction={cf:.2f}"
+        print(f"  concept_weight={cw} min_fraction={mf:.2f} relative_cut={fo} min_terms={mt} concept_fraction={cf:.2f}"
               f"  {_fmt(r)}")
 
 
@@ -205,13 +208,13 @@ def _gate_rows(dev, cached, allowed, concept_weight):
     for min_fraction in [x / 100 for x in range(0, 61, 2)]:
         for min_terms in (0, 1, 2):
             for concept_fraction in (0.2, 0.3, 0.4, 0.5, 0.6, 0.8, 1.01):
-              for follow in (0.0, 0.3, 0.5, 0.7, 1.01):
+              for relative_cut in (0.0, 0.5, 0.6, 0.7, 0.8, 0.9):
                 params = params_with(min_fraction=min_fraction, min_terms=min_terms, concept_fraction=concept_fraction,
-                                     follow=follow)
+                                     relative_cut=relative_cut)
                 result = evaluate(lambda project, prompt, _p=params, _c=cached: [
                     s.entry["key"] for s in rank.gated(_c[_prompt_id(dev, project, prompt)], _p)], dev)
                 rows.append((result["false"][0] <= allowed, result["recall"], concept_weight,
-                             (min_fraction, follow), min_terms, concept_fraction, result))
+                             (min_fraction, relative_cut), min_terms, concept_fraction, result))
     return rows
 
 
@@ -227,7 +230,7 @@ def _prompt_id(prompts: list[dict], project: str, prompt: str) -> str:
 def _fmt(r: dict[str, object]) -> str:
     false, unrelated = r["false"]  # type: ignore[misc]
     return (f"recall@5 {r['recall']:.2f}  para {r['paraphrase']:.2f}  lex {r['lexical']:.2f}  "
-            f"MRR {r['mrr']:.2f}  false {false}/{unrelated}")
+            f"MRR {r['mrr']:.2f}  false {false}/{unrelated}  noise {r['noise']:.2f}")
 
 
 def main(argv: list[str] | None = None) -> int:

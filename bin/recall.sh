@@ -24,8 +24,8 @@ if [ ! -f "$root/memory/recall.py" ]; then
   exit 2
 fi
 case "$here" in
-  */.beads/memory) anchor=$here ;;  # installed: the repo this file lives in (its main checkout)
-  *) anchor= ;;                     # run from a clone: the repo you are in (Python's current folder)
+  */.beads/memory) anchor=${here%/.beads/memory} ;;  # installed: the project this file's memory folder is in
+  *) anchor= ;;                                      # run from a clone: the project you are in (current folder)
 esac
 if [ -x "$root/.venv/bin/python" ]; then py=$root/.venv/bin/python
 elif command -v python3 >/dev/null 2>&1; then py=python3

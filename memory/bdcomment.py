@@ -1,7 +1,9 @@
-"""`bd comment` invocations in a shell command line, and the insights they record.
+"""The insights a shell command line records through bd, and the markers that start an insight.
 
-Only the comment argument of a real `bd comment ID …` / `bd comments add ID …` invocation counts:
-a `LEARNED:` in a shell comment, in an `echo`, or in another command's argument is not a capture.
+Only what bd itself stores counts (memory.bdcli reads bd's command line as bd does): the comment text of
+`bd comment ID …` / `bd comments add ID …` (its marked pieces), and a `bd remember` / `bd forget`
+(memory.bdmemory). A `LEARNED:` in a shell comment, in an `echo`, in another command's argument or in an
+argument bd drops is not a capture.
 """
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ import json
 import os
 import re
 
-from memory import shell
+from memory import bdcli, shell
 
 MARKER = "LEARNED:"
 MAX_FILE_BYTES = 1 << 20
@@ -30,14 +32,10 @@ _KIND_WORD = re.compile(r"(?i)learned|decision|warning|pattern|forget")
 # comment must not feed it back as new entries (the Record hint even shows the markers).
 _INJECTED_LINE = re.compile(r"^[ \t]*(?:##[ \t]+(?:Recent|Relevant)[ \t]+Knowledge\b|\[(?:LEARN|DECIDE|WARN|PATTERN)"
                             r"[],]|(?:Search|Record):[ \t])[^\n]*\n?", re.M)
-_ENV_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
-# bd flags that take a value, so that the value is not mistaken for a positional argument.
-_VALUE_FLAGS = {"-f", "--file", "-a", "--author", "--actor", "--db", "--dir", "--directory"}
-_STDIN_FILES = {"-", "/dev/stdin"}
-# Reserved words and wrappers that can stand before a command without changing what it runs.
-_PREFIX_WORDS = {"{", "!", "if", "then", "else", "elif", "do", "while", "until", "time", "command", "exec", "env",
-                 "nohup", "builtin"}
-
+# The shell saying bd is not installed (bash, dash, zsh): Codex reports no exit status, only this output.
+_BD_NOT_FOUND = re.compile(r"^\S*(?:sh|bash)\b[^\n]*: bd: (?:command )?not found[ \t]*$"
+                           r"|^\S*zsh\b[^\n]*: command not found: bd[ \t]*$", re.M)
+_STDIN_FILES = {"-", "/dev/stdin"}  # what `bd comment --file` reads as stdin (`bd comments add -f`: /dev/stdin)
 
 class Marked:
     """One marked piece of a text: its kind (`learned`, `decision`, `warning`, `pattern`, `forget`), the key
@@ -57,36 +55,74 @@ class Marked:
 
 
 class Insight(Marked):
-    """One marked piece found in a bd comment: the bead it was written on, its kind, key and text."""
+    """One insight bd recorded: the bead it was written on ('' for `bd remember`), its kind, key and text;
+    `bd_key` is bd's memory key for a `bd remember` / `bd forget` (memory.bdmemory)."""
 
-    __slots__ = ("bead",)
+    __slots__ = ("bead", "bd_key")
 
-    def __init__(self, bead: str, content: str, kind: str = "learned", key: str | None = None) -> None:
+    def __init__(self, bead: str, content: str, kind: str = "learned", key: str | None = None,
+                 bd_key: str | None = None) -> None:
         super().__init__(kind, key, content)
-        self.bead = bead
+        self.bead, self.bd_key = bead, bd_key
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Insight) and self.bead == other.bead and super().__eq__(other)
+        return isinstance(other, Insight) and (self.bead, self.bd_key) == (other.bead, other.bd_key) \
+            and super().__eq__(other)
 
     def __repr__(self) -> str:
-        return f"Insight({self.bead!r}, {self.content!r}, {self.kind!r}, {self.key!r})"
+        tail = f", bd_key={self.bd_key!r}" if self.bd_key is not None else ""
+        return f"Insight({self.bead!r}, {self.content!r}, {self.kind!r}, {self.key!r}{tail})"
+
+    def invocation(self) -> str:
+        """The bd command that recorded it, for messages: `bd comment BD-1`, `bd remember`, `bd forget KEY`."""
+        if self.bd_key is None:
+            return f"bd comment {self.bead}"
+        return f"bd forget {self.bd_key}" if self.kind == "forget" else "bd remember"
 
 
 def insights_in_command(command: str, cwd: str | None = None) -> list[Insight]:
-    """Every insight recorded by the `bd comment` invocations of `command`, in order."""
+    """Every insight the bd invocations of `command` record, in order: the marked pieces of each comment
+    text as bd stores it, and each `bd remember` / `bd forget`. Calls bd refuses record nothing."""
+    from memory import bdmemory
+
     found: list[Insight] = []
     for cmd in shell.parse(command):
-        parsed = _bd_comment(cmd.words)
-        if parsed is None:
+        call = bdcli.parse(cmd.words)
+        if call is None or call.refused:
             continue
-        bead, text, file_arg = parsed
-        if file_arg is not None:
-            text = _read_comment_file(file_arg, cmd, cwd)
-        elif text is None and "--stdin" in cmd.words:
-            text = _stdin_of(cmd, cwd)
+        if call.command in bdmemory.COMMANDS:
+            found.extend(bdmemory.pieces(call))
+            continue
+        text = comment_text(call, cmd, cwd)
         if text:
-            found.extend(Insight(bead, m.content, m.kind, m.key) for m in split_marked(text))
+            found.extend(Insight(call.args[0], m.content, m.kind, m.key) for m in split_marked(text))
     return found
+
+
+def comment_text(call: bdcli.BdCall, cmd: shell.Command, cwd: str | None) -> str | None:
+    """The text bd stores for a `bd comment` / `bd comments add` call (None when it can't be known)."""
+    path = call.flags.get("--file")
+    if call.command == "comment":  # comment.go: --stdin, else --file (`-` is stdin), else every word joined
+        if call.switch("--stdin"):
+            text = _stdin_of(cmd, cwd)
+            return text.rstrip("\n") if text is not None else None
+        if path:
+            return _stdin_of(cmd, cwd) if path in _STDIN_FILES else _read_file(path, cwd)
+        return " ".join(call.args[1:]) or None
+    if path:  # comments.go: -f, read as a plain file (`-` is a file of that name), else the first text only
+        return _stdin_of(cmd, cwd) if path == "/dev/stdin" else _read_file(path, cwd)
+    return call.args[1] if len(call.args) > 1 else None
+
+
+def leading_marker(text: str) -> tuple[str, str] | None:
+    """(kind, the rest) when `text` starts with an insight marker (LEARNED:, DECISION: …; not FORGET)."""
+    stripped = text.lstrip()
+    mark = _INSIGHT_START.match(stripped)
+    if mark is None or not mark.group().strip():
+        return None
+    word = _KIND_WORD.search(mark.group())
+    kind = word.group().lower() if word else "learned"
+    return None if kind == "forget" else (kind, stripped[mark.end():].strip())
 
 
 def split_marked(text: str) -> list[Marked]:
@@ -117,50 +153,6 @@ def split_insights(text: str) -> list[str]:
     return [m.content for m in split_marked(text) if m.kind != "forget"]
 
 
-def _bd_comment(words: list[str]) -> tuple[str, str | None, str | None] | None:
-    """(bead, text or None, file argument or None) when `words` is a bd comment, else None."""
-    i = 0
-    while i < len(words) and (_ENV_ASSIGNMENT.match(words[i]) or words[i] in _PREFIX_WORDS):
-        i += 1  # VAR=value, `{`, `if`, `!`, `time`, `command`, `env` … before the command itself
-    if i >= len(words) or os.path.basename(words[i]) != "bd":
-        return None
-    positional: list[str] = []
-    file_arg: str | None = None
-    rest = words[i + 1:]
-    j = 0
-    while j < len(rest):
-        word = rest[j]
-        if word == "--":
-            positional.extend(rest[j + 1:])
-            break
-        if word.startswith("-") and word != "-" and len(word) > 1:
-            name, has_value, value = word.partition("=")
-            if name in ("-f", "--file"):
-                if has_value:
-                    file_arg = value
-                elif j + 1 < len(rest):
-                    file_arg = rest[j + 1]
-                    j += 1
-            elif word.startswith("-f") and not word.startswith("--") and len(word) > 2:
-                file_arg = word[2:]  # -fnotes.txt
-            elif name in _VALUE_FLAGS and not has_value:
-                j += 1
-            j += 1
-            continue
-        positional.append(word)
-        j += 1
-    if positional[:1] == ["comment"]:
-        args = positional[1:]
-    elif positional[:2] == ["comments", "add"]:
-        args = positional[2:]
-    else:
-        return None
-    if not args:
-        return None
-    text = " ".join(args[1:]) if len(args) > 1 else None
-    return args[0], text, file_arg
-
-
 def _stdin_of(cmd: shell.Command, cwd: str | None) -> str | None:
     """What the command read on stdin: a here-document, `< file`, or what `echo`/`cat [file]` piped in."""
     if cmd.stdin_text is not None:
@@ -175,12 +167,6 @@ def _stdin_of(cmd: shell.Command, cwd: str | None) -> str | None:
     return shell.command_output(source)
 
 
-def _read_comment_file(path: str, cmd: shell.Command, cwd: str | None) -> str | None:
-    if path in _STDIN_FILES:
-        return _stdin_of(cmd, cwd)
-    return _read_file(path, cwd)
-
-
 def _read_file(path: str, cwd: str | None) -> str | None:
     full = os.path.join(cwd or os.getcwd(), os.path.expanduser(path))
     try:
@@ -191,31 +177,79 @@ def _read_file(path: str, cwd: str | None) -> str | None:
     return data.decode("utf-8", "replace")
 
 
-def marker_hint(command: str) -> str | None:
-    """A hint when a bd comment talks about something learned without a marker we capture."""
-    if "earned" not in command.lower():
-        return None
+def marker_hint(command: str, cwd: str | None = None) -> str | None:
+    """What to tell the agent when `command` records nothing through bd although it looks meant to: bd
+    refuses the call, the marker sits in an argument bd drops, or the comment has no marker we capture.
+    Each is said only where it was found to be so."""
     for cmd in shell.parse(command):
-        parsed = _bd_comment(cmd.words)
-        if parsed and parsed[1] and re.search(r"(?i)learned|decision|warning|pattern", parsed[1]):
-            return ("memory-hooks: nothing was captured from this bd comment. An insight is captured when a line "
-                    "of the comment starts with `LEARNED:` (e.g. bd comment ID \"LEARNED: <what is true>\").")
+        call = bdcli.parse(cmd.words)
+        if call is None:
+            continue
+        if call.refused:
+            if not call.refused.startswith("--help"):
+                return _refusal_hint(call)
+            continue
+        if call.command not in ("comment", "comments add"):
+            continue
+        if call.command == "comments add" and not call.flags.get("--file") and len(call.args) > 2 \
+                and not split_marked(call.args[1]) and split_marked(" ".join(call.args[2:])):
+            return ("memory-hooks: nothing captured: `bd comments add` stores only its first text argument, and "
+                    "the marker was in a later one, which bd dropped. Quote the whole comment as one argument: "
+                    "bd comments add ID \"LEARNED: <what is true>\".")
+        text = comment_text(call, cmd, cwd)
+        if text and not split_marked(text) and re.search(r"(?i)learned|decision|warning|pattern",
+                                                         _INJECTED_LINE.sub("", text)):
+            return ("memory-hooks: nothing was captured from this bd comment: no line of it starts with a marker. "
+                    "An insight is captured when a line of the comment starts with `LEARNED:` (e.g. bd comment "
+                    "ID \"LEARNED: <what is true>\").")
     return None
 
 
-def recorded_by_bd(insight: Insight, cwd: str | None, timeout: float = 3.0) -> bool:
-    """Whether bd holds a comment with this insight on its bead (asked when the tool call failed as a
-    whole: only bd knows whether its part ran). False when bd can't be asked."""
+def _refusal_hint(call: bdcli.BdCall) -> str:
+    name = "bd " + call.command
+    advice = ""
+    if call.command == "comment" and "'-f" in (call.refused or ""):
+        advice = " `bd comment` reads a file with --file (only `bd comments add` has -f)."
+    elif call.command == "comments add" and "--stdin" in (call.refused or ""):
+        advice = " Only `bd comment` has --stdin (`bd comments add` reads a file with -f)."
+    elif call.command in ("remember", "forget") and "arg(s)" in (call.refused or ""):
+        advice = f" Quote it as one argument: {name} \"…\"."
+    return (f"memory-hooks: bd refuses this `{name}` ({call.refused}): bd stored nothing, so nothing was "
+            f"captured.{advice}")
+
+
+def shell_missed_bd(output: str) -> bool:
+    """True when a shell call's output says bd is not installed: whatever the runtime reports, bd did not run."""
+    return "not found" in output and _BD_NOT_FOUND.search(output) is not None
+
+
+def bd_holds(insight: Insight, cwd: str | None, timeout: float = 3.0) -> tuple[bool, str]:
+    """Whether bd holds what `insight` recorded (asked when the tool call failed as a whole: only bd knows
+    whether its part ran): a comment with its text on its bead, its memory, or for a forget no memory of
+    that key. (held, '') once bd answered; (False, why) when bd could not be asked."""
     import subprocess  # only on this rare path (a failed tool call): ~7 ms per hook start otherwise
 
+    argv = ["bd", "comments", insight.bead, "--json"] if insight.bd_key is None else ["bd", "memories", "--json"]
     try:
-        proc = subprocess.run(["bd", "comments", insight.bead, "--json"], cwd=cwd or None, stdin=subprocess.DEVNULL,
-                              capture_output=True, timeout=timeout)
-    except (OSError, subprocess.SubprocessError):
-        return False
+        proc = subprocess.run(argv, cwd=cwd or None, stdin=subprocess.DEVNULL, capture_output=True, timeout=timeout)
+    except FileNotFoundError:
+        return False, "bd is not on PATH"
+    except (OSError, subprocess.SubprocessError) as exc:
+        return False, f"`{' '.join(argv)}` did not answer ({type(exc).__name__})"
     if proc.returncode != 0:
-        return False
-    return insight.content in _strings(proc.stdout.decode("utf-8", "replace"))
+        said = proc.stderr.decode("utf-8", "replace").strip().splitlines() or [f"exit {proc.returncode}"]
+        return False, f"`{' '.join(argv)}` failed: {said[0][:160]}"
+    output = proc.stdout.decode("utf-8", "replace")
+    if insight.bd_key is None:
+        return insight.content in _strings(output), ""
+    try:
+        memories = json.loads(output)
+    except ValueError:
+        return False, f"`{' '.join(argv)}` printed no JSON"
+    held = memories.get(insight.bd_key) if isinstance(memories, dict) else None
+    if insight.kind == "forget":
+        return held is None, ""
+    return isinstance(held, str) and insight.content in held, ""
 
 
 def _strings(output: str) -> str:

@@ -8,15 +8,19 @@ compiled on every run while a module comes byte-compiled.
 from memory import hookrun
 
 HOOK = "memory_capture"
-# Raw stdin bytes that can lead to a capture: a marker (`LEARNED` in any case: `EARNED`/`earned`; the other
-# types and FORGET in capitals), or a comment body read from elsewhere: `-f`/`--file` (also attached,
-# `-fnotes.md`), `--stdin` (a pipe or `< file`).
+# Raw stdin bytes that can lead to a capture from a bd comment: a marker (`LEARNED` in any case:
+# `EARNED`/`earned`; the other types and FORGET in capitals), or a comment body read from elsewhere:
+# `-f`/`--file` (also attached, `-fnotes.md`), `--stdin` (a pipe or `< file`).
 _FAST_MARKERS = (b"EARNED", b"earned", b"DECISION", b"WARNING", b"PATTERN", b"FORGET", b"-f", b"--stdin")
+# bd's own memory commands need no marker: `bd remember …`, `bd forget KEY` (memory.bdmemory).
+_BD_MEMORY = (b"remember", b"forget")
 
 
 def might_capture(raw: bytes) -> bool:
     """Cheap test on the raw hook stdin: False means there is certainly nothing to capture."""
-    return b"comment" in raw and any(marker in raw for marker in _FAST_MARKERS)
+    if b"comment" in raw and any(marker in raw for marker in _FAST_MARKERS):
+        return True
+    return any(word in raw for word in _BD_MEMORY)
 
 
 def handle(ctx: hookrun.Context) -> "str | None":

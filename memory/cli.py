@@ -24,3 +24,15 @@ def run_cli(entry_point: Callable[[], int]) -> None:
     except BrokenPipeError:
         sys.stderr.close()
         raise SystemExit(0) from None
+
+
+# recall.sh's exit statuses: something found, nothing found, a usage error or an unreadable knowledge file,
+# nothing written (full disk, read-only) or an unexpected failure
+FOUND, NOTHING, USAGE, FAILED = 0, 1, 2, 3
+READ_FAILED = USAGE
+
+
+def cannot_read(exc: OSError, fallback: str) -> int:
+    """Say which file could not be read and why, in one line on stderr; recall.sh's status for it."""
+    print(f"recall.sh: cannot read {exc.filename or fallback}: {exc.strerror or exc}", file=sys.stderr)
+    return READ_FAILED

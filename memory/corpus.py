@@ -67,6 +67,7 @@ class Corpus:
         self._avg: dict[str, float] | None = None
         self.len_sums: dict[str, int] | None = None  # per field, the sum of lens (from an index), else summed here
         self.partial = False  # the archive was left out (its index is being built elsewhere)
+        self.malformed = 0  # lines of the indexed files that are neither an entry nor a control line
 
     def postings(self, key: str) -> list[tuple[array, int]]:
         """(rows, first doc id) of `key` in every segment, doc ids local to the segment (bytes are unpacked

@@ -11,40 +11,10 @@ last entries, lowest priority first. Nothing at all when the knowledge is empty.
 """
 from __future__ import annotations
 
-import os
-import re
-
-from memory import render
+from memory import focus, render
 
 MAX_FILE_ENTRIES = 10
 MIN_ENTRY_CHARS = 200
-_BEAD_FOLDER = re.compile(r"(?:^|/)\.worktrees/(bd-[^/]+)")
-
-
-def bead_candidates(branch: str | None, cwd: str | None) -> set[str]:
-    """Lowercased bead ids a `bd-<ID>` branch or `.worktrees/bd-<ID>` folder may stand for
-    (`bd-BD-12` -> {bd-12, bd-bd-12}; beads' own ids look like `bd-a3f8`, so both forms count)."""
-    names = [branch or ""]
-    match = _BEAD_FOLDER.search((cwd or "").replace(os.sep, "/"))
-    if match:
-        names.append(match.group(1))
-    found = set()
-    for name in names:
-        if name.lower().startswith("bd-") and len(name) > 3:
-            found.update({name.lower(), name[3:].lower()})
-    return found
-
-
-def names_a_file(entry: dict, files: list[str]) -> bool:
-    """True when the entry's text names one of `files` by path or by a distinctive file name."""
-    text = entry.get("content") or ""
-    for path in files:
-        name = os.path.basename(path)
-        if path in text or ("." in name and len(name) >= 6 and name in text):
-            return True
-    return False
-
-
 class Group:
     """One labelled run of entries in the digest."""
 
@@ -67,16 +37,42 @@ def choose(latest: list[dict], beads: set[str], files: list[str], again: list[st
         Group("For the bead in progress", take([e for e in latest if str(e.get("bead", "")).lower() in beads])),
         Group("Given before the compaction", take([by_key[k] for k in again if k in by_key])),
         Group("About files changed on this branch",
-              take([e for e in latest if names_a_file(e, files)], MAX_FILE_ENTRIES) if files else []),
+              take([e for e in latest if focus.names_a_file(e, files)], MAX_FILE_ENTRIES) if files else []),
         Group("Newest", take(latest, newest)),
     ]
     return [g for g in groups if g.entries]
 
 
-def render_digest(total: int, groups: list[Group], notes: list[str], budget: int, entry_chars: int) -> str:
-    """The block within `budget` characters (lowest-priority entries dropped first); '' when empty."""
-    if total == 0:
+MAP_SHARE = 0.6  # of the room for entries, what the map may take from the groups shown in full
+
+
+def render_digest(latest: list[dict], groups: list[Group], notes: list[str], budget: int, entry_chars: int,
+                  branch_files: list[str] | None = None) -> str:
+    """The block within `budget` characters: the groups in full (lowest-priority entries dropped first, and
+    at least 1 - MAP_SHARE of the budget theirs), then a map of every other live entry of `latest`
+    (memory.knowledge_map). '' when the knowledge is empty."""
+    if not latest:
         return ""
+    from memory import knowledge_map
+
+    files = branch_files or []
+    in_full = {e["key"] for g in groups for e in g.entries}
+    placed = knowledge_map.topics(latest)
+    natural, _ = knowledge_map.render_map([e for e in latest if e["key"] not in in_full], files, budget, placed)
+    frame = len(_compose(len(latest), [], notes, MIN_ENTRY_CHARS))  # headings and hints: no entry's room
+    room = budget - frame
+    groups_budget = frame + max(room - len(natural) - 2, int(room * (1 - MAP_SHARE))) if natural else budget
+    text = _fit(len(latest), groups, notes, groups_budget, entry_chars)
+    in_full = {e["key"] for g in groups for e in g.entries}  # the budget may have dropped some
+    rest = [e for e in latest if e["key"] not in in_full]
+    head, hint, tail = text.partition("\n\n" + render.SEARCH_HINT)
+    if not rest or not hint:  # nothing more to map, or the groups were cut short: no room left
+        return text
+    the_map, _ = knowledge_map.render_map(rest, files, budget - len(text) - 2, placed)
+    return f"{head}\n\n{the_map}\n\n{render.SEARCH_HINT}{tail}" if the_map else text
+
+
+def _fit(total: int, groups: list[Group], notes: list[str], budget: int, entry_chars: int) -> str:
     chars = max(MIN_ENTRY_CHARS, entry_chars)
     while True:
         text = _compose(total, groups, notes, chars)
@@ -92,16 +88,15 @@ def render_digest(total: int, groups: list[Group], notes: list[str], budget: int
 
 
 def _compose(total: int, groups: list[Group], notes: list[str], chars: int) -> str:
-    lines = [f"## Recent Knowledge ({total} entries)"]
+    lines = [f"## Recent Knowledge ({total} entr{'y' if total == 1 else 'ies'})", render.FRAMING]
     shown = [g for g in groups if g.entries]
     for group in shown:
         lines.append("")
         if len(shown) > 1:  # a plain list when only the newest are shown
             lines.append(f"  {group.label}:")
         for entry in group.entries:
-            source = render.one_line(str(entry.get("source") or "unknown"), 40)
             kind = render.label(str(entry.get("type", "")))
-            lines.append(f"  [{kind}] {render.one_line(entry['content'], chars)}  ({source})")
+            lines.append(f"  [{kind}] {render.one_line(entry['content'], chars)}")
     lines += ["", render.SEARCH_HINT]
     lines += [f"  {render.one_line(note, 300)}" for note in notes]
     return "\n".join(lines)
@@ -109,6 +104,6 @@ def _compose(total: int, groups: list[Group], notes: list[str], chars: int) -> s
 
 def record_hint(has_bd: bool) -> str:
     """The digest's last line: how this agent records an insight here (bd when it is on PATH)."""
-    how = 'bd comment <ID> "LEARNED: …"' if has_bd else '.beads/memory/recall.sh --add "LEARNED: …"'
+    how = 'bd remember "…" or bd comment <ID> "LEARNED: …"' if has_bd else '.beads/memory/recall.sh --add "LEARNED: …"'
     return (f"Record: {how} (also DECISION:, WARNING:, PATTERN:; LEARNED[some-key]: replaces that entry; "
             "recall.sh --forget KEY)")

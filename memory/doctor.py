@@ -11,10 +11,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import subprocess
 import time
 
-from memory import fsio, health, inbox, layout, locking, paths, registration, store
+from memory import TYPE_CHECKING, fsio, health, inbox, layout, locking, paths, registration, store
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 OK, WARN, FAIL = "OK", "WARN", "FAIL"
 EXIT = {OK: 0, WARN: 1, FAIL: 2}
@@ -72,22 +76,41 @@ def _inbox_check(memory_dir: str) -> Finding:
     return level, "inbox", detail
 
 
+def _write_checks(memory_dir: str) -> list[Finding]:
+    """A memory folder or knowledge file this user can't write loses every capture: FAIL, with the fix."""
+    problems = health.write_problem(memory_dir)
+    if not problems:
+        return [(OK, "writable", f"{memory_dir} takes captures")]
+    return [(FAIL, "writable", f"{problem} (until then no insight is stored)") for problem in problems]
+
+
 def _capture_check(memory_dir: str) -> Finding:
     snap = store.load(memory_dir)
     if not snap.entries:
         return WARN, "last capture", "none yet (agents capture with: bd comment <ID> \"LEARNED: …\")"
     newest = max(e.get("ts", 0) for e in snap.entries if isinstance(e.get("ts", 0), (int, float)))
     when = time.strftime("%Y-%m-%d %H:%M", time.localtime(newest))
-    return OK, "last capture", f"{when}; {len(store.latest(snap.entries))} live keys in the active file"
+    live = len(store.latest(snap.entries, cache_dir=memory_dir))
+    return OK, "last capture", f"{when}; {live} live key{'' if live == 1 else 's'} in the active file"
 
 
 def _stale_check(memory_dir: str, tree: str) -> Finding:
     from memory import stale
 
-    found = stale.find(store.latest(store.load(memory_dir).entries), tree)
+    found = stale.find(store.latest(store.load(memory_dir).entries, cache_dir=memory_dir), tree)
     hint = " (recall.sh --stale lists them; nothing is removed)" if found else ""
     return OK, "stale", f"{len(found)} entr{'y' if len(found) == 1 else 'ies'} not re-confirmed for " \
                         f"{stale.DEFAULT_DAYS} days name files or symbols that are gone{hint}"
+
+
+def _held_check(memory_dir: str) -> Finding:
+    from memory import hold
+
+    n = len(hold.held_entries(memory_dir))
+    if not n:
+        return OK, "held", "no entry is held for review"
+    return WARN, "held", (f"{n} entr{'y is' if n == 1 else 'ies are'} held for review and never shown to agents "
+                          "(recall.sh --held lists them with why; recall.sh --approve KEY releases one)")
 
 
 def _lock_check(memory_dir: str) -> list[Finding]:
@@ -120,24 +143,80 @@ def _pid_alive(pid: int) -> bool:
 
 
 def _registration_checks(tree: str) -> list[Finding]:
-    found, seen = [], []
-    for rel in registration.CLAUDE_SETTINGS_FILES + (registration.CURSOR_HOOKS,):
-        events = registration.registered_events(registration.read_config(os.path.join(tree, rel)))
-        if events:
-            found.append((OK, "registered", f"{rel}: " + ", ".join(f"{e}[{m}]" if m else e for e, m in events)))
-        if rel != registration.CURSOR_HOOKS:
-            seen += events
-    if registration.plugin_enabled(tree):
+    """Each runtime's project file(s) that install.sh writes (memory.runtimes.RUNTIMES): readable, our
+    events all there, each running a hook file that is installed, in this version's command."""
+    found: list[Finding] = []
+    hooks_dir = os.path.join(tree, registration.INSTALL_DIR, "hooks")
+    available = {n[:-3] for n in (os.listdir(hooks_dir) if os.path.isdir(hooks_dir) else []) if n.endswith(".py")}
+    claude: list[tuple[str, str | None, dict]] = []
+    for label, files, table, command in registration.RUNTIMES:
+        handlers = []
+        for rel in files:
+            config, problem = _read_settings(tree, rel)
+            if problem:
+                found.append((FAIL, "registered", f"{problem}: {label} runs no hook from it (fix the file, then "
+                                                  "re-run memory-hooks' install.sh)"))
+            mine = registration.our_handlers(config)
+            if mine:
+                found.append((OK, "registered", f"{rel}: " + ", ".join(f"{e}[{m}]" if m else e for e, m, _ in mine)))
+            handlers += mine
+        if label == "Claude Code":
+            claude = handlers
+        if handlers:
+            found += _handler_problems(label, handlers, table, command, available)
+    plugin = registration.plugin_enabled(tree)
+    if plugin:
         found.append((OK, "registered", "the memory-hooks Claude Code plugin is enabled"))
-        if seen:
+        if claude:
             found.append((WARN, "duplicates", "plugin and settings both register the hooks (harmless: the plugin "
                                               "copy stays quiet, but remove one)"))
-    doubled = sorted({f"{e}[{m}]" for e, m in seen if seen.count((e, m)) > 1})
-    if doubled:
-        found.append((WARN, "duplicates", f"registered more than once in .claude/settings*.json: {', '.join(doubled)}"))
-    if not any(e == "SessionStart" for e, _ in seen) and not registration.plugin_enabled(tree):
+    if not any(e == "SessionStart" for e, _, _ in claude) and not plugin:
         found.append((FAIL, "registered", "no SessionStart/PostToolUse hooks of ours in .claude/settings*.json "
                                           "(run memory-hooks' install.sh)"))
+    return found
+
+
+def _read_settings(tree: str, rel: str) -> tuple[dict, str | None]:
+    """A runtime's settings object ({} when absent), or the reason the runtime can't read it."""
+    try:
+        with open(os.path.join(tree, rel), "rb") as fh:
+            data = fh.read()
+    except FileNotFoundError:
+        return {}, None
+    except OSError as exc:
+        return {}, f"{rel}: cannot be read ({exc.strerror or exc})"
+    try:
+        config = registration.parse_json_file(rel, data.decode("utf-8"))
+    except UnicodeDecodeError:
+        return {}, f"{rel}: not UTF-8 text"
+    except registration.SettingsError as exc:
+        return {}, str(exc).split("; ")[0]
+    problems = registration.schema_problems(config, cursor=rel == registration.CURSOR_HOOKS, strict=False,
+                                            gemini=rel == registration.GEMINI_SETTINGS)
+    return config, (f"{rel}: not of the documented hooks shape ({'; '.join(problems[:3])})" if problems else None)
+
+
+def _handler_problems(label: str, handlers: list[tuple[str, str | None, dict]], table: list,
+                      command: Callable[[str], str], available: set[str]) -> list[Finding]:
+    found: list[Finding] = []
+    registered = [(event, matcher) for event, matcher, _ in handlers]
+    missing = [f"{e}[{m}]" if m else e for hook, e, m, _ in table if hook in available and (e, m) not in registered]
+    if missing:
+        found.append((WARN, "registered", f"{label}: not registered for {', '.join(missing)} (re-run memory-hooks' "
+                                          "install.sh)"))
+    doubled = sorted({f"{e}[{m}]" if m else e for e, m in registered if registered.count((e, m)) > 1})
+    if doubled:
+        found.append((WARN, "duplicates", f"{label}: registered more than once: {', '.join(doubled)}"))
+    for event, _, handler in handlers:
+        ran = re.search(r"/hooks/(\w+)\.py", str(handler.get("command", "")) + " " + " ".join(
+            a for a in handler.get("args") or [] if isinstance(a, str)))
+        hook = ran.group(1) if ran else None
+        if hook is None or hook not in available:
+            found.append((FAIL, "registered", f"{label}: {event} runs {f'hooks/{hook}.py' if hook else 'a hook'}, "
+                                              "which is not installed (re-run memory-hooks' install.sh)"))
+        elif handler.get("command") != command(hook):
+            found.append((WARN, "registered", f"{label}: {event} is registered by another version of install.sh "
+                                              "(re-run memory-hooks' install.sh)"))
     return found
 
 
@@ -168,14 +247,16 @@ def _errors_check(memory_dir: str) -> Finding:
 def diagnose(anchor: str, memory_dir: str) -> list[Finding]:
     """Every finding, in report order; a check that cannot run is itself a FAIL line."""
     info = paths.git_info(anchor)
-    tree = info.toplevel if info else anchor
+    tree = info.toplevel if info else paths.project_root(anchor)
     steps = [("memory root", lambda: [_root_check(anchor, memory_dir)]),
              ("registered", lambda: _registration_checks(tree)),
              ("interpreter", lambda: [_interpreter_check(tree)]),
              ("files", lambda: _file_checks(memory_dir)),
+             ("writable", lambda: _write_checks(memory_dir)),
              ("lock", lambda: _lock_check(memory_dir)),
              ("last capture", lambda: [_capture_check(memory_dir)]),
              ("stale", lambda: [_stale_check(memory_dir, tree)]),
+             ("held", lambda: [_held_check(memory_dir)]),
              ("errors.log", lambda: [_errors_check(memory_dir)])]
     findings: list[Finding] = []
     for name, step in steps:
@@ -197,13 +278,19 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     anchor = os.environ.get("MEMORY_HOOKS_ANCHOR") or os.getcwd()
     memory_dir = args.memory_dir or paths.memory_dir(anchor)
-    repaired = health.repair(memory_dir) if args.repair and os.path.isdir(memory_dir) else []
+    try:
+        repaired = health.repair(memory_dir) if args.repair and os.path.isdir(memory_dir) else []
+        failed: list[Finding] = []
+    except OSError as exc:  # e.g. a folder this user can't write: the report says so (see "writable")
+        repaired, failed = [], [(FAIL, "repair", f"could not repair: {exc.strerror or exc} ({exc.filename})")]
     if args.compact and os.path.isdir(memory_dir):
         try:
             repaired += health.compact(memory_dir)
         except locking.LockTimeout:
             repaired.append(f"not compacted: {store.LOCK} stayed busy; try again")
-    findings = diagnose(anchor, memory_dir)
+        except OSError as exc:
+            failed.append((FAIL, "compact", f"could not compact: {exc.strerror or exc} ({exc.filename})"))
+    findings = failed + diagnose(anchor, memory_dir)
     worst = max((EXIT[level] for level, _, _ in findings), default=0)
     if args.json:
         print(json.dumps({"status": [OK, WARN, FAIL][worst], "memory_dir": memory_dir, "repaired": repaired,

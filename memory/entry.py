@@ -6,6 +6,7 @@ import time
 
 from memory import TYPE_CHECKING, redact
 from memory.shape import (  # noqa: F401 - entry's API too
+    APPROVE,
     CONTROL_TYPES,
     FORGET,
     PIN,
@@ -158,7 +159,7 @@ def build(content: str, bead: str, source: str, entry_type: str = "learned",
 
 
 def build_control(kind: str, key: str, bead: str, ts: int | None = None, **provenance: object) -> dict:
-    """A control line (forget / pin / unpin) for `key`; provenance as in `build`."""
+    """A control line (forget / pin / unpin / approve) for `key`; provenance as in `build`."""
     line = {"key": key, "type": kind, "ts": int(time.time()) if ts is None else int(ts), "bead": bead}
     line.update({k: v for k, v in provenance.items() if v not in (None, "")})
     return line

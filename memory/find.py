@@ -101,22 +101,47 @@ def _search(memory_dir: str, archive: segfile.IndexFile | None, active: segfile.
             continue
         reader = _Reader(memory_dir, name)
         try:
+            verdicts = _held_by_key(seg)
             for offset, line in _lines(reader.pread, seg, chosen):
                 if line is None:
                     return None  # the file changed under the index: scan instead
                 if textmatch.matches(line, terms):  # a damaged index may name others: the text decides
                     lines.append((file_no, offset, line))
                     keys.add(line["key"])
+                    _tell_screen(line, verdicts)
         finally:
             reader.close()
     for file_no, _, seg, _ in parts:
         lines += [(file_no, offset, {"type": kind, "key": key, "ts": ts})
-                  for kind, key, ts, offset in seg.meta["controls"] if key in keys]
+                  for kind, key, ts, offset in seg.meta["controls"] if key in keys and kind != shape.APPROVE]
+        lines += [(file_no, offset, {"type": shape.APPROVE, "key": key, "ts": 0, "sha": sha})
+                  for key, sha, offset in seg.meta["approvals"] if key in keys]
     lines.sort(key=lambda item: item[:2])
     from memory import view
 
     malformed = sum(seg.meta["malformed"] for seg in (archive, active) if seg is not None)
-    return view.latest([line for _, _, line in lines]), malformed
+    return view.latest([line for _, _, line in lines], include_held=True), malformed  # a person reads: held marked
+
+
+def _held_by_key(seg: segfile.IndexFile) -> dict[str, dict[str, list[str]]]:
+    """The index's screening verdicts: key -> {text sha: reasons} of its held lines."""
+    held: dict[str, dict[str, list[str]]] = {}
+    for _, key, sha, why in seg.meta["held"]:
+        held.setdefault(key, {})[sha] = why
+    return held
+
+
+def _tell_screen(line: dict, held: dict[str, dict[str, list[str]]]) -> None:
+    """Hand memory.screen the index's verdict on this line, so marking held entries costs no screening."""
+    from memory import screen
+
+    versions = held.get(line["key"])
+    if versions is None:
+        screen.remember(line["content"], [])
+        return
+    from memory import hold
+
+    screen.remember(line["content"], versions.get(hold.text_sha(line["content"]), []))
 
 
 class _Reader:

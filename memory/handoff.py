@@ -103,13 +103,21 @@ def _result_text(content: object) -> str:
     return ""
 
 
-def read_transcript(path: str | None) -> _Reader:
-    """The transcript's prompts, tool calls, failures and last text; an empty reader when unreadable."""
+def read_transcript(path: str | None, tail_bytes: int | None = None) -> _Reader:
+    """The transcript's prompts, tool calls, failures and last text; an empty reader when unreadable.
+    With `tail_bytes`, only the records in the file's last `tail_bytes` (the first, cut one skipped)."""
     reader = _Reader()
     if not path:
         return reader
     try:
-        data = _read(path)
+        if tail_bytes is None:
+            data = _read(path)
+        else:
+            from memory import fsio
+
+            data = fsio.read_tail(path, tail_bytes)
+            if len(data) >= tail_bytes:
+                data = data[data.find(b"\n") + 1:]
     except OSError:
         return reader
     from memory.transcript_formats import claude_records

@@ -3,7 +3,9 @@ rotation, the one repair it may make (quarantine malformed lines, drop byte-iden
 of the inbox a person asks for (`--compact`), both under the lock."""
 from __future__ import annotations
 
+import errno
 import os
+import shlex
 
 from memory import fsio, inbox, layout, locking, store
 
@@ -89,3 +91,46 @@ def repair(memory_dir: str) -> list[str]:
                 done.append(f"{name}: moved {len(bad)} malformed line(s) to {store.CORRUPT}, "
                             f"removed {dropped} duplicate line(s)")
     return done or ["nothing to repair"]
+
+
+def write_problem(memory_dir: str) -> list[str]:
+    """Why captures could not be stored here, one line each with the fix ([] when they can): the memory
+    folder must take new files (lock, rotation, temp files) and the knowledge files must open for appending.
+    Tried for real (a probe file created and removed, an append opened and closed: nothing written), so
+    permissions, ownership, ACLs and read-only mounts all count."""
+    problems = []
+    folder = memory_dir
+    while not os.path.isdir(folder):  # not created yet: the hooks create it in the nearest existing folder
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            break
+        folder = parent
+    probe = os.path.join(folder, f".doctor.{os.getpid()}{layout.TEMP_SUFFIX}")
+    try:
+        os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        os.unlink(probe)
+    except OSError as exc:
+        problems.append(f"{folder} cannot be written ({exc.strerror}): {_fix(folder, exc)}")
+    inbox_dir = inbox.folder(memory_dir)  # where every capture goes
+    if os.path.isdir(inbox_dir) and not os.access(inbox_dir, os.W_OK | os.X_OK):
+        problems.append(f"{inbox_dir} cannot be written: {_fix(inbox_dir, PermissionError(errno.EACCES, ''))}")
+    for name in (store.ACTIVE, store.ARCHIVE, store.LOCK):
+        target = store.path(memory_dir, name)
+        if os.path.islink(target) or not os.path.isfile(target):
+            continue
+        try:
+            os.close(os.open(target, os.O_WRONLY | os.O_APPEND))
+        except OSError as exc:
+            problems.append(f"{target} cannot be written ({exc.strerror}): {_fix(target, exc)}")
+    return problems
+
+
+def _fix(path: str, exc: OSError) -> str:
+    if exc.errno == errno.EROFS:
+        return "the file system is read-only; set MEMORY_HOOKS_DIR to a writable folder, or remount it read-write"
+    if exc.errno == errno.ENOSPC:
+        return "the disk is full; free space"
+    owner = os.stat(path).st_uid
+    if hasattr(os, "getuid") and owner != os.getuid():
+        return f"it belongs to uid {owner}; run: sudo chown -R \"$(id -u)\" {shlex.quote(path)}"
+    return f"run: chmod u+w {shlex.quote(path)}"

@@ -13,6 +13,9 @@ concurrent builders each publish a whole file; the active segment names the arch
 computed against, and a mismatched pair is simply rebuilt by the next reader.
 
 Latest-per-key spans both files (the archive is ranked too: knowledge rotated out is still knowledge).
+Held entries (memory.hold) are screened as their lines are indexed, so each line is screened once: the segment
+keeps the flagged docs and the approve lines, and `combine` leaves every held doc without an approval of its
+text out of the corpus, so the ranker never returns one to a hook.
 """
 from __future__ import annotations
 
@@ -35,10 +38,11 @@ CRC_WINDOW = 4096
 
 def fingerprint() -> int:
     """Changes whenever tokens or concepts would come out differently: an index of another version is rebuilt."""
-    from memory import entry, tokenize
+    from memory import entry, screen_patterns, tokenize
 
     return zlib.crc32(repr((MAGIC, corpus_mod.FIELDS, concepts.GROUPS, sorted(tokenize.STOP_WORDS),
-                            tokenize._DERIVED, sorted(entry.TAG_VOCABULARY.items()))).encode())
+                            tokenize._DERIVED, sorted(entry.TAG_VOCABULARY.items()),
+                            ("screen", screen_patterns.VERSION))).encode())
 
 
 def _read_source(path: str) -> tuple[bytes, tuple[int, int, int, int] | None]:
@@ -57,9 +61,12 @@ def _tail_crc(data: bytes, end: int) -> int:
     return zlib.crc32(data[max(0, end - CRC_WINDOW):end])
 
 
-def update(old: Segment | None, data: bytes, src: tuple[int, int, int, int] | None) -> Segment:
-    """`old` brought up to date with the source bytes `data`: extended when the source only grew, else new."""
-    from memory.entry import FORGET, is_control, is_valid
+def update(old: Segment | None, data: bytes, src: tuple[int, int, int, int] | None,
+           cache_dir: str | None = None) -> Segment:
+    """`old` brought up to date with the source bytes `data`: extended when the source only grew, else new.
+    The new lines are screened (memory.hold), with the verdict cache of `cache_dir` when given."""
+    from memory import hold
+    from memory.entry import APPROVE, FORGET, is_control, is_valid
     from memory.textmatch import haystack, words
 
     grown = (old is not None and old.src is not None and src is not None and old.src[:2] == src[:2]
@@ -71,6 +78,7 @@ def update(old: Segment | None, data: bytes, src: tuple[int, int, int, int] | No
         if not isinstance(value, array):
             postings[key] = array_of("I", value)
     pos, end = seg.end, data.rfind(b"\n") + 1  # an unterminated last line is a write in progress
+    added: list[tuple[int, dict]] = []
     while pos < end:
         nl = data.index(b"\n", pos)
         line = data[pos:nl]
@@ -79,6 +87,7 @@ def update(old: Segment | None, data: bytes, src: tuple[int, int, int, int] | No
         except (ValueError, RecursionError):
             entry = None
         if entry is not None and is_valid(entry):
+            added.append((seg.stats.n, entry))
             seg.stats.add(entry, postings)  # type: ignore[arg-type]
             seg.offsets.append(pos)
             seg.lengths.append(len(line))
@@ -92,9 +101,17 @@ def update(old: Segment | None, data: bytes, src: tuple[int, int, int, int] | No
             seg.controls.append((entry["type"], entry["key"], ts, pos))  # type: ignore[index]
             if entry["type"] == FORGET:  # type: ignore[index]
                 seg.forgets.append((entry["key"], ts, seg.stats.n))  # type: ignore[index]
+            elif entry["type"] == APPROVE:  # type: ignore[index]
+                seg.approvals.append((entry["key"], str(entry.get("sha")), pos))  # type: ignore[union-attr,index]
         elif line.strip():
             seg.malformed += 1
         pos = nl + 1
+    if cache_dir is not None and added:
+        hold.warm(cache_dir, [entry["content"] for _, entry in added])
+    for doc, entry in added:
+        why = hold.reasons(entry)
+        if why:
+            seg.held.append((doc, entry["key"], hold.text_sha(entry["content"]), why))
     seg.src, seg.end, seg.crc = src, max(seg.end, end), _tail_crc(data, max(seg.end, end))
     seg.stats.live = corpus_mod.latest_flags(seg.stats.keys, seg.stats.ts)
     _apply_forgets(seg)
@@ -178,6 +195,7 @@ def load(memory_dir: str, inline_limit: int | None = None) -> corpus_mod.Corpus:
     archive, active, partial = segments(memory_dir, inline_limit)
     corpus = combine(memory_dir, archive, active)
     corpus.partial = partial
+    corpus.malformed = archive.malformed + active.malformed
     return corpus
 
 
@@ -267,12 +285,14 @@ def _rebuild(memory_dir: str, idx: dict[str, str], fp: int, with_archive: bool =
         archive_data, archive_src = _read_source(os.path.join(memory_dir, ARCHIVE))
         old_archive = read_segment(idx[ARCHIVE], fp, with_keys=True)
         indexed_src = old_archive.src if old_archive is not None else None
-        archive = update(old_archive, archive_data, archive_src)  # may extend old_archive in place
+        # may extend old_archive in place; its lines are screened without the verdict cache, which stays the
+        # size of the active file (a session start reads it whole)
+        archive = update(old_archive, archive_data, archive_src)
         if writable and archive_src is not None and indexed_src != archive_src:
             _write(idx[ARCHIVE], archive, fp)
     else:
         archive = Segment()
-    active = update(read_segment(idx[ACTIVE], fp, with_keys=True), active_data, active_src)
+    active = update(read_segment(idx[ACTIVE], fp, with_keys=True), active_data, active_src, memory_dir)
     link(archive, active)
     if writable and with_archive:  # an active segment linked to no archive would be rebuilt anyway
         _write(idx[ACTIVE], active, fp)
@@ -293,6 +313,11 @@ def combine(memory_dir: str, archive: Segment, active: Segment) -> corpus_mod.Co
     for doc in active.dead:
         live[doc] = 0
     c.live = live + b.live
+    approved = {(key, sha) for seg in (archive, active) for key, sha, _ in seg.approvals}
+    for base, seg in ((0, archive), (a.n, active)):
+        for doc, key, sha, _ in seg.held:
+            if (key, sha) not in approved:
+                c.live[base + doc] = 0  # held for review: never ranked for a hook
     readers = _EntryReader(memory_dir, archive, active)
     c.entry_at = readers.entry
     return c

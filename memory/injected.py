@@ -22,9 +22,11 @@ def given(memory_dir: str, session: str | None) -> set[str]:
     return {k for k in keys if isinstance(k, str)} if isinstance(keys, list) else set()
 
 
-def remember(memory_dir: str, session: str | None, keys: list[str], reset: bool = False) -> list[str]:
+def remember(memory_dir: str, session: str | None, keys: list[str], reset: bool = False,
+             strict: bool = False) -> list[str]:
     """Add `keys` to the session's set (after clearing it when `reset`); returns the set before the
-    change. Best effort: a busy lock or an unwritable folder only means a possible repeat."""
+    change. Best effort: a busy lock or an unwritable folder only means a possible repeat (with `strict`,
+    they raise instead)."""
     if not session:
         return []
 
@@ -48,7 +50,22 @@ def remember(memory_dir: str, session: str | None, keys: list[str], reset: bool 
     try:
         return state.update(memory_dir, layout.INJECTED, change)
     except (OSError, locking.LockTimeout):
+        if strict:
+            raise
         return []
+
+
+def claim(memory_dir: str, session: str | None, keys: list[str]) -> list[str]:
+    """Of `keys`, those this session had not been given yet, now recorded as given, in one step under the
+    state lock: hooks fired at the same moment (parallel tool calls) never both get the same entry. [] when
+    the state can't be updated (no session, a busy lock): then nothing is shown rather than a repeat."""
+    if not session or not keys:
+        return []
+    try:
+        before = set(remember(memory_dir, session, keys, strict=True))
+    except (OSError, locking.LockTimeout):
+        return []
+    return [k for k in keys if k not in before]
 
 
 def _ts(record: object) -> float:

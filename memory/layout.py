@@ -28,15 +28,20 @@ COMPLETION_STATE = "completion-state.json"
 INDEX = "knowledge.index"  # the derived ranking index of KNOWLEDGE (memory.index; rebuildable)
 ARCHIVE_INDEX = "knowledge.archive.index"  # ... and of ARCHIVE
 INDEX_BUILD_LOCK = "knowledge.index.lock"  # held while a background process builds the index: one at a time
+SCREEN_CACHE = "knowledge.screen"  # the screen's verdicts by text digest (memory.hold.warm; rebuildable)
 VECTORS = "vectors.bin"  # the semantic option's entry vectors (memory.semantic; rebuildable)
 INJECTED = "injected.json"  # per session: which entries the agent was already given (memory.injected)
+WELCOMED = "welcomed"  # empty flag: this machine's first session after install has had the fuller introduction
 STATE_LOCK = "state.lock"  # guards the small machine-local state files (not the knowledge)
+PATH_CUES = "knowledge.paths"  # which entries are about which files (memory.action_paths; rebuildable)
+ACTION_CACHE = "action-cache"  # folder: per session, what a file or error event found (memory.action_context)
 HANDOFFS = "handoffs.jsonl"  # where each session stopped (memory.handoff); machine-local, newest 200
 TEMP_SUFFIX = ".tmp"  # `.<name>.<pid>.tmp`: an atomic write in progress (memory.fsio)
 
 MACHINE_LOCAL_FILES = (LOCK, JOURNAL, CORRUPT, ERRORS, ERRORS_ROTATED, DISPATCH_LOG, COMPLETION_STATE, INJECTED,
-                       STATE_LOCK, INDEX, ARCHIVE_INDEX, INDEX_BUILD_LOCK, VECTORS, HANDOFFS)
-MACHINE_LOCAL_DIRS = (PENDING,)
+                       STATE_LOCK, INDEX, ARCHIVE_INDEX, INDEX_BUILD_LOCK, VECTORS, HANDOFFS, WELCOMED,
+                       SCREEN_CACHE, PATH_CUES)
+MACHINE_LOCAL_DIRS = (PENDING, ACTION_CACHE)
 COMMITTED = (KNOWLEDGE, ARCHIVE)  # the data files a team shares (the configs are theirs, never purged)
 COMMITTED_DIRS = (INBOX,)  # ... and the folder of captures not yet folded into KNOWLEDGE
 DATA_FILES = COMMITTED + MACHINE_LOCAL_FILES  # what `install.sh --uninstall --purge` deletes

@@ -158,6 +158,35 @@ def succeeded(payload: dict[str, Any]) -> bool:
     return True
 
 
+def shell_output(payload: dict[str, Any]) -> str:
+    """What a shell call printed, as far as the payload carries it: Claude's stdout + stderr, Codex's string
+    tool_response, Gemini's llmContent, Cursor's output ('' when none)."""
+    response = payload.get("tool_response")
+    if isinstance(response, str):
+        return response
+    parts = [response.get(k) for k in ("stdout", "stderr", "llmContent")] if isinstance(response, dict) else []
+    parts.append(payload.get("output"))
+    return "\n".join(p for p in parts if isinstance(p, str))
+
+
+def failure(payload: dict[str, Any]) -> str:
+    """How the runtime says a shell call failed, as it says it (`Exit code 127`, Gemini's error, Cursor's
+    exit code); '' when it says nothing. One line, short: for a message to the agent."""
+    response = payload.get("tool_response")
+    said = payload.get("error") or (response.get("error") if isinstance(response, dict) else None)
+    if isinstance(said, dict):
+        said = said.get("message")
+    output = payload.get("tool_output")
+    if not said and isinstance(output, str) and output.startswith("{"):
+        try:
+            code = jsonio.loads(output).get("exitCode")
+        except (ValueError, AttributeError):
+            code = None
+        said = f"exit code {code}" if isinstance(code, int) else None
+    lines = said.strip().splitlines() if isinstance(said, str) else []
+    return lines[0][:120] if lines else ""
+
+
 def capture_id(payload: dict[str, Any], command: str) -> str:
     """Identity of one tool call, equal for every copy of the hook the runtime fires for it.
 
@@ -178,12 +207,16 @@ def answers_context(payload: dict[str, Any]) -> bool:
     return event_name(payload) != "afterShellExecution"
 
 
-def context_answer(payload: dict[str, Any], text: str, event: str | None = None) -> str:
-    """Model-visible context: Claude's hookSpecificOutput envelope, or Cursor's flat field."""
+def context_answer(payload: dict[str, Any], text: str, event: str | None = None, user_note: str = "") -> str:
+    """Model-visible context: Claude's hookSpecificOutput envelope, or Cursor's flat field; `user_note`
+    (maintenance hints meant for the person, never the model) as systemMessage where the runtime shows one."""
     if runtime(payload) == CURSOR:
         return jsonio.dumps({"additional_context": text})
     name = event or event_name(payload) or "SessionStart"
-    return jsonio.dumps({"hookSpecificOutput": {"hookEventName": name, "additionalContext": text}})
+    answer: dict[str, Any] = {"hookSpecificOutput": {"hookEventName": name, "additionalContext": text}}
+    if user_note:
+        answer["systemMessage"] = user_note
+    return jsonio.dumps(answer)
 
 
 def block_answer(payload: dict[str, Any], reason: str) -> str:
@@ -198,3 +231,120 @@ def warning_answer(payload: dict[str, Any], text: str) -> str | None:
     if runtime(payload) == CURSOR:
         return None
     return jsonio.dumps({"systemMessage": text})
+
+
+# Tool calls that name the file they read or change: Claude Code (and Cursor), Gemini CLI
+FILE_TOOLS = {"Read", "Edit", "Write", "MultiEdit", "NotebookEdit", "read_file", "write_file", "replace"}
+PATCH_TOOLS = {"apply_patch"}  # Codex CLI: the files are named inside the patch
+_PATCH_FILE = "*** "  # `*** Update File: path`, `*** Add File: path`, `*** Delete File: path`
+
+
+def tool_files(payload: dict[str, Any], shell_reads: bool = False) -> list[str]:
+    """The files a file tool call reads or changes (absolute as the runtime sent them), [] for other calls.
+    With `shell_reads`, also the files a shell command prints or patches (Codex CLI reads and edits files
+    through its shell tool: `sed -n 1,80p src/db.py`, `cat a.py`, `apply_patch <<EOF`)."""
+    name = payload.get("tool_name")
+    args = tool_input(payload)
+    if name in FILE_TOOLS:
+        target = args.get("file_path") or args.get("notebook_path") or args.get("absolute_path")
+        return [target] if isinstance(target, str) and target.strip() else []
+    if name in SHELL_TOOLS and shell_reads:
+        command = args.get("command")
+        return shell_read_files(command) if isinstance(command, str) else []
+    if name in PATCH_TOOLS:
+        patch = args.get("patch") or args.get("input") or args.get("command")
+        if isinstance(patch, list):
+            patch = "\n".join(str(p) for p in patch)
+        if not isinstance(patch, str):
+            return []
+        found = []
+        for line in patch.splitlines():
+            if line.startswith(_PATCH_FILE) and " File: " in line:
+                target = line.split(" File: ", 1)[1].strip()
+                if target and target not in found:
+                    found.append(target)
+        return found
+    return []
+
+
+_SHELL_FAILED = ("Exit Code: ", "Process exited with code ", "Exit code ")
+ERROR_TAIL = 4000
+# what a failed command's output ends with, when the runtime does not say how it exited (Codex)
+ERROR_WORDS = (r"\b(?:[A-Z]\w*(?:Error|Exception)|error(?:\[\w+\])?:|ERROR|FAILED|Traceback|fatal:|panic:|"
+               r"command not found|No such file or directory|Permission denied)")
+
+
+def looks_failed(output: str) -> bool:
+    """Whether a command's output (its end) reads like a failure: an error name, `error:`, FAILED…"""
+    import re  # only here: most hooks never need it
+
+    return re.search(ERROR_WORDS, output[-ERROR_TAIL:]) is not None
+
+
+def failure_text(payload: dict[str, Any]) -> str | None:
+    """The failing command and what it printed, when the payload reports a failed shell call: Claude's
+    PostToolUseFailure (`error`), Gemini's AfterTool (an `error`, or a non-zero `Exit Code:` in its
+    output), Codex's PostToolUse (a non-zero exit in its output). None for anything else."""
+    command = shell_command(payload)
+    if command is None:
+        return None
+    if event_name(payload) == "PostToolUseFailure":
+        error = payload.get("error")
+        return f"{command}\n{error if isinstance(error, str) else ''}"
+    response = payload.get("tool_response")
+    output = ""
+    if isinstance(response, dict):
+        error = response.get("error")
+        if isinstance(error, str) and error or isinstance(error, dict):
+            message = error.get("message") if isinstance(error, dict) else error
+            return f"{command}\n{message}\n{response.get('llmContent') or ''}"
+        for name in ("llmContent", "stdout", "output"):
+            if isinstance(response.get(name), str):
+                output += response[name] + "\n"
+        if isinstance(response.get("stderr"), str):
+            output += response["stderr"]
+        if isinstance(response.get("exit_code"), int) and response["exit_code"] != 0:
+            return f"{command}\n{output}"
+    elif isinstance(response, str):  # Codex CLI: the output alone, its exit status not given
+        output = response
+        if looks_failed(output):
+            return f"{command}\n{output}"
+    for marker in _SHELL_FAILED:
+        at = output.rfind(marker)
+        if at >= 0:
+            code = output[at + len(marker):].split(None, 1)[0].strip(".:,") if output[at + len(marker):].strip() \
+                else ""
+            if code.lstrip("-").isdigit() and int(code) != 0:
+                return f"{command}\n{output}"
+    return None
+
+
+SHELL_READERS = {"cat", "sed", "head", "tail", "nl", "less", "more", "bat", "wc"}
+
+
+def shell_read_files(command: str) -> list[str]:
+    """The files named by the reading commands of a shell command line and by the patches it applies."""
+    from memory import shell
+
+    found: list[str] = []
+    try:
+        commands = shell.parse(command)
+    except (ValueError, RecursionError):
+        return []
+    for cmd in commands:
+        words = cmd.words
+        if not words:
+            continue
+        verb = words[0].rsplit("/", 1)[-1]
+        if verb in SHELL_READERS:
+            for word in words[1:]:
+                if not word.startswith("-") and "." in word.rsplit("/", 1)[-1] and not word[:1].isdigit() \
+                        and word not in found and "'" not in word and " " not in word:
+                    found.append(word)
+        patch = cmd.stdin_text if verb == "apply_patch" else None
+        for line in (patch or "").splitlines():
+            if line.startswith(_PATCH_FILE) and " File: " in line:
+                target = line.split(" File: ", 1)[1].strip()
+                if target and target not in found:
+                    found.append(target)
+    return found

@@ -48,10 +48,17 @@ def age(ts: object, now: float | None = None) -> str:
     return "today"  # pragma: no cover - days >= 1 always matches a unit
 
 
-def choose(memory_dir: str, ranked: list[rank.Scored], prompt: str, semantic_on: bool) -> list[dict]:
+def gate_params(settings: dict) -> type[rank.Params]:
+    """The ranker's gate with config.json's thresholds (`prompt_min_fraction`, `prompt_relative_cut`)."""
+    return type("Configured", (rank.Params,), {"min_fraction": settings["prompt_min_fraction"],
+                                               "relative_cut": settings["prompt_relative_cut"]})
+
+
+def choose(memory_dir: str, ranked: list[rank.Scored], prompt: str, semantic_on: bool,
+           params: type[rank.Params] = rank.Params) -> list[dict]:
     """The entries to inject, best first: the lexical ranker behind its gate, fused with the semantic
     option's cosines when the model is installed (memory.semantic: any trouble there means lexical only)."""
-    gated = [s.entry for s in rank.gated(ranked)]
+    gated = [s.entry for s in rank.gated(ranked, params)]
     if not semantic_on:
         return gated
     from memory import embed  # a few stat calls: is the model installed for this interpreter?
@@ -60,7 +67,7 @@ def choose(memory_dir: str, ranked: list[rank.Scored], prompt: str, semantic_on:
         return gated
     from memory import semantic, store
 
-    active = store.latest(store.load(memory_dir).entries)  # vectors cover the active file
+    active = store.latest(store.load(memory_dir).entries, cache_dir=memory_dir)  # vectors cover the active file
     cosines = semantic.similarities(memory_dir, active, prompt)
     lexical = {str(s.entry.get("key")): s.fraction for s in ranked}
     keys = semantic.fuse(lexical, [str(e.get("key")) for e in gated], cosines, limit=len(ranked) + 50)
@@ -75,7 +82,7 @@ def relevant_block(found: list[dict], budget: int, entry_chars: int) -> tuple[st
     chars = max(MIN_ENTRY_CHARS, entry_chars)
     entries = list(found)
     while entries:
-        lines = [HEADING]
+        lines = [HEADING, render.FRAMING]
         for e in entries:
             kind = render.label(str(e.get("type", "")))
             bead = f", {render.one_line(str(e['bead']), 30)}" if e.get("bead") else ""
@@ -108,7 +115,7 @@ def handle(ctx: hookrun.Context) -> str | None:
     if corpus.partial:
         index.build_in_background(ctx.memory_dir)
     ranked = rank.search(corpus, prompt, limit=max(4 * limit, 20) + min(len(given), 50))
-    chosen = choose(ctx.memory_dir, ranked, prompt, settings["semantic"])
+    chosen = choose(ctx.memory_dir, ranked, prompt, settings["semantic"], gate_params(settings))
     found = [e for e in chosen if e.get("key") not in given][:limit]
     budget = config.budget_chars(settings["prompt_budget_tokens"])
     text, shown = relevant_block(found, budget, settings["entry_chars"])

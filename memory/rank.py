@@ -51,6 +51,9 @@ class Params:
     min_terms = 1
     concept_fraction = 1.01
     follow = 0.0
+    # Precision: the block holds only results scoring at least this share of the best one; with the map at
+    # session start carrying recall, a weaker neighbour is noise the model reads on every later turn.
+    relative_cut = 0.0  # the prompt hook reads its own from config.json (prompt_relative_cut, 0.7)
 
 
 class Scored:
@@ -182,9 +185,10 @@ def score_all(corpus: Corpus, query: Query, params: type[Params] = Params
 
 
 def search(corpus: Corpus, text: str, limit: int = 5, params: type[Params] = Params,
-           gate: bool = False) -> list[Scored]:
-    """The top `limit` live documents of `corpus` for `text` (only those passing the gate when `gate`)."""
-    query = Query(text)
+           gate: bool = False, query: Query | None = None) -> list[Scored]:
+    """The top `limit` live documents of `corpus` for `text` (only those passing the gate when `gate`);
+    `query` when the caller already made (and trimmed) the text's Query."""
+    query = query or Query(text)
     scores, matched, concept_scores, best_words, best_concepts = score_all(corpus, query, params)
     best = (best_words + best_concepts) or 1.0
     ts = corpus.ts
@@ -224,7 +228,8 @@ def gated(results: list[Scored], params: type[Params] = Params) -> list[Scored]:
     if not results or not passes(results[0], params):
         return []
     floor = params.follow * results[0].score
-    return [s for s in results if s.score >= floor or passes(s, params)]
+    cut = params.relative_cut * results[0].score  # never padded with results far weaker than the best
+    return [s for s in results if s.score >= cut and (s.score >= floor or passes(s, params))]
 
 
 def passes(scored: Scored, params: type[Params] = Params) -> bool:

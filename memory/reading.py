@@ -86,6 +86,7 @@ def load_matching(memory_dir: str, needle: bytes, include_archive: bool = False,
         at = data.find(seq)
         while at >= 0:
             at = data.find(seq, take(at))
+    snap.malformed = _malformed(data, found, loads)
     entries = {start: e for start, e in found.items() if e is not None}
     wanted = {e["key"] for e in entries.values()}
     wanted_bytes = {key.encode("utf-8", "surrogatepass") for key in wanted}
@@ -103,6 +104,23 @@ def load_matching(memory_dir: str, needle: bytes, include_archive: bool = False,
                 entries[start] = entry
     snap.entries = [entries[start] for start in sorted(entries)]
     return snap
+
+
+def _malformed(data: bytes, parsed: dict[int, dict | None], loads: Callable[[bytes], object]) -> int:
+    """The malformed lines of `data` (complete lines), so every recall command reports them (`read` counts
+    them in a parse of every line): the lines parsed already, and every other line not shaped as the lines
+    memory-hooks writes (`{"key":…}`), parsed now. A torn line, a conflict marker, foreign JSON are all
+    counted; a line of our shape is trusted unparsed."""
+    count = sum(entry is None for entry in parsed.values())
+    lines = data.count(b"\n")
+    if data.count(b"}\n") == lines and data.count(b'\n{"key":') + data.startswith(b'{"key":') == lines:
+        return count  # every line starts `{"key":` and ends `}` (counted at C speed): nothing odd to parse
+    start = 0
+    for line in data.split(b"\n")[:-1]:  # `data` ends with a newline: the last piece is empty
+        if not (line[:7] == b'{"key":' and line[-1:] == b"}") and start not in parsed and line.strip():
+            count += parse_line(line.strip(), loads) is None
+        start += len(line) + 1
+    return count
 
 
 def _line_bounds(data: bytes, at: int) -> tuple[int, int]:
@@ -187,9 +205,9 @@ def load(memory_dir: str, include_archive: bool = False) -> Snapshot:
     return total
 
 
-def latest(entries: list[dict]) -> list[dict]:
+def latest(entries: list[dict], include_held: bool = False, cache_dir: str | None = None) -> list[dict]:
     """One entry per key, the latest (highest ts, then later line) winning; newest first; forgotten keys
-    left out, pinned entries marked (memory.view owns the rules)."""
+    and held ones left out, pinned entries marked (memory.view owns the rules)."""
     from memory import view
 
-    return view.latest(entries)
+    return view.latest(entries, include_held, cache_dir)

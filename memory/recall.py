@@ -1,7 +1,8 @@
 """recall.sh: search the knowledge files by keywords, type or recency, or summarise them.
 
 Exit status: 0 when something was found, 1 when nothing was, 2 on a usage error or when a knowledge file
-cannot be read (a directory, a symlink, no permission).
+cannot be read (a directory, a symlink, no permission), 3 when a file could not be written (nothing stored)
+or on an unexpected failure: always one line on stderr, never a traceback.
 """
 from __future__ import annotations
 
@@ -12,11 +13,14 @@ import sys
 from collections import Counter
 from collections.abc import Sequence
 
-from memory import jsonio, paths, recall_commands, render, store
+from memory import TYPE_CHECKING, cli, jsonio, paths, recall_commands, render, store
+from memory.cli import FAILED, FOUND, NOTHING, USAGE  # noqa: F401 - recall's statuses too
 from memory.render import format_entry
 from memory.textmatch import fold, haystack, matches, terms_of  # noqa: F401 - recall's API too
 
-FOUND, NOTHING, USAGE = 0, 1, 2
+if TYPE_CHECKING:
+    from typing import Any
+
 # Characters whose fold holds ASCII or vanishes (ß -> ss, ﬁ -> fi, KELVIN SIGN -> k, İ -> i, U+0307 -> ""):
 # a line holding one may match an ASCII keyword its bytes do not contain, so the fast path parses it.
 # tests/test_recall.py checks that the list is complete for the running Python's Unicode tables.
@@ -61,7 +65,8 @@ def search(memory_dir: str, terms: Sequence[str], entry_type: str | None, recent
         snapshot = store.load(memory_dir, include_archive)
     if history:
         return versions(snapshot.entries, terms, entry_type), snapshot
-    return select(store.latest(snapshot.entries), terms, entry_type, recent), snapshot
+    latest = store.latest(snapshot.entries, include_held=True, cache_dir=memory_dir)  # a person reads: held marked
+    return select(latest, terms, entry_type, recent), snapshot
 
 
 def versions(lines: list[dict], terms: Sequence[str], entry_type: str | None) -> list[dict]:
@@ -106,8 +111,8 @@ def stats(memory_dir: str, snapshot: store.Snapshot, latest: list[dict]) -> str:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="recall.sh", description="Search the project's knowledge (.beads/memory/knowledge.jsonl).",
-        epilog="Exit status: 0 found, 1 nothing found, 2 usage error or unreadable knowledge file. "
-               "Same key: the latest entry wins.")
+        epilog="Exit status: 0 found, 1 nothing found, 2 usage error or unreadable knowledge file, 3 a file "
+               "could not be written (nothing stored) or an unexpected failure. Same key: the latest entry wins.")
     parser.add_argument("keywords", nargs="*", metavar="KEYWORD",
                         help="one word: case-insensitive text to find in content, key, tags or bead; "
                              "several words or a sentence: ranked, best first (--exact: entries holding all)")
@@ -115,7 +120,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--limit", type=int, metavar="N", default=10, help="ranked: at most N results (10)")
     parser.add_argument("--explain", action="store_true", help="ranked: why each entry scored")
     parser.add_argument("--type", dest="entry_type", metavar="T", help="only entries of this type (e.g. learned)")
-    parser.add_argument("--recent", type=int, metavar="N", help="the N most recent entries (one per key)")
+    parser.add_argument("--recent", type=int, nargs="?", const=10, metavar="N",
+                        help="the N most recent entries (one per key; default 10)")
     parser.add_argument("--stats", action="store_true", help="counts per type, source and tag; archive size")
     parser.add_argument("--all", action="store_true", help="include knowledge.archive.jsonl")
     parser.add_argument("--json", action="store_true", help="print JSON lines (for jq)")
@@ -125,12 +131,17 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--stale", type=int, nargs="?", const=180, metavar="DAYS",
                         help="entries not re-confirmed for DAYS (180) that name files or symbols the repository "
                              "no longer has (nothing is removed)")
-    writing = parser.add_argument_group("recording (appends a line; nothing is ever deleted)")
+    writing = parser.add_argument_group("recording (each appends a line; only --redact rewrites lines)")
     writing.add_argument("--add", metavar="TEXT", help='record an insight: "LEARNED: …" (also DECISION:, WARNING:, '
                                                         'PATTERN:; LEARNED[key]: sets or replaces that key)')
     writing.add_argument("--forget", metavar="KEY", help="hide KEY from session start, prompts and recall")
     writing.add_argument("--pin", metavar="KEY", help="always show KEY first at session start")
     writing.add_argument("--unpin", metavar="KEY", help="undo --pin")
+    writing.add_argument("--redact", nargs="+", metavar=("KEY", "TEXT"),
+                         help="a leaked secret: rewrite KEY's lines in both files, TEXT (else the whole text) "
+                              "replaced by a marker; the one command that rewrites lines (git history keeps them)")
+    writing.add_argument("--approve", metavar="KEY", help="release an entry held for review (this text only)")
+    parser.add_argument("--held", action="store_true", help="entries held for review, with why (never injected)")
     parser.add_argument("--handoffs", type=int, nargs="?", const=10, metavar="N",
                         help="the N newest session handoffs (where sessions stopped; default 10)")
     parser.add_argument("--handoff", metavar="ID", help="one handoff, whole (JSON)")
@@ -143,9 +154,28 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """recall.sh: every failure is one line on stderr and an exit status (recall.sh --help), never a traceback."""
     if hasattr(sys.stdout, "reconfigure"):
         sys.stdout.reconfigure(errors="replace")  # an emoji on a Latin-1 terminal is a "?", not a traceback
     argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        return _main(argv)
+    except OSError as exc:  # a write (or a read) that only failed past the checks: say which file and why
+        if isinstance(exc, BrokenPipeError):
+            raise
+        print(f"recall.sh: {exc.filename or 'a knowledge file'}: {exc.strerror or exc} (nothing more was "
+              "done; recall.sh --doctor checks the files)", file=sys.stderr)
+        return FAILED
+    except Exception as exc:  # noqa: BLE001 - a person gets one line, errors.log the details
+        from memory import errorlog
+
+        errorlog.record("recall.sh", f"{type(exc).__name__}: {exc} (argv {argv!r})")
+        print(f"recall.sh: unexpected failure: {type(exc).__name__}: {render.one_line(str(exc), 200)} "
+              "(recorded in .beads/memory/errors.log; please report it)", file=sys.stderr)
+        return FAILED
+
+
+def _main(argv: list[str]) -> int:
     if "--doctor" in argv:
         from memory import doctor
         return doctor.main([a for a in argv if a != "--doctor"])
@@ -158,15 +188,14 @@ def main(argv: list[str] | None = None) -> int:
     terms = terms_of(args.keywords)
     memory_dir = args.memory_dir or paths.memory_dir(os.environ.get("MEMORY_HOOKS_ANCHOR") or os.getcwd())
     writes = [(kind, value) for kind, value in (("add", args.add), ("forget", args.forget), ("pin", args.pin),
-                                                ("unpin", args.unpin)) if value is not None]
+                                                ("unpin", args.unpin), ("redact", args.redact),
+                                                ("approve", args.approve))
+              if value is not None]
     if writes:
         return _write(parser, memory_dir, writes, terms)
-    if args.setup_git:
-        return recall_commands.setup_git()
-    if args.handoffs is not None or args.handoff:
-        return recall_commands.handoffs(memory_dir, args.handoffs, args.handoff)
-    if args.stale is not None:
-        return recall_commands.stale(memory_dir, args.stale, args.json)
+    status = _command(memory_dir, args)
+    if status is not None:
+        return status
     if not (terms or args.entry_type or args.recent or args.stats or args.pinned):
         parser.print_usage(sys.stderr)
         print("recall.sh: give a KEYWORD, --type, --recent N, --pinned or --stats (see --help)", file=sys.stderr)
@@ -174,7 +203,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.stats:
             snapshot = store.load(memory_dir, include_archive=args.all)
-            report = stats(memory_dir, snapshot, store.latest(snapshot.entries))
+            latest = store.latest(snapshot.entries, include_held=True, cache_dir=memory_dir)
+            report = stats(memory_dir, snapshot, latest)
         else:
             chosen, snapshot = search(memory_dir, terms, args.entry_type, args.recent, args.all, args.history)
             if args.pinned:
@@ -182,14 +212,28 @@ def main(argv: list[str] | None = None) -> int:
             in_archive = [] if chosen or args.all or args.pinned else \
                 search(memory_dir, terms, args.entry_type, args.recent, True, args.history)[0]
     except OSError as exc:  # not a regular file, a symlink, no permission: say which file and why
-        print(f"recall.sh: cannot read {exc.filename or memory_dir}: {exc.strerror or exc}", file=sys.stderr)
-        return USAGE
+        return cli.cannot_read(exc, memory_dir)
     if args.stats:
         print(report)
         return FOUND if snapshot.entries else NOTHING
     if len(terms) > 1 and not (args.exact or args.history or args.pinned):
         return ranked(memory_dir, " ".join(args.keywords), args)
     return _print_found(chosen, in_archive, snapshot, args, argv)
+
+
+def _command(memory_dir: str, args: argparse.Namespace) -> int | None:
+    """The commands that are not a search (--held, --setup-git, --handoffs, --stale); None for a search."""
+    if args.held:
+        from memory import hold
+
+        return hold.list_held(memory_dir, args.json)
+    if args.setup_git:
+        return recall_commands.setup_git()
+    if args.handoffs is not None or args.handoff:
+        return recall_commands.handoffs(memory_dir, args.handoffs, args.handoff)
+    if args.stale is not None:
+        return recall_commands.stale(memory_dir, args.stale, args.json)
+    return None
 
 
 def _print_found(chosen: list[dict], in_archive: list[dict], snapshot: store.Snapshot, args: argparse.Namespace,
@@ -216,17 +260,27 @@ def _print_found(chosen: list[dict], in_archive: list[dict], snapshot: store.Sna
     return FOUND if chosen else NOTHING
 
 
-def _write(parser: argparse.ArgumentParser, memory_dir: str, writes: list[tuple[str, str]],
+def _write(parser: argparse.ArgumentParser, memory_dir: str, writes: list[tuple[str, Any]],
            terms: list[str]) -> int:
-    """--add / --forget / --pin / --unpin: one at a time, never mixed with a search."""
+    """--add / --forget / --pin / --unpin / --redact / --approve: one at a time, never mixed with a search."""
     from memory import edit
 
     if len(writes) > 1 or terms:
-        parser.error("--add, --forget, --pin and --unpin take one value and go alone")
+        parser.error("--add, --forget, --pin, --unpin, --redact and --approve go alone (quote a TEXT with spaces)")
     kind, value = writes[0]
     cwd = os.environ.get("MEMORY_HOOKS_ANCHOR") or os.getcwd()
+    if kind == "redact":
+        from memory import rewrite
+
+        if len(value) > 2 or not value[0].strip() or (len(value) == 2 and not value[1]):
+            parser.error("--redact takes KEY and an optional TEXT (quote a TEXT with spaces)")
+        return rewrite.main(memory_dir, value[0].strip(), value[1] if len(value) == 2 else None)
     if kind == "add":
         return edit.add(memory_dir, value, cwd)
+    if kind == "approve":
+        from memory import hold
+
+        return hold.approve(memory_dir, value.strip(), cwd)
     return edit.control(memory_dir, kind, value.strip(), cwd)
 
 
@@ -235,7 +289,8 @@ def ranked(memory_dir: str, text: str, args: argparse.Namespace) -> int:
     first, each with its score; no gate, since a person asked."""
     from memory import index, rank
 
-    results = rank.search(index.load(memory_dir), text, limit=args.limit if not args.entry_type else 10 * args.limit)
+    corpus = index.load(memory_dir)
+    results = rank.search(corpus, text, limit=args.limit if not args.entry_type else 10 * args.limit)
     results = [s for s in results if not args.entry_type or s.entry.get("type") == args.entry_type][:args.limit]
     out = sys.stdout
     for scored in results:
@@ -250,8 +305,7 @@ def ranked(memory_dir: str, text: str, args: argparse.Namespace) -> int:
     if results and not args.json:
         out.write(f"{len(results)} ranked entr{'y' if len(results) == 1 else 'ies'} (both files, latest per key; "
                   "--exact: only entries holding every word)\n")
-    if not results:
-        print("recall.sh: nothing found", file=sys.stderr)
+    sys.stderr.write(render.found_notes(corpus.malformed, bool(results)))
     return FOUND if results else NOTHING
 
 

@@ -6,13 +6,13 @@ import os
 import sys
 import time
 
-from memory import jsonio, paths, render, store
+from memory import cli, jsonio, paths, render, store
 
 
 def handoffs(memory_dir: str, newest: int | None, wanted: str | None) -> int:
     """--handoffs [N]: one line each, newest first; --handoff ID: that one, whole."""
     from memory import handoff, lastsession
-    from memory.recall import FOUND, NOTHING
+    from memory.cli import FOUND, NOTHING
 
     found = handoff.load(memory_dir)
     if wanted:
@@ -36,7 +36,7 @@ def handoffs(memory_dir: str, newest: int | None, wanted: str | None) -> int:
 def setup_git() -> int:
     """--setup-git: the merge driver's git config, for a clone that has the attributes but not the config."""
     from memory import gitmerge
-    from memory.recall import FOUND, USAGE
+    from memory.cli import FOUND, USAGE
 
     root = paths.project_root(os.environ.get("MEMORY_HOOKS_ANCHOR") or os.getcwd(), None)
     if not gitmerge.configure(root):
@@ -51,10 +51,16 @@ def setup_git() -> int:
 def stale(memory_dir: str, days: int, as_json: bool) -> int:
     """--stale: old entries naming what the repository no longer has, with what is gone."""
     from memory import stale as stale_mod
-    from memory.recall import FOUND, NOTHING, format_entry
+    from memory.cli import FOUND, NOTHING
+    from memory.render import format_entry
 
     root = paths.project_root(os.environ.get("MEMORY_HOOKS_ANCHOR") or os.getcwd(), None)
-    found = stale_mod.find(store.latest(store.load(memory_dir).entries), root, days)
+    try:
+        snapshot = store.load(memory_dir)
+    except OSError as exc:
+        return cli.cannot_read(exc, memory_dir)
+    found = stale_mod.find(store.latest(snapshot.entries, cache_dir=memory_dir), root, days)
+    sys.stderr.write(render.found_notes(snapshot.malformed, True))  # what every read command says of them
     for entry, gone in found:
         if as_json:
             sys.stdout.write(render.escape_control(jsonio.dumps(dict(entry, gone=gone))) + "\n")

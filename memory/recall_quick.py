@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import sys
 
-from memory import cli, find, layout, render, textmatch
+from memory import cli, find, paths, render, textmatch
 
 
 def run() -> None:
@@ -59,22 +59,5 @@ def quick(argv: list[str]) -> int | None:
 
 
 def _memory_dir() -> str | None:
-    """memory.paths.memory_dir's answer where it can be had without running git: $MEMORY_HOOKS_DIR, or the
-    nearest folder up from the anchor holding a `.git` directory (a plain checkout). A worktree or a
-    submodule (`.git` is a file), a limit on git's search, or no repository at all: None, and git decides."""
-    override = os.environ.get("MEMORY_HOOKS_DIR")
-    if override:
-        return os.path.abspath(override)
-    if os.environ.get("GIT_CEILING_DIRECTORIES") or os.environ.get("GIT_DISCOVERY_ACROSS_FILESYSTEM"):
-        return None  # git's search would stop elsewhere (GIT_DIR and the like memory.paths drops itself)
-    folder = os.path.abspath(os.environ.get("MEMORY_HOOKS_ANCHOR") or os.getcwd())
-    while True:
-        dot_git = os.path.join(folder, ".git")
-        if os.path.isdir(dot_git) and not os.path.islink(dot_git) and os.path.isfile(os.path.join(dot_git, "HEAD")):
-            return os.path.join(folder, layout.MEMORY_SUBDIR)
-        if os.path.lexists(dot_git):
-            return None
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            return None
-        folder = parent
+    """memory.paths' answer for recall.sh's anchor when it needs no git call, else None (git decides)."""
+    return paths.memory_dir_without_git(os.environ.get("MEMORY_HOOKS_ANCHOR") or os.getcwd())

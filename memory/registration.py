@@ -26,6 +26,7 @@ from memory.runtimes import (  # noqa: F401 - the tables and commands, where cal
     INSTALL_DIR,
     MANIFEST,
     PLUGIN_NAME,
+    RUNTIMES,
     claude_command,
     codex_command,
     cursor_command,
@@ -42,8 +43,8 @@ CLAUDE_EVENTS = {"SessionStart", "Setup", "UserPromptSubmit", "UserPromptExpansi
                  "DirectoryAdded", "FileChanged", "WorktreeCreate", "WorktreeRemove", "PreCompact", "PostCompact",
                  "Elicitation", "ElicitationResult", "SessionEnd", "PreModelSwitch", "PostModelSwitch"}
 
-# handler type -> the string fields it must have (hook-protocols.md §1.2 and §2.1); a handler of any type
-# but "command" never runs a file of ours, and merging keeps it as it is.
+# handler type -> the string fields it must have (the documented settings formats of Claude Code and Cursor);
+# a handler of any type but "command" never runs a file of ours, and merging keeps it as it is.
 CLAUDE_HANDLER_FIELDS = {"command": ("command",), "http": ("url",), "mcp_tool": ("server", "tool"),
                          "prompt": ("prompt",), "agent": ("prompt",)}
 CURSOR_HANDLER_FIELDS = {"command": ("command",), "prompt": ("prompt",)}  # Cursor: "type" defaults to command
@@ -137,14 +138,9 @@ def parse_json_file(path: str, text: str) -> dict:
 
 def dump_json(value: dict, like: str = "") -> str:
     """JSON text in the indentation the file already used (2 spaces for a new file)."""
-    indent: int | str = 2
-    for line in like.splitlines()[1:]:
-        stripped = line.lstrip(" \t")
-        if stripped and len(stripped) < len(line):
-            prefix = line[:len(line) - len(stripped)]
-            indent = len(prefix) if prefix.strip(" ") == "" else prefix
-            break
-    return json.dumps(value, indent=indent, ensure_ascii=False) + "\n"
+    from memory.jsonedit import indent_unit
+
+    return json.dumps(value, indent=indent_unit(like), ensure_ascii=False) + "\n"
 
 
 def without_ours(config: dict) -> dict:
@@ -223,13 +219,19 @@ def with_cursor_hooks(config: dict, available: list[str]) -> dict:
 
 def registered_events(config: dict) -> list[tuple[str, str | None]]:
     """(event, matcher) of every handler of ours in a settings or hooks.json object."""
+    return [(event, matcher) for event, matcher, _ in our_handlers(config)]
+
+
+def our_handlers(config: dict) -> list[tuple[str, str | None, dict]]:
+    """(event, matcher, handler) of every handler of ours, in the file's order (Cursor's flat shape too)."""
     found = []
-    for event, groups in (config.get("hooks") or {}).items():
+    hooks = config.get("hooks")
+    for event, groups in (hooks if isinstance(hooks, dict) else {}).items():
         for group in groups if isinstance(groups, list) else []:
             if is_ours(group):
-                found.append((event, group.get("matcher")))
-            elif isinstance(group, dict):
-                found += [(event, group.get("matcher")) for h in group.get("hooks") or [] if is_ours(h)]
+                found.append((event, group.get("matcher"), group))
+            elif isinstance(group, dict) and isinstance(group.get("hooks"), list):
+                found += [(event, group.get("matcher"), h) for h in group["hooks"] if is_ours(h)]
     return found
 
 

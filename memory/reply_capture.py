@@ -54,6 +54,7 @@ def capture(data: dict, text: str, memory_dir: str) -> list[str]:
     """Store the marked lines of `text`; the keys written."""
     from memory import bdcomment, config, edit, entry, paths, payload, store
     from memory import capture as capture_mod
+    from memory.provenance import session_files
 
     lines = marked_lines(text)
     if not lines or not config.load(memory_dir)["capture_replies"]:
@@ -62,15 +63,18 @@ def capture(data: dict, text: str, memory_dir: str) -> list[str]:
     if not found:
         return []
     cwd, project = payload.cwd(data), payload.project_dir(data)
-    git = paths.work_tree_git(cwd, paths.project_root(cwd, project))
+    root = paths.project_root(cwd, project)
+    git = paths.work_tree_git(cwd, root)
     agent_type = payload.text_field(data, "agent_type") or payload.text_field(data, "subagent_type")
+    transcript = payload.text_field(data, "agent_transcript_path") or payload.text_field(data, "transcript_path")
+    call = payload.capture_id(data, lines)
     provenance = {"session_id": payload.session_id(data), "agent_type": agent_type,
                   "agent_id": payload.text_field(data, "agent_id"), "branch": git.branch if git else None,
-                  "commit": git.head if git else None, "capture_id": payload.capture_id(data, lines),
-                  "via": "reply"}
+                  "commit": git.head if git else None, "capture_id": call,
+                  "via": "reply", "files": session_files(transcript, root)}
     records, _ = capture_mod.build_records(memory_dir, found, entry.detect_source(cwd, agent_type), provenance,
                                            bead=edit.bead_in_progress(cwd or project or "."))
-    result = store.append(memory_dir, records, capture_id=provenance["capture_id"], repeat=False)
+    result = store.append(memory_dir, records, capture_id=call, repeat=False)
     return [r["key"] for r in records if r["key"] not in result.duplicates] if result.written else []
 
 

@@ -29,6 +29,9 @@ CLAUDE_HOOKS = [
     ("handoff", "PreCompact", None, {"timeout": 30}),
     ("handoff", "SessionEnd", None, {"timeout": 10}),
     ("subagent_start", "SubagentStart", None, {"timeout": 10}),
+    # action time: knowledge about the file a tool reads or edits, and about a failed command's error
+    ("action_context", "PreToolUse", "Read|Edit|Write|MultiEdit", {"timeout": 10}),
+    ("action_context", "PostToolUseFailure", "Bash", {"timeout": 10}),
 ]
 CURSOR_EVENTS = [
     ("session_start", "sessionStart", None, {"timeout": 10}),
@@ -46,6 +49,8 @@ GEMINI_EVENTS = [
     ("capture_reply", "AfterAgent", None, {"timeout": 10000}),
     ("handoff", "PreCompress", None, {"timeout": 30000}),
     ("handoff", "SessionEnd", None, {"timeout": 10000}),
+    # AfterTool carries context (BeforeTool does not): the file read or written, a failed shell call
+    ("action_context", "AfterTool", "read_file|write_file|replace|run_shell_command", {"timeout": 10000}),
 ]
 # Codex CLI (verified with codex-cli 0.169): Claude's shape and payloads (tool_name "Bash"), timeouts in seconds
 # (SessionEnd clamped to 3 s); hooks run in the session's cwd with no project variable. SubagentStop carries
@@ -58,6 +63,10 @@ CODEX_EVENTS = [
     ("capture_reply", "Stop", None, {"timeout": 10}),
     ("handoff", "PreCompact", None, {"timeout": 30}),
     ("handoff", "SessionEnd", None, {"timeout": 3}),
+    # action time: Codex reads and patches files through its shell tool (verified: PreToolUse and PostToolUse
+    # on Bash carry context; its PostToolUse gives the output alone, no exit status)
+    ("action_context", "PreToolUse", "Bash", {"timeout": 10}),
+    ("action_context", "PostToolUse", "Bash", {"timeout": 10}),
 ]
 
 
@@ -92,6 +101,16 @@ def codex_command(hook: str) -> str:
 def plugin_command(hook: str) -> str:
     """The plugin's copy runs from the plugin folder; `--plugin` lets it stay quiet beside an install."""
     return f'python3 "${{CLAUDE_PLUGIN_ROOT}}"/hooks/{hook}.py --plugin'
+
+
+# Every runtime install.sh registers with: its name, its project file(s), its table, its command. memory-doctor
+# checks each (the files install.sh writes are exactly the ones it checks).
+RUNTIMES = (
+    ("Claude Code", CLAUDE_SETTINGS_FILES, CLAUDE_HOOKS, claude_command),
+    ("Cursor", (CURSOR_HOOKS,), CURSOR_EVENTS, cursor_command),
+    ("Gemini CLI", (GEMINI_SETTINGS,), GEMINI_EVENTS, gemini_command),
+    ("Codex CLI", (CODEX_HOOKS,), CODEX_EVENTS, codex_command),
+)
 
 
 def plugin_hooks(available: list[str]) -> dict:

@@ -1,7 +1,8 @@
 """One index segment file: the ranking statistics of one knowledge file, laid out so a query reads little.
 
     MAGIC, then the byte lengths (HEAD) of five parts:
-    meta       marshal: identity of the source, counts, forgets, control lines, where each column is
+    meta       marshal: identity of the source, counts, forgets, control lines, held docs and approvals, where
+               each column is
     columns    arrays, 8-aligned: per document its field lengths, ts, liveness, line offset, length and CRC,
                folded search text and where it starts; the keyword words (every run of word characters of
                the search texts, sorted, each ending in a newline), where each starts, and per word the
@@ -52,6 +53,9 @@ class Segment:
         self.text_at: Any = array("Q")
         self.words: dict[str, array] = {}  # keyword search: word -> the docs whose search text holds it
         self.controls: list[tuple[str, str, float, int]] = []  # (type, key, ts, line offset) of control lines
+        # (doc, key, text sha, reasons) of the entries the screen flags (memory.hold)
+        self.held: list[tuple[int, str, str, list[str]]] = []
+        self.approvals: list[tuple[str, str, int]] = []  # (key, text sha, line offset) of approve lines
         self.malformed = 0  # lines neither an entry nor a control line
 
     def add_words(self, doc: int, words: set[str]) -> None:
@@ -70,7 +74,7 @@ class Segment:
             "fp": fp, "src": self.src, "end": self.end, "crc": self.crc, "n": s.n, "cols": places,
             "lsum": {f: sum(a) for f, a in s.lens.items()},
             "forgets": self.forgets, "dead": self.dead, "against": self.against, "concepts": concepts.term_map(),
-            "controls": self.controls, "malformed": self.malformed})
+            "controls": self.controls, "malformed": self.malformed, "held": self.held, "approvals": self.approvals})
         meta += b"\0" * (-len(meta) % 8)  # the columns after it stay 8-aligned in the file (marshal ignores the pad)
         blobs: list[bytes] = []
         buckets: list[dict[str, tuple[int, int]]] = [{} for _ in range(bucket_count(len(self.postings)))]
@@ -269,6 +273,8 @@ def read_segment(path: str, fp: int, with_keys: bool = False) -> Segment | None:
         seg.dead, seg.against = list(meta["dead"]), meta["against"]
         seg.forgets = [tuple(f) for f in meta["forgets"]]
         seg.controls = [tuple(c) for c in meta["controls"]]
+        seg.held = [tuple(h) for h in meta["held"]]
+        seg.approvals = [tuple(a) for a in meta["approvals"]]
         seg.malformed = meta["malformed"]
         seg.text, seg.text_at = column("text", lazy=True), column("tat", lazy=True)
         lazy = LazyPostings(fh, at[2], at[3], at[4], path)

@@ -256,7 +256,7 @@ def main(argv: list[str] | None = None) -> int:
     from memory import paths, store
 
     memory_dir = args[1] if len(args) > 1 else paths.memory_dir()
-    computed = refresh(memory_dir, store.latest(store.load(memory_dir).entries))
+    computed = refresh(memory_dir, store.latest(store.load(memory_dir).entries, cache_dir=memory_dir))
     if computed is None:
         sys.stderr.write("semantic: numpy or the model is not installed (lexical ranking only)\n")
         return 1

@@ -1,7 +1,10 @@
 """The SessionStart hook (startup, resume, clear, compact) / Cursor sessionStart: surface the knowledge."""
 from __future__ import annotations
 
-from memory import config, digest, hookrun, injected, layout, paths, payload, registration, store
+import os
+import shutil
+
+from memory import config, digest, focus, hookrun, injected, layout, paths, payload, registration, render, store
 
 HOOK = "session_start"
 HANDOFF_SHARE = 0.4  # of the one session-start budget, what the Last Session block may take (knowledge gets the rest)
@@ -17,26 +20,70 @@ def handle(ctx: hookrun.Context) -> str | None:
         return None
     ctx.memory_dir = paths.memory_dir(cwd, project)
     snapshot = store.load(ctx.memory_dir)  # never rotated here: that would change committed files (memory.inbox)
-    latest = store.latest(snapshot.entries)
+    latest = store.latest(snapshot.entries, cache_dir=ctx.memory_dir)
     settings = config.load(ctx.memory_dir)
+    left = _left_to_bd_prime(latest, root, ctx.argv, settings)
+    if left:
+        left_keys = {e["key"] for e in left}
+        latest = [e for e in latest if e["key"] not in left_keys]
     git = paths.work_tree_git(cwd, root)
-    beads = digest.bead_candidates(git.branch if git else None, cwd)
+    beads = focus.bead_candidates(git.branch if git else None, cwd)
     session, source = payload.session_id(data), payload.text_field(data, "source")
     suffix = "_cursor" if payload.runtime(data) == payload.CURSOR else ""
     budget = config.budget_chars(settings["session_budget_tokens" + suffix])
     last = _last_session(ctx.memory_dir, session, source, git, beads, int(budget * HANDOFF_SHARE))
-    if not latest:
-        return payload.context_answer(data, last, event="SessionStart") if last else None
-    files = paths.changed_files(git.toplevel) if git else []
+    intro = onboarding(ctx.memory_dir, bool(latest or left))  # bd prime shows `left`: the memory isn't empty
+    budget -= len(last) + 2 if last else 0
+    budget -= len(intro) + 2 if intro else 0
+    files = paths.changed_files(git.toplevel) if git and latest else []
     again = sorted(injected.given(ctx.memory_dir, session)) if source == "compact" else []
     groups = digest.choose(latest, beads, files, again, settings["session_newest" + suffix])
-    budget -= len(last) + 2 if last else 0
-    text = digest.render_digest(len(latest), groups, _notes(snapshot, ctx.argv, root), budget, settings["entry_chars"])
-    text = f"{last}\n\n{text}" if last else text
+    text = digest.render_digest(latest, groups, [digest.record_hint(shutil.which("bd") is not None)],
+                                budget, settings["entry_chars"], files)
+    in_full = {e["key"] for g in groups for e in g.entries}  # render_digest drops what its budget can't hold
+    text = "\n\n".join(part for part in (last, text, intro) if part)
     # a new or rewritten context starts the session's set again; `resume` replays what it had
-    injected.remember(ctx.memory_dir, session, [e["key"] for g in groups for e in g.entries],
-                      reset=source != "resume")
-    return payload.context_answer(data, text, event="SessionStart")
+    # entries left to bd prime count as given: bd prints them into this context (memory.bdprime)
+    injected.remember(ctx.memory_dir, session, sorted(in_full | {e["key"] for e in left}), reset=source != "resume")
+    note = " ".join(_user_notes(snapshot, ctx.argv, root, git is not None))
+    return payload.context_answer(data, text, event="SessionStart", user_note=note) if text else None
+
+
+WELCOME = ("## Project Memory\n"
+           "This project keeps a shared memory in .beads/memory/knowledge.jsonl (committed, so teammates and "
+           "their agents get it). Record what the next agent should know and could not see in the code: a "
+           "non-obvious cause of a failure, a decision and why, a trap, a convention. Start a line of your final "
+           "message with LEARNED:, DECISION:, WARNING: or PATTERN: (or run the record command below); it is "
+           "stored, shown at the start of later sessions and offered when a prompt, a file or an error needs it.")
+EMPTY = "## Project Memory\nThis project's shared memory is empty so far."
+
+
+def onboarding(memory_dir: str, has_knowledge: bool) -> str:
+    """What the agent is told about the memory itself: the fuller text on this machine's first session
+    after install (then a flag file remembers it), and for an empty memory at least how to record."""
+    flag = os.path.join(memory_dir, layout.WELCOMED)
+    if os.path.exists(flag):
+        if has_knowledge:
+            return ""
+        return f"{EMPTY}\n  {digest.record_hint(shutil.which('bd') is not None)}\n{render.SEARCH_HINT}"
+    try:
+        os.makedirs(memory_dir, exist_ok=True)
+        with open(flag, "a", encoding="utf-8"):
+            pass
+    except OSError:
+        pass  # unwritable: the text comes again next session, which is harmless
+    hints = "" if has_knowledge else \
+        f"\n  {digest.record_hint(shutil.which('bd') is not None)}\n{render.SEARCH_HINT}"
+    return WELCOME + hints
+
+
+def _left_to_bd_prime(latest: list[dict], root: str, argv: list[str], settings: dict) -> list[dict]:
+    """The entries from `bd remember` that bd prime prints in this session (memory.bdprime)."""
+    if not settings["leave_bd_memories_to_bd_prime"] or not any("bd_key" in e for e in latest):
+        return []  # the common case: nothing from bd remember, nothing imported
+    from memory import bdprime
+
+    return bdprime.left_to_bd_prime(latest, root, argv)
 
 
 def _last_session(memory_dir: str, session: str | None, source: str | None, git: paths.GitInfo | None,
@@ -52,19 +99,18 @@ def _last_session(memory_dir: str, session: str | None, source: str | None, git:
     return lastsession.render_block(chosen, now, budget) if chosen else ""
 
 
-def _notes(snapshot: store.Snapshot, argv: list[str], root: str) -> list[str]:
+def _user_notes(snapshot: store.Snapshot, argv: list[str], root: str, in_git: bool) -> list[str]:
+    """Maintenance hints for the person (systemMessage), never the model's context."""
     notes = []
     if snapshot.malformed:
-        notes.append(f"{snapshot.malformed} malformed line(s) in knowledge.jsonl were skipped; "
+        notes.append(f"memory-hooks: {snapshot.malformed} malformed line(s) in knowledge.jsonl were skipped; "
                      "`.beads/memory/recall.sh --doctor` reports them.")
-    import shutil
+    if in_git:
+        from memory import gitmerge
 
-    from memory import gitmerge
-
-    hint = gitmerge.setup_hint(root)
-    if hint:
-        notes.append(hint)
-    notes.append(digest.record_hint(shutil.which("bd") is not None))
+        hint = gitmerge.setup_hint(root)
+        if hint:
+            notes.append(f"memory-hooks: {hint}")
     if layout.FLAG_NO_VENV in argv:
         notes.append("memory-hooks is running without its virtualenv on this machine; run "
                      f"{registration.reinstall_hint()} on this repo to set it up.")

@@ -9,9 +9,10 @@ from __future__ import annotations
 TYPE_TAGS = {"learned": "LEARN", "decision": "DECIDE", "warning": "WARN", "pattern": "PATTERN"}
 TYPES = tuple(TYPE_TAGS)
 # Control lines: no `content`, so readers that show `.content` (the original bash recall.sh) skip them,
-# and readers that filter by `type` can. They apply to a key; latest wins, as for entries.
-FORGET, PIN, UNPIN = "forget", "pin", "unpin"
-CONTROL_TYPES = (FORGET, PIN, UNPIN)
+# and readers that filter by `type` can. They apply to a key; latest wins, as for entries. An `approve`
+# line releases a held entry (memory.hold): it names the text it approved by `sha`, so it covers that text only.
+FORGET, PIN, UNPIN, APPROVE = "forget", "pin", "unpin", "approve"
+CONTROL_TYPES = (FORGET, PIN, UNPIN, APPROVE)
 REQUIRED_FIELDS = ("key", "type", "content", "source", "tags", "ts", "bead")
 
 
@@ -22,7 +23,7 @@ def is_valid(obj: object) -> bool:
 
 
 def is_control(obj: object) -> bool:
-    """True for a control line: a forget / pin / unpin of a key, without content."""
+    """True for a control line: a forget / pin / unpin / approve of a key, without content."""
     return (isinstance(obj, dict) and obj.get("type") in CONTROL_TYPES and isinstance(obj.get("key"), str)
             and "content" not in obj and isinstance(obj.get("ts", 0), (int, float)))
 

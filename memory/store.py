@@ -206,14 +206,25 @@ def normalized(text: str) -> str:
     return " ".join(re.findall(r"\w+", text.casefold()))
 
 
+REPEAT_AFTER = 30 * 86400  # the same text under its own key is written again only this long after: a re-confirmation
+
+
+def same_words(a: str, b: str) -> bool:
+    """The same text but for whitespace (what a re-capture with other line breaks or spacing gives)."""
+    return a.split() == b.split()
+
+
 def _same_text(existing: bytes, records: list[dict], repeat: bool = True) -> dict[str, str]:
-    """{new key: live key} for records whose normalized text a live entry of another key already holds
-    (an insight written twice in other words' order of case or punctuation is not a second entry)."""
+    """{new key: live key} for records whose text a live entry already holds: another key's entry with the
+    same normalized text (an insight written twice in other case or punctuation is not a second entry), or
+    the key's own latest entry: with `repeat`, when the text is the same but for whitespace and that entry is
+    younger than REPEAT_AFTER (older, writing it again re-confirms it, which memory.stale counts); without,
+    with the same normalized text."""
     import re
 
     from memory import view
 
-    wanted = {}
+    wanted: dict[str, dict] = {}
     lowered = None
     for record in records:
         content = record.get("content")
@@ -222,16 +233,27 @@ def _same_text(existing: bytes, records: list[dict], repeat: bool = True) -> dic
         words = sorted(re.findall(r"[a-z0-9]{4,}", content.lower()), key=len)[-2:]
         lowered = existing.lower() if lowered is None else lowered
         if all(word.encode() in lowered for word in words):  # a cheap pre-check before parsing every line
-            wanted[normalized(content)] = record["key"]
+            wanted[normalized(content)] = record
     if not wanted:
         return {}
     lines = read("", existing).entries
     found = {}
-    for entry in view.latest(lines):
-        key = wanted.get(normalized(entry["content"]))
-        if key is not None and (key != entry["key"] or not repeat):
+    for entry in view.latest(lines, include_held=True):  # a held copy is a copy too
+        same = wanted.get(normalized(entry["content"]))
+        if same is None:
+            continue
+        key = same["key"]
+        if key != entry["key"]:
             found[key] = entry["key"]
+        elif not repeat or (same_words(same["content"], entry["content"]) and not _older(entry, same)):
+            found[key] = key
     return found
+
+
+def _older(entry: dict, record: dict) -> bool:
+    """`entry` was written more than REPEAT_AFTER before `record`."""
+    then, now = entry.get("ts"), record.get("ts")
+    return isinstance(then, (int, float)) and isinstance(now, (int, float)) and now - then > REPEAT_AFTER
 
 
 def _superseded(existing: bytes, records: list[dict]) -> dict[str, str]:
@@ -252,7 +274,7 @@ def _superseded(existing: bytes, records: list[dict]) -> dict[str, str]:
         except ValueError:
             continue
         if isinstance(previous, dict) and isinstance(previous.get("content"), str) \
-                and previous["content"] != record["content"]:
+                and not same_words(previous["content"], record["content"]):
             replaced[key] = previous["content"]
     return replaced
 

@@ -48,7 +48,7 @@ def dispatched_bead(transcript: str | None, agent_type: str) -> str | None:
 def handle(ctx: hookrun.Context) -> str | None:
     import time
 
-    from memory import completion, digest, handoff, lastsession, paths, payload
+    from memory import completion, focus, handoff, lastsession, paths, payload
 
     data = payload.parse(ctx.raw)
     agent_type = payload.text_field(data, "agent_type") or ""
@@ -59,7 +59,7 @@ def handle(ctx: hookrun.Context) -> str | None:
         return None
     bead = dispatched_bead(payload.text_field(data, "transcript_path"), agent_type)
     git = paths.git_info(cwd or project or ".")
-    beads = {bead.lower()} if bead else digest.bead_candidates(git.branch if git else None, cwd)
+    beads = {bead.lower()} if bead else focus.bead_candidates(git.branch if git else None, cwd)
     if not beads:
         return None
     now = time.time()

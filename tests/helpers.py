@@ -85,6 +85,15 @@ def run_hook(name: str, stdin, cwd: Path, env: dict | None = None, args=(), pyth
                           env=full_env, capture_output=True, timeout=timeout)
 
 
+def hook_context(name: str, fixture: str, repo: Path, **fields) -> str:
+    """Run hooks/<name>.py on a recorded payload (cwd = repo, `fields` replaced): its additionalContext, or ''."""
+    payload = fixture_payload(fixture)
+    payload.update(cwd=str(repo), **fields)
+    proc = run_hook(name, payload, repo)
+    assert proc.returncode == 0
+    return json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"] if proc.stdout else ""
+
+
 def knowledge(repo_path: Path, name: str = "knowledge.jsonl") -> list:
     """The lines of a knowledge file, parsed. For knowledge.jsonl: the active knowledge, i.e. the file and
     then the inbox's fragments in order (memory.inbox), where captures go."""

@@ -23,4 +23,4 @@ fi
 if [ $# -eq 0 ]; then
   set -- -m "not slow"
 fi
-exec .venv/bin/python -m pytest -q -n auto "$@"  # -n 0: one process (debugging)
+exec .venv/bin/python -m pytest -q -rs -n auto "$@"  # -rs: why each test was skipped; -n 0: one process (debugging)

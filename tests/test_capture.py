@@ -27,8 +27,10 @@ def test_repro_comments_add_form_is_captured():
 def test_repro_file_form_reads_the_file_relative_to_cwd(tmp_path):
     (tmp_path / "notes.txt").write_text("Context first.\nLEARNED: from the file\n")
     assert insights_in_command("bd comment BD-5 --file notes.txt", str(tmp_path)) == [Insight("BD-5", "from the file")]
-    assert insights_in_command("bd comment BD-5 -f notes.txt", str(tmp_path)) == [Insight("BD-5", "from the file")]
+    assert insights_in_command("bd comments add BD-5 -f notes.txt", str(tmp_path)) == [Insight("BD-5", "from the file")]
     assert insights_in_command("bd comment BD-5 --file=notes.txt", str(tmp_path)) == [Insight("BD-5", "from the file")]
+    # comment.go has --file only: bd refuses `bd comment ID -f F` ("unknown shorthand flag"), stores nothing
+    assert insights_in_command("bd comment BD-5 -f notes.txt", str(tmp_path)) == []
 
 
 def test_repro_shell_comment_is_not_a_capture(tmp_path):
@@ -54,7 +56,7 @@ def test_stdin_forms():
     assert insights_in_command("bd comment BD-2 --stdin <<'EOF'\nLEARNED: via heredoc\nEOF") == \
         [Insight("BD-2", "via heredoc")]
     assert insights_in_command('echo "LEARNED: via pipe" | bd comment BD-3 --stdin') == [Insight("BD-3", "via pipe")]
-    assert insights_in_command("bd comment BD-4 -f - <<<'LEARNED: here-string'") == [Insight("BD-4", "here-string")]
+    assert insights_in_command("bd comment BD-4 --file - <<<'LEARNED: here-string'") == [Insight("BD-4", "here-string")]
 
 
 def test_learned_in_other_commands_is_not_captured():
@@ -68,7 +70,8 @@ def test_learned_in_other_commands_is_not_captured():
 
 def test_global_flags_env_prefix_and_paths():
     assert insights_in_command('BD_ACTOR=me bd --actor bot comment BD-1 "LEARNED: x"') == [Insight("BD-1", "x")]
-    assert insights_in_command('/usr/local/bin/bd comment --author me BD-1 "LEARNED: y"') == [Insight("BD-1", "y")]
+    assert insights_in_command('/usr/local/bin/bd comments add --author me BD-1 "LEARNED: y"') == [Insight("BD-1", "y")]
+    assert insights_in_command('bd comment --author me BD-1 "LEARNED: y"') == []  # comment.go has no --author
     assert insights_in_command('bd comment BD-1 LEARNED: unquoted words') == [Insight("BD-1", "unquoted words")]
 
 

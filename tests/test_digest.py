@@ -1,7 +1,7 @@
 """Choosing and fitting the session-start digest."""
 import pytest
 
-from memory import digest, entry
+from memory import digest, entry, focus
 
 
 @pytest.mark.parametrize("branch, cwd, expected", [
@@ -13,15 +13,15 @@ from memory import digest, entry
     ("bd-", "/r", set()),
 ])
 def test_bead_candidates(branch, cwd, expected):
-    assert digest.bead_candidates(branch, cwd) == expected
+    assert focus.bead_candidates(branch, cwd) == expected
 
 
 def test_names_a_file_by_path_or_distinctive_name():
     e = {"content": "refund_policy.py rounds half-even; see docs/billing.md"}
-    assert digest.names_a_file(e, ["src/refund_policy.py"])
-    assert digest.names_a_file(e, ["docs/billing.md"])
-    assert not digest.names_a_file(e, ["src/a.py"])  # too short a name to count
-    assert not digest.names_a_file({"content": "make builds it"}, ["Makefile"])
+    assert focus.names_a_file(e, ["src/refund_policy.py"])
+    assert focus.names_a_file(e, ["docs/billing.md"])
+    assert not focus.names_a_file(e, ["src/a.py"])  # too short a name to count
+    assert not focus.names_a_file({"content": "make builds it"}, ["Makefile"])
 
 
 def _entries(n, **kw):
@@ -39,10 +39,10 @@ def test_each_entry_once_in_its_first_group():
 def test_budget_cuts_long_entries_then_drops_lowest_priority():
     latest = list(reversed(_entries(30)))
     groups = digest.choose(latest, {"bd-29", "bd-28"}, [], [], newest=20)
-    text = digest.render_digest(30, groups, [], budget=1500, entry_chars=300)
+    text = digest.render_digest(latest, groups, [], budget=1500, entry_chars=300)
     assert len(text) <= 1500 and "entry 29" in text and "entry 28" in text
     assert groups[-1].label == "Newest" and len(groups[-1].entries) < 20
 
 
 def test_empty_knowledge_renders_nothing():
-    assert digest.render_digest(0, [], ["a note"], 8000, 300) == ""
+    assert digest.render_digest([], [], ["a note"], 8000, 300) == ""

@@ -1,11 +1,15 @@
 """memory-doctor / recall.sh --doctor on real installs, broken files and held locks."""
 import json
 import os
+import re
+import shutil
 import subprocess
+import tempfile
+from pathlib import Path
 
 import pytest
 
-from helpers import ROOT, bash_payload, clean_env, git, held_lock, knowledge, run_hook
+from helpers import ROOT, bash_payload, clean_env, git, held_lock, knowledge, make_repo, run_hook
 from memory import store
 
 DOCTOR = str(ROOT / "bin" / "memory-doctor")
@@ -133,6 +137,108 @@ def test_recent_errors_warn(repo):
     run_hook("memory_capture", b"garbage", repo)
     checks = report(repo)[2]
     assert checks["errors.log"]["level"] == "WARN" and "not a JSON object" in checks["errors.log"]["detail"]
+
+
+# --- every runtime install.sh registers with is checked ----------------------------------------------------
+
+RUNTIME_FILES = {".claude/settings.json": "Claude Code", ".cursor/hooks.json": "Cursor",
+                 ".gemini/settings.json": "Gemini CLI", ".codex/hooks.json": "Codex CLI"}
+
+
+def _registered(data):
+    return [c for c in data["checks"] if c["check"] in ("registered", "duplicates")]
+
+
+def test_every_runtimes_registration_is_reported(repo):
+    installed(repo)
+    lines = [c["detail"] for c in _registered(report(repo)[1]) if c["level"] == "OK"]
+    assert [line.split(":")[0] for line in lines] == list(RUNTIME_FILES)
+    assert "AfterTool[run_shell_command]" in lines[2] and "PostToolUse[Bash]" in lines[3]
+
+
+@pytest.mark.parametrize("rel", [".gemini/settings.json", ".codex/hooks.json", ".cursor/hooks.json"])
+def test_a_broken_runtime_file_fails(repo, rel):
+    installed(repo)
+    (repo / rel).write_text('{"hooks": {"SessionStart": [}\n')
+    code, data, _ = report(repo)
+    [failure] = [c for c in _registered(data) if c["level"] == "FAIL"]
+    assert code == 2 and failure["detail"].startswith(f"{rel}:") and "not valid JSON" in failure["detail"]
+    assert f"{RUNTIME_FILES[rel]} runs no hook from it" in failure["detail"]
+
+
+@pytest.mark.parametrize("rel", [".gemini/settings.json", ".codex/hooks.json"])
+def test_a_missing_event_an_old_command_and_a_missing_hook_file_are_reported(repo, rel):
+    installed(repo)
+    config = json.loads((repo / rel).read_text())
+    event = next(iter(config["hooks"]))
+    del config["hooks"][event]  # one event lost
+    handler = next(iter(config["hooks"].values()))[0]["hooks"][0]
+    hook = re.search(r"hooks/(\w+)\.py", handler["command"]).group(1)
+    handler["command"] = f"python3 .claude/hooks/memory-hooks/hooks/{hook}.py"  # an older install.sh's
+    (repo / rel).write_text(json.dumps(config))
+    checks = _registered(report(repo)[1])
+    label = RUNTIME_FILES[rel]
+    assert any(c["level"] == "WARN" and c["detail"].startswith(f"{label}: not registered for {event}") for c in checks)
+    assert any(c["level"] == "WARN" and "registered by another version" in c["detail"] for c in checks)
+    (repo / ".claude/hooks/memory-hooks/hooks/capture_reply.py").unlink()
+    code, data, _ = report(repo)
+    assert code == 2 and any(c["level"] == "FAIL" and c["detail"].startswith(f"{label}:") and
+                             "hooks/capture_reply.py, which is not installed" in c["detail"] for c in _registered(data))
+
+
+def test_a_runtime_left_out_at_install_is_not_reported(repo):
+    subprocess.run([str(ROOT / "install.sh"), "--no-venv", "--no-self-check", "--no-gemini", "--no-codex",
+                    str(repo)], check=True, capture_output=True)
+    details = [c["detail"] for c in _registered(report(repo)[1])]
+    assert not [d for d in details if "gemini" in d.lower() or "codex" in d.lower()]
+
+
+# --- a memory folder or knowledge file that can't be written -----------------------------------------------
+
+def _as_nobody(argv):
+    """argv as an unprivileged user (root may write anything)."""
+    if os.geteuid() != 0:
+        return argv
+    return ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all", *argv]
+
+
+needs_setpriv = pytest.mark.skipif(
+    os.geteuid() == 0 and not shutil.which("setpriv"), reason="running as root without setpriv: all is writable")
+
+
+@needs_setpriv
+@pytest.mark.parametrize("what", ["knowledge file", "memory folder"])
+def test_a_memory_that_cannot_be_written_fails_with_the_fix(what):
+    base = Path(tempfile.mkdtemp(prefix="mh-doctor-"))  # outside pytest's 0700 tmp folder: nobody may enter
+    try:
+        os.chmod(base, 0o755)
+        repo = make_repo(base / "project")
+        installed(repo)
+        memory = repo / ".beads" / "memory"
+        if os.geteuid() == 0:  # the user's own project, with one part of it root's
+            subprocess.run(["chown", "-R", "65534:65534", str(base)], check=True)
+            os.chown(memory / store.ACTIVE if what == "knowledge file" else memory, 0, 0)
+        else:
+            os.chmod(memory / store.ACTIVE if what == "knowledge file" else memory, 0o555)
+        env = clean_env(HOME=str(base))
+        proc = subprocess.run(_as_nobody([DOCTOR, "--json"]), cwd=repo, capture_output=True, text=True, env=env)
+        data = json.loads(proc.stdout)
+        failures = [c["detail"] for c in data["checks"] if c["check"] == "writable"]
+        assert proc.returncode == 2 and data["status"] == "FAIL" and "Traceback" not in proc.stderr
+        bad = str(memory / store.ACTIVE) if what == "knowledge file" else str(memory)
+        assert any(f.startswith(f"{bad} cannot be written (Permission denied)") and ("chown" in f or "chmod" in f)
+                   for f in failures), failures
+        repair = subprocess.run(_as_nobody([DOCTOR, "--repair"]), cwd=repo, capture_output=True, text=True, env=env)
+        assert repair.returncode == 2 and "Traceback" not in repair.stderr and "FAIL  writable" in repair.stdout
+    finally:
+        subprocess.run(["rm", "-rf", str(base)])
+
+
+def test_a_writable_memory_is_ok(repo):
+    installed(repo)
+    checks = report(repo)[2]
+    assert checks["writable"]["level"] == "OK"
+    assert not [n for n in os.listdir(repo / ".beads" / "memory") if n.startswith(".doctor")]  # the probe is gone
 
 
 def test_an_ignored_inbox_fails(repo):

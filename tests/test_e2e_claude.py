@@ -50,6 +50,8 @@ def test_capture_then_surface_with_the_real_client(tmp_path):
                    cwd=project, check=True)
     install = subprocess.run([str(ROOT / "install.sh"), str(project)], capture_output=True, text=True)
     assert install.returncode == 0, install.stdout + install.stderr
+    (project / ".fake-bd").mkdir()  # bd comments only on a bead that exists (comment.go)
+    (project / ".fake-bd" / "issues.json").write_text(json.dumps({"BD-001": {"status": "open"}}))
 
     first = scenario(tmp_path / "capture.json", "e2e-capture", "E2E-CAPTURE: record what you learned.", [
         {"content": [{"type": "text", "text": "Recording the lesson."},
@@ -69,8 +71,8 @@ def test_capture_then_surface_with_the_real_client(tmp_path):
         {"content": [{"type": "text", "text": "Here is what we know."}]},
     ])
     requests = run(second, project)
-    assert "## Recent Knowledge (1 entries)" in requests
-    assert f"[LEARN] {INSIGHT}  (orchestrator)" in requests
+    assert "## Recent Knowledge (1 entry)" in requests
+    assert f"[LEARN] {INSIGHT}" in requests
     assert not (project / ".beads" / "memory" / "errors.log").exists()
 
 
@@ -117,8 +119,8 @@ def test_completion_gate_and_dispatch_log_with_the_real_client(tmp_path):
 
 
 def test_prompt_brings_an_old_entry_with_the_real_client(tmp_path):
-    """120 entries; the prompt needs one written long before the newest 5: the request Claude Code sends to
-    the model carries it (UserPromptSubmit context), and the session-start digest did not."""
+    """121 entries; the prompt needs one written long before the newest 5: session start shows it as a title
+    on the map, and the request after the prompt carries it in full (UserPromptSubmit context)."""
     project = tmp_path / "app"
     project.mkdir()
     subprocess.run(["git", "init", "-q"], cwd=project, check=True)
@@ -133,8 +135,10 @@ def test_prompt_brings_an_old_entry_with_the_real_client(tmp_path):
     path = scenario(tmp_path / "prompt.json", "e2e-prompt", "add an alembic migration for refunds",
                     [{"content": [{"type": "text", "text": "On it."}]}])
     requests = run(path, project)
-    assert "## Relevant Knowledge" in requests and "every alembic upgrade needs a working downgrade" in requests
-    assert "## Recent Knowledge (121 entries)" in requests  # the digest came too, with the newest only
+    assert "## Recent Knowledge (121 entries)" in requests and "Map of the other 116 entries" in requests
+    assert "- Database migrations must be reversible: every alembic" in requests  # its title, on the map
+    relevant = requests[requests.index("## Relevant Knowledge"):]
+    assert "every alembic upgrade needs a working downgrade." in relevant  # in full, at the prompt
     assert not (project / ".beads" / "memory" / "errors.log").exists()
 
 

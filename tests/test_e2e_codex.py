@@ -50,11 +50,14 @@ def run(tmp_path: Path, project: Path, name: str, prompt: str, items: list) -> l
 
 def test_capture_surface_prompt_and_reply_with_the_real_codex_cli(tmp_path):
     project = installed_project(tmp_path / "app")
+    (project / ".fake-bd").mkdir()  # bd comments only on a bead that exists (comment.go)
+    (project / ".fake-bd" / "issues.json").write_text(json.dumps({"BD-1": {"status": "open"}}))
     assert registration.registered_events(json.loads((project / ".codex" / "hooks.json").read_text()))
     call = {"type": "function_call", "call_id": "call_1", "name": "exec_command",
-            "arguments": json.dumps({"cmd": f'bd comment BD-1 "LEARNED: {INSIGHT}"'})}
+            "arguments": json.dumps({"cmd": f'bd comment BD-1 "LEARNED: {INSIGHT}"', "login": False})}
     requests = run(tmp_path, project, "capture", "record what you learned", [call, say("Recorded.")])
     assert [(e["bead"], e["content"]) for e in knowledge(project)] == [("BD-1", INSIGHT)]
+    assert INSIGHT in (project / ".fake-bd" / "issues.json").read_text()  # bd ran (`login: false` keeps PATH)
     assert "memory-hooks: captured 1 insight" in requests[-1]  # the PostToolUse answer reached the model
 
     memory = str(project / ".beads" / "memory")
@@ -100,3 +103,16 @@ def test_completion_gate_with_a_real_codex_subagent(tmp_path):
     assert "- pushed: branch bd-BD-12 has no upstream" in sub[1]
     state = json.loads((project / ".beads" / "memory" / "completion-state.json").read_text())
     assert [v["blocks"] for v in state.values()] == [3]  # blocked twice, then let through with a warning
+
+
+def test_bd_remember_is_captured_through_the_real_codex_cli(tmp_path):
+    """Issue 21.4: bd's own memory command, no marker, through Codex's exec_command tool and our hook."""
+    project = installed_project(tmp_path / "app")
+    text = "Codex runs bd remember through exec_command too"
+    call = {"type": "function_call", "call_id": "call_1", "name": "exec_command",
+            "arguments": json.dumps({"cmd": f'bd remember "{text}" --key codex-remember', "login": False})}
+    requests = run(tmp_path, project, "remember", "remember this", [call, say("Remembered.")])
+    assert json.loads((project / ".fake-bd" / "memories.json").read_text()) == {"codex-remember": text}
+    assert [(e["key"], e["bd_key"], e["content"]) for e in knowledge(project)] == [
+        ("learned-codex-remember", "codex-remember", text)]
+    assert "memory-hooks: captured 1 insight (`learned-codex-remember`)" in requests[-1]

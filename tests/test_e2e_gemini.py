@@ -41,6 +41,8 @@ def run(tmp_path: Path, project: Path, name: str, prompt: str, turns: list) -> l
 
 def test_capture_then_surface_with_the_real_gemini_cli(tmp_path):
     project = installed_project(tmp_path / "app")
+    (project / ".fake-bd").mkdir()  # bd comments only on a bead that exists (comment.go)
+    (project / ".fake-bd" / "issues.json").write_text(json.dumps({"BD-1": {"status": "open"}}))
     assert registration.registered_events(json.loads((project / ".gemini" / "settings.json").read_text()))
     command = f'bd comment BD-1 "LEARNED: {INSIGHT}"'
     run(tmp_path, project, "capture", "record what you learned",
@@ -50,7 +52,7 @@ def test_capture_then_surface_with_the_real_gemini_cli(tmp_path):
     assert entries[0]["session_id"]
     requests = run(tmp_path, project, "surface", "what do we know?", [[{"text": "Here is what we know."}]])
     agent_calls = [r["body"] for r in requests if "streamGenerateContent" in r["path"]]
-    assert agent_calls and "## Recent Knowledge (1 entries)" in agent_calls[0] and INSIGHT in agent_calls[0]
+    assert agent_calls and "## Recent Knowledge (1 entry)" in agent_calls[0] and INSIGHT in agent_calls[0]
     assert not (project / ".beads" / "memory" / "errors.log").exists()
 
 

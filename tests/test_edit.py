@@ -93,3 +93,73 @@ def test_an_add_is_not_captured_again_by_the_hook(repo):
     recall(repo, "--add", "LEARNED: written once")
     assert run_hook("memory_capture", bash_payload(command, repo), repo).stdout == b""
     assert len(knowledge(repo)) == 1
+
+
+def limited(size):
+    """A preexec_fn: files may not grow past `size` bytes (a full disk, as RLIMIT_FSIZE gives it: EFBIG)."""
+    import resource
+
+    return lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
+
+
+def recall_limited(repo, size, *args):
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MEMORY_HOOKS", "CLAUDE"))}
+    return subprocess.run([RECALL, *args], cwd=repo, capture_output=True, text=True, env=env,
+                          preexec_fn=limited(size))
+
+
+def test_an_identical_add_is_stored_once_and_said_so(repo):
+    """#21 item 14: the same DECISION[db] twice, or an insight again with other whitespace: one line each."""
+    assert recall(repo, "--add", "DECISION[db]: use postgres 15").returncode == 0
+    again = recall(repo, "--add", "DECISION[db]: use postgres 15")
+    assert again.returncode == 1 and "not stored again" in again.stdout and "captured" not in again.stdout
+    assert recall(repo, "--add", "LEARNED: the build  needs two\n cores").returncode == 0
+    spaced = recall(repo, "--add", "LEARNED: the build needs two cores")
+    assert spaced.returncode == 1 and "different insight" not in spaced.stdout and "already holds" in spaced.stdout
+    assert len(knowledge(repo)) == 2
+    corrected = recall(repo, "--add", "DECISION[db]: use postgres 16")
+    assert corrected.returncode == 0 and 'replaced the earlier entry "use postgres 15"' in corrected.stdout
+
+
+def test_a_key_nobody_types_is_suggested_never_applied(repo):
+    """#21 item 15: `--pin werkzeug` with no such key proposes the key that matches; nothing is written."""
+    recall(repo, "--add", "LEARNED: werkzeug 3 dropped the url_quote helper that flask 2.2 imported at startup")
+    recall(repo, "--add", "LEARNED: json responses go through app.json.response, never json.dumps directly")
+    recall(repo, "--add", "DECISION: emit json logs in production")
+    before = knowledge(repo)
+    one = recall(repo, "--pin", "werkzeug")
+    key = "learned-werkzeug-3-dropped-the-url-quote-helper-that-flask-2-2-impor"
+    assert one.returncode == 2 and f"did you mean `{key}`" in one.stderr and f"--pin {key}" in one.stderr
+    several = recall(repo, "--forget", "json")
+    assert several.returncode == 2 and "keys that match" in several.stderr
+    assert "`decision-emit-json-logs-in-production`" in several.stderr and "`learned-json-responses" in several.stderr
+    by_text = recall(repo, "--unpin", "url_quote")  # not in any key: the entry's text holds it
+    assert by_text.returncode == 2 and key in by_text.stderr
+    nothing = recall(repo, "--pin", "kubernetes")
+    assert nothing.returncode == 2 and "no key or entry text holds it" in nothing.stderr
+    assert knowledge(repo) == before
+    assert recall(repo, "--pin", key).returncode == 0  # the proposed command does it
+
+
+def test_a_forget_in_a_bd_comment_suggests_keys_too(repo):
+    recall(repo, "--add", "LEARNED: werkzeug 3 dropped url_quote")
+    proc = run_hook("memory_capture", bash_payload('bd comment BD-1 "FORGET: werkzeug"', repo), repo)
+    said = json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "nothing forgotten" in said and "`learned-werkzeug-3-dropped-url-quote`" in said
+    assert len(knowledge(repo)) == 1
+
+
+def test_a_knowledge_file_that_cannot_be_written_is_exit_3_and_one_line(repo):
+    """#21 item 9: a full disk (RLIMIT_FSIZE below the file's size): not a traceback, nothing half-written."""
+    recall(repo, "--add", "LEARNED: first insight is here")
+    path = repo / ".beads" / "memory" / store.ACTIVE
+    before = path.read_bytes()
+    for args in (["--add", "LEARNED: a second insight"], ["--pin", "learned-first-insight-is-here"],
+                 ["--redact", "learned-first-insight-is-here", "first"]):
+        proc = recall_limited(repo, len(before), *args)
+        assert proc.returncode == 3 and "Traceback" not in proc.stderr, args
+        assert proc.stderr.startswith("recall.sh: NOT ") and proc.stderr.count("\n") == 1, proc.stderr
+        assert "File too large" in proc.stderr and proc.stdout == ""
+        assert path.read_bytes() == before
+    proc = recall_limited(repo, 1, "--add", "LEARNED: a second insight")
+    assert "NOT stored (`learned-a-second-insight`)" in proc.stderr

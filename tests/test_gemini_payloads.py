@@ -29,8 +29,11 @@ def test_after_tool_captures_and_answers_in_gemini_shape(repo):
 def test_the_same_command_twice_is_two_captures_and_an_error_is_none(repo):
     command = 'bd comment BD-1 "LEARNED: rerun the migration after a rebase"'
     run_hook("memory_capture", after_tool(repo, command), repo)
-    run_hook("memory_capture", after_tool(repo, command, ts="2026-11-22T13:00:00.000Z"), repo)
-    assert len(knowledge(repo)) == 2  # no tool-call id in Gemini payloads: the timestamp tells them apart
+    again = run_hook("memory_capture", after_tool(repo, command, ts="2026-11-22T13:00:00.000Z"), repo)
+    # no tool-call id in Gemini payloads: the timestamp tells the calls apart, so the second is a capture of
+    # its own, and the agent is told that the same text is already stored (#21 item 14: one line, not two)
+    assert "not stored again" in json.loads(again.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert len(knowledge(repo)) == 1
     run_hook("memory_capture", after_tool(repo, 'bd comment BD-1 "LEARNED: never stored"', ts="2026-11-22T14:00:00Z",
                                           error="Command exited with code 1"), repo)
     assert "never stored" not in json.dumps(knowledge(repo))

@@ -1,4 +1,5 @@
 """install.sh into real temporary git repositories, run as a user runs it."""
+import difflib
 import json
 import os
 import stat
@@ -9,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from helpers import ROOT, bash_payload, clean_env, fixture_payload, git, knowledge, make_repo
-from memory import entry, layout, registration, store
+from memory import entry, layout, registration, runtimes, store
 from memory.install import plan as installer
 
 INSTALL = str(ROOT / "install.sh")
@@ -74,17 +75,21 @@ def test_fresh_repo(repo):
     assert registration.registered_events(config) == [("SessionStart", "startup|resume|clear|compact"),
                                                       ("UserPromptSubmit", None), ("PostToolUse", "Bash"),
                                                       ("PostToolUse", "Agent|Task"), ("PostToolUseFailure", "Bash"),
+                                                      ("PostToolUseFailure", "Bash"),
                                                       ("SubagentStop", None), ("Stop", None),
                                                       ("PreCompact", None), ("SessionEnd", None),
-                                                      ("SubagentStart", None)]
-    [failure] = config["hooks"]["PostToolUseFailure"]
+                                                      ("SubagentStart", None),
+                                                      ("PreToolUse", "Read|Edit|Write|MultiEdit")]
+    failure, action = config["hooks"]["PostToolUseFailure"]
     assert failure["hooks"] == [{"type": "command", "command": registration.claude_command("memory_capture"),
                                  "timeout": 10}]
+    assert action["hooks"] == [{"type": "command", "command": registration.claude_command("action_context"),
+                                "timeout": 10}]
     # synchronous: `claude -p` kills async hooks still running at its end (the dispatch log detaches its work)
     assert not any(h.get("async") for group in config["hooks"]["PostToolUse"] for h in group["hooks"])
     assert (repo / ".beads" / "memory" / "recall.sh").stat().st_mode & 0o111
     assert (repo / ".beads" / "memory" / "knowledge.jsonl").exists()
-    assert "/.beads/memory/knowledge.lock" in (repo / ".gitignore").read_text()
+    assert "/knowledge.lock" in (repo / ".beads" / "memory" / ".gitignore").read_text()
     cursor = json.loads((repo / ".cursor" / "hooks.json").read_text())
     assert cursor["version"] == 1 and registration.schema_problems(cursor, cursor=True) == []
     # knowledge is meant to be committed, machine-local files are not
@@ -101,8 +106,9 @@ def test_registered_commands_capture_and_surface(repo):
     assert [e["content"] for e in knowledge(repo)] == ["installed hooks work"]
     start = run_registered(repo, "session_start", {"session_id": "s", "hook_event_name": "SessionStart",
                                                    "source": "startup", "cwd": str(repo)})
-    context = json.loads(start.stdout)["hookSpecificOutput"]["additionalContext"]
-    assert "installed hooks work" in context and "without its virtualenv" in context  # --no-venv: the hint
+    answer = json.loads(start.stdout)
+    assert "installed hooks work" in answer["hookSpecificOutput"]["additionalContext"]
+    assert "without its virtualenv" in answer["systemMessage"]  # --no-venv: the hint, for the person
 
 
 def test_existing_settings_are_merged_not_replaced(repo):
@@ -114,7 +120,9 @@ def test_existing_settings_are_merged_not_replaced(repo):
     assert list(merged) == list(USER_SETTINGS)  # key order kept
     for key in ("model", "permissions", "env", "statusLine", "enabledPlugins"):
         assert merged[key] == USER_SETTINGS[key]
-    assert merged["hooks"]["PreToolUse"] == USER_SETTINGS["hooks"]["PreToolUse"]
+    theirs = USER_SETTINGS["hooks"]["PreToolUse"]
+    assert merged["hooks"]["PreToolUse"][:len(theirs)] == theirs  # theirs first, ours (action time) after
+    assert [g["matcher"] for g in merged["hooks"]["PreToolUse"][len(theirs):]] == ["Read|Edit|Write|MultiEdit"]
     assert merged["hooks"]["PostToolUse"][0] == USER_SETTINGS["hooks"]["PostToolUse"][0]  # theirs first, ours after
     assert len(merged["hooks"]["PostToolUse"]) == 3  # theirs, capture, dispatch log
     assert (repo / ".claude" / "settings.json").read_text().startswith('{\n    "model"')  # their indentation
@@ -145,6 +153,7 @@ def test_uninstall_takes_out_exactly_what_was_put_in(repo):
     kept = after.pop(knowledge_file, b"") + b"".join(after.pop(k) for k in sorted(after)
                                                     if k.startswith(".beads/memory/inbox/"))
     assert b"kept after uninstall" in kept
+    assert b"\n/knowledge.lock\n" in after.pop(".beads/memory/.gitignore")  # ignored while the knowledge stays
     after = {k: v for k, v in after.items() if not k.startswith(".beads/memory/knowledge.lock")}
     assert after == before  # byte for byte, the user's formatting included
     install(repo, "--uninstall", "--purge")
@@ -241,7 +250,12 @@ def test_plugin_hooks_json_is_generated_from_the_registration_table():
     assert (ROOT / "hooks" / "hooks.json").read_bytes() == generated  # regenerate: see the command above
     hooks = json.loads(generated)["hooks"]
     assert hooks["PostToolUseFailure"] == [{"matcher": "Bash", "hooks": [
-        {"type": "command", "command": registration.plugin_command("memory_capture"), "timeout": 10}]}]
+        {"type": "command", "command": registration.plugin_command("memory_capture"), "timeout": 10}]},
+        {"matcher": "Bash", "hooks": [
+            {"type": "command", "command": registration.plugin_command("action_context"), "timeout": 10}]}]
+    # action time reads files only: never before every Bash or Agent call
+    assert hooks["PreToolUse"] == [{"matcher": "Read|Edit|Write|MultiEdit", "hooks": [
+        {"type": "command", "command": registration.plugin_command("action_context"), "timeout": 10}]}]
 
 
 def test_settings_of_the_wrong_shape_are_refused(repo):
@@ -374,7 +388,8 @@ def test_an_older_versions_registration_is_replaced_not_doubled(repo):
     (repo / ".claude" / "settings.json").write_text(json.dumps(old))
     install(repo, "--no-venv", "--no-self-check")
     events = registration.registered_events(settings(repo))
-    assert events.count(("PostToolUse", "Bash")) == 1 and len(events) == len(set(events))
+    fresh = registration.registered_events(registration.with_claude_hooks({}, [h for h, *_ in runtimes.CLAUDE_HOOKS]))
+    assert events.count(("PostToolUse", "Bash")) == 1 and sorted(events) == sorted(fresh)
 
 
 # --- odd targets: the documented exit code and one line, never a traceback -----------------------------------
@@ -549,6 +564,9 @@ def test_purge_leaves_nothing_the_hooks_wrote(repo, monkeypatch):
     assert "purge me" in run_registered(repo, "session_start", start, env=foreground).stdout  # what it gave
     prompt = dict(fixture_payload("claude-code/2.1.330/UserPromptSubmit-1.json"), cwd=str(repo), prompt="purge me now")
     assert run_registered(repo, "prompt_recall", prompt, env=foreground).returncode == 0  # the ranking index
+    read = dict(fixture_payload("claude-code/2.1.330/PreToolUse-15.json"), cwd=str(repo))
+    read["tool_input"] = {"file_path": str(repo / "notes.md")}
+    assert run_registered(repo, "action_context", read, env=foreground).returncode == 0  # cue map, cache
     (memory / layout.ERRORS).write_text("x" * (errorlog.MAX_LOG_BYTES + 1))  # the next error rotates it
     run_registered(repo, "memory_capture", "not json", env=foreground)
     run_registered(repo, "memory_capture", "not json", env=foreground)
@@ -576,19 +594,27 @@ def test_purge_leaves_nothing_the_hooks_wrote(repo, monkeypatch):
     assert not (repo / ".claude").exists()
 
 
-def test_gitignore_block_names_every_machine_local_file(repo):
-    install(repo, "--no-venv", "--no-self-check")
-    memory = repo / ".beads" / "memory"
+def _write_every_machine_local_file(memory):
+    """Every file the hooks write in the memory folder but the knowledge, and a crash's temp file."""
     for name in installer.data_files():
+        if name in layout.COMMITTED:
+            continue
         path = memory / name.rstrip("/")
         if name.endswith("/"):
             path.mkdir(exist_ok=True)
             path = path / "1-2.jsonl"
         path.write_text("x\n")
     (memory / f".{store.ACTIVE}.99.tmp").write_text("x")
+
+
+def test_gitignore_block_names_every_machine_local_file(repo):
+    install(repo, "--no-venv", "--no-self-check")
+    memory = repo / ".beads" / "memory"
+    _write_every_machine_local_file(memory)
+    (memory / store.ARCHIVE).write_text("x\n")
     git(repo, "add", "-A")
     tracked = {t for t in git(repo, "ls-files", ".beads").splitlines()}
-    shared = {store.ACTIVE, store.ARCHIVE, "recall.sh", f"{layout.INBOX}/1-2.jsonl"}  # the inbox is committed
+    shared = {store.ACTIVE, store.ARCHIVE, "recall.sh", ".gitignore", f"{layout.INBOX}/1-2.jsonl"}  # inbox: committed
     assert tracked == {f".beads/memory/{name}" for name in shared}
 
 
@@ -641,10 +667,13 @@ def _copy_of_memory_hooks(tmp_path, remote):
 
 
 def _session_start_context(repo):
+    """What session start tells the person (systemMessage): the reinstall hint is theirs, not the model's."""
     run_registered(repo, "memory_capture", bash_payload('bd comment BD-1 "LEARNED: something to surface"', repo))
     start = run_registered(repo, "session_start", {"session_id": "s", "hook_event_name": "SessionStart",
                                                    "source": "startup", "cwd": str(repo)})
-    return json.loads(start.stdout)["hookSpecificOutput"]["additionalContext"]
+    answer = json.loads(start.stdout)
+    assert "install.sh" not in answer["hookSpecificOutput"]["additionalContext"]
+    return answer.get("systemMessage", "")
 
 
 def test_teammate_hint_names_the_repository_installed_from(repo, tmp_path):
@@ -693,10 +722,12 @@ def test_worktree_install_covers_the_main_checkout(repo):
     memory = repo / ".beads" / "memory"
     assert (memory / "knowledge.lock").exists() and (memory / "errors.log").exists()
     status = [line.strip() for line in git(repo, "status", "--porcelain", "--untracked-files=all").splitlines()]
-    assert "M .gitignore" in status and any(s.startswith("?? .beads/memory/inbox/") for s in status)
-    assert not [s for s in status if "knowledge.lock" in s or "errors.log" in s]  # the block covers main too
+    assert "?? .beads/memory/.gitignore" in status and any(s.startswith("?? .beads/memory/inbox/") for s in status)
+    assert not [s for s in status if "knowledge.lock" in s or "errors.log" in s]  # main's memory folder too
     install(wt, "--uninstall")
     assert (repo / ".gitignore").read_text() == "node_modules/\n"
+    status = git(repo, "status", "--porcelain", "--untracked-files=all")
+    assert "knowledge.lock" not in status and "errors.log" not in status  # the knowledge stays: so does that
 
 
 def test_launchers_ignore_a_memory_package_in_the_current_folder(repo):
@@ -748,9 +779,11 @@ def test_gemini_settings_merged_idempotent_and_restored(repo):
     merged = json.loads((repo / ".gemini" / "settings.json").read_text())
     assert merged["model"] == theirs["model"] and merged["hooks"]["enabled"] is True
     assert merged["hooks"]["BeforeTool"] == theirs["hooks"]["BeforeTool"]
-    [after_tool] = merged["hooks"]["AfterTool"]
+    after_tool, action = merged["hooks"]["AfterTool"]
     assert after_tool["matcher"] == "run_shell_command" and after_tool["hooks"][0]["timeout"] == 10000  # ms
     assert after_tool["hooks"][0]["command"] == registration.gemini_command("memory_capture")
+    assert action["matcher"] == "read_file|write_file|replace|run_shell_command"  # action time (BeforeTool can't)
+    assert action["hooks"][0]["command"] == registration.gemini_command("action_context")
     assert "SubagentStop" not in merged["hooks"]  # Gemini CLI has no subagents to gate
     first = (repo / ".gemini" / "settings.json").read_bytes()
     install(repo, "--no-venv", "--no-self-check")
@@ -782,10 +815,11 @@ def test_codex_hooks_merged_idempotent_restored_and_optional(repo):
     text = json.dumps(theirs, indent=2) + "\n"
     (repo / ".codex" / "hooks.json").write_text(text)
     out = install(repo, "--no-venv", "--no-self-check").stdout
-    assert "Codex CLI    .codex/hooks.json: SessionStart, UserPromptSubmit, PostToolUse, SubagentStop, Stop, " \
-           "PreCompact" in out
+    assert "Codex CLI    .codex/hooks.json: PreToolUse, SessionStart, UserPromptSubmit, PostToolUse, PostToolUse, " \
+           "SubagentStop, Stop, PreCompact" in out
     merged = json.loads((repo / ".codex" / "hooks.json").read_text())
-    assert merged["hooks"]["PreToolUse"] == theirs["hooks"]["PreToolUse"]
+    theirs_pre = theirs["hooks"]["PreToolUse"]
+    assert merged["hooks"]["PreToolUse"][:1] == theirs_pre and len(merged["hooks"]["PreToolUse"]) == 2
     assert merged["hooks"]["PostToolUse"][0]["matcher"] == "Bash"
     assert merged["hooks"]["SessionEnd"][0]["hooks"][0]["timeout"] == 3  # Codex clamps SessionEnd hooks to 3 s
     assert set(merged["hooks"]) <= {"PreToolUse", "SessionStart", "UserPromptSubmit", "PostToolUse", "SubagentStop",
@@ -859,3 +893,184 @@ def test_the_fault_injection_reaches_the_middle_of_a_real_run(repo):
                           capture_output=True, text=True, env=clean_env())
     assert proc.returncode == 0, proc.stderr
     assert int(proc.stderr.strip().splitlines()[-1]) > 60
+
+
+# --- the target: never the bundle itself, never a guess outside git ---------------------------------------
+
+def _run_install(src, *args, cwd):
+    return subprocess.run([str(src / "install.sh"), *args], cwd=cwd, capture_output=True, text=True,
+                          env=clean_env(HOME=str(cwd)))
+
+
+@pytest.mark.parametrize("args", [(), ("--dry-run",), (".",), ("hooks",), ("--uninstall",)])
+def test_the_bundle_itself_is_refused(tmp_path, args):
+    src = _copy_of_memory_hooks(tmp_path, "https://example.com/memory-hooks.git")
+    before = tree(src)
+    proc = _run_install(src, *args, cwd=src)
+    assert proc.returncode == 2 and "is the memory-hooks bundle itself" in proc.stderr, proc.stdout + proc.stderr
+    assert proc.stdout == "" and tree(src) == before
+
+
+def test_a_worktree_of_the_bundle_is_refused(tmp_path):
+    src = _copy_of_memory_hooks(tmp_path, "https://example.com/memory-hooks.git")
+    git(src, "add", "-A")
+    git(src, "commit", "-q", "-m", "bundle")
+    git(src, "worktree", "add", "-q", str(tmp_path / "bundle-wt"))
+    proc = _run_install(src, cwd=tmp_path / "bundle-wt")
+    assert proc.returncode == 2 and "bundle itself" in proc.stderr
+    assert not (tmp_path / "bundle-wt" / ".claude").exists() and not (src / ".beads").exists()
+
+
+@pytest.mark.parametrize("args", [(), ("--dry-run",)])
+def test_outside_git_without_a_path_asks_for_one(tmp_path, args):
+    src = _copy_of_memory_hooks(tmp_path, "https://example.com/memory-hooks.git")
+    home = tmp_path / "home"
+    home.mkdir()
+    proc = _run_install(src, *args, cwd=home)
+    assert proc.returncode == 2 and "not in a git repository; name the folder" in proc.stderr
+    assert proc.stdout == "" and os.listdir(home) == []
+    named = _run_install(src, "--no-venv", "--no-self-check", str(home), cwd=tmp_path)  # named: installed
+    assert named.returncode == 0 and (home / ".beads" / "memory" / "knowledge.jsonl").exists()
+
+
+def test_without_a_path_the_current_repository_is_the_target(repo, tmp_path):
+    src = _copy_of_memory_hooks(tmp_path, "https://example.com/memory-hooks.git")
+    (repo / "src").mkdir()
+    proc = _run_install(src, "--no-venv", "--no-self-check", cwd=repo / "src")
+    assert proc.returncode == 0 and f"memory-hooks installed into {repo}\n" in proc.stdout
+
+
+# --- the user's settings files keep their formatting -------------------------------------------------------
+
+RUNTIME_FILES = {  # each runtime's file with hooks and settings of the user's own
+    ".claude/settings.json": USER_SETTINGS,
+    ".cursor/hooks.json": {"version": 1, "hooks": {"afterFileEdit": [{"command": "./fmt.sh", "timeout": 5}]}},
+    ".gemini/settings.json": {"ui": {"theme": "GitHub"}, "hooks": {"BeforeTool": [
+        {"matcher": "write_file", "hooks": [{"type": "command", "command": "lint", "timeout": 3000}]}]}},
+    ".codex/hooks.json": {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command",
+                                                                                  "command": "guard"}]}]}},
+}
+UNICODE = {"description": "café – 日本語 🚀", "path": "C:\\Users\\zoë"}
+STYLES = {
+    "compact arrays": lambda v: "{\n" + ",\n".join(f"  {json.dumps(k)}: {json.dumps(x)}" for k, x in v.items())
+    + "\n}\n",
+    "3-space indent, no final newline": lambda v: json.dumps(v, indent=3),
+    "tabs and CRLF": lambda v: json.dumps(v, indent="\t").replace("\n", "\r\n") + "\r\n",
+    "one line": lambda v: json.dumps(v, separators=(",", ":")),
+    "unicode": lambda v: json.dumps(dict(UNICODE, **v), indent=2, ensure_ascii=False) + "\n",
+    "escaped unicode": lambda v: json.dumps(dict(UNICODE, **v), indent=4) + "\n",
+}
+
+
+def _only_added(before: str, after: str) -> bool:
+    """`after` is `before` with lines added; an existing line only gets text inserted (a comma at its end,
+    or our entries inside a compact array or object on it), nothing of it removed or changed."""
+    old, new = before.splitlines(), after.splitlines()
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+        if tag == "delete":
+            return False
+        if tag == "replace":
+            was, now = "\n".join(old[i1:i2]), "\n".join(new[j1:j2])
+            ops = difflib.SequenceMatcher(None, was, now, autojunk=False).get_opcodes()
+            if any(op != "equal" and (op != "insert" or not now[k1:k2].strip()) for op, _, _, k1, k2 in ops):
+                return False  # something removed or changed, or only whitespace added (a line broken up)
+    return True
+
+
+@pytest.mark.parametrize("style", STYLES)
+def test_settings_files_keep_their_formatting(repo, style):
+    originals = {}
+    for rel, value in RUNTIME_FILES.items():
+        originals[rel] = STYLES[style](value).encode()
+        (repo / rel).parent.mkdir(exist_ok=True)
+        (repo / rel).write_bytes(originals[rel])
+    install(repo, "--no-venv", "--no-self-check")
+    installed = {rel: (repo / rel).read_bytes() for rel in RUNTIME_FILES}
+    for rel, data in installed.items():
+        text = data.decode("utf-8")
+        config = json.loads(text)
+        assert registration.registered_events(config), rel
+        assert registration.without_ours(config) == json.loads(originals[rel]), rel
+        if "\n" in originals[rel].decode():
+            assert _only_added(originals[rel].decode(), text), (rel, text)
+        else:
+            assert "\n" not in text, rel  # a one-line file stays one line
+        assert ("\r\n" in text) == (style == "tabs and CRLF") and (b"\r\n" not in data or b"\n" not in
+                                                                   data.replace(b"\r\n", b"")), rel
+        assert text.endswith("\n") == originals[rel].decode().endswith("\n"), rel
+        assert ("\\u00e9" in text) == (style == "escaped unicode") and ("zoë" in text) == (style == "unicode"), rel
+    install(repo, "--no-venv", "--no-self-check")
+    assert {rel: (repo / rel).read_bytes() for rel in RUNTIME_FILES} == installed  # again: byte for byte
+    install(repo, "--uninstall")
+    assert {rel: (repo / rel).read_bytes() for rel in RUNTIME_FILES} == originals
+
+
+def test_an_upgrade_changes_only_our_entries(repo):
+    """A registration an older version wrote (another command) is replaced in place; the rest stays."""
+    text = STYLES["compact arrays"](RUNTIME_FILES[".claude/settings.json"])
+    (repo / ".claude").mkdir()
+    (repo / ".claude" / "settings.json").write_text(text)
+    install(repo, "--no-venv", "--no-self-check")
+    current = (repo / ".claude" / "settings.json").read_text()
+    old_command = registration.claude_command("session_start").replace("exec python3", "exec python3 -E")
+    older = current.replace(json.dumps(registration.claude_command("session_start"))[1:-1],
+                            json.dumps(old_command)[1:-1])
+    assert older != current
+    (repo / ".claude" / "settings.json").write_text(older)
+    install(repo, "--no-venv", "--no-self-check")
+    assert (repo / ".claude" / "settings.json").read_text() == current
+
+
+
+# --- after an uninstall, no machine-local file can be committed --------------------------------------------
+
+def _committable(repo):
+    """The files `git add -A` would add to the repository (new ones)."""
+    git(repo, "add", "-A")
+    return sorted(git(repo, "diff", "--cached", "--name-only", "--diff-filter=A").splitlines())
+
+
+def test_uninstall_keeps_the_machine_local_files_out_of_git(repo):
+    install(repo, "--no-venv", "--no-self-check")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "install")
+    run_registered(repo, "memory_capture", bash_payload('bd comment BD-1 "LEARNED: kept after uninstall"', repo))
+    memory = repo / ".beads" / "memory"
+    _write_every_machine_local_file(memory)
+    (memory / store.SPOOL / "1-2.jsonl").unlink()  # (a parked capture: see the next test)
+    install(repo, "--uninstall")
+    assert (memory / layout.INJECTED).exists() and (memory / layout.ERRORS).exists()  # still here, but:
+    assert _committable(repo) == []
+    assert "kept after uninstall" in git(repo, "diff", "--cached", ".beads/memory/knowledge.jsonl")  # the knowledge is
+    install(repo, "--uninstall", "--purge")
+    assert not (repo / ".beads").exists()
+
+
+def test_a_teammates_clone_keeps_ignoring_its_machine_local_files_after_an_uninstall(repo, tmp_path):
+    install(repo, "--no-venv", "--no-self-check")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "install")
+    teammate = tmp_path / "teammate"
+    git(tmp_path, "clone", "-q", str(repo), str(teammate))
+    _write_every_machine_local_file(teammate / ".beads" / "memory")  # their hooks ran
+    install(repo, "--uninstall")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "uninstall memory-hooks")
+    git(teammate, "pull", "-q", "--no-rebase")
+    assert not (teammate / ".claude" / "hooks" / "memory-hooks").exists()
+    assert _committable(teammate) == []  # nothing of theirs can be committed
+
+
+def test_uninstall_settles_parked_captures_into_the_knowledge(repo):
+    from memory import locking
+
+    install(repo, "--no-venv", "--no-self-check")
+    memory = repo / ".beads" / "memory"
+    with locking.exclusive(str(memory / store.LOCK)):  # the lock stayed busy: the capture is parked
+        run_registered(repo, "memory_capture", bash_payload('bd comment BD-1 "LEARNED: parked then kept"', repo),
+                       env={"MEMORY_HOOKS_FOREGROUND": "1", "MEMORY_HOOKS_LOCK_TIMEOUT": "0.2"})
+    assert store.parked(str(memory))
+    dry = install(repo, "--uninstall", "--dry-run")
+    assert store.parked(str(memory)) and "parked" not in dry.stdout  # a dry run changes nothing
+    install(repo, "--uninstall")
+    assert [e["content"] for e in knowledge(repo)] == ["parked then kept"] and not store.parked(str(memory))

@@ -133,8 +133,10 @@ def test_internal_error_is_logged_not_raised(repo):
     memory.mkdir(parents=True)
     (memory / "knowledge.jsonl").mkdir()  # a folder where the file should be: every write fails
     proc = run_hook("memory_capture", bash_payload(EXAMPLE, repo), repo)
-    assert proc.returncode == 0 and proc.stdout == b""  # nothing stored: no confirmation
-    assert "IsADirectoryError" in error_log(repo)
+    assert proc.returncode == 0
+    said = json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]  # #21 item 9: the agent is told
+    assert said.startswith("memory-hooks: NOT stored") and "Is a directory" in said and "captured" not in said
+    assert "not stored" in error_log(repo)
 
 
 def test_without_orjson_and_filelock(repo):
@@ -193,7 +195,7 @@ def test_non_latin_insights_get_distinct_keys(repo):
     ('(cd sub && bd comment BD-1 "LEARNED: subshell")', "subshell"),
     ('{ bd comment BD-1 "LEARNED: group"; }', "group"),
     ('if bd comment BD-1 "LEARNED: in an if"; then echo ok; fi', "in an if"),
-    ("bd comment BD-1 -f/tmp/__NOTES__", "attached file form"),
+    ("bd comments add BD-1 -f/tmp/__NOTES__", "attached file form"),
     ("bd comment BD-1 --stdin < __NOTES__", "attached file form"),
     ("cat __NOTES__ | bd comment BD-1 --stdin", "attached file form"),
     ('bd comment BD-1 "LEARNED : space before the colon"', "space before the colon"),
@@ -230,6 +232,8 @@ def test_failing_chain_keeps_the_insight_bd_recorded(repo, tmp_path):
     """`bd comment … && git push` with a failing push: PostToolUseFailure, but bd did record the insight."""
     env = {"PATH": FAKE_BD + os.pathsep + os.environ["PATH"], "FAKE_BD_DIR": str(tmp_path / "bd")}
     command = 'bd comment BD-4 "LEARNED: kept although the push failed" && git push'
+    (tmp_path / "bd").mkdir()
+    (tmp_path / "bd" / "issues.json").write_text(json.dumps({"BD-4": {"status": "open"}}))
     subprocess.run(["sh", "-c", 'bd comment BD-4 "LEARNED: kept although the push failed"'], env={**os.environ, **env},
                    cwd=repo, check=True, capture_output=True)
     proc = run_hook("memory_capture", _failure_payload(command, repo), repo, env=env)
@@ -265,6 +269,48 @@ def test_env_style_secrets_are_neither_stored_nor_shown_at_session_start(repo):
     start = run_hook("session_start", {"hook_event_name": "SessionStart", "cwd": str(repo)}, repo)
     shown = json.loads(start.stdout)["hookSpecificOutput"]["additionalContext"]
     assert "POSTGRES_PASSWORD=<redacted:secret_assignment>" in shown and "Xk9mP2vL8qR4nZ7w" not in shown
+
+
+# Issue #21 item 12: credentials written on a command line, captured through the real hook.
+_CLI_PW = "Tr0ub4dor3xyz"
+
+
+@pytest.mark.parametrize("insight", [
+    f"connect with mysql -uadmin -p{_CLI_PW} app_db",
+    f"dump it: mysqldump --password={_CLI_PW} app_db > dump.sql",
+    f"the migration tool wants --password {_CLI_PW} on every call",
+    f"copy with sshpass -p {_CLI_PW} scp build.tgz deploy@web1:",
+    f"check the cache with redis-cli -h cache -a {_CLI_PW} ping",
+    f"the API answers curl -u deploy:{_CLI_PW} https://ci.internal/api",
+    f"run PGPASSWORD={_CLI_PW} psql -h db -U app before the restore",
+])
+def test_command_line_credentials_are_redacted_and_the_note_is_truthful(repo, insight):
+    proc = run_hook("memory_capture", bash_payload(f'bd comment BD-3 "LEARNED: {insight}"', repo), repo)
+    assert proc.returncode == 0
+    stored = b"".join(p.read_bytes() for p in (repo / ".beads").rglob("*") if p.is_file())
+    assert _CLI_PW.encode() not in stored
+    [e] = knowledge(repo)
+    kind = e["redacted"][0]
+    # exactly the password went; every other word of the insight is stored as written
+    assert e["content"] == insight.replace(_CLI_PW, f"<redacted:{kind}>")
+    note = context(proc)
+    assert f"Replaced 1 credential-shaped value ({kind}) with <redacted:TYPE>; the rest of the text is stored " \
+           "as written." in note
+    assert "never verbatim" not in note
+
+
+def test_the_note_claims_no_redaction_when_there_was_none(repo):
+    proc = run_hook("memory_capture", bash_payload(
+        'bd comment BD-3 "LEARNED: mysql -u root -p app prompts for the password; use ~/.my.cnf instead"', repo), repo)
+    [e] = knowledge(repo)
+    assert "redacted" not in e and "<redacted:" not in e["content"]
+    assert "credential" not in context(proc) and "redacted" not in context(proc)
+
+
+def test_the_note_counts_every_replaced_value(repo):
+    proc = run_hook("memory_capture", bash_payload(
+        f'bd comment BD-3 "LEARNED: sshpass -p {_CLI_PW} ssh web1, then redis-cli -a {_CLI_PW}x ping"', repo), repo)
+    assert "Replaced 2 credential-shaped values (cli_password) with <redacted:TYPE>" in context(proc)
 
 
 # --- entry types, explicit keys, forget (issue 10) ------------------------------------------------------
@@ -348,3 +394,29 @@ def test_recall_add_run_by_the_agent_is_not_captured_twice(repo):
     command = '.beads/memory/recall.sh --add "LEARNED: recall add writes directly"'
     proc = run_hook("memory_capture", bash_payload(command, repo), repo)
     assert proc.returncode == 0 and proc.stdout == b"" and knowledge(repo) == []
+
+
+# --- the confirmation says only what was checked (issue 21.6's class) ----------------------------------------
+
+def test_confirmation_names_the_file_the_insight_went_to(repo):
+    """From a worktree the capture goes to the main checkout's file: the worktree's `.beads/memory/…` has none."""
+    git(repo, "worktree", "add", "-q", ".worktrees/bd-7", "-b", "bd-7")
+    wt = repo / ".worktrees" / "bd-7"
+    proc = run_hook("memory_capture", bash_payload('bd comment bd-7 "LEARNED: where it went"', wt), wt,
+                    env={"CLAUDE_PROJECT_DIR": str(wt)})
+    assert f"into {os.path.realpath(repo)}/.beads/memory/knowledge.jsonl." in context(proc)
+    assert knowledge(repo) and not (wt / ".beads" / "memory" / "knowledge.jsonl").exists()
+
+
+def test_a_parked_capture_is_not_called_stored_in_the_file(repo):
+    from helpers import held_lock
+    from memory import store as store_mod
+
+    memory = repo / ".beads" / "memory"
+    memory.mkdir(parents=True)
+    with held_lock(memory / store_mod.LOCK):
+        proc = run_hook("memory_capture", bash_payload('bd comment BD-1 "LEARNED: parked"', repo), repo,
+                        env={"MEMORY_HOOKS_LOCK_TIMEOUT": "0.3"})
+    said = context(proc)
+    assert knowledge(repo) == [] and "into .beads/memory/knowledge.jsonl" not in said
+    assert "stayed busy: they wait in .beads/memory/knowledge.pending/, the next write adds them" in said

@@ -208,7 +208,8 @@ def test_without_the_driver_configured_git_merges_as_text_and_conflicts(tmp_path
     git(b, "merge", "--abort")
     hint = json.loads(run_hook("session_start", {"hook_event_name": "SessionStart", "source": "startup",
                                                  "session_id": "s", "cwd": str(b)}, b).stdout)
-    assert "recall.sh --setup-git" in hint["hookSpecificOutput"]["additionalContext"]
+    assert "recall.sh --setup-git" in hint["systemMessage"]  # for the person, not the model
+    assert "setup-git" not in hint["hookSpecificOutput"]["additionalContext"]
     proc = subprocess.run([str(b / ".beads" / "memory" / "recall.sh"), "--setup-git"], cwd=b, capture_output=True,
                           text=True, env=clean_env())
     assert proc.returncode == 0 and gitmerge.configured(str(b))

@@ -1,9 +1,12 @@
+import json
 import os
+import subprocess
 
 import pytest
 
 from conftest import git
-from memory import paths
+from helpers import ROOT, bash_payload, clean_env, knowledge, make_repo
+from memory import paths, registration
 
 
 def test_main_checkout_from_a_subfolder(repo):
@@ -69,3 +72,120 @@ def test_a_hung_git_is_killed_after_the_timeout(tmp_path, monkeypatch):
     paths._cache.clear()
     assert paths.git_info(str(tmp_path)) is None
     assert paths.project_root(str(tmp_path)) == str(tmp_path)
+
+
+# --- one memory folder for every entry point, in git, outside git, in a worktree and in a submodule -------
+
+def _install(target):
+    proc = subprocess.run([str(ROOT / "install.sh"), "--no-venv", "--no-self-check", str(target)],
+                          capture_output=True, text=True, env=clean_env())
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return proc.stdout
+
+
+def _situation(kind, tmp_path):
+    """(the project the runtime announces, the memory folder every entry point must use)."""
+    if kind == "outside git":
+        project = tmp_path / "nongit"
+        project.mkdir()
+        _install(project)
+        return project, project / ".beads" / "memory"
+    if kind == "submodule":
+        make_repo(tmp_path / "lib-origin")
+        superproject = make_repo(tmp_path / "super")
+        git(superproject, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(tmp_path / "lib-origin"),
+            "lib")
+        project = superproject / "lib"
+        _install(project)
+        return project, project / ".beads" / "memory"
+    main = make_repo(tmp_path / "main")
+    _install(main)
+    if kind == "git":
+        return main, main / ".beads" / "memory"
+    git(main, "add", "-A")
+    git(main, "commit", "-q", "-m", "install memory-hooks")  # what a worktree checks out
+    git(main, "worktree", "add", "-q", str(tmp_path / "wt"), "-b", "feature")
+    return tmp_path / "wt", main / ".beads" / "memory"
+
+
+SITUATIONS = ["git", "outside git", "worktree", "submodule"]
+
+
+@pytest.mark.parametrize("kind", SITUATIONS)
+def test_every_entry_point_uses_the_same_memory_folder(kind, tmp_path):
+    """Hooks as registered, the installed recall.sh (full and quick path), the clone's recall.sh, both
+    memory-doctors and install.sh, each run as a user runs it from a subfolder: one memory folder."""
+    project, memory = _situation(kind, tmp_path)
+    sub = project / "src" / "deep"
+    sub.mkdir(parents=True)
+    env = clean_env(HOME=str(tmp_path), MEMORY_HOOKS_FOREGROUND="1")
+
+    def hook(name, payload):
+        run_env = dict(env, CLAUDE_PROJECT_DIR=str(project))
+        return subprocess.run(["/bin/sh", "-c", registration.claude_command(name)], input=json.dumps(payload),
+                              cwd=sub, env=run_env, capture_output=True, text=True)
+
+    assert hook("memory_capture", bash_payload(f'bd comment BD-1 "LEARNED: {kind} hook zebra"', sub)).returncode == 0
+    installed_recall = str(project / ".beads" / "memory" / "recall.sh")
+    added = subprocess.run([installed_recall, "--add", f"LEARNED: {kind} recall zebra"], cwd=sub, env=env,
+                           capture_output=True, text=True)
+    assert added.returncode == 0, added.stderr
+    contents = {e["content"] for e in knowledge(memory.parent.parent)}
+    assert contents == {f"{kind} hook zebra", f"{kind} recall zebra"}
+    assert not (sub / ".beads").exists() and not (memory / ".beads").exists()
+
+    start = hook("session_start", {"session_id": "s", "cwd": str(sub), "hook_event_name": "SessionStart",
+                                   "source": "startup"})
+    assert f"{kind} hook zebra" in start.stdout and f"{kind} recall zebra" in start.stdout
+    for recall in (installed_recall, str(ROOT / "bin" / "recall.sh")):
+        stats = subprocess.run([recall, "--stats"], cwd=sub, env=env, capture_output=True, text=True)
+        assert f"memory:     {memory}\n" in stats.stdout, (recall, stats.stdout, stats.stderr)
+        for _ in range(2):  # the second answer comes from the index the first one built: the quick path
+            found = subprocess.run([recall, "zebra", "--all"], cwd=sub, env=env, capture_output=True, text=True)
+            assert {f"    {kind} hook zebra", f"    {kind} recall zebra"} <= set(found.stdout.splitlines()), \
+                (recall, found.stdout, found.stderr)
+    doctors = (str(ROOT / "bin" / "memory-doctor"), str(project / ".claude/hooks/memory-hooks/bin/memory-doctor"))
+    for doctor in doctors:
+        proc = subprocess.run([doctor, "--json"], cwd=sub, env=env, capture_output=True, text=True)
+        report = json.loads(proc.stdout)
+        assert report["memory_dir"] == str(memory), (doctor, report)
+        assert not [c for c in report["checks"] if c["level"] == "FAIL"], report
+    assert f"{memory}" in _install(project) or (memory == project / ".beads" / "memory")
+    assert not (sub / ".beads").exists()
+
+
+@pytest.mark.parametrize("kind", SITUATIONS)
+def test_the_quick_resolution_agrees_with_git(kind, tmp_path, monkeypatch):
+    """recall.sh's quick path answers without git only where that answer is git's own."""
+    project, memory = _situation(kind, tmp_path)
+    for env_name in ("MEMORY_HOOKS_DIR", "CLAUDE_PROJECT_DIR", "CURSOR_PROJECT_DIR", "GEMINI_PROJECT_DIR",
+                     "GIT_CEILING_DIRECTORIES"):
+        monkeypatch.delenv(env_name, raising=False)
+    for folder in (project, project / ".beads" / "memory", project / ".claude"):
+        quick = paths.memory_dir_without_git(str(folder))
+        assert paths.memory_dir(str(folder)) == str(memory)
+        assert quick in (None, str(memory)), (folder, quick)
+    assert (paths.memory_dir_without_git(str(project)) is None) == (kind in ("worktree", "submodule"))
+
+
+def test_a_worktree_of_a_submodule_uses_the_submodules_main_checkout(tmp_path):
+    make_repo(tmp_path / "lib-origin")
+    superproject = make_repo(tmp_path / "super")
+    git(superproject, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(tmp_path / "lib-origin"), "lib")
+    git(superproject / "lib", "worktree", "add", "-q", str(tmp_path / "lib-wt"), "-b", "topic")
+    assert paths.memory_dir(str(tmp_path / "lib-wt")) == str(superproject / "lib" / ".beads" / "memory")
+    (superproject / "lib" / "src").mkdir()
+    assert paths.memory_dir(str(superproject / "lib" / "src")) == str(superproject / "lib" / ".beads" / "memory")
+
+
+def test_outside_git_the_project_is_the_folder_holding_the_memory(tmp_path, monkeypatch):
+    for env_name in ("MEMORY_HOOKS_DIR", "CLAUDE_PROJECT_DIR", "CURSOR_PROJECT_DIR", "GEMINI_PROJECT_DIR"):
+        monkeypatch.delenv(env_name, raising=False)
+    project = tmp_path / "notes"
+    (project / ".beads" / "memory").mkdir(parents=True)
+    (project / "a" / "b").mkdir(parents=True)
+    expected = str(project / ".beads" / "memory")
+    assert paths.memory_dir(str(project / "a" / "b")) == expected  # from a subfolder
+    assert paths.memory_dir(str(project / ".beads" / "memory")) == expected  # where the installed recall.sh is
+    assert paths.memory_dir(None, project=str(project)) == expected
+    assert paths.memory_dir(str(tmp_path / "other")) == str(tmp_path / "other" / ".beads" / "memory")

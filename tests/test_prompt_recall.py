@@ -116,3 +116,60 @@ def test_lexical_only_when_the_semantic_option_is_off(repo):
     assert "alembic upgrade" in context(ask(repo, "add an alembic migration for refunds"))
     assert ask(repo, "add an alembic migration for refunds").stdout == b""  # nothing else is relevant
     assert not (repo / ".beads" / "memory" / "vectors.bin").exists()
+
+
+# -- precision: the map carries recall, the block carries only what passes -----------------------------------
+
+def seed_neighbours(repo):
+    """One strong match for the prompt below, and weaker entries sharing a word or two with it."""
+    d = str(repo / ".beads" / "memory")
+    store.append(d, [entry.build(text, "BD-1", "orchestrator", ts=1_700_000_000 + i) for i, text in enumerate([
+        "Alembic migrations for the invoices table must be reversible: write the downgrade with the upgrade.",
+        "The invoices export runs nightly at 02:00 UTC.",
+        "Downgrade pip only through the lock file.",
+        "Table names are plural snake_case.",
+    ] + [f"Note {i}: the icon sizes rule number {i} applies here." for i in range(40)])])
+
+
+def block_lines(text):
+    return [line for line in text.splitlines() if line.startswith("  [")]
+
+
+def test_the_block_is_never_padded_with_weaker_entries(repo):
+    seed_neighbours(repo)
+    text = context(ask(repo, "write the alembic migration and downgrade for the invoices table"))
+    lines = block_lines(text)
+    assert len(lines) == 1 and "must be reversible" in lines[0]
+    (repo / ".beads" / "memory" / "config.json").write_text(json.dumps({"prompt_relative_cut": 0}))
+    padded = block_lines(context(ask(repo, "write the alembic migration and downgrade for the invoices table",
+                                     session="s-2")))
+    assert len(padded) > 1  # the cut, not the ranker, kept the weaker ones out
+
+
+def test_the_gate_threshold_comes_from_config_json(repo):
+    seed(repo)
+    prompt = "add an alembic migration for the invoices"
+    (repo / ".beads" / "memory" / "config.json").write_text(json.dumps({"prompt_min_fraction": 1.5}))
+    assert ask(repo, prompt).stdout == b""  # no entry can reach 1.5 of the best possible score
+    (repo / ".beads" / "memory" / "config.json").write_text(json.dumps({"prompt_min_fraction": 0.2}))
+    assert "working downgrade" in context(ask(repo, prompt, session="s-2"))
+
+
+def test_only_what_was_shown_in_full_counts_as_given(repo):
+    from memory import injected
+    seed_neighbours(repo)
+    memory = str(repo / ".beads" / "memory")
+    context(ask(repo, "write the alembic migration and downgrade for the invoices table", session="g"))
+    given = injected.given(memory, "g")
+    shown = [e for e in knowledge(repo) if e["key"] in given]
+    assert [e["content"][:25] for e in shown] == ["Alembic migrations for th"]
+    # the weaker neighbours were not shown, so a later prompt that needs one still gets it
+    assert "runs nightly at 02:00 UTC" in context(ask(repo, "when does the invoices export run nightly?",
+                                                         session="g"))
+
+
+def test_the_block_says_what_it_is(repo):
+    from memory import render
+    seed(repo)
+    text = context(ask(repo, "add an alembic migration for the invoices"))
+    assert text.splitlines()[:2] == ["## Relevant Knowledge", render.FRAMING]

@@ -368,7 +368,14 @@ def test_repro_control_characters_are_stripped_on_output(repo):
 
 
 def test_session_start_strips_c1_and_bidi_controls(repo):
-    store.append(str(memory_dir(repo)), [entry.build(HOSTILE, "BD-1", "orchestrator")])
+    from memory import hold
+
+    held = entry.build(HOSTILE, "BD-1", "orchestrator")
+    store.append(str(memory_dir(repo)), [held])
+    assert not run_hook("session_start", dict(fixture_payload("claude-code/2.1.330/SessionStart-6.json"),
+                                              cwd=str(repo)), repo).stdout.count(b"ALERT")  # held: bidi controls
+    approval = entry.build_control(entry.APPROVE, held["key"], "", sha=hold.text_sha(held["content"]), by="t")
+    store.append(str(memory_dir(repo)), [approval])  # a person approved it: shown, its controls stripped
     payload = fixture_payload("claude-code/2.1.330/SessionStart-6.json")
     payload["cwd"] = str(repo)
     text = json.loads(run_hook("session_start", payload, repo).stdout)["hookSpecificOutput"]["additionalContext"]
@@ -386,3 +393,81 @@ def test_exit_status(repo):
     for args in ([], [""], ["  "], ["--recent", "0"], ["--recent", "x"], ["--bogus"], ["cache", "--bogus"]):
         proc = recall(repo, *args)
         assert proc.returncode == 2 and "Traceback" not in proc.stderr, args
+
+
+def test_recent_without_a_number_is_the_ten_newest(repo):
+    """#21 item 21."""
+    write(repo, [e(f"insight number {i}", ts=i) for i in range(12)])
+    proc = recall(repo, "--recent", "--json")
+    assert proc.returncode == 0
+    assert [json.loads(line)["content"] for line in proc.stdout.splitlines()] == \
+        [f"insight number {i}" for i in range(11, 1, -1)]
+    assert recall(repo, "--recent", "3", "--json").stdout.count("\n") == 3
+
+
+READ_COMMANDS = [["deploy"], ["deploy", "--all"], ["deploy", "queue"], ["deploy", "queue", "--exact"], ["--recent"],
+                 ["--type", "learned"], ["--all", "--recent", "5"], ["--pinned"], ["deploy", "--history"],
+                 ["--stale"], ["--stats"], ["nomatch"], ["nomatch", "--all"]]
+
+
+@pytest.mark.parametrize("args", READ_COMMANDS, ids=" ".join)
+def test_every_read_command_reports_malformed_lines(repo, args):
+    """#21 item 17: the same count on stderr whatever the command (quick path and ranked included)."""
+    write(repo, [dict(e("deploy queue drains first", ts=1), pinned=True)])
+    write(repo, [e("old deploy queue note", ts=0)], store.ARCHIVE)
+    memory = repo / ".beads" / "memory"
+    with open(memory / store.ACTIVE, "a") as fh:
+        fh.write('{"key": "learned-torn", "content": "deploy\n')  # torn, and holding the keyword
+        fh.write("<<<<<<< HEAD\n")  # a conflict marker: not holding it
+        fh.write('{"just": "json"}\n')  # an object that is not an entry
+    recall(repo, "--pin", "learned-deploy-queue-drains-first")
+    recall(repo, "deploy", "--all")  # the index built: the quick path answers `deploy --all`
+    proc = recall(repo, *args)
+    counts = {"--stats": "3 line(s) skipped"}
+    assert (counts.get(args[0]) or "3 malformed line(s) skipped") in proc.stderr + proc.stdout, proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+WRITE_COMMANDS = [["--add", "LEARNED: an insight to keep"], ["--forget", "learned-x"], ["--pin", "learned-x"],
+                  ["--unpin", "learned-x"], ["--redact", "learned-x"], ["--redact", "learned-x", "secret"]]
+
+
+DAMAGES = ["directory", "symlink", "fifo"]
+
+
+@pytest.mark.parametrize("args,damage",
+                         [(args, DAMAGES[at % 3]) for at, args in enumerate(READ_COMMANDS + WRITE_COMMANDS)],
+                         ids=lambda value: " ".join(value) if isinstance(value, list) else value)
+def test_every_command_fails_in_one_line_never_a_traceback(repo, args, damage):
+    """#21 item 9, the class: a knowledge file that cannot be used is exit 2 (cannot read) or 3 (cannot
+    write), with one line naming the file and why, from every command."""
+    memory = repo / ".beads" / "memory"
+    memory.mkdir(parents=True)
+    target = memory / store.ACTIVE
+    if damage == "directory":
+        target.mkdir()
+    elif damage == "symlink":
+        (repo / "elsewhere.jsonl").write_text(json.dumps(e("x")) + "\n")
+        target.symlink_to(repo / "elsewhere.jsonl")
+    else:
+        os.mkfifo(target)
+    proc = recall(repo, *args)
+    assert proc.returncode in (2, 3) and "Traceback" not in proc.stderr, proc.stderr
+    first = proc.stderr.splitlines()[0]
+    assert first.startswith("recall.sh: ") and store.ACTIVE in first, proc.stderr
+    if damage == "symlink":
+        assert (repo / "elsewhere.jsonl").read_text().count("\n") == 1  # nothing written through the link
+
+
+def test_an_unexpected_failure_is_one_line_and_logged(repo, tmp_path):
+    """A bug (here: a broken module on the path) is exit 3 with one line, details in errors.log."""
+    fake = tmp_path / "home"
+    shutil.copytree(ROOT / "memory", fake / "memory")
+    shutil.copytree(ROOT / "bin", fake / "bin")
+    (fake / "memory" / "stale.py").write_text("raise RuntimeError('boom')\n")
+    write(repo, [e("something old", ts=1)])
+    proc = subprocess.run([str(fake / "bin" / "recall.sh"), "--stale"], cwd=repo, capture_output=True, text=True,
+                          env={k: v for k, v in os.environ.items() if not k.startswith("MEMORY_HOOKS")})
+    assert proc.returncode == 3 and "Traceback" not in proc.stderr
+    assert proc.stderr.startswith("recall.sh: unexpected failure: RuntimeError: boom") and proc.stderr.count("\n") == 1
+    assert "RuntimeError: boom" in (repo / ".beads" / "memory" / "errors.log").read_text()

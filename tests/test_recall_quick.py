@@ -8,7 +8,7 @@ import pytest
 from test_find import random_files, write
 
 from conftest import ROOT
-from memory import entry, find, index, recall_quick, store
+from memory import entry, find, index, paths, recall_quick, store
 
 RECALL = str(ROOT / "bin" / "recall.sh")
 KEYWORDS = ["deploy", "DEPLOY", "ss", "strasse", "file", "istanbul", "#1", "topic", "bd-3", "e", "zzz", "-", "ß"]
@@ -77,7 +77,7 @@ def test_the_memory_folder_is_the_one_git_names(repo, tmp_path, monkeypatch):
     monkeypatch.setenv("MEMORY_HOOKS_ANCHOR", str(tmp_path / "wt"))
     assert recall_quick._memory_dir() is None  # a worktree: its `.git` is a file, git decides
     monkeypatch.setenv("MEMORY_HOOKS_ANCHOR", str(tmp_path))
-    assert recall_quick._memory_dir() is None  # no repository
+    assert recall_quick._memory_dir() == paths.memory_dir(str(tmp_path))  # no repository: no git needed
     monkeypatch.setenv("MEMORY_HOOKS_DIR", str(tmp_path / "elsewhere"))
     assert recall_quick._memory_dir() == str(tmp_path / "elsewhere")
 

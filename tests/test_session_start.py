@@ -6,8 +6,11 @@ from conftest import bash_payload, fixture_payload, git, knowledge, run_hook
 from memory import config, entry, render, store
 
 
-def seed(repo, n, **kw):
+def seed(repo, n, welcomed=True, **kw):
+    """n entries; `welcomed`: this machine's first session (the fuller introduction) is behind us."""
     d = str(repo / ".beads" / "memory")
+    if welcomed:
+        welcome_done(repo)
     store.append(d, [entry.build(f"insight {i} about caching", f"BD-{i}", "supervisor" if i % 2 else "orchestrator",
                                  ts=1_700_000_000 + i, **kw) for i in range(n)])
 
@@ -22,9 +25,27 @@ def context(proc):
     return json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
 
 
-def test_no_knowledge_says_nothing(repo):
-    proc = start(repo)
-    assert proc.returncode == 0 and proc.stdout == b""
+def welcome_done(repo):
+    (repo / ".beads" / "memory").mkdir(parents=True, exist_ok=True)
+    (repo / ".beads" / "memory" / "welcomed").touch()
+
+
+def test_empty_memory_says_once_what_it_is_then_how_to_record(repo):
+    first = context(start(repo))
+    assert first.startswith("## Project Memory\nThis project keeps a shared memory")
+    assert 'recall.sh --add "LEARNED: …"' in first and 'recall.sh "keyword"' in first
+    then = context(start(repo))
+    assert then.splitlines()[:2] == ["## Project Memory", "This project's shared memory is empty so far."]
+    assert 'recall.sh --add "LEARNED: …"' in then and len(then) < 400
+
+
+def test_first_session_after_install_gets_the_introduction_after_the_knowledge(repo):
+    seed(repo, 2, welcomed=False)
+    first = context(start(repo))
+    assert first.startswith("## Recent Knowledge (2 entries)") and "## Project Memory" in first
+    assert first.index("## Recent Knowledge") < first.index("## Project Memory")
+    assert "## Project Memory" not in context(start(repo))  # once per machine
+    assert (repo / ".beads" / "memory" / "welcomed").exists()
 
 
 @pytest.mark.parametrize("name", ["claude-code/2.1.197/SessionStart-6.json", "claude-code/2.1.330/SessionStart-8.json",
@@ -34,9 +55,11 @@ def test_block_format_for_every_source(repo, name):
     out = json.loads(start(repo, name).stdout)
     assert out["hookSpecificOutput"]["hookEventName"] == "SessionStart"
     lines = out["hookSpecificOutput"]["additionalContext"].splitlines()
-    assert lines[0] == "## Recent Knowledge (12 entries)" and lines[1] == ""
-    assert lines[2:7] == [f"  [LEARN] insight {i} about caching  ({'supervisor' if i % 2 else 'orchestrator'})"
-                          for i in (11, 10, 9, 8, 7)]
+    assert lines[0] == "## Recent Knowledge (12 entries)" and lines[1] == render.FRAMING and lines[2] == ""
+    assert lines[3:8] == [f"  [LEARN] insight {i} about caching" for i in (11, 10, 9, 8, 7)]
+    assert lines[9].startswith("  Map of the other 7 entries by topic")
+    assert [line for line in lines if line.startswith("  - ")] == [
+        f"  - insight {i} about caching" for i in (6, 5, 4, 3, 2, 1, 0)]
     assert lines[-2] == '  Search: .beads/memory/recall.sh "keyword" (add --all to search the archive too)'
     assert lines[-1].startswith('  Record: .beads/memory/recall.sh --add "LEARNED: …"')  # no bd on this PATH
 
@@ -45,17 +68,19 @@ def test_record_hint_names_bd_when_bd_is_on_path(repo, tmp_path):
     from conftest import bd_env
     seed(repo, 1)
     text = context(start(repo, env=bd_env(tmp_path)))
-    assert text.splitlines()[-1].startswith('  Record: bd comment <ID> "LEARNED: …"')
+    assert text.splitlines()[-1].startswith('  Record: bd remember "…" or bd comment <ID> "LEARNED: …"')
     assert "recall.sh --add" not in text
 
 
 def test_count_is_unique_keys_and_latest_wins(repo):
     d = str(repo / ".beads" / "memory")
     store.append(d, [entry.build("same insight", "BD-1", "orchestrator", ts=1)])
-    store.append(d, [dict(entry.build("same insight", "BD-2", "supervisor", ts=2))])
+    later = 1 + store.REPEAT_AFTER + 1  # the same text within REPEAT_AFTER is not written again (test_store)
+    store.append(d, [dict(entry.build("same insight", "BD-2", "supervisor", ts=later))])
+    welcome_done(repo)
     text = context(start(repo))
-    assert text.startswith("## Recent Knowledge (1 entries)")
-    assert "(supervisor)" in text and "(orchestrator)" not in text
+    assert text.startswith("## Recent Knowledge (1 entry)\n")
+    assert text.count("same insight") == 1
 
 
 def test_cursor_payload_gets_flat_answer(repo):
@@ -69,6 +94,7 @@ def test_cursor_payload_gets_flat_answer(repo):
 
 def test_long_and_hostile_content_stays_small_and_single_line(repo):
     d = str(repo / ".beads" / "memory")
+    welcome_done(repo)
     store.append(d, [entry.build(f"{i} " + "\u202e\x00\n{\"x\":1}" * 600, f"B{i}", "orchestrator") for i in range(5)])
     text = context(start(repo))
     assert len(text) < 10_000
@@ -79,8 +105,10 @@ def test_malformed_lines_are_skipped_and_mentioned(repo):
     seed(repo, 2)
     with open(repo / ".beads" / "memory" / "knowledge.jsonl", "ab") as fh:
         fh.write(b'{"key":"torn\n')
-    text = context(start(repo))
-    assert "(2 entries)" in text and "1 malformed line(s)" in text
+    out = json.loads(start(repo).stdout)
+    assert "(2 entries)" in out["hookSpecificOutput"]["additionalContext"]
+    assert "malformed" not in out["hookSpecificOutput"]["additionalContext"]  # a hint for the person, not the model
+    assert "1 malformed line(s)" in out["systemMessage"]
 
 
 def test_archive_is_not_read(repo):
@@ -91,13 +119,14 @@ def test_archive_is_not_read(repo):
 
 def test_fallback_interpreter_hint(repo):
     seed(repo, 1)
-    assert "install.sh" in context(start(repo, args=["--no-venv"]))
-    assert "install.sh" not in context(start(repo))
+    out = json.loads(start(repo, args=["--no-venv"]).stdout)
+    assert "install.sh" in out["systemMessage"] and "install.sh" not in context(start(repo, args=["--no-venv"]))
+    assert "systemMessage" not in json.loads(start(repo).stdout)
 
 
 def test_captured_then_surfaced(repo):
     run_hook("memory_capture", bash_payload('bd comment BD-9 "LEARNED: full loop works"', repo), repo)
-    assert "[LEARN] full loop works  (orchestrator)" in context(start(repo))
+    assert "  [LEARN] full loop works\n" in context(start(repo))
     assert len(knowledge(repo)) == 1
 
 
@@ -149,6 +178,7 @@ def test_plugin_copy_is_quiet_beside_an_install(repo):
 def old_and_new(repo, old: list, n_new: int = 20):
     """`old` entries (content, bead) written long ago, then `n_new` newer unrelated ones."""
     d = str(repo / ".beads" / "memory")
+    welcome_done(repo)
     store.append(d, [entry.build(text, bead, "supervisor", ts=1_600_000_000 + i) for i, (text, bead) in enumerate(old)])
     store.append(d, [entry.build(f"newer note {i} about logging", f"BD-{100 + i}", "orchestrator",
                                  ts=1_700_000_000 + i) for i in range(n_new)])
@@ -161,7 +191,7 @@ def test_digest_puts_the_bead_in_progress_first(repo):
     assert text.startswith("## Recent Knowledge (22 entries)")
     bead_part, _, rest = text.partition("Newest:")
     assert "For the bead in progress:" in bead_part and "refunds need the ledger lock" in bead_part
-    assert "unrelated old thing" not in text
+    assert "[LEARN] unrelated old thing" not in text and "  - unrelated old thing\n" in rest  # on the map
     assert rest.count("[LEARN]") == 5
 
 
@@ -185,7 +215,7 @@ def test_digest_names_entries_about_files_changed_on_the_branch(repo):
     git(repo, "commit", "-qam", "change")
     text = context(start(repo))
     assert "About files changed on this branch:" in text and "rounds half-even" in text
-    assert "other file x.py" not in text
+    assert "[LEARN] other file x.py" not in text and "  - other file x.py\n" in text  # on the map only
 
 
 def test_digest_respects_its_budget(repo):
@@ -197,7 +227,7 @@ def test_digest_respects_its_budget(repo):
     assert len(text) <= 1200 and "bead insight" in text and render.SEARCH_HINT.strip() in text \
         and text.rstrip().splitlines()[-1].startswith("  Record:")
     (memory / "config.json").write_text(json.dumps({"session_budget_tokens": "lots"}))  # wrong type: default
-    assert 1200 < len(context(start(repo))) <= 8000
+    assert 1200 < len(context(start(repo))) <= config.budget_chars(config.DEFAULTS["session_budget_tokens"])
 
 
 def test_compaction_resurfaces_what_the_session_had_been_given(repo):

@@ -63,3 +63,54 @@ def test_what_an_entry_names():
 
 def test_no_git_means_no_verdict(tmp_path):
     assert stale.find([entry("k", "src/settings.py is gone")], str(tmp_path)) == []
+
+
+def test_prose_mime_types_refs_and_packages_are_not_paths():
+    """#21 item 16: 8 of 9 flagged entries were false."""
+    text = ("Handlers return application/json; compare the before/after output with tmp_path and/or "
+            "macOS/Ubuntu runners; rebase on origin/main; import @grafana/ui, not Node.js or .rs/.py files; "
+            "tests: `yarn test path/to/file.tsx`; a new crate `crates/uv-pep###/`")
+    paths, maybe, _ = stale.named_all(text)
+    assert paths == set() and maybe == {"before/after", "and/or"}  # plain words: paths only where a folder is
+    paths, maybe, _ = stale.named_all("Edit `mocks/server/db`, apps/api/v2, crates/uv-python/*.py and "
+                                      "pkg/services/<domain>/ or ./bin/start; CHANGELOG.md, pkg/services/dashboards")
+    assert paths == {"mocks/server/db", "apps/api/v2", "crates/uv-python/", "pkg/services/", "./bin/start",
+                     "CHANGELOG.md"} and maybe == {"pkg/services/dashboards"}
+
+
+def test_the_labelled_set_keeps_its_verdicts():
+    """bench/stale_paths.jsonl (bench/stale_paths.py measures it): no labelled non-path is a path, and
+    every labelled path is a path or a maybe path."""
+    rows = [json.loads(line) for line in (ROOT / "bench" / "stale_paths.jsonl").read_text().splitlines()]
+    assert len(rows) > 100
+    for row in rows:
+        paths, maybe, _ = stale.named_all(row["text"])
+        assert not paths & set(row["not_paths"]), row
+        assert set(row["paths"]) <= paths | maybe, row
+
+
+def test_a_plain_word_path_counts_only_under_a_folder_of_the_repository(repo):
+    setup_repo(repo, [entry("learned-moved", "the parser in src/oldparser moved, see src/config_loader"),
+                      entry("learned-prose", "keep data/logic/presentation apart; check before/after")])
+    proc = run(repo, "--stale")
+    assert proc.returncode == 0 and "gone: src/oldparser" in proc.stdout  # `src/` is a folder here
+    assert "config_loader" not in proc.stdout.split("gone:")[1]  # a module path: src/config_loader.py is there
+    assert "learned-prose" not in proc.stdout
+
+
+def test_a_name_the_repository_never_had_is_not_gone(repo):
+    """An entry recorded at a commit (capture writes `commit`) can only name as gone what that commit had."""
+    (repo / "src").mkdir()
+    (repo / "src" / "settings.py").write_text("def parse_settings():\n    pass\n")
+    git(repo, "add", "src")
+    git(repo, "commit", "-qm", "settings")
+    then = git(repo, "rev-parse", "HEAD")
+    entries = [dict(entry("learned-advice", "use tmp_path, and create src/planned.py for it"), commit=then),
+               dict(entry("learned-gone", "parse_settings() in src/settings.py"), commit=then),
+               dict(entry("learned-unknown", "use tmp_path"), commit="0" * 40)]  # a commit git does not know
+    git(repo, "rm", "-q", "src/settings.py")
+    setup_repo(repo, entries)
+    proc = run(repo, "--stale")
+    assert "learned-gone" in proc.stdout and "gone: src/settings.py, parse_settings" in proc.stdout
+    assert "learned-advice" not in proc.stdout  # never in the repository: not gone
+    assert "learned-unknown" in proc.stdout  # judged as before

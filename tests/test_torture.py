@@ -278,7 +278,9 @@ def test_read_only_memory_dir():
                    GIT_CONFIG_KEY_0="safe.directory", GIT_CONFIG_VALUE_0="*")
         proc = subprocess.run([python, str(ROOT / "hooks" / "memory_capture.py")], input=payload, cwd=repo,
                               env=env, capture_output=True, preexec_fn=_drop_root)
-        assert proc.returncode == 0 and proc.stdout == b"", proc.stderr
+        assert proc.returncode == 0, proc.stderr
+        said = json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]  # #21 item 9: the agent is told
+        assert said.startswith("memory-hooks: NOT stored") and "Permission denied" in said
         # errors.log in the memory folder is read-only too: the per-user fallback log has the line
         fallback = (home / ".local" / "state" / "memory-hooks" / "errors.log").read_text()
         assert "memory_capture" in fallback and "PermissionError" in fallback and str(memory) in fallback

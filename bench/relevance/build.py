@@ -5,7 +5,9 @@
     python bench/relevance/build.py --check  # exit 1 if a written file differs from what would be built
 
 It also (re)assigns the dev/test split of prompts.jsonl (dataset.expected_split: stratified by project and
-kind, ordered by a hash of the id), so adding a prompt never needs a hand-picked split.
+kind, ordered by a hash of the id), so adding a prompt never needs a hand-picked split, and builds
+actions.jsonl from source/actions.jsonl: each event as the hook payload Claude Code sends (PreToolUse for a
+file tool, PostToolUseFailure for a failed Bash call) plus its labels and split (build_actions).
 
 Each source line is {"content": ..., "origin": {"repo", "path", "commit"}}: one insight from a public
 agent-instruction file, in the engineers' own wording. Everything else is derived here, deterministically,
@@ -20,6 +22,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -84,11 +87,52 @@ def build_project(project: str) -> list:
     return entries
 
 
+def _tool_use_id(event_id: str) -> str:
+    return "toolu_" + hashlib.sha1(event_id.encode("utf-8")).hexdigest()[:24]
+
+
+def action_payload(rec: dict) -> dict:
+    """The hook payload of one source event: PreToolUse (Read/Edit/Write/MultiEdit, `file_path` made
+    absolute under the project's recorded cwd) or PostToolUseFailure (Bash, `error` = "Exit code N" + output,
+    as Claude Code 2.1.x sends them; tests/fixtures' recorded payloads have the same fields)."""
+    cwd = dataset.payload_cwd(rec["project"])
+    session = f"actions-{rec['id']}"
+    project_slug = re.sub(r"[^A-Za-z0-9]", "-", cwd)  # how Claude Code names a project's transcript folder
+    payload: dict[str, object] = {"session_id": session,
+               "transcript_path": f"/home/dev/.claude/projects/{project_slug}/{session}.jsonl",
+               "cwd": cwd, "permission_mode": "default"}
+    tool_input = dict(rec["tool_input"])
+    if rec["kind"] == "file":
+        tool_input["file_path"] = f"{cwd}/{tool_input['file_path']}"
+        payload.update(hook_event_name="PreToolUse", tool_name=rec["tool_name"], tool_input=tool_input,
+                       tool_use_id=_tool_use_id(rec["id"]))
+    else:
+        payload.update(hook_event_name="PostToolUseFailure", tool_name="Bash", tool_input=tool_input,
+                       tool_use_id=_tool_use_id(rec["id"]), error=rec["error"], is_interrupt=False,
+                       duration_ms=1000 + int(hashlib.sha1(rec["id"].encode("utf-8")).hexdigest()[:4], 16) % 9000)
+    return payload
+
+
+def build_actions() -> list:
+    """actions.jsonl records from source/actions.jsonl: labels, notes and the payload, split assigned."""
+    records = []
+    for line in (HERE / "source" / "actions.jsonl").read_text().splitlines():
+        if line.strip():
+            rec = json.loads(line)
+            out = {k: v for k, v in rec.items() if k not in ("tool_name", "tool_input", "error")}
+            out["payload"] = action_payload(rec)
+            records.append(out)
+    split_of = dataset.expected_action_split(records)
+    for rec in records:
+        rec["split"] = split_of[rec["id"]]
+    return records
+
+
 def render(entries: list) -> str:
     return "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in entries)
 
 
-def main(argv=None) -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="verify instead of writing")
     args = parser.parse_args(argv)
@@ -104,6 +148,15 @@ def main(argv=None) -> int:
         out.parent.mkdir(exist_ok=True)
         out.write_text(text)
         print(f"{project}: {text.count(chr(10))} entries -> {out.relative_to(ROOT)}")
+    text = render(build_actions())
+    actions_path = HERE / "actions.jsonl"
+    if args.check:
+        if not actions_path.exists() or actions_path.read_text() != text:
+            print(f"stale: {actions_path.relative_to(ROOT)}")
+            stale += 1
+    else:
+        actions_path.write_text(text)
+        print(f"actions: {text.count(chr(10))} events -> {actions_path.relative_to(ROOT)}")
     prompts_path = HERE / "prompts.jsonl"
     if prompts_path.exists():
         prompts = [json.loads(line) for line in prompts_path.read_text().splitlines() if line.strip()]

@@ -1,8 +1,11 @@
-"""Load the relevance set: knowledge entries per project and the labelled prompts (stdlib only, Python >= 3.9).
+"""Load the relevance set: knowledge entries per project, the labelled prompts and the labelled action events
+(stdlib only, Python >= 3.9).
 
     from bench.relevance import dataset
     projects, prompts = dataset.load("bench/relevance")
     dev = dataset.split(prompts, "dev")
+    events = dataset.load_actions("bench/relevance")      # actions.jsonl: file and error events
+    payload = dataset.payload_for(events[0], "/tmp/repo", "session-1")
 """
 from __future__ import annotations
 
@@ -11,6 +14,11 @@ import json
 from pathlib import Path
 
 KINDS = ("paraphrase", "lexical", "unrelated")
+ACTION_KINDS = ("file", "error")
+# Where each project's payloads say the repository is (the recorded fixtures' normalized home, /home/dev/work);
+# payload_for moves every event into the real checkout the evaluator made.
+REPO_DIRS = {"calcom": "cal.com", "grafana": "grafana", "posthog": "posthog", "uv": "uv"}
+PAYLOAD_HOME = "/home/dev/work"
 SPLITS = ("dev", "test")
 HERE = Path(__file__).resolve().parent  # the default root: this folder holds the dataset
 
@@ -47,3 +55,34 @@ def expected_split(prompts: list[dict]) -> dict[str, str]:
         for j, pid in enumerate(ids):
             out[pid] = "dev" if j < n_dev else "test"
     return out
+
+
+def load_actions(root: str | Path = HERE) -> list[dict]:
+    """Every labelled action event of actions.jsonl (empty when the file is absent)."""
+    path = Path(root) / "actions.jsonl"
+    return _read_jsonl(path) if path.exists() else []
+
+
+def action_stratum(event: dict) -> str:
+    """"file" / "error", with "-negative" for events no entry helps: the strata the split balances."""
+    return event["kind"] + ("" if event.get("relevant") else "-negative")
+
+
+def expected_action_split(events: list[dict]) -> dict[str, str]:
+    """id -> split for action events, the prompts' rule over (project, kind, labelled or negative)."""
+    return expected_split([{"id": e["id"], "project": e["project"], "kind": action_stratum(e)} for e in events])
+
+
+def payload_cwd(project: str) -> str:
+    return f"{PAYLOAD_HOME}/{REPO_DIRS[project]}"
+
+
+def payload_for(event: dict, repo: str, session: str | None = None) -> dict:
+    """The event's hook payload moved into the checkout at `repo` (every path under the recorded cwd is
+    rewritten), with a fresh `session` id when one is given."""
+    text = json.dumps(event["payload"]).replace(json.dumps(payload_cwd(event["project"]))[1:-1],
+                                                json.dumps(str(repo))[1:-1])
+    payload = json.loads(text)
+    if session is not None:
+        payload["session_id"] = session
+    return payload

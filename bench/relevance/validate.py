@@ -3,8 +3,10 @@
 
     python bench/relevance/validate.py
 
-Checks: entries (count, projects, format, keys/tags as build.py derives them, no reserved repo) and prompts
+Checks: entries (count, projects, format, keys/tags as build.py derives them, no reserved repo), prompts
 (schema, labels point at real entries, counts per kind and project, the deterministic stratified split),
+action events (check_actions: the payload shape Claude Code sends, labels, negatives with their closest
+entry, where each path was seen, counts, split),
 and the central rule: a `paraphrase` prompt shares NO distinctive term with any of its relevant entries,
 while a `lexical` one shares at least one (else it is mislabelled).
 
@@ -34,6 +36,12 @@ MIN_PROJECTS = 4
 MIN_ANSWERABLE = 150
 MIN_UNRELATED = 20
 MIN_UNRELATED_PER_PROJECT = 4
+MIN_LABELLED_ACTIONS = 40  # per kind (file, error)
+MIN_NEGATIVE_ACTIONS = 20  # per kind
+FILE_TOOLS = ("Read", "Edit", "Write", "MultiEdit")
+PROJECT_REPOS = {"calcom": "calcom/cal.com", "grafana": "grafana/grafana", "posthog": "PostHog/posthog",
+                 "uv": "astral-sh/uv"}
+_EXIT_LINE = re.compile(r"(Exit code \d+|Command timed out after [^\n]+)(\n|$)")
 
 STOP = frozenset([
     "a", "about", "above", "after", "again", "against", "all", "am", "an", "and", "any", "are", "as", "at", "be",
@@ -171,14 +179,86 @@ def _check_prompt_counts(projects: dict[str, list[dict]], prompts: list[dict]) -
     return errors
 
 
+def check_actions(projects: dict[str, list[dict]], events: list[dict]) -> list[str]:
+    """The problems of the action set: each event (_check_action), the build, the counts."""
+    keys = {name: {e["key"] for e in es} for name, es in projects.items()}
+    errors = [f"duplicate action id {i}" for i, n in Counter(e.get("id") for e in events).items() if n > 1]
+    if events != build.build_actions():
+        errors.append("actions.jsonl differs from build.py output (run build.py)")
+    split_of = dataset.expected_action_split(events)
+    for event in events:
+        errors += _check_action(event, keys, split_of)
+    for kind in dataset.ACTION_KINDS:
+        labelled = sum(1 for e in events if e.get("kind") == kind and e.get("relevant"))
+        negative = sum(1 for e in events if e.get("kind") == kind and not e.get("relevant"))
+        if labelled < MIN_LABELLED_ACTIONS:
+            errors.append(f"{labelled} labelled {kind} events, want >= {MIN_LABELLED_ACTIONS}")
+        if negative < MIN_NEGATIVE_ACTIONS:
+            errors.append(f"{negative} negative {kind} events, want >= {MIN_NEGATIVE_ACTIONS}")
+    return errors
+
+
+def _check_action(event: dict, keys: dict[str, set], split_of: dict) -> list[str]:
+    eid, project, kind = event.get("id"), event.get("project"), event.get("kind")
+    if project not in keys or kind not in dataset.ACTION_KINDS or event.get("split") not in dataset.SPLITS:
+        return [f"{eid}: bad project/kind/split {project!r}/{kind!r}/{event.get('split')!r}"]
+    errors = [] if event["split"] == split_of[eid] else [f"{eid}: split {event['split']} but the hash split says"
+                                                         f" {split_of[eid]}"]
+    relevant = event.get("relevant", [])
+    if relevant:
+        if len(relevant) > 3 or len(set(relevant)) != len(relevant):
+            errors.append(f"{eid}: wants 1-3 distinct relevant entries, has {relevant}")
+        errors += [f"{eid}: unknown key {k}" for k in relevant if k not in keys[project]]
+    elif event.get("closest") not in keys[project] or not event.get("note"):
+        errors.append(f"{eid}: a negative needs `closest` (a key of {project}) and a `note` on why it does not help")
+    return errors + _check_payload(event)
+
+
+def _check_payload(event: dict) -> list[str]:
+    """The payload is what Claude Code sends for that tool event, inside the project's recorded cwd."""
+    eid, payload = event["id"], event.get("payload", {})
+    cwd = dataset.payload_cwd(event["project"])
+    errors = [f"{eid}: payload without {f}" for f in ("session_id", "transcript_path", "cwd", "hook_event_name",
+                                                       "tool_name", "tool_input", "tool_use_id") if f not in payload]
+    if errors:
+        return errors
+    tool_input = payload["tool_input"]
+    if payload["cwd"] != cwd:
+        errors.append(f"{eid}: cwd {payload['cwd']} is not {cwd}")
+    if event["kind"] == "error":
+        if (payload["hook_event_name"], payload["tool_name"]) != ("PostToolUseFailure", "Bash"):
+            errors.append(f"{eid}: an error event is a failed Bash call (PostToolUseFailure)")
+        if not str(tool_input.get("command", "")).strip() or not _EXIT_LINE.match(str(payload.get("error", ""))):
+            errors.append(f"{eid}: wants a command and an error starting with 'Exit code N' or a timeout line")
+        return errors
+    path = str(tool_input.get("file_path", ""))
+    seen = event.get("seen", {})
+    if payload["hook_event_name"] != "PreToolUse" or payload["tool_name"] not in FILE_TOOLS:
+        errors.append(f"{eid}: a file event is PreToolUse on one of {FILE_TOOLS}")
+    if not path.startswith(cwd + "/"):
+        errors.append(f"{eid}: file_path {path} is not absolute under {cwd}")
+    wanted = {"Edit": ("old_string", "new_string"), "Write": ("content",), "MultiEdit": ("edits",)}
+    errors += [f"{eid}: {payload['tool_name']} without {f}" for f in wanted.get(payload["tool_name"], ())
+               if f not in tool_input]
+    if (seen.get("repo") != PROJECT_REPOS[event["project"]] or seen.get("path") != path[len(cwd) + 1:]
+            or not re.fullmatch(r"[0-9a-f]{40}", str(seen.get("commit", "")))):
+        errors.append(f"{eid}: `seen` must name the project's repo, this path and the commit it was seen at")
+    if str(seen.get("repo", "")).lower() in build.EXCLUDED_REPOS:
+        errors.append(f"{eid}: path from a reserved repo")
+    return errors
+
+
 def main() -> int:
     projects, prompts = dataset.load(HERE)
-    errors = check_entries(projects) + check_prompts(projects, prompts)
+    events = dataset.load_actions(HERE)
+    errors = check_entries(projects) + check_prompts(projects, prompts) + check_actions(projects, events)
     for line in errors:
         print(line)
     kinds = Counter((p["project"], p["kind"], p["split"]) for p in prompts)
     print(f"{sum(len(v) for v in projects.values())} entries in {len(projects)} projects; {len(prompts)} prompts: "
           + ", ".join(f"{k}={sum(v for (_, kk, _), v in kinds.items() if kk == k)}" for k in dataset.KINDS)
+          + f"; {len(events)} action events: "
+          + ", ".join(f"{s}={n}" for s, n in sorted(Counter(map(dataset.action_stratum, events)).items()))
           + f"; {len(errors)} violation(s)")
     return 1 if errors else 0
 

@@ -13,7 +13,7 @@ import time
 from memory import TYPE_CHECKING, registration
 from memory.install import plan as installer
 from memory.install.plan import EXIT_ERROR, EXIT_OK, EXIT_SELF_CHECK, EXIT_USAGE, INSTALL_DIR, VENV
-from memory.registration import CLAUDE_SETTINGS, CODEX_HOOKS, CURSOR_HOOKS, GEMINI_SETTINGS, SettingsError
+from memory.registration import CLAUDE_SETTINGS, CURSOR_HOOKS, SettingsError
 
 if TYPE_CHECKING:
     from typing import TextIO
@@ -25,22 +25,36 @@ class UsageError(Exception):
     """The command line names something install.sh cannot work on (exit 2, nothing written)."""
 
 
-def resolve_target(path: str) -> tuple[str, str | None, bool]:
+def resolve_target(path: str | None) -> tuple[str, str | None, bool]:
     """The work tree to install into (top level of `path`), its main checkout when it is a linked worktree,
-    and whether it is in git at all. A bare repository or a .git folder has no work tree: refused."""
+    and whether it is in git at all. A bare repository or a .git folder has no work tree: refused. Without
+    a `path`, the git repository of the current folder; outside one, no guess: the user names the folder.
+    The memory-hooks bundle itself (this code's own folder) is never a target."""
     from memory import paths
 
-    path = os.path.abspath(path)
+    explicit = path is not None
+    path = os.path.abspath(path if path is not None else ".")
     if not os.path.isdir(path):
         raise UsageError(f"{path} " + ("is not a folder" if os.path.lexists(path) else "does not exist"))
     if _inside_git_dir(path):
         raise UsageError(f"{path} is a bare repository or inside a .git folder: it has no work tree to install "
                          "into; run install.sh on a clone with its files checked out")
     info = paths.git_info(path)
-    if info is None:
-        return path, None, False
-    main = info.main_checkout if info.is_linked_worktree else None
-    return info.toplevel, main, True
+    if info is None and not explicit:
+        raise UsageError(f"{path} is not in a git repository; name the folder to install into: "
+                         "install.sh PATH (a folder outside git works too, named explicitly)")
+    target = info.toplevel if info else path
+    main = paths.project_root(target) if info and info.is_linked_worktree else None
+    if any(_inside(folder, installer.SOURCE) for folder in (target, main) if folder):
+        raise UsageError(f"{target} is the memory-hooks bundle itself (install.sh lives there); run install.sh "
+                         "with the path of the repository to install into: install.sh ~/code/my-app")
+    return target, main, info is not None
+
+
+def _inside(path: str, folder: str) -> bool:
+    """`path` is `folder` or below it (symlinks resolved)."""
+    path, folder = os.path.realpath(path), os.path.realpath(folder)
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
 def _inside_git_dir(path: str) -> bool:
@@ -71,6 +85,10 @@ def setup_venv(target: str, out: TextIO) -> str:
         except (OSError, subprocess.SubprocessError) as exc:
             shutil.rmtree(venv, ignore_errors=True)
             return f"none ({type(exc).__name__}); hooks run with python3 and stdlib fallbacks"
+    ignore = os.path.join(venv, ".gitignore")  # the virtualenv ignores itself, wherever it ends up (as 3.13's do)
+    if os.path.isdir(venv) and not os.path.lexists(ignore):
+        with open(ignore, "w", encoding="utf-8") as fh:
+            fh.write("# created by memory-hooks' install.sh: machine-local, never committed\n*\n")
     # Hooks run with PYTHONDONTWRITEBYTECODE in some environments: ship the bytecode up front.
     subprocess.run([python, "-m", "compileall", "-q", os.path.join(target, INSTALL_DIR, "memory")],
                    capture_output=True)
@@ -132,10 +150,14 @@ def self_check(target: str, cursor: bool) -> tuple[bool, list[str]]:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="install.sh", description="Install memory-hooks into a git repository (default: the current one).",
+        prog="install.sh",
+        description="Install memory-hooks into a git repository (default: the current one; outside git, name the "
+                    "folder).",
         epilog="Exit status: 0 done; 1 installed but the self-check failed; 2 usage error, or a settings file "
                "or path in the target we must not touch (nothing written); 3 other error.")
-    parser.add_argument("target", nargs="?", default=".", help="the repository (default: current folder)")
+    parser.add_argument("target", nargs="?", default=None,
+                        help="the repository (default: the git repository of the current folder; outside git, "
+                             "name the folder)")
     parser.add_argument("--dry-run", action="store_true", help="print the planned changes as a diff; touch nothing")
     parser.add_argument("--uninstall", action="store_true", help="take out what install put in (knowledge stays)")
     parser.add_argument("--purge", action="store_true", help="with --uninstall: delete the knowledge files too")
@@ -174,8 +196,28 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_ERROR
 
 
+def settle_memory(memory_dir: str) -> str | None:
+    """Before an uninstall that keeps the knowledge: captures parked while the lock was busy, an unfinished
+    rotation, a torn last line are settled into the knowledge files now; no hook will do it later. A note
+    when that could not be done (the parked files stay, ignored, in the memory folder)."""
+    from memory import locking, store
+
+    if not os.path.isfile(store.path(memory_dir)) or os.path.islink(store.path(memory_dir)):
+        return None
+    try:
+        with locking.exclusive(store.path(memory_dir, store.LOCK), timeout=5.0):
+            store.recover(memory_dir)
+    except (OSError, locking.LockTimeout) as exc:
+        return f"install.sh: note: could not settle parked captures in {memory_dir} ({exc})"
+    return None
+
+
 def _run(args: argparse.Namespace, out: TextIO) -> int:
     target, main_checkout, in_git = resolve_target(args.target)
+    if args.uninstall and not args.dry_run and not args.purge:
+        note = settle_memory(os.path.join(main_checkout or target, installer.MEMORY_DIR))
+        if note:
+            out.write(note + "\n")
     try:
         if args.uninstall:
             changes = installer.plan_uninstall(target, args.purge, main_checkout)
@@ -249,21 +291,17 @@ def report(out: TextIO, target: str, main_checkout: str | None, in_git: bool, ch
     else:
         out.write(f"  knowledge    {installer.KNOWLEDGE}\n")
     out.write(f"  interpreter  {venv}\n")
-    settings = registration.read_config(os.path.join(target, CLAUDE_SETTINGS))
-    events = ", ".join(f"{e}[{m}]" if m else e for e, m in registration.registered_events(settings))
-    if plugin:
-        out.write("  Claude Code  the memory-hooks plugin is enabled: hooks not registered again in settings.json\n")
-    else:
-        out.write(f"  Claude Code  {CLAUDE_SETTINGS}: {events}\n")
-    if cursor:
-        cursor_events = registration.registered_events(registration.read_config(os.path.join(target, CURSOR_HOOKS)))
-        out.write(f"  Cursor       {CURSOR_HOOKS}: {', '.join(e for e, _ in cursor_events)}\n")
-    gemini_events = registration.registered_events(registration.read_config(os.path.join(target, GEMINI_SETTINGS)))
-    if gemini_events:
-        out.write(f"  Gemini CLI   {GEMINI_SETTINGS}: {', '.join(e for e, _ in gemini_events)}\n")
-    codex_events = registration.registered_events(registration.read_config(os.path.join(target, CODEX_HOOKS)))
-    if codex_events:
-        out.write(f"  Codex CLI    {CODEX_HOOKS}: {', '.join(e for e, _ in codex_events)}\n")
+    for label, files, _, _ in registration.RUNTIMES:  # every runtime's file install.sh writes
+        rel = files[0]
+        events = registration.registered_events(registration.read_config(os.path.join(target, rel)))
+        if rel == CLAUDE_SETTINGS:
+            if plugin:
+                out.write(f"  {label:<12} the memory-hooks plugin is enabled: hooks not registered again in "
+                          "settings.json\n")
+            else:
+                out.write(f"  {label:<12} {rel}: {', '.join(f'{e}[{m}]' if m else e for e, m in events)}\n")
+        elif events or (cursor and rel == CURSOR_HOOKS):
+            out.write(f"  {label:<12} {rel}: {', '.join(e for e, _ in events)}\n")
     backups = [c.label + installer.BACKUP_SUFFIX for c in changed if c.config and c.before not in (None, c.after)]
     if backups:
         out.write(f"  backups      {', '.join(backups)}\n")

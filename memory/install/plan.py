@@ -15,7 +15,7 @@ import shutil
 import subprocess
 import sys
 
-from memory import TYPE_CHECKING, fsio, layout, registration
+from memory import TYPE_CHECKING, fsio, jsonedit, layout, registration
 from memory.registration import (
     CLAUDE_SETTINGS,
     CODEX_HOOKS,
@@ -38,6 +38,11 @@ VENV = os.path.join(INSTALL_DIR, ".venv")
 BACKUP_SUFFIX = ".memory-hooks.bak"
 GITIGNORE_BEGIN = "# >>> memory-hooks: machine-local files (knowledge*.jsonl is meant to be committed)"
 GITIGNORE_END = "# <<< memory-hooks"
+# The memory folder's machine-local files are ignored by a .gitignore in that folder: it stays with the
+# knowledge after an uninstall (and in every teammate's clone), so their state never becomes committable.
+MEMORY_IGNORE = os.path.join(MEMORY_DIR, ".gitignore")
+MEMORY_IGNORE_BEGIN = ("# >>> memory-hooks: this folder's machine-local files, never committed (knowledge*.jsonl "
+                       "is); kept while the knowledge is")
 TEMP_FILES = ".*" + layout.TEMP_SUFFIX  # fsio.atomic_write's temp files, left behind only by a crash
 EXIT_OK, EXIT_SELF_CHECK, EXIT_USAGE, EXIT_ERROR = 0, 1, 2, 3
 
@@ -48,13 +53,18 @@ def data_files() -> list[str]:
 
 
 def gitignore_lines() -> list[str]:
-    """The machine-local files: everything we put in the target but the code and the committed knowledge."""
-    shared = layout.COMMITTED + tuple(name + "/" for name in layout.COMMITTED_DIRS)
-    local = [name for name in data_files() if name not in shared] + [TEMP_FILES]
+    """The repository's .gitignore block: the machine-local files of the code and of the settings backups
+    (they go with an uninstall; the memory folder's own are in memory_ignore_lines)."""
     return ([f"/{INSTALL_DIR}/.venv/", f"/{INSTALL_DIR}/**/__pycache__/"]
-            + [f"/{MEMORY_DIR}/{name}" for name in local]
-            + [f"/.claude/*{BACKUP_SUFFIX}", f"/.cursor/*{BACKUP_SUFFIX}", f"/.gemini/*{BACKUP_SUFFIX}",
-               f"/.codex/*{BACKUP_SUFFIX}"])
+            + [f"/{os.path.dirname(rel)}/*{BACKUP_SUFFIX}" for _, files, _, _ in registration.RUNTIMES
+               for rel in files[:1]])
+
+
+def memory_ignore_lines() -> list[str]:
+    """The memory folder's .gitignore block: every file the hooks write there but the committed knowledge
+    (memory.layout names each one), and the temp files of an atomic write."""
+    shared = layout.COMMITTED + tuple(name + "/" for name in layout.COMMITTED_DIRS)  # the inbox is committed
+    return [f"/{name}" for name in data_files() if name not in shared] + [f"/{TEMP_FILES}"]
 
 
 class Change:
@@ -79,11 +89,15 @@ def code_files() -> list[str]:
     """The files of ours that go into the target's INSTALL_DIR (paths relative to SOURCE)."""
     files = []
     for folder, suffixes in (("hooks", (".py",)), ("memory", (".py",)), ("bin", ("",))):
-        for name in sorted(os.listdir(os.path.join(SOURCE, folder))):
-            full = os.path.join(SOURCE, folder, name)
-            if os.path.isfile(full) and name.endswith(suffixes) and not name.startswith("."):
-                files.append(os.path.join(folder, name))
-    return files + ["requirements.txt"]
+        for here, dirs, names in os.walk(os.path.join(SOURCE, folder)):
+            rel = os.path.relpath(here, SOURCE)
+            # the installer itself never ships: the target gets only what the hooks and commands run
+            dirs[:] = sorted(d for d in dirs if os.path.join(rel, d) != os.path.join("memory", "install")
+                             and not d.startswith((".", "__")))
+            files += [os.path.join(rel, name) for name in sorted(names)
+                      if name.endswith(suffixes) and not name.startswith(".")
+                      and os.path.isfile(os.path.join(here, name))]
+    return sorted(files) + ["requirements.txt"]
 
 
 def _mode_for(rel: str) -> int:
@@ -157,7 +171,10 @@ def _config_change(target: str, rel: str, transform: Callable[[dict], dict], cur
                    strict: bool = True) -> Change:
     gemini = rel == GEMINI_SETTINGS
     before = _read(target, rel, strict)
-    text = (before or b"").decode("utf-8", "replace")
+    try:
+        text = (before or b"").decode("utf-8")
+    except UnicodeDecodeError:
+        raise SettingsError(f"{rel}: not UTF-8 text; fix or move it, nothing was written") from None
     current = registration.parse_json_file(rel, text)
     problems = registration.schema_problems(current, cursor=cursor, strict=False, gemini=gemini)
     if problems:
@@ -167,7 +184,11 @@ def _config_change(target: str, rel: str, transform: Callable[[dict], dict], cur
     problems = registration.schema_problems(merged, cursor=cursor, strict=False, gemini=gemini)
     if problems:  # pragma: no cover - our own entries are well-formed; a guard against a future mistake
         raise SettingsError(f"{rel}: merged result would not be valid ({'; '.join(problems)}); nothing was written")
-    after = None if merged in ({}, {"version": 1}) and before is None else registration.dump_json(merged, text).encode()
+    if merged in ({}, {"version": 1}) and before is None:
+        after = None
+    else:  # only the spans that change: the user's formatting stays, an uninstall gives back their bytes
+        edited = jsonedit.edit(text, merged) if text.strip() else None
+        after = (edited if edited is not None else registration.dump_json(merged, text)).encode()
     if before is not None and after is not None and json.loads(after) == json.loads(before or b"{}"):
         after = before  # same meaning: leave the user's formatting alone
     mode = _mode(target, rel)  # a rewrite keeps the user's mode (0600 stays 0600)
@@ -177,6 +198,23 @@ def _config_change(target: str, rel: str, transform: Callable[[dict], dict], cur
 def _gitignore_change(root: str, remove: bool, strict: bool = True, other_root: bool = False) -> Change:
     return _block_change(root, ".gitignore", GITIGNORE_BEGIN, GITIGNORE_END, gitignore_lines(), remove, strict,
                          other_root)
+
+
+def _memory_ignore_change(root: str, remove: bool, strict: bool = True, other_root: bool = False) -> Change:
+    return _block_change(root, MEMORY_IGNORE, MEMORY_IGNORE_BEGIN, GITIGNORE_END, memory_ignore_lines(), remove,
+                         strict, other_root)
+
+
+def _memory_ignore_on_uninstall(root: str, purge: bool, other_root: bool = False) -> Change:
+    """The memory folder's .gitignore stays while the folder holds anything of the hooks (the knowledge,
+    its machine-local files): taken out only when nothing is left to ignore (or with --purge, here)."""
+    folder = os.path.join(root, MEMORY_DIR)
+    names = os.listdir(folder) if os.path.isdir(folder) and not os.path.islink(folder) else []
+    keep = bool([n for n in names if n not in (layout.RECALL_SCRIPT, ".gitignore")]) and not (purge and not other_root)
+    change = _memory_ignore_change(root, remove=not keep, strict=False, other_root=other_root)
+    if not keep and not (change.after or b"").strip():
+        change.after = None
+    return change
 
 
 def _gitattributes_change(root: str, remove: bool, strict: bool = True) -> Change:
@@ -242,10 +280,12 @@ def plan_install(target: str, cursor: bool, claude: bool, main_checkout: str | N
     if main_checkout is None and _read(target, KNOWLEDGE) is None:
         changes.append(Change(KNOWLEDGE, None, b""))
     changes.append(_gitignore_change(target, remove=False))
+    if main_checkout is None:
+        changes.append(_memory_ignore_change(target, remove=False))
+    else:  # the captures' machine-local files are written in the main checkout's memory folder
+        changes.append(_memory_ignore_change(main_checkout, remove=False, other_root=True))
     attributes = _gitattributes_change(target, remove=False)
     changes.append(attributes)
-    if main_checkout is not None:
-        changes.append(_gitignore_change(main_checkout, remove=False, other_root=True))
     hooks = [os.path.splitext(os.path.basename(f))[0] for f in code_files() if f.startswith("hooks" + os.sep)]
     claude_merge = (lambda c: registration.with_claude_hooks(c, hooks)) if claude else registration.without_ours
     changes.append(_config_change(target, CLAUDE_SETTINGS, claude_merge))
@@ -261,7 +301,7 @@ def plan_install(target: str, cursor: bool, claude: bool, main_checkout: str | N
         except SettingsError as exc:
             raise SettingsError(f"{exc} (or install with {opt_out})") from None
     created = sorted(c.rel for c in changes if c.root is None and c.before is None and c.after is not None
-                     and (c.config or c.rel == ".gitignore"))
+                     and (c.config or c.rel in (".gitignore", MEMORY_IGNORE)))
     manifest = {"version": 1, "created": sorted(set(previous.get("created", [])) | set(created)),
                 "files": sorted(shipped)}
     # attributes a teammate committed before this install stay when this clone uninstalls
@@ -310,12 +350,14 @@ def plan_uninstall(target: str, purge: bool, main_checkout: str | None = None) -
     if ".gitignore" in created and not (ignore.after or b"").strip():
         ignore.after = None
     changes.append(ignore)
+    changes.append(_memory_ignore_on_uninstall(target, purge))
     if main_checkout is not None and not os.path.exists(os.path.join(main_checkout, MANIFEST)):
-        # the block we added for this worktree's captures; a main checkout with its own install keeps it
+        # a block an older install.sh added for this worktree's captures; a main checkout with its own
+        # install keeps it. The main checkout's memory folder keeps ignoring its machine-local files.
         main_ignore = _gitignore_change(main_checkout, remove=True, strict=False, other_root=True)
         if ".gitignore" in manifest.get("created_in_main_checkout", []) and not (main_ignore.after or b"").strip():
             main_ignore.after = None
-        changes.append(main_ignore)
+        changes += [main_ignore, _memory_ignore_on_uninstall(main_checkout, purge, other_root=True)]
     if purge:
         changes += _purge_changes(target)
     return [c for c in changes if c.changed]
@@ -454,7 +496,8 @@ class _Undo:
 def remove_empty_dirs(target: str) -> None:
     """After an uninstall: drop the folders we emptied (never one that still holds anything)."""
     folders = [os.path.join(MEMORY_DIR, n) for n in data_files() if n.endswith("/")]
-    code_dirs = [os.path.join(INSTALL_DIR, name) for name in ("hooks", "memory", "bin")]
+    shipped = {os.path.dirname(rel) for rel in code_files()} | {"hooks", "memory", "bin"}
+    code_dirs = [os.path.join(INSTALL_DIR, d) for d in sorted(shipped, key=lambda d: -d.count(os.sep)) if d]
     runtimes = (".claude/hooks", ".claude", ".cursor", ".gemini", ".codex")
     for rel in (*code_dirs, INSTALL_DIR, *runtimes, *folders, MEMORY_DIR, ".beads"):
         path = os.path.join(target, rel)

@@ -1,0 +1,234 @@
+"""hooks/action_context.py through the real hook file, fed recorded payloads: the knowledge about a file a tool
+reads or edits and about a failed command, once per session, within the budget, silent otherwise."""
+import json
+import subprocess
+import sys
+
+from helpers import ROOT, assert_protocol, clean_env, error_log, fixture_payload, make_repo, run_hook
+from memory import entry, injected, layout, store
+
+ROUTES = "src/api/routes.py registers every route twice when the app reloads; guard with app.url_map."
+ALEMBIC = "Alembic migrations must be reversible: every upgrade needs a working downgrade."
+PSYCOPG = "ModuleNotFoundError: No module named psycopg2 on CI means libpq-dev is missing; use psycopg2-binary."
+OTHER = "The release notes are written by hand every Friday by the on-call engineer."
+
+
+def project(tmp_path, extra=()):
+    repo = make_repo(tmp_path / "app")
+    memory = str(repo / ".beads" / "memory")
+    store.append(memory, [entry.build(ROUTES, "BD-1", "orchestrator"),
+                          entry.build(ALEMBIC, "BD-2", "orchestrator", "warning"),
+                          entry.build(PSYCOPG, "BD-3", "orchestrator"),
+                          entry.build(OTHER, "BD-4", "orchestrator"), *extra])
+    return repo
+
+
+def file_event(repo, rel, fixture="PreToolUse-15.json", session="s1"):
+    payload = fixture_payload(f"claude-code/2.1.330/{fixture}")
+    payload.update(cwd=str(repo), session_id=session)
+    payload["tool_input"]["file_path"] = str(repo / rel)
+    return payload
+
+
+def failure(repo, command, error, session="s1"):
+    payload = fixture_payload("claude-code/2.1.330/PostToolUseFailure-1.json")
+    payload.update(cwd=str(repo), session_id=session, error=error)
+    payload["tool_input"]["command"] = command
+    return payload
+
+
+def context(proc, event):
+    assert proc.returncode == 0, proc.stderr
+    assert_protocol(proc.stdout)
+    if not proc.stdout:
+        return ""
+    answer = json.loads(proc.stdout)["hookSpecificOutput"]
+    assert answer["hookEventName"] == event
+    return answer["additionalContext"]
+
+
+def test_a_read_of_a_named_file_gets_the_entry_once_per_session(tmp_path):
+    repo = project(tmp_path)
+    first = context(run_hook("action_context", file_event(repo, "src/api/routes.py"), repo), "PreToolUse")
+    assert first.startswith("## Knowledge about this file\n") and ROUTES in first
+    assert ALEMBIC not in first and OTHER not in first
+    assert context(run_hook("action_context", file_event(repo, "src/api/routes.py", "PreToolUse-17.json"), repo),
+                   "PreToolUse") == ""  # the Edit after it: already given
+    assert ROUTES in context(run_hook("action_context", file_event(repo, "src/api/routes.py", session="s2"), repo),
+                             "PreToolUse")  # another session
+    assert error_log(repo) == ""
+
+
+def test_folder_and_framework_words_of_the_area(tmp_path):
+    repo = project(tmp_path)
+    edit = file_event(repo, "db/alembic/migrations/0042_add_refunds.py", "PreToolUse-17.json")  # two area words
+    text = context(run_hook("action_context", edit, repo), "PreToolUse")
+    assert text.startswith("## Knowledge about this file") and "[WARN] " + ALEMBIC in text and ROUTES not in text
+    lone = file_event(repo, "alembic/env.py", session="s2")  # one area word alone is below the bar
+    assert context(run_hook("action_context", lone, repo), "PreToolUse") == ""
+
+
+def test_a_failed_command_gets_the_entry_its_error_explains(tmp_path):
+    repo = project(tmp_path)
+    error = ("Exit code 1\nImportError while loading conftest '/app/tests/conftest.py'.\n"
+             "tests/conftest.py:3: in <module>\n    import psycopg2\n"
+             "E   ModuleNotFoundError: No module named 'psycopg2'")
+    text = context(run_hook("action_context", failure(repo, "pytest tests/test_db.py -q", error), repo),
+                   "PostToolUseFailure")
+    assert text.startswith("## Knowledge about this error\n") and PSYCOPG in text and ROUTES not in text
+    again = run_hook("action_context", failure(repo, "pytest tests/test_db.py -q", error), repo)
+    assert context(again, "PostToolUseFailure") == ""
+
+
+def test_silence_on_negatives(tmp_path):
+    repo = project(tmp_path)
+    for rel in ("docs/changelog.md", "web/src/components/Header.tsx", "README.md", "src/api/views.py"):
+        assert context(run_hook("action_context", file_event(repo, rel), repo), "PreToolUse") == "", rel
+    unrelated = failure(repo, "npm run build", "Exit code 2\nsrc/index.ts(4,7): error TS2322: Type 'string' is "
+                                                "not assignable to type 'number'.")
+    assert context(run_hook("action_context", unrelated, repo), "PostToolUseFailure") == ""
+    assert context(run_hook("action_context", failure(repo, "exit 3", "Exit code 3"), repo), "PostToolUseFailure") == ""
+    bash = fixture_payload("claude-code/2.1.330/PreToolUse-1.json")  # a Bash call: not a file event
+    assert context(run_hook("action_context", dict(bash, cwd=str(repo)), repo), "PreToolUse") == ""
+    cursor = json.loads((ROOT / "tests" / "fixtures" / "public" / "cursor-afterFileEdit-1.json").read_text())
+    assert run_hook("action_context", cursor, repo).stdout == b""  # Cursor: no context on tool events
+    for raw in (b"", b"\xff\xfe", b"[1]", b'{"file_path": 3, "tool_input": "x"}', b"{" * 5000):
+        proc = run_hook("action_context", raw, repo)
+        assert proc.returncode == 0 and proc.stdout == b""
+    assert not (repo / ".beads" / "memory" / layout.INJECTED).exists()  # nothing was given
+
+
+def test_nothing_the_session_was_already_given(tmp_path):
+    repo = project(tmp_path)
+    memory = str(repo / ".beads" / "memory")
+    injected.remember(memory, "s1", [entry.make_key("learned", ROUTES)])  # e.g. by the prompt hook
+    assert context(run_hook("action_context", file_event(repo, "src/api/routes.py"), repo), "PreToolUse") == ""
+
+
+def test_budget_and_order(tmp_path):
+    many = [entry.build(f"routes.py note {i}: " + "the handler registry is rebuilt on reload. " * 4, f"BD-{10 + i}",
+                        "orchestrator", ts=1_700_000_000 + i) for i in range(6)]
+    many.append(entry.build("routes.py must never import the models at module level.", "BD-30", "orchestrator",
+                            "warning", ts=1_600_000_000))
+    repo = project(tmp_path, many)
+    text = context(run_hook("action_context", file_event(repo, "src/api/routes.py"), repo), "PreToolUse")
+    lines = text.splitlines()[1:]
+    assert len(lines) == 3 and len(text) <= 1000
+    assert lines[0].startswith("  [LEARN] src/api/routes.py")  # the whole path named: the strongest cue
+    assert lines[1] == "  [WARN] routes.py must never import the models at module level."  # then warnings
+    (repo / ".beads" / "memory" / "config.json").write_text(json.dumps({"action_max_entries": 1}))
+    text = context(run_hook("action_context", file_event(repo, "src/api/routes.py", session="s9"), repo),
+                   "PreToolUse")
+    assert len(text.splitlines()) == 2
+
+
+def test_the_bar_is_read_from_config(tmp_path):
+    repo = project(tmp_path)
+    (repo / ".beads" / "memory" / "config.json").write_text(json.dumps({"action_file_min_score": 10}))
+    assert context(run_hook("action_context", file_event(repo, "src/api/routes.py"), repo), "PreToolUse") == ""
+
+
+def test_a_repeated_read_is_a_cache_lookup(tmp_path):
+    """The second Read of a file never opens the cue map: garbage there stays untouched; another file rebuilds it."""
+    repo = project(tmp_path)
+    cues = repo / ".beads" / "memory" / layout.PATH_CUES
+    assert ROUTES in context(run_hook("action_context", file_event(repo, "src/api/routes.py"), repo), "PreToolUse")
+    cues.write_bytes(b"garbage")
+    assert context(run_hook("action_context", file_event(repo, "src/api/routes.py"), repo), "PreToolUse") == ""
+    assert cues.read_bytes() == b"garbage"  # answered from the session's cache
+    run_hook("action_context", file_event(repo, "docs/other.md"), repo)
+    assert cues.read_bytes() != b"garbage"  # a new file: the map is read (and rebuilt)
+    store.append(str(repo / ".beads" / "memory"), [entry.build("routes.py answers 404 for HEAD.", "BD-9", "x")])
+    text = context(run_hook("action_context", file_event(repo, "src/api/routes.py"), repo), "PreToolUse")
+    assert "routes.py answers 404 for HEAD." in text and ROUTES not in text  # the knowledge changed: looked up
+
+
+def test_gemini_after_tool_read_and_failed_shell(tmp_path):
+    repo = project(tmp_path)
+    read = fixture_payload("gemini/0.61.0/AfterTool-read_file-1.json")
+    read.update(cwd=str(repo), tool_input={"file_path": str(repo / "src" / "api" / "routes.py")})
+    assert ROUTES in context(run_hook("action_context", read, repo), "AfterTool")
+    failed = dict(fixture_payload("gemini/0.61.0/AfterTool-failed-1.json"), cwd=str(repo))
+    assert PSYCOPG in context(run_hook("action_context", failed, repo), "AfterTool")
+    ok = dict(fixture_payload("gemini/0.61.0/AfterTool-1.json"), cwd=str(repo))
+    assert context(run_hook("action_context", ok, repo), "AfterTool") == ""
+
+
+def test_codex_shell_read_and_failure(tmp_path):
+    repo = project(tmp_path)
+    base = dict(fixture_payload("codex/0.169.0/PostToolUse-1.json"), cwd=str(repo))
+    pre = dict(base, hook_event_name="PreToolUse", tool_input={"command": "sed -n 1,80p src/api/routes.py"})
+    del pre["tool_response"]
+    assert ROUTES in context(run_hook("action_context", pre, repo, args=["--codex"]), "PreToolUse")
+    listing = dict(pre, tool_input={"command": "ls -la src"}, session_id="s2")
+    assert context(run_hook("action_context", listing, repo, args=["--codex"]), "PreToolUse") == ""
+    failed = dict(base, tool_input={"command": "python3 -c 'import psycopg2'"},
+                  tool_response="Traceback (most recent call last):\n  File \"<string>\", line 1, in <module>\n"
+                                "ModuleNotFoundError: No module named 'psycopg2'\n")
+    assert PSYCOPG in context(run_hook("action_context", failed, repo, args=["--codex"]), "PostToolUse")
+    assert context(run_hook("action_context", base, repo, args=["--codex"]), "PostToolUse") == ""  # succeeded
+
+
+def test_sixteen_parallel_tool_calls_keep_the_ledger_right(tmp_path):
+    """16 real hook processes at once, one session, files that share entries: no entry is given twice, every
+    entry given is in the ledger, the ledger is whole JSON; 16 sessions at once lose no update."""
+    shared = [entry.build(f"Every module under src/pkg/ note {i}: keep imports lazy.", f"BD-{50 + i}", "x")
+              for i in range(4)]
+    own = [entry.build(f"mod{i}.py holds the handler number {i}.", f"BD-{60 + i}", "x") for i in range(16)]
+    repo = project(tmp_path, shared + own)
+    memory = repo / ".beads" / "memory"
+    env = clean_env(CLAUDE_PROJECT_DIR=str(repo))
+
+    def launch(session_of):
+        procs = [subprocess.Popen([sys.executable, str(ROOT / "hooks" / "action_context.py")], cwd=repo, env=env,
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                 for _ in range(16)]
+        for i, proc in enumerate(procs):  # all started before any gets its stdin: they run together
+            proc.stdin.write(json.dumps(file_event(repo, f"src/pkg/mod{i}.py", session=session_of(i))).encode())
+            proc.stdin.close()
+        outs = [proc.stdout.read() for proc in procs]
+        assert all(proc.wait(60) == 0 for proc in procs)
+        return [json.loads(o)["hookSpecificOutput"]["additionalContext"] if o else "" for o in outs]
+
+    texts = launch(lambda i: "one")
+    shown = [line for text in texts for line in text.splitlines()[1:]]
+    assert len(shown) == len(set(shown))  # no entry twice
+    assert sum(f"mod{i}.py holds" in "".join(texts) for i in range(16)) == 16  # each file's own entry
+    ledger = json.loads((memory / layout.INJECTED).read_text())
+    keys = {entry.make_key("learned", e["content"]) for e in shared + own
+            if any(e["content"] in line for line in shown)}
+    assert keys <= set(ledger["one"]["keys"]) and len(ledger["one"]["keys"]) == len(set(ledger["one"]["keys"]))
+    launch(lambda i: f"s{i}")
+    ledger = json.loads((memory / layout.INJECTED).read_text())
+    assert all(entry.make_key("learned", own[i]["content"]) in ledger[f"s{i}"]["keys"] for i in range(16))
+    assert error_log(repo) == ""
+
+
+def test_nothing_to_add_is_decided_without_json_re_or_git(tmp_path, monkeypatch):
+    """The hook before every file read: for a file no entry is about (the cue map built), no json, no re, no
+    subprocess are imported; a file an entry is about goes on to the full handler."""
+    repo = project(tmp_path)
+    run_hook("action_context", file_event(repo, "src/api/routes.py"), repo)  # builds the cue map
+    raw = json.dumps(file_event(repo, "docs/guide/setup.md", session="s5"), separators=(",", ":")).encode()
+    proc = run_hook("action_context", raw, repo, python_args=["-X", "importtime"])
+    imported = {line.rsplit("|", 1)[-1].strip() for line in proc.stderr.decode().splitlines()}
+    assert proc.stdout == b"" and "memory.action_paths" in imported
+    assert not imported & {"json", "re", "subprocess", "memory.payload", "memory.injected"}
+    from memory import action_context
+
+    for name in ("CLAUDE_PROJECT_DIR", "CURSOR_PROJECT_DIR", "GEMINI_PROJECT_DIR", "MEMORY_HOOKS_DIR"):
+        monkeypatch.delenv(name, raising=False)  # the payload's cwd names the project
+    positive = json.dumps(file_event(repo, "src/api/routes.py"), separators=(",", ":")).encode()
+    assert action_context.nothing_to_add(raw) is True and action_context.prefilter(raw) is False
+    assert action_context.nothing_to_add(positive) is False and action_context.prefilter(positive) is True
+    spaced = json.dumps(file_event(repo, "docs/guide/setup.md")).encode()  # `": "`: read alike
+    assert action_context.nothing_to_add(spaced) is True
+    escaped = raw.replace(b"/guide/", b"\\/guide\\/")  # an escape: the full parser decides
+    assert action_context.nothing_to_add(escaped) is False
+
+
+def test_what_session_start_gave_in_full_is_not_given_again(tmp_path):
+    repo = project(tmp_path)
+    start = dict(fixture_payload("claude-code/2.1.330/SessionStart-6.json"), cwd=str(repo), session_id="s1")
+    assert ROUTES in context(run_hook("session_start", start, repo), "SessionStart")  # the newest, in full
+    assert context(run_hook("action_context", file_event(repo, "src/api/routes.py"), repo), "PreToolUse") == ""

@@ -1,0 +1,110 @@
+"""Action time end to end with the real CLIs (installed by install.sh, scripted fake model APIs).
+
+Claude Code: an Edit of a file an entry is about, then a failing Bash command whose error an entry explains:
+the request after each tool call carries that entry; a LEARNED comment after them records the files the
+session had read or edited (provenance from the real transcript). Gemini CLI: AfterTool on read_file and on a
+failed run_shell_command. Codex CLI: PreToolUse on a shell read of a file, PostToolUse on a failed command.
+"""
+import json
+import subprocess
+
+import pytest
+
+from conftest import ROOT, knowledge
+from helpers import installed_project
+from memory import entry, store
+
+FILE_ENTRY = "refund_service.py rounds refunds half-even; never use round() on Decimal amounts there."
+ERROR_ENTRY = "ModuleNotFoundError for psycopg2 on this machine: install psycopg2-binary, libpq is not present."
+SOURCE = "def refund(amount):\n    return amount\n"
+PROMPT = "E2E-ACTION: carry on with the ticket."  # asks nothing the prompt hook could answer with either entry
+
+
+def seeded(project):
+    """The project with 100 unrelated entries and the two the events call for, and the file they name."""
+    memory = str(project / ".beads" / "memory")
+    store.append(memory, [entry.build(f"Note {i}: the release notes rule number {i} applies here.", f"BD-{100 + i}",
+                                      "orchestrator", ts=1_700_000_000 + i) for i in range(100)])
+    store.append(memory, [entry.build(FILE_ENTRY, "BD-7", "orchestrator", ts=1_600_000_000),
+                          entry.build(ERROR_ENTRY, "BD-8", "orchestrator", ts=1_600_000_001)])
+    (project / "payments").mkdir()
+    (project / "payments" / "refund_service.py").write_text(SOURCE)
+    (project / ".fake-bd").mkdir()  # bd comments only on a bead that exists
+    (project / ".fake-bd" / "issues.json").write_text(json.dumps({"BD-9": {"status": "open"}}))
+    return project
+
+
+def claude_requests(tmp_path, project, turns):
+    import test_e2e_claude as claude
+
+    if not (claude.HARNESS / "run-scenario.sh").exists():  # a worktree of /work/wt/<name>: ../../shared
+        claude.HARNESS = ROOT.parent.parent / "shared" / "tools" / "claude-real"
+    if not claude.CLAUDE.exists() or not (claude.HARNESS / "run-scenario.sh").exists():
+        pytest.skip("real Claude Code CLI not installed")
+    path = claude.scenario(tmp_path / "action.json", "e2e-action", PROMPT, turns)
+    text = claude.run(path, project)
+    return [json.loads(line) for line in text.splitlines()]
+
+
+@pytest.mark.slow
+def test_file_and_error_context_and_provenance_with_the_real_claude_cli(tmp_path):
+    project = seeded(installed_project(tmp_path / "app"))
+    target = str(project / "payments" / "refund_service.py")
+    requests = claude_requests(tmp_path, project, [
+        {"content": [{"type": "tool_use", "name": "Edit", "input": {
+            "file_path": target, "old_string": "return amount", "new_string": "return amount  # rounded"}}]},
+        {"content": [{"type": "tool_use", "name": "Bash", "input": {
+            "command": "python3 -c 'import psycopg2'", "description": "check the driver"}}]},
+        {"content": [{"type": "tool_use", "name": "Bash", "input": {
+            "command": 'bd comment BD-9 "LEARNED: refunds are rounded in the service, not in the view."',
+            "description": "record"}}]},
+        {"content": [{"type": "text", "text": "Done."}]},
+    ])
+    bodies = [json.dumps(r) for r in requests if "E2E-ACTION" in json.dumps(r)]
+    assert "tool_result" not in bodies[0] and FILE_ENTRY not in bodies[0]  # not at session start: 100 newer
+    after_edit = next(b for b in bodies if "tool_result" in b)
+    assert "## Knowledge about this file" in after_edit and FILE_ENTRY in after_edit
+    assert ERROR_ENTRY not in after_edit
+    after_error = next(b for b in bodies if "No module named" in b)
+    assert "## Knowledge about this error" in after_error and ERROR_ENTRY in after_error
+    assert after_error.count(FILE_ENTRY) == after_edit.count(FILE_ENTRY)  # given once: not again
+    [learned] = [e for e in knowledge(project) if e["content"].startswith("refunds are rounded")]
+    assert learned["files"] == ["payments/refund_service.py"]  # from the session's real transcript
+    assert not (project / ".beads" / "memory" / "errors.log").exists()
+
+
+@pytest.mark.slow
+def test_after_tool_context_with_the_real_gemini_cli(tmp_path):
+    import test_e2e_gemini as gemini
+
+    if not gemini.GEMINI.exists():
+        pytest.skip("real Gemini CLI not installed")
+    project = seeded(installed_project(tmp_path / "app"))
+    turns = [[{"functionCall": {"name": "read_file", "args": {
+        "file_path": str(project / "payments" / "refund_service.py")}}}],
+        [{"functionCall": {"name": "run_shell_command", "args": {"command": "python3 -c 'import psycopg2'"}}}],
+        [{"text": "Done."}]]
+    requests = gemini.run(tmp_path, project, "action", PROMPT, turns)
+    calls = [r["body"] for r in requests if "streamGenerateContent" in r["path"]]
+    assert FILE_ENTRY not in calls[0] and FILE_ENTRY in calls[1] and ERROR_ENTRY not in calls[1]
+    assert ERROR_ENTRY in calls[2] and calls[2].count(FILE_ENTRY) == calls[1].count(FILE_ENTRY)
+    assert not (project / ".beads" / "memory" / "errors.log").exists()
+
+
+@pytest.mark.slow
+def test_shell_read_and_failure_context_with_the_real_codex_cli(tmp_path):
+    import test_e2e_codex as codex
+
+    if not codex.CODEX.exists():
+        pytest.skip("real Codex CLI not installed")
+    project = seeded(installed_project(tmp_path / "app"))
+    read = {"type": "function_call", "call_id": "call_1", "name": "exec_command",
+            "arguments": json.dumps({"cmd": "sed -n 1,80p payments/refund_service.py"})}
+    fail = {"type": "function_call", "call_id": "call_2", "name": "exec_command",
+            "arguments": json.dumps({"cmd": "python3 -c 'import psycopg2'"})}
+    requests = codex.run(tmp_path, project, "action", PROMPT, [read, fail, codex.say("Done.")])
+    assert FILE_ENTRY not in requests[0] and FILE_ENTRY in requests[1] and ERROR_ENTRY not in requests[1]
+    assert ERROR_ENTRY in requests[2]
+    assert not (project / ".beads" / "memory" / "errors.log").exists()
+    assert subprocess.run(["git", "status"], cwd=project, capture_output=True).returncode == 0
+    assert ROOT.exists()

@@ -1,0 +1,127 @@
+"""bench/relevance_actions.py: the action evaluator's counting, run on a tiny data set with a stand-in hook
+(tests/fake_action_hook/action_context.py) and the real session-start hook, each as its own process."""
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from helpers import ROOT
+
+sys.path.insert(0, str(ROOT / "bench"))
+sys.path.insert(0, str(ROOT / "bench" / "relevance"))
+
+import build  # noqa: E402
+import hook_session  # noqa: E402
+import relevance_actions  # noqa: E402
+
+from memory import entry  # noqa: E402
+
+FAKE_HOOK = ROOT / "tests" / "fake_action_hook" / "action_context.py"
+CLI_DOCS = "Never edit `docs/reference/cli.md` by hand; change the source and run `cargo dev generate-all`."
+NEXTEST = "Install the test runner with `cargo install cargo-nextest` before `cargo nextest run`."
+FILLER = [f"Filler insight number {i} about an unrelated corner of the code base, newer than the others."
+          for i in range(6)]
+
+
+def _entries() -> list[dict]:
+    # the two labelled entries are the oldest: session start's newest-first block never shows them in full
+    texts = [CLI_DOCS, NEXTEST] + FILLER
+    return [entry.build(text, "BD-1", entry.ORCHESTRATOR, ts=1_700_000_000 + i * 86400)
+            for i, text in enumerate(texts)]
+
+
+def _event(eid: str, kind: str, relevant: list[str], **fields: object) -> dict:
+    rec = {"id": eid, "project": "uv", "kind": kind, "relevant": relevant, **fields}
+    out = {k: v for k, v in rec.items() if k not in ("tool_name", "tool_input", "error")}
+    out.update(payload=build.action_payload(rec), split="dev")
+    return out
+
+
+def _data(tmp_path: Path) -> Path:
+    entries = _entries()
+    cli, nextest = entries[0]["key"], entries[1]["key"]
+    (tmp_path / "uv").mkdir(parents=True)
+    (tmp_path / "uv" / "knowledge.jsonl").write_text("".join(json.dumps(e) + "\n" for e in entries))
+    events = [
+        _event("uv-f01", "file", [cli], tool_name="Edit",
+               tool_input={"file_path": "docs/reference/cli.md", "old_string": "a", "new_string": "b"}),
+        _event("uv-f02", "file", [nextest], tool_name="Read", tool_input={"file_path": "crates/uv/src/lib.rs"}),
+        _event("uv-f03", "file", [], tool_name="Read", tool_input={"file_path": "crates/uv-normalize/src/lib.rs"}),
+        _event("uv-e01", "error", [nextest], tool_name="Bash", tool_input={"command": "cargo nextest run"},
+               error="Exit code 101\nerror: no such command: `nextest`"),
+        _event("uv-e02", "error", [], tool_name="Bash", tool_input={"command": "git diff --check"},
+               error="Exit code 2\ndocs/reference/cli.md:12: trailing whitespace."),
+    ]
+    (tmp_path / "actions.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events))
+    (tmp_path / "prompts.jsonl").write_text("")
+    return tmp_path
+
+
+def _run(argv: list[str]) -> tuple[int, str]:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = relevance_actions.main(argv)
+    return code, out.getvalue()
+
+
+def test_counts_hits_recall_and_negatives_through_real_processes(tmp_path: Path) -> None:
+    data = _data(tmp_path / "data")
+    code, out = _run(["--hook", str(FAKE_HOOK), "--data", str(data), "--split", "dev"])
+    assert code == 0
+    file_line = next(line for line in out.splitlines() if line.startswith("  all      file "))
+    error_line = next(line for line in out.splitlines() if line.startswith("  all      error "))
+    # file: the cli.md edit gets its entry, the lib.rs read does not; the negative read stays silent
+    assert "visible 1/2 = 0.50 [below >= 0.6]" in file_line and "recall 0.50" in file_line
+    assert "negatives injecting 0/1 [ok" in file_line
+    # error: the nextest failure gets its entry; the negative names cli.md, so the stand-in injects (counted)
+    assert "visible 1/1 = 1.00 [ok >= 0.6]" in error_line
+    assert "negatives injecting 1/1 [over" in error_line
+
+
+def test_unlabelled_entries_injected_in_full_are_counted(tmp_path: Path) -> None:
+    data = _data(tmp_path / "data")
+    entries = [json.loads(line) for line in (data / "uv" / "knowledge.jsonl").read_text().splitlines()]
+    repo = hook_session.make_repo(tmp_path / "repos", "uv", entries)
+    events = [json.loads(line) for line in (data / "actions.jsonl").read_text().splitlines()]
+    mislabelled = dict(events[0], relevant=[entries[1]["key"]])  # the cli.md edit, labelled with the other entry
+    record = relevance_actions.measure(mislabelled, repo, entries, FAKE_HOOK)
+    assert record["hit"] is False and record["recall"] == 0.0
+    assert record["unlabelled"] == 1 and record["injected"] is True
+
+
+def test_an_entry_session_start_gave_in_full_counts_as_reached(tmp_path: Path) -> None:
+    data = _data(tmp_path / "data")
+    entries = [json.loads(line) for line in (data / "uv" / "knowledge.jsonl").read_text().splitlines()]
+    newest = entries[-1]  # in session start's newest block, in full
+    repo = hook_session.make_repo(tmp_path / "repos", "uv", entries)
+    events = [json.loads(line) for line in (data / "actions.jsonl").read_text().splitlines()]
+    record = relevance_actions.measure(dict(events[2], relevant=[newest["key"]]), repo, entries, FAKE_HOOK)
+    assert record["injected"] is False and record["hit"] is True
+
+
+def test_a_missing_hook_is_skipped_with_a_message(tmp_path: Path) -> None:
+    code, out = _run(["--hook", str(tmp_path / "action_context.py"), "--data", str(tmp_path)])
+    assert code == 0 and out.startswith("skipped:") and "does not exist yet" in out
+
+
+def test_visible_and_in_full_follow_the_definitions() -> None:
+    e = {"content": "Run  migrations with `yarn workspace @calcom/prisma db-migrate` before starting the app, always."}
+    assert hook_session.visible(e, "map: Run migrations with `yarn workspace @calc…")
+    assert not hook_session.visible(e, "map: Run migrations with `yarn…")
+    assert hook_session.in_full(e, "[LEARN] " + " ".join(e["content"].split()))
+    assert not hook_session.in_full(e, "[LEARN] Run migrations with `yarn workspace @calcom/prisma db-migrate`…")
+    long_entry = {"content": "x" * 250}
+    assert hook_session.in_full(long_entry, "x" * 200 + "…") and not hook_session.in_full(long_entry, "x" * 199)
+
+
+def test_a_crashing_hook_is_reported_not_hidden(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    crashing = tmp_path / "crash.py"
+    crashing.write_text("import sys\nsys.stderr.write('Traceback: boom\\n')\nsys.exit(1)\n")
+    repo = hook_session.make_repo(tmp_path, "repo", _entries())
+    assert hook_session.run_hook(crashing, {"hook_event_name": "PreToolUse"}, repo) == ""
+    assert "crash.py exited 1 on PreToolUse: Traceback: boom" in capsys.readouterr().err

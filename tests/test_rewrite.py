@@ -1,0 +1,190 @@
+"""recall.sh --redact KEY [TEXT] (memory.rewrite), run as a user runs it: bin/recall.sh on real files."""
+import json
+import os
+import subprocess
+import sys
+
+from helpers import ROOT, knowledge
+from memory import entry, layout, store
+
+RECALL = str(ROOT / "bin" / "recall.sh")
+SECRET = "Tr0ub4dor3xyzQ"  # not a shape the automatic redaction knows: it is stored verbatim
+
+
+def recall(repo, *args):
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MEMORY_HOOKS", "CLAUDE"))}
+    return subprocess.run([RECALL, *args], cwd=repo, capture_output=True, text=True, env=env)
+
+
+def memory_files(repo):
+    return {p.name: p.read_bytes() for p in (repo / ".beads" / "memory").iterdir() if p.is_file()}
+
+
+def write(repo, name, lines):
+    memory = repo / ".beads" / "memory"
+    memory.mkdir(parents=True, exist_ok=True)
+    with open(memory / name, "a") as fh:
+        fh.write("".join(json.dumps(line) + "\n" for line in lines))
+
+
+def test_redact_text_in_both_files_and_every_search_path(repo):
+    old = dict(entry.build(f"staging admin is root / {SECRET}", "BD-1", "orchestrator", ts=100), key="decision-db")
+    write(repo, store.ARCHIVE, [old, entry.build("an archived neighbour", "BD-1", "orchestrator", ts=101)])
+    recall(repo, "--add", f"DECISION[db]: use postgres 15; admin password {SECRET} until rotation")
+    recall(repo, "--add", "LEARNED: the deploy queue drains first")
+    recall(repo, "--pin", "decision-db")
+    assert recall(repo, SECRET.lower(), "--all").returncode == 0  # found, and the index built (quick path)
+    neighbour = (repo / ".beads" / "memory" / store.ACTIVE).read_text().splitlines()[1]
+
+    proc = recall(repo, "--redact", "db", SECRET)
+    assert proc.returncode == 0, proc.stderr
+    assert "1 line in knowledge.archive.jsonl" in proc.stdout and "1 line in knowledge.jsonl" in proc.stdout
+    assert "rotate it now" in proc.stdout and "git filter-repo" in proc.stdout and "history" in proc.stdout
+    for name, data in memory_files(repo).items():
+        assert SECRET.encode() not in data and SECRET.lower().encode() not in data.lower(), name
+    for args in ([SECRET], [SECRET, "--all"], [SECRET, "--all", "--history"]):
+        found = recall(repo, *args)
+        assert found.returncode == 1 and SECRET not in found.stdout, args
+    ranked = recall(repo, "admin", "password", SECRET)  # the other words still rank the entry, redacted
+    assert "admin password <redacted:manual>" in ranked.stdout and SECRET not in ranked.stdout
+    live = {e["key"]: e for e in store.latest(knowledge(repo))}
+    assert live["decision-db"]["content"] == "use postgres 15; admin password <redacted:manual> until rotation"
+    assert live["decision-db"]["pinned"] and "manual" in live["decision-db"]["redacted"]
+    assert (repo / ".beads" / "memory" / store.ACTIVE).read_text().splitlines()[1] == neighbour  # byte for byte
+    assert recall(repo, "postgres", "--all").returncode == 0  # the rebuilt index serves the new text
+
+
+def test_redact_whole_text_renames_an_automatic_key_that_held_it(repo):
+    recall(repo, "--add", f"LEARNED: the ci token {SECRET} lives in vault")
+    key = entry.make_key("learned", f"the ci token {SECRET} lives in vault")
+    assert SECRET.lower() in key
+    recall(repo, "--pin", key)
+    proc = recall(repo, "--redact", key)
+    assert proc.returncode == 0 and "the key, which held it too, is now `learned-redacted-manual-" in proc.stdout
+    lines = knowledge(repo)
+    assert len(lines) == 2 and len({line["key"] for line in lines}) == 1  # the pin follows its entry
+    assert lines[0]["content"] == "<redacted:manual>" and SECRET.lower() not in lines[0]["key"]
+    assert "(pinned)" in recall(repo, "--pinned").stdout
+
+
+def test_redact_text_of_an_automatic_key_makes_the_key_again(repo):
+    recall(repo, "--add", f"LEARNED: psql uses {SECRET} for the admin")
+    key = entry.make_key("learned", f"psql uses {SECRET} for the admin")
+    proc = recall(repo, "--redact", key, SECRET)
+    assert proc.returncode == 0
+    [line] = knowledge(repo)
+    assert line["key"] == "learned-psql-uses-redacted-manual-for-the-admin"
+
+
+def test_redact_refuses_what_it_cannot_find_and_suggests_keys(repo):
+    recall(repo, "--add", f"LEARNED: staging password {SECRET}")
+    before = memory_files(repo)
+    assert recall(repo, "--redact", "nope").returncode == 2
+    near = recall(repo, "--redact", "staging", SECRET)
+    assert near.returncode == 2 and "did you mean `learned-staging-password" in near.stderr
+    absent = recall(repo, "--redact", f"learned-staging-password-{SECRET.lower()}", "not-in-it")
+    assert absent.returncode == 1 and "nothing redacted" in absent.stderr
+    assert recall(repo, "--redact", "a", "b", "c").returncode == 2
+    assert memory_files(repo)[store.ACTIVE] == before[store.ACTIVE]
+
+
+def test_redact_says_where_else_the_text_occurs(repo):
+    recall(repo, "--add", f"DECISION[db]: admin {SECRET}")
+    recall(repo, "--add", f"LEARNED: the same {SECRET} works on staging")
+    proc = recall(repo, "--redact", "db", SECRET)
+    assert proc.returncode == 0 and "also occurs in lines of `learned-the-same" in proc.stderr
+    assert SECRET in (repo / ".beads" / "memory" / store.ACTIVE).read_text()  # only what was asked
+
+
+def test_redact_a_torn_copy_too(repo):
+    recall(repo, "--add", f"DECISION[db]: admin {SECRET}")
+    with open(repo / ".beads" / "memory" / store.ACTIVE, "a") as fh:
+        fh.write(f'{{"key":"decision-db","content":"admin {SECRET}\n')  # a torn copy (a crash mid-write)
+    assert recall(repo, "--redact", "db", SECRET).returncode == 0
+    text = (repo / ".beads" / "memory" / store.ACTIVE).read_text()
+    assert SECRET not in text and text.count("\n") == 2
+
+
+WRITER = """
+import sys
+from memory import entry, store
+memory_dir, name, count, secret = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+for i in range(count):
+    store.append(memory_dir, [entry.build(f"writer {name} insight {i}", "BD-1", "orchestrator"),
+                              entry.build(f"admin {secret} round {name}-{i}", "", "orchestrator", "decision",
+                                          key_name="db")])
+"""
+
+
+def test_redact_under_concurrent_writers_loses_nothing(repo):
+    """Writers appending (and rotating: the file starts near the limit), the secret among what they write,
+    while --redact rewrites again and again: every appended line is there once, no line torn, and after a
+    last --redact the secret is nowhere, not in the index either."""
+    memory = repo / ".beads" / "memory"
+    filler = [entry.build(f"filler {i}", "BD-1", "orchestrator", ts=i) for i in range(store.ROTATE_ABOVE - 20)]
+    write(repo, store.ACTIVE, filler)
+    env = dict(os.environ, PYTHONPATH=str(ROOT), MEMORY_HOOKS_LOCK_TIMEOUT="30")
+    writers = [subprocess.Popen([sys.executable, "-c", WRITER, str(memory), str(n), "25", SECRET], env=env)
+               for n in range(4)]
+    redactions = []
+    while any(w.poll() is None for w in writers) or not redactions:
+        redactions.append(recall(repo, "--redact", "decision-db", SECRET))
+    assert all(w.wait(timeout=120) == 0 for w in writers)
+    redactions.append(recall(repo, "--redact", "decision-db", SECRET))
+    assert all(r.returncode in (0, 1) and "Traceback" not in r.stderr for r in redactions), redactions
+    assert sum(r.returncode == 0 for r in redactions) >= 2  # rewrites while the writers wrote
+    store.rotate(str(memory))  # merges anything parked in the spool
+    snap = store.load(str(memory), include_archive=True)
+    assert snap.malformed == 0 and snap.unterminated == 0
+    written = [e["content"] for e in snap.entries if e["content"].startswith("writer ")]
+    assert sorted(written) == sorted(f"writer {n} insight {i}" for n in range(4) for i in range(25))
+    rounds = [e["content"] for e in snap.entries if e["key"] == "decision-db"]
+    assert sorted(rounds) == sorted(f"admin <redacted:manual> round {n}-{i}" for n in range(4) for i in range(25))
+    assert sum(1 for e in snap.entries if e["content"].startswith("filler ")) == len(filler)
+    for name in (store.ACTIVE, store.ARCHIVE, layout.INDEX, layout.ARCHIVE_INDEX):
+        path = memory / name
+        assert not path.exists() or SECRET.encode() not in path.read_bytes(), name
+    assert recall(repo, SECRET, "--all").returncode == 1
+
+
+def test_a_redaction_killed_mid_write_leaves_one_whole_file(repo):
+    """SIGKILL at several moments: the file is the old one or the new one, never a mix; the next write
+    clears the dead process's temp file."""
+    import signal
+    import time
+
+    memory = repo / ".beads" / "memory"
+    lines = [entry.build(f"filler line {i} " + "x" * 200, "BD-1", "orchestrator", ts=i) for i in range(6000)]
+    lines[3000] = dict(entry.build(f"admin {SECRET}", "BD-1", "orchestrator", ts=3000), key="decision-db")
+    write(repo, store.ARCHIVE, lines)
+    before = (memory / store.ARCHIVE).read_bytes()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MEMORY_HOOKS", "CLAUDE"))}
+    for delay in (0.05, 0.15, 0.3, 0.6):
+        (memory / store.ARCHIVE).write_bytes(before)
+        proc = subprocess.Popen([RECALL, "--redact", "db", SECRET], cwd=repo, env=env,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(delay)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        data = (memory / store.ARCHIVE).read_bytes()
+        snap = store.read("", data)
+        assert snap.malformed == 0 and snap.unterminated == 0 and len(snap.entries) == 6000
+        if data != before:
+            assert SECRET.encode() not in data
+    recall(repo, "--add", "LEARNED: a later write")  # recovers under the lock: temp files of dead writers go
+    assert not [p.name for p in memory.iterdir() if p.name.endswith(layout.TEMP_SUFFIX)]
+    assert recall(repo, "--redact", "db", SECRET).returncode in (0, 1)
+    assert SECRET.encode() not in (memory / store.ARCHIVE).read_bytes()
+
+
+def test_redact_suggests_forgotten_keys_and_older_versions(repo):
+    recall(repo, "--add", f"DECISION[db]: admin {SECRET}")
+    recall(repo, "--add", "DECISION[db]: admin password is in the vault now")
+    recall(repo, "--add", f"LEARNED: staging uses {SECRET} too")
+    recall(repo, "--forget", f"learned-staging-uses-{SECRET.lower()}-too")
+    proc = recall(repo, "--redact", SECRET)  # the secret given as the key: where is it?
+    assert proc.returncode == 2 and "`decision-db`" in proc.stderr and "`learned-staging-uses-" in proc.stderr
+    assert recall(repo, "--redact", "db", SECRET).returncode == 0
+    assert SECRET in (repo / ".beads" / "memory" / store.ACTIVE).read_text()  # the forgotten one: still there
+    assert recall(repo, "--redact", f"learned-staging-uses-{SECRET.lower()}-too", SECRET).returncode == 0
+    assert SECRET not in (repo / ".beads" / "memory" / store.ACTIVE).read_text()
