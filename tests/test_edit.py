@@ -152,14 +152,14 @@ def test_a_forget_in_a_bd_comment_suggests_keys_too(repo):
 def test_a_knowledge_file_that_cannot_be_written_is_exit_3_and_one_line(repo):
     """#21 item 9: a full disk (RLIMIT_FSIZE below the file's size): not a traceback, nothing half-written."""
     recall(repo, "--add", "LEARNED: first insight is here")
-    path = repo / ".beads" / "memory" / store.ACTIVE
-    before = path.read_bytes()
+    memory = str(repo / ".beads" / "memory")
+    before = store.active_bytes(memory)  # knowledge.jsonl and the inbox (memory.inbox)
     for args in (["--add", "LEARNED: a second insight"], ["--pin", "learned-first-insight-is-here"],
                  ["--redact", "learned-first-insight-is-here", "first"]):
-        proc = recall_limited(repo, len(before), *args)
+        proc = recall_limited(repo, 40, *args)  # every capture is a new file: none fits in 40 bytes
         assert proc.returncode == 3 and "Traceback" not in proc.stderr, args
         assert proc.stderr.startswith("recall.sh: NOT ") and proc.stderr.count("\n") == 1, proc.stderr
         assert "File too large" in proc.stderr and proc.stdout == ""
-        assert path.read_bytes() == before
+        assert store.active_bytes(memory) == before
     proc = recall_limited(repo, 1, "--add", "LEARNED: a second insight")
     assert "NOT stored (`learned-a-second-insight`)" in proc.stderr

@@ -597,7 +597,7 @@ def test_purge_leaves_nothing_the_hooks_wrote(repo, monkeypatch):
 def _write_every_machine_local_file(memory):
     """Every file the hooks write in the memory folder but the knowledge, and a crash's temp file."""
     for name in installer.data_files():
-        if name in layout.COMMITTED:
+        if name in layout.COMMITTED or name.rstrip("/") in layout.COMMITTED_DIRS:  # the inbox is knowledge
             continue
         path = memory / name.rstrip("/")
         if name.endswith("/"):
@@ -612,6 +612,8 @@ def test_gitignore_block_names_every_machine_local_file(repo):
     memory = repo / ".beads" / "memory"
     _write_every_machine_local_file(memory)
     (memory / store.ARCHIVE).write_text("x\n")
+    (memory / layout.INBOX).mkdir()
+    (memory / layout.INBOX / "1-2.jsonl").write_text("x\n")  # a capture (memory.inbox): committed
     git(repo, "add", "-A")
     tracked = {t for t in git(repo, "ls-files", ".beads").splitlines()}
     shared = {store.ACTIVE, store.ARCHIVE, "recall.sh", ".gitignore", f"{layout.INBOX}/1-2.jsonl"}  # inbox: committed
@@ -1040,8 +1042,8 @@ def test_uninstall_keeps_the_machine_local_files_out_of_git(repo):
     (memory / store.SPOOL / "1-2.jsonl").unlink()  # (a parked capture: see the next test)
     install(repo, "--uninstall")
     assert (memory / layout.INJECTED).exists() and (memory / layout.ERRORS).exists()  # still here, but:
-    assert _committable(repo) == []
-    assert "kept after uninstall" in git(repo, "diff", "--cached", ".beads/memory/knowledge.jsonl")  # the knowledge is
+    assert [p for p in _committable(repo) if not p.startswith(".beads/memory/inbox/")] == []  # only the knowledge:
+    assert "kept after uninstall" in git(repo, "diff", "--cached", ".beads/memory/inbox")  # the knowledge is
     install(repo, "--uninstall", "--purge")
     assert not (repo / ".beads").exists()
 
