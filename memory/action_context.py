@@ -199,8 +199,9 @@ def line(kind: str, content: str, limit: int = 900) -> str:
 
 def answer(memory_dir: str, session: str | None, found: list[list[str]], settings: dict, heading: str) -> str:
     """The block: entries this session was not given yet, within the budget, claimed in the ledger."""
-    from memory import injected
+    from memory import injected, render
 
+    heading = f"{heading}\n{render.FRAMING}"  # what follows is data, never orders
     given = injected.given(memory_dir, session)
     budget, most = int(settings["action_budget_chars"]), int(settings["action_max_entries"])
     chosen: list[list[str]] = []

@@ -5,7 +5,7 @@ import subprocess
 import sys
 
 from helpers import ROOT, assert_protocol, clean_env, error_log, fixture_payload, make_repo, run_hook
-from memory import entry, injected, layout, store
+from memory import entry, injected, layout, render, store
 
 ROUTES = "src/api/routes.py registers every route twice when the app reloads; guard with app.url_map."
 ALEMBIC = "Alembic migrations must be reversible: every upgrade needs a working downgrade."
@@ -112,14 +112,15 @@ def test_budget_and_order(tmp_path):
                             "warning", ts=1_600_000_000))
     repo = project(tmp_path, many)
     text = context(run_hook("action_context", file_event(repo, "src/api/routes.py"), repo), "PreToolUse")
-    lines = text.splitlines()[1:]
+    assert text.splitlines()[1] == render.FRAMING  # what follows is data, never orders
+    lines = text.splitlines()[2:]
     assert len(lines) == 3 and len(text) <= 1000
     assert lines[0].startswith("  [LEARN] src/api/routes.py")  # the whole path named: the strongest cue
     assert lines[1] == "  [WARN] routes.py must never import the models at module level."  # then warnings
     (repo / ".beads" / "memory" / "config.json").write_text(json.dumps({"action_max_entries": 1}))
     text = context(run_hook("action_context", file_event(repo, "src/api/routes.py", session="s9"), repo),
                    "PreToolUse")
-    assert len(text.splitlines()) == 2
+    assert len(text.splitlines()) == 3  # heading, framing line, one entry
 
 
 def test_the_bar_is_read_from_config(tmp_path):
@@ -191,7 +192,7 @@ def test_sixteen_parallel_tool_calls_keep_the_ledger_right(tmp_path):
         return [json.loads(o)["hookSpecificOutput"]["additionalContext"] if o else "" for o in outs]
 
     texts = launch(lambda i: "one")
-    shown = [line for text in texts for line in text.splitlines()[1:]]
+    shown = [line for text in texts for line in text.splitlines()[2:]]
     assert len(shown) == len(set(shown))  # no entry twice
     assert sum(f"mod{i}.py holds" in "".join(texts) for i in range(16)) == 16  # each file's own entry
     ledger = json.loads((memory / layout.INJECTED).read_text())
