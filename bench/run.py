@@ -231,8 +231,9 @@ def main(argv=None) -> int:
 
         p2, b2 = timed(capture, runs, cwd=project, env=hook_env(project), stdin=lambda i: bash_payload(
             f'bd comment BD-{i} "LEARNED: benchmark insight number {i} about caching"', project, i))
-        with open(project / ".beads" / "memory" / "knowledge.jsonl") as knowledge:
-            captured = sum(1 for _ in knowledge)
+        from memory import store
+
+        captured = len(store.load(str(project / ".beads" / "memory")).entries)  # knowledge.jsonl + inbox/
         rows.append(("P2 capture (bd comment LEARNED)", p2, p2 / b2, f"target <= 3x; {captured} captured"))
         if args.capture:  # an insight full of credentials: every redaction rule it triggers is compiled
             secret = ("LEARNED: run mysql -uadmin -pTr0ub4dor3xyz{i} and export DB_PASSWORD=Xk9mP2vL8qR4nZ7w{i} with "

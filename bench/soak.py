@@ -27,8 +27,8 @@ READER = ROOT / "tests" / "test_torture.py"
 
 def on_disk(memory: Path) -> list:
     raw = b""
-    for name in ("knowledge.jsonl", "knowledge.archive.jsonl"):
-        path = memory / name
+    inbox = sorted((memory / "inbox").glob("*.jsonl")) if (memory / "inbox").is_dir() else []
+    for path in [memory / "knowledge.jsonl", memory / "knowledge.archive.jsonl", *inbox]:  # + memory.inbox
         raw += path.read_bytes() if path.exists() else b""
     return [json.loads(line)["bead"] for line in raw.split(b"\n") if line]
 

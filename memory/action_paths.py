@@ -171,12 +171,12 @@ def _common(n: int) -> float:
 
 
 def fingerprint(memory_dir: str) -> list[int] | None:
-    """What the map was built from: the active knowledge file's size and mtime (None when missing)."""
-    try:
-        st = os.stat(os.path.join(memory_dir, layout.KNOWLEDGE))
-    except OSError:
-        return None
-    return [st.st_size, st.st_mtime_ns]
+    """What the map was built from: the active knowledge's identity, knowledge.jsonl and the inbox
+    (memory.inbox; None when there is neither)."""
+    from memory import inbox
+
+    found = inbox.identity(memory_dir)
+    return None if found is None else list(found)
 
 
 def load_saved(memory_dir: str, fp: list[int], with_entries: bool = True) -> dict | None:

@@ -3,6 +3,8 @@
 Each line is OK, WARN or FAIL. Exit status: 0 all OK, 1 a warning, 2 a failure.
 `--repair` (under the store's lock): finishes an interrupted rotation, moves malformed lines to
 knowledge.corrupt.jsonl and drops byte-identical duplicate lines; nothing else is touched.
+`--compact` (under the lock): folds the inbox's captures into knowledge.jsonl and rotates (memory.inbox);
+commit right after.
 """
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ import re
 import subprocess
 import time
 
-from memory import TYPE_CHECKING, fsio, health, layout, locking, paths, registration, store
+from memory import TYPE_CHECKING, fsio, health, inbox, layout, locking, paths, registration, store
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -42,8 +44,8 @@ def _file_checks(memory_dir: str) -> list[Finding]:
             found.append((FAIL, name, f"is a symlink to {os.readlink(path)}: hooks refuse to write through it"))
             continue
         if not os.path.exists(path):
-            level = WARN if name == store.ACTIVE else OK
-            found.append((level, name, "missing" + (" (nothing captured yet)" if name == store.ACTIVE else "")))
+            empty = name == store.ACTIVE and not inbox.names(memory_dir)
+            found.append((WARN if empty else OK, name, "missing" + (" (nothing captured yet)" if empty else "")))
             continue
         found_health = health.health(path)
         level = OK if found_health.healthy else WARN
@@ -52,11 +54,26 @@ def _file_checks(memory_dir: str) -> list[Finding]:
         found.append((level, name, f"{found_health.lines} lines, {size:.1f} KiB, {found_health.malformed} malformed, "
                                    f"{found_health.duplicates} duplicate{torn}"
                       + (" (memory-doctor --repair)" if level == WARN else "")))
+    found.append(_inbox_check(memory_dir))
     if os.path.exists(store.path(memory_dir, store.CORRUPT)):
         n = store.read(store.path(memory_dir, store.CORRUPT)).lines
         found.append((WARN, "quarantine",
                       f"{store.CORRUPT} holds {n} line(s) moved out by repairs; review, then delete"))
     return found
+
+
+def _inbox_check(memory_dir: str) -> Finding:
+    count, held = health.inbox_health(memory_dir)
+    level = WARN if held.malformed or held.duplicates or count > health.COMPACT_HINT else OK
+    detail = (f"{count} capture file(s), {held.lines} lines, {held.malformed} malformed, {held.duplicates} duplicate"
+              + (" (memory-doctor --repair)" if held.malformed or held.duplicates else ""))
+    if count > health.COMPACT_HINT:
+        detail += "; reads slow down: run memory-doctor --compact on a clean tree, then commit"
+    probe = os.path.join(layout.INBOX, "probe" + inbox.SUFFIX)
+    if os.path.isdir(memory_dir) and paths.git_lines(["check-ignore", "--no-index", probe], memory_dir, 5.0):
+        return FAIL, "inbox", (f"{detail}; {layout.INBOX}/ is gitignored, so captures are never committed: add "
+                               f"`!.beads/memory/{layout.INBOX}/` to .gitignore")
+    return level, "inbox", detail
 
 
 def _write_checks(memory_dir: str) -> list[Finding]:
@@ -260,6 +277,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="memory-doctor", description=__doc__.split("\n\n")[0],
                                      epilog="Exit status: 0 all OK, 1 warnings, 2 failures.")
     parser.add_argument("--repair", action="store_true", help="quarantine malformed lines, drop duplicate lines")
+    parser.add_argument("--compact", action="store_true",
+                        help="fold the inbox into knowledge.jsonl and rotate (then commit)")
     parser.add_argument("--json", action="store_true", help="one JSON object, for machines")
     parser.add_argument("--report", metavar="FILE.html",
                         help="write one static HTML page about the knowledge (nothing fetched) and stop")
@@ -275,6 +294,13 @@ def main(argv: list[str] | None = None) -> int:
         failed: list[Finding] = []
     except OSError as exc:  # e.g. a folder this user can't write: the report says so (see "writable")
         repaired, failed = [], [(FAIL, "repair", f"could not repair: {exc.strerror or exc} ({exc.filename})")]
+    if args.compact and os.path.isdir(memory_dir):
+        try:
+            repaired += health.compact(memory_dir)
+        except locking.LockTimeout:
+            repaired.append(f"not compacted: {store.LOCK} stayed busy; try again")
+        except OSError as exc:
+            failed.append((FAIL, "compact", f"could not compact: {exc.strerror or exc} ({exc.filename})"))
     findings = failed + diagnose(anchor, memory_dir)
     worst = max((EXIT[level] for level, _, _ in findings), default=0)
     if args.json:

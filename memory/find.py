@@ -19,10 +19,10 @@ import os
 import stat
 import zlib
 
-from memory import TYPE_CHECKING, fsio, jsonline, layout, segfile, shape, textmatch
+from memory import TYPE_CHECKING, fsio, inbox, jsonline, layout, segfile, shape, textmatch
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Sequence
+    from collections.abc import Callable, Iterator, Sequence
 
 ACTIVE, ARCHIVE = layout.KNOWLEDGE, layout.ARCHIVE
 INDEX = {ACTIVE: layout.INDEX, ARCHIVE: layout.ARCHIVE_INDEX}
@@ -61,7 +61,7 @@ def find(memory_dir: str, terms: Sequence[str], refresh: bool = True) -> tuple[l
 def current(memory_dir: str) -> tuple[segfile.IndexFile | None, segfile.IndexFile] | None:
     """(archive segment or None when there is no archive, active segment), opened, when both are those
     of the files as they are now and of each other (memory.index.segments' test); else None."""
-    src = {name: fsio.identity(os.path.join(memory_dir, name)) for name in (ACTIVE, ARCHIVE)}
+    src = {ACTIVE: inbox.identity(memory_dir), ARCHIVE: fsio.identity(os.path.join(memory_dir, ARCHIVE))}
     active = segfile.open_index(os.path.join(memory_dir, INDEX[ACTIVE]), segfile.FINGERPRINT)
     if active is None or _src(active) != src[ACTIVE]:
         return None
@@ -99,10 +99,10 @@ def _search(memory_dir: str, archive: segfile.IndexFile | None, active: segfile.
         chosen = sorted(doc for doc in docs or () if live[doc])
         if not chosen:
             continue
-        fd = fsio.open_regular(os.path.join(memory_dir, name), os.O_RDONLY)
+        reader = _Reader(memory_dir, name)
         try:
             verdicts = _held_by_key(seg)
-            for offset, line in _lines(fd, seg, chosen):
+            for offset, line in _lines(reader.pread, seg, chosen):
                 if line is None:
                     return None  # the file changed under the index: scan instead
                 if textmatch.matches(line, terms):  # a damaged index may name others: the text decides
@@ -110,7 +110,7 @@ def _search(memory_dir: str, archive: segfile.IndexFile | None, active: segfile.
                     keys.add(line["key"])
                     _tell_screen(line, verdicts)
         finally:
-            os.close(fd)
+            reader.close()
     for file_no, _, seg, _ in parts:
         lines += [(file_no, offset, {"type": kind, "key": key, "ts": ts})
                   for kind, key, ts, offset in seg.meta["controls"] if key in keys and kind != shape.APPROVE]
@@ -144,7 +144,25 @@ def _tell_screen(line: dict, held: dict[str, dict[str, list[str]]]) -> None:
     screen.remember(line["content"], versions.get(hold.text_sha(line["content"]), []))
 
 
-def _lines(fd: int, seg: segfile.IndexFile, docs: list[int]) -> Iterator[tuple[int, dict | None]]:
+class _Reader:
+    """Reads by offset: the archive file, or the active knowledge's files (memory.inbox.ActiveFile)."""
+
+    def __init__(self, memory_dir: str, name: str) -> None:
+        self.active = inbox.ActiveFile(memory_dir) if name == ACTIVE else None
+        self.fd = fsio.open_regular(os.path.join(memory_dir, name), os.O_RDONLY) if name != ACTIVE else -1
+
+    def pread(self, length: int, offset: int) -> bytes:
+        return self.active.pread(length, offset) if self.active is not None else os.pread(self.fd, length, offset)
+
+    def close(self) -> None:
+        if self.active is not None:
+            self.active.close()
+        else:
+            os.close(self.fd)
+
+
+def _lines(pread: Callable[[int, int], bytes], seg: segfile.IndexFile,
+           docs: list[int]) -> Iterator[tuple[int, dict | None]]:
     """(offset, entry) of each doc's line, the entry None when the line no longer is what was indexed."""
     if len(docs) > READ_COLUMNS:
         offsets, lengths, crcs = seg.column("off"), seg.column("len"), seg.column("lcrc")
@@ -154,7 +172,7 @@ def _lines(fd: int, seg: segfile.IndexFile, docs: list[int]) -> Iterator[tuple[i
         else:
             offset, length, crc = seg.items("off", doc, doc + 1)[0], seg.items("len", doc, doc + 1)[0], \
                 seg.items("lcrc", doc, doc + 1)[0]
-        data = os.pread(fd, length, offset)
+        data = pread(length, offset)
         if zlib.crc32(data) != crc:
             yield offset, None
             return

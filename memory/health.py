@@ -1,12 +1,15 @@
-"""The knowledge files' health, for memory-doctor: what a file holds, parked captures, an unfinished rotation,
-and the one repair it may make (quarantine malformed lines, drop byte-identical duplicates) under the lock."""
+"""The knowledge files' health, for memory-doctor: what a file holds, the inbox, parked captures, an unfinished
+rotation, the one repair it may make (quarantine malformed lines, drop byte-identical duplicates) and the fold
+of the inbox a person asks for (`--compact`), both under the lock."""
 from __future__ import annotations
 
 import errno
 import os
 import shlex
 
-from memory import fsio, layout, locking, store
+from memory import fsio, inbox, layout, locking, store
+
+COMPACT_HINT = 500  # inbox files past which the doctor suggests `--compact` (each read costs ~15 us)
 
 
 class FileHealth:
@@ -27,6 +30,31 @@ def health(file_path: str) -> FileHealth:
     return FileHealth(snap.lines, snap.malformed, len(lines) - len(set(lines)), snap.unterminated)
 
 
+def inbox_health(memory_dir: str) -> tuple[int, FileHealth]:
+    """(fragments in the inbox, what they hold together); duplicates counted within each fragment."""
+    names = inbox.names(memory_dir)
+    total = FileHealth(0, 0, 0, 0)
+    for name in names:
+        one = health(os.path.join(inbox.folder(memory_dir), name))
+        total.lines += one.lines
+        total.malformed += one.malformed + one.unterminated  # a fragment is published whole: a cut one is damage
+        total.duplicates += one.duplicates
+    return len(names), total
+
+
+def compact(memory_dir: str) -> list[str]:
+    """memory-doctor --compact: fold the inbox into knowledge.jsonl and rotate (memory.store.compact); what
+    was done, and what to commit."""
+    done = store.compact(memory_dir)
+    if not done.fragments and not done.rotated:
+        return ["nothing to compact (the inbox is empty and knowledge.jsonl is within the limit)"]
+    said = f"folded {done.fragments} inbox file(s) ({done.lines} new line(s)) into {store.ACTIVE}"
+    if done.rotated:
+        said += f", moved the oldest lines to {store.ARCHIVE}"
+    return [said + "; commit it now (git add .beads/memory && git commit): until then switching to a branch "
+                   "whose knowledge differs is refused by git"]
+
+
 def rotation_pending(memory_dir: str) -> bool:
     return os.path.exists(store.path(memory_dir, store.JOURNAL))
 
@@ -37,7 +65,8 @@ def repair(memory_dir: str) -> list[str]:
     done = []
     with locking.exclusive(store.path(memory_dir, store.LOCK)):
         store.recover(memory_dir)
-        for name in (store.ARCHIVE, store.ACTIVE):
+        fragments = [os.path.join(layout.INBOX, n) for n in inbox.names(memory_dir)]
+        for name in [store.ARCHIVE, store.ACTIVE] + fragments:
             target = store.path(memory_dir, name)
             if os.path.islink(target) or not os.path.exists(target):
                 continue
@@ -55,7 +84,9 @@ def repair(memory_dir: str) -> list[str]:
                 (kept if store.parse_line(line) is not None else bad).append(line)
             if bad:
                 fsio.append(store.path(memory_dir, store.CORRUPT), b"\n".join(bad) + b"\n", fsync=True)
-            if bad or dropped:
+            if (bad or dropped) and not kept and name in fragments:
+                os.unlink(target)  # nothing usable left in that capture's file
+            elif bad or dropped:
                 fsio.atomic_write(target, b"".join(line + b"\n" for line in kept))
                 done.append(f"{name}: moved {len(bad)} malformed line(s) to {store.CORRUPT}, "
                             f"removed {dropped} duplicate line(s)")
@@ -80,6 +111,9 @@ def write_problem(memory_dir: str) -> list[str]:
         os.unlink(probe)
     except OSError as exc:
         problems.append(f"{folder} cannot be written ({exc.strerror}): {_fix(folder, exc)}")
+    inbox_dir = inbox.folder(memory_dir)  # where every capture goes
+    if os.path.isdir(inbox_dir) and not os.access(inbox_dir, os.W_OK | os.X_OK):
+        problems.append(f"{inbox_dir} cannot be written: {_fix(inbox_dir, PermissionError(errno.EACCES, ''))}")
     for name in (store.ACTIVE, store.ARCHIVE, store.LOCK):
         target = store.path(memory_dir, name)
         if os.path.islink(target) or not os.path.isfile(target):

@@ -1,7 +1,8 @@
 """A derived, machine-local ranking index of the knowledge files, so a hook never re-tokenizes them.
 
-One segment file per source: `knowledge.index` for knowledge.jsonl, `knowledge.archive.index` for the
-archive. Each holds the source's identity (inode, device, size, mtime_ns) and how far it was read, so:
+One segment file per source: `knowledge.index` for the active knowledge (knowledge.jsonl and the inbox's
+fragments, read as one byte string: memory.inbox.joined), `knowledge.archive.index` for the archive. Each
+holds the source's identity (inode, device, size, mtime_ns) and how far it was read, so:
 - unchanged source (stat equal)                  -> used as is, the source is not even read
 - same file grown (append; checked by a CRC of the bytes before the old end) -> only the new lines are
   tokenized: a capture, or a rotation's append to a 100,000-line archive, costs only its own lines
@@ -22,7 +23,7 @@ import os
 import zlib
 from array import array
 
-from memory import TYPE_CHECKING, concepts, fsio, layout
+from memory import TYPE_CHECKING, concepts, fsio, inbox, layout
 from memory import corpus as corpus_mod
 from memory.segment import MAGIC, Segment, array_of, concat, read_segment
 
@@ -202,7 +203,7 @@ def segments(memory_dir: str, inline_limit: int | None = None) -> tuple[Segment,
     """(archive segment, active segment, whether the archive was left out): see load."""
     fp = fingerprint()
     idx = {name: os.path.join(memory_dir, INDEX[name]) for name in (ACTIVE, ARCHIVE)}
-    src = {name: fsio.identity(os.path.join(memory_dir, name)) for name in (ACTIVE, ARCHIVE)}
+    src = sources(memory_dir)
     active = read_segment(idx[ACTIVE], fp)
     archive: Segment | None = Segment()
     if src[ARCHIVE] is not None:
@@ -217,6 +218,12 @@ def segments(memory_dir: str, inline_limit: int | None = None) -> tuple[Segment,
         archive, active = _rebuild(memory_dir, idx, fp, with_archive=not skip)
         partial = skip
     return archive, active, partial  # type: ignore[return-value]
+
+
+def sources(memory_dir: str) -> dict[str, tuple | None]:
+    """The identity of each indexed source as it is now: the active knowledge's (memory.inbox.identity)
+    and the archive's."""
+    return {ACTIVE: inbox.identity(memory_dir), ARCHIVE: fsio.identity(os.path.join(memory_dir, ARCHIVE))}
 
 
 def build_in_background(memory_dir: str) -> None:
@@ -272,7 +279,7 @@ def _extendable(segment: Segment | None, src: tuple[int, int, int, int]) -> bool
 
 
 def _rebuild(memory_dir: str, idx: dict[str, str], fp: int, with_archive: bool = True) -> tuple[Segment, Segment]:
-    active_data, active_src = _read_source(os.path.join(memory_dir, ACTIVE))  # active first: see store
+    active_data, active_src = inbox.joined(inbox.read_parts(memory_dir))  # active first: see memory.reading
     writable = os.path.isdir(memory_dir)
     if with_archive:
         archive_data, archive_src = _read_source(os.path.join(memory_dir, ARCHIVE))
@@ -317,36 +324,43 @@ def combine(memory_dir: str, archive: Segment, active: Segment) -> corpus_mod.Co
 
 
 class _EntryReader:
-    """Entries fetched by offset; a line that no longer matches its CRC (the file changed) is None."""
+    """Entries fetched by offset; a line that no longer matches its CRC (the files changed) is None."""
 
     def __init__(self, memory_dir: str, archive: Segment, active: Segment) -> None:
         self.dir, self.archive, self.active = memory_dir, archive, active
-        self.fds: dict[str, int | None] = {}
+        self.archive_fd: int | None = None
+        self.active_file: inbox.ActiveFile | None = None
 
     def __del__(self) -> None:
-        for fd in self.fds.values():
-            if fd is not None:
-                os.close(fd)
+        if self.archive_fd is not None and self.archive_fd >= 0:
+            os.close(self.archive_fd)
+        if self.active_file is not None:
+            self.active_file.close()
+
+    def _pread(self, in_archive: bool, length: int, offset: int) -> bytes | None:
+        if not in_archive:
+            if self.active_file is None:
+                self.active_file = inbox.ActiveFile(self.dir)
+            return self.active_file.pread(length, offset)
+        if self.archive_fd is None:
+            try:
+                self.archive_fd = os.open(os.path.join(self.dir, ARCHIVE), os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+            except OSError:
+                self.archive_fd = -1
+        return None if self.archive_fd < 0 else os.pread(self.archive_fd, length, offset)
 
     def entry(self, doc: int) -> dict | None:
         from memory import jsonio
         from memory.entry import is_valid
 
-        name, seg = (ARCHIVE, self.archive) if doc < self.archive.stats.n else (ACTIVE, self.active)
-        local = doc - (0 if name == ARCHIVE else self.archive.stats.n)
-        if name not in self.fds:
-            try:
-                self.fds[name] = os.open(os.path.join(self.dir, name), os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-            except OSError:
-                self.fds[name] = None
-        fd = self.fds[name]
-        if fd is None:
-            return None
+        in_archive = doc < self.archive.stats.n
+        seg = self.archive if in_archive else self.active
+        local = doc - (0 if in_archive else self.archive.stats.n)
         try:
-            line = os.pread(fd, seg.lengths[local], seg.offsets[local])
-            if zlib.crc32(line) != seg.line_crcs[local]:
+            line = self._pread(in_archive, seg.lengths[local], seg.offsets[local])
+            if line is None or zlib.crc32(line) != seg.line_crcs[local]:
                 return None
-        except ValueError:  # the index was cut short under us
+        except (ValueError, OSError):  # the index was cut short under us, or a fragment was folded away
             return None
         try:
             obj = jsonio.json.loads(line)

@@ -12,6 +12,7 @@ MEMORY_SUBDIR = os.path.join(".beads", "memory")
 # committed: the team's knowledge, shared through git
 KNOWLEDGE = "knowledge.jsonl"
 ARCHIVE = "knowledge.archive.jsonl"
+INBOX = "inbox"  # folder: one new file per capture, never changed after (memory.inbox: branch switches)
 COMPLETION_CONFIG = "completion.json"  # the completion gate's settings (optional)
 CONFIG = "config.json"  # budgets and ranking settings (optional; memory.config)
 
@@ -42,6 +43,7 @@ MACHINE_LOCAL_FILES = (LOCK, JOURNAL, CORRUPT, ERRORS, ERRORS_ROTATED, DISPATCH_
                        SCREEN_CACHE, PATH_CUES)
 MACHINE_LOCAL_DIRS = (PENDING, ACTION_CACHE)
 COMMITTED = (KNOWLEDGE, ARCHIVE)  # the data files a team shares (the configs are theirs, never purged)
+COMMITTED_DIRS = (INBOX,)  # ... and the folder of captures not yet folded into KNOWLEDGE
 DATA_FILES = COMMITTED + MACHINE_LOCAL_FILES  # what `install.sh --uninstall --purge` deletes
 
 

@@ -104,7 +104,8 @@ def handle(ctx: hookrun.Context) -> str | None:
     if not prompt or not asks_something(prompt):
         return None
     ctx.memory_dir = paths.memory_dir(payload.cwd(data), payload.project_dir(data))
-    if not any(os.path.exists(os.path.join(ctx.memory_dir, name)) for name in (layout.KNOWLEDGE, layout.ARCHIVE)):
+    if not any(os.path.exists(os.path.join(ctx.memory_dir, name))
+               for name in (layout.KNOWLEDGE, layout.ARCHIVE, layout.INBOX)):
         return None
     settings = config.load(ctx.memory_dir)
     session = payload.session_id(data)

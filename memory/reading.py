@@ -1,5 +1,8 @@
 """The knowledge files' read side: tolerant reads (a torn or foreign line is counted, never fatal),
 keyword prefiltering on raw bytes, and latest-wins through memory.view. Writes: memory.store.
+
+The active knowledge is knowledge.jsonl followed by the inbox's fragments (memory.inbox), in that order,
+so later lines are newer; the archive comes before both.
 """
 from __future__ import annotations
 
@@ -135,11 +138,25 @@ def parse_line(line: bytes, loads: Callable[[bytes], object] | None = None) -> d
 
 
 def _read_consistently(memory_dir: str, include_archive: bool) -> list[bytes]:
-    """The files' bytes, archive first. The active file is read before the archive: rotation appends to
-    the archive before it replaces the active file, so no line can slip between the two reads."""
-    active = read_file(os.path.join(memory_dir, layout.KNOWLEDGE))
+    """The files' bytes, archive first. The active knowledge is read before the archive: rotation appends
+    to the archive before it replaces the active file, so no line can slip between the two reads."""
+    active = active_chunks(memory_dir)
     archive = read_file(os.path.join(memory_dir, layout.ARCHIVE)) if include_archive else b""
-    return [archive, active]
+    return [archive] + active
+
+
+def active_chunks(memory_dir: str) -> list[bytes]:
+    """knowledge.jsonl's bytes, then each inbox fragment's (memory.inbox.read_parts: consistent against a
+    concurrent fold). A fragment is published whole, so one missing its last newline (made by hand) gets
+    it: its last line is not a write in progress, and must not run into the next fragment's first."""
+    from memory import inbox
+
+    parts = inbox.read_parts(memory_dir)
+    chunks = [data for _, data, _ in parts]
+    has_knowledge = bool(parts) and os.path.basename(parts[0][0]) == layout.KNOWLEDGE
+    if not has_knowledge:
+        chunks.insert(0, b"")
+    return chunks[:1] + [c if not c or c.endswith(b"\n") else c + b"\n" for c in chunks[1:]]
 
 
 def read_file(file_path: str) -> bytes:

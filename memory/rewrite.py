@@ -13,7 +13,7 @@ import hashlib
 import os
 import sys
 
-from memory import TYPE_CHECKING, cli, entry, fsio, jsonio, layout, locking, store
+from memory import TYPE_CHECKING, cli, entry, fsio, inbox, jsonio, layout, locking, store
 
 if TYPE_CHECKING:
     from typing import Any
@@ -73,7 +73,9 @@ def redact_key(memory_dir: str, key: str, text: str | None) -> Outcome:
     outcome = Outcome()
     with locking.exclusive(store.path(memory_dir, store.LOCK)):
         store.recover(memory_dir)  # no half-done rotation or parked capture left behind the rewrite
-        files = {name: store.read_file(store.path(memory_dir, name)) for name in (store.ARCHIVE, store.ACTIVE)}
+        names = [store.ARCHIVE, store.ACTIVE]  # and every capture not yet folded in (memory.inbox)
+        names += [os.path.join(layout.INBOX, name) for name in inbox.names(memory_dir)]
+        files = {name: store.read_file(store.path(memory_dir, name)) for name in names}
         lines = [e for name in files for e in store.read("", files[name]).entries]
         outcome.new_key = _new_key(lines, key, text)
         for name, data in files.items():  # the archive first, as a rotation writes

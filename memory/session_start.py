@@ -19,10 +19,7 @@ def handle(ctx: hookrun.Context) -> str | None:
     if another_copy_answers(data, ctx.argv, root):
         return None
     ctx.memory_dir = paths.memory_dir(cwd, project)
-    snapshot = store.load(ctx.memory_dir)
-    if snapshot.lines > store.ROTATE_ABOVE:  # a git merge of two branches' captures: rotate before reading on
-        store.rotate(ctx.memory_dir)
-        snapshot = store.load(ctx.memory_dir)
+    snapshot = store.load(ctx.memory_dir)  # never rotated here: that would change committed files (memory.inbox)
     latest = store.latest(snapshot.entries, cache_dir=ctx.memory_dir)
     settings = config.load(ctx.memory_dir)
     left = _left_to_bd_prime(latest, root, ctx.argv, settings)

@@ -1,7 +1,12 @@
-"""The knowledge files: locked appends and crash-safe rotation (the reads: memory.reading).
+"""The knowledge files: locked captures into the inbox, and the explicit fold and crash-safe rotation
+(the reads: memory.reading).
 
-Every write happens under one lock file. Rotation keeps the active file short (more than 1,000 lines -> the oldest
-500 go to the archive) and is journaled so that a crash at any instant loses nothing and a re-run
+A capture never changes a committed file: each write is a new fragment in `inbox/` (memory.inbox), so
+`git checkout` keeps working with uncommitted captures. Only `compact` (memory-doctor --compact, asked for
+by a person) changes knowledge.jsonl: it folds the inbox into it, then rotates.
+
+Every write happens under one lock file. Rotation keeps the active file short (more than 1,000 lines -> the
+oldest 500 go to the archive) and is journaled so that a crash at any instant loses nothing and a re-run
 never duplicates archive lines:
 
 1. journal {archive size before, identity of the active file}   (atomic write)
@@ -17,7 +22,7 @@ from __future__ import annotations
 import os
 import time
 
-from memory import TYPE_CHECKING, fsio, jsonio, layout, locking
+from memory import TYPE_CHECKING, fsio, inbox, jsonio, layout, locking
 from memory.entry import is_line
 from memory.reading import (  # noqa: F401 - the read side, where callers have always found it
     Snapshot,
@@ -59,7 +64,7 @@ class AppendResult:
 
 def append(memory_dir: str, records: Iterable[dict], capture_id: str | None = None,
            repeat: bool = True) -> AppendResult:
-    """Append knowledge records (redacted first) under the lock, then rotate when the file is too long.
+    """Store knowledge records (redacted first) under the lock, as one new inbox fragment (memory.inbox).
 
     With `capture_id`, a tool call whose records are already in the file is not written again (the same
     hook registered twice, or Cursor running both its own and Claude's hook files). A lock that stays
@@ -74,11 +79,10 @@ def append(memory_dir: str, records: Iterable[dict], capture_id: str | None = No
         return AppendResult()
     data = b"".join(jsonio.dumps_line(record) for record in cleaned)
     os.makedirs(memory_dir, exist_ok=True)
-    target = path(memory_dir, ACTIVE)
     try:
         with locking.exclusive(path(memory_dir, LOCK)):
             recover(memory_dir)
-            existing = fsio.read_bytes(target) or b""
+            existing = active_bytes(memory_dir)
             if capture_id and _has_capture(existing, capture_id):
                 return AppendResult()
             duplicates = _same_text(existing, cleaned, repeat)
@@ -87,8 +91,7 @@ def append(memory_dir: str, records: Iterable[dict], capture_id: str | None = No
                 data = b"".join(jsonio.dumps_line(record) for record in cleaned)
             replaced = _superseded(existing, cleaned)
             if data:
-                fsio.append(target, data)
-                rotate_if_needed(memory_dir)
+                inbox.write(memory_dir, data)
     except locking.LockTimeout:
         # park it whole (a new file, published atomically)
         spool = path(memory_dir, SPOOL)
@@ -132,20 +135,68 @@ def _has_capture(existing: bytes, capture_id: str) -> bool:
     return f'"capture_id":"{capture_id}"'.encode() in existing[-DEDUPE_TAIL_BYTES:]
 
 
+def active_bytes(memory_dir: str) -> bytes:
+    """knowledge.jsonl and the inbox's fragments, as one byte string of whole lines (what a write checks
+    for an earlier copy or version of what it stores)."""
+    from memory import reading
+
+    return b"".join(reading.active_chunks(memory_dir))
+
+
 def _merge_spool(memory_dir: str) -> None:
-    """Append the parked captures (oldest first, skipping tool calls already stored). Call under the lock."""
+    """Store the parked captures (oldest first, skipping tool calls already stored) as inbox fragments.
+    Call under the lock."""
     spool = path(memory_dir, SPOOL)
     for name in parked(memory_dir):
         data = fsio.read_bytes(os.path.join(spool, name)) or b""
-        tail = fsio.read_tail(path(memory_dir), DEDUPE_TAIL_BYTES)
+        tail = active_bytes(memory_dir)[-DEDUPE_TAIL_BYTES:]
         fresh = []
         for line in data.split(b"\n"):
             entry = parse_line(line) if line.strip() else None
             if entry is not None and not _has_capture(tail, str(entry.get("capture_id"))):
                 fresh.append(line + b"\n")
         if fresh:
-            fsio.append(path(memory_dir), b"".join(fresh), fsync=True)
+            inbox.write(memory_dir, b"".join(fresh))
         os.unlink(os.path.join(spool, name))
+
+
+class Compacted:
+    """What `compact` did: fragments folded, lines they added to the active file, whether it rotated."""
+
+    def __init__(self, fragments: int = 0, lines: int = 0, rotated: bool = False) -> None:
+        self.fragments, self.lines, self.rotated = fragments, lines, rotated
+
+
+def compact(memory_dir: str) -> Compacted:
+    """Fold the inbox into knowledge.jsonl (oldest fragment first; a line already there is not added twice),
+    delete the folded fragments, then rotate: under the lock. This changes committed files, so it runs only
+    when a person asks (memory-doctor --compact) and then commits. A crash before the fragments are deleted
+    leaves their lines in both places (a reader sees the same line twice, which latest-wins reads as one);
+    running it again finishes. A busy lock raises locking.LockTimeout."""
+    with locking.exclusive(path(memory_dir, LOCK)):
+        recover(memory_dir)
+        names = inbox.names(memory_dir)
+        done = Compacted(len(names))
+        if names:
+            active = path(memory_dir)
+            current = fsio.read_bytes(active) or b""
+            if current and not current.endswith(b"\n"):
+                current += b"\n"
+            present = set(current.split(b"\n"))
+            added = []
+            for name in names:
+                for line in (fsio.read_bytes(os.path.join(inbox.folder(memory_dir), name)) or b"").split(b"\n"):
+                    if line.strip() and line not in present:
+                        present.add(line)
+                        added.append(line + b"\n")
+            if added:
+                fsio.atomic_write(active, current + b"".join(added))
+            for name in names:
+                os.unlink(os.path.join(inbox.folder(memory_dir), name))
+            fsio.fsync_dir(inbox.folder(memory_dir))
+            done.lines = len(added)
+        done.rotated = rotate_if_needed(memory_dir)
+    return done
 
 
 def normalized(text: str) -> str:
@@ -282,7 +333,8 @@ def _carry_forward(moved: list[bytes], kept: list[bytes]) -> tuple[list[bytes], 
 
 def rotate(memory_dir: str) -> bool:
     """Rotate now if the active file is past the limit (a merge can leave it so: memory/merge.py), under the
-    lock; False when there was nothing to do. A busy lock raises locking.LockTimeout."""
+    lock; False when there was nothing to do. It changes committed files: only where a person asked (see
+    `compact`). A busy lock raises locking.LockTimeout."""
     with locking.exclusive(path(memory_dir, LOCK)):
         recover(memory_dir)
         return rotate_if_needed(memory_dir)
@@ -293,6 +345,7 @@ def recover(memory_dir: str) -> None:
     Call under the lock."""
     _repair_torn_tail(memory_dir)
     _merge_spool(memory_dir)
+    inbox.remove_temps(memory_dir)
     for name in os.listdir(memory_dir):
         if name.startswith(".knowledge") and name.endswith(layout.TEMP_SUFFIX):  # only lock holders write these
             os.unlink(path(memory_dir, name))

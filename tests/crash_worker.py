@@ -1,7 +1,9 @@
-"""Test helper process: append entries through memory.store, SIGKILLing itself at a chosen instant.
+"""Test helper process: append entries through memory.store, each followed by the fold a person runs
+(store.compact: the inbox into knowledge.jsonl, then rotation; every 10th append when there are many),
+SIGKILLing itself at a chosen instant.
 
 usage: crash_worker.py MEMORY_DIR FIRST COUNT [DIE_AT [MODE]]
-  DIE_AT: the n-th filesystem operation (os.write/fsync/replace/unlink/ftruncate) at which to die
+  DIE_AT: the n-th filesystem operation (os.write/fsync/replace/unlink/ftruncate/link/rename) at which to die
   MODE:   before (default) | after | half (write half of the bytes, then die)
 """
 import os
@@ -10,7 +12,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from memory import entry, store  # noqa: E402
+from memory import entry, locking, store  # noqa: E402
 
 
 def arm(die_at: int, mode: str) -> None:
@@ -30,7 +32,7 @@ def arm(die_at: int, mode: str) -> None:
             return real(*args, **kwargs)
         setattr(os, name, op)
 
-    for name in ("write", "fsync", "replace", "unlink", "ftruncate"):
+    for name in ("write", "fsync", "replace", "unlink", "ftruncate", "link", "rename"):
         wrap(name)
 
 
@@ -40,6 +42,11 @@ def main() -> int:
         arm(int(sys.argv[4]), sys.argv[5] if len(sys.argv) > 5 else "before")
     for i in range(first, first + count):
         store.append(memory_dir, [entry.build(f"insight {i}", f"BD-{i}", "orchestrator", ts=i)])
+        if count <= 5 or (i - first) % 10 == 9 or i == first + count - 1:
+            try:
+                store.compact(memory_dir)
+            except locking.LockTimeout:  # many workers at once: the next one folds it
+                pass
     return 0
 
 

@@ -95,11 +95,15 @@ def hook_context(name: str, fixture: str, repo: Path, **fields) -> str:
 
 
 def knowledge(repo_path: Path, name: str = "knowledge.jsonl") -> list:
-    path = repo_path / ".beads" / "memory" / name
-    if not path.exists():
-        return []
+    """The lines of a knowledge file, parsed. For knowledge.jsonl: the active knowledge, i.e. the file and
+    then the inbox's fragments in order (memory.inbox), where captures go."""
+    memory = repo_path / ".beads" / "memory"
+    paths = [memory / name]
+    if name == "knowledge.jsonl" and (memory / "inbox").is_dir():
+        paths += sorted(p for p in (memory / "inbox").iterdir() if p.name.endswith(".jsonl"))
     # split on "\n" only: str.splitlines() would also split inside content at U+2028 and friends
-    return [json.loads(line) for line in path.read_bytes().split(b"\n") if line.strip()]
+    return [json.loads(line) for path in paths if path.exists()
+            for line in path.read_bytes().split(b"\n") if line.strip()]
 
 
 def error_log(repo_path: Path) -> str:

@@ -7,15 +7,15 @@ from pathlib import Path
 import pytest
 
 from helpers import ROOT, bash_payload, clean_env, knowledge
-from memory import entry, store
+from memory import entry, inbox, store
 
 WORKER = str(Path(__file__).with_name("crash_worker.py"))
 
 
 def all_lines(memory: Path):
-    """Every line of archive + active, parsed (a torn line fails the test)."""
+    """Every line of archive + active + inbox, parsed (a torn line fails the test)."""
     out = []
-    for name in (store.ARCHIVE, store.ACTIVE):
+    for name in [store.ARCHIVE, store.ACTIVE] + [f"inbox/{n}" for n in inbox.names(str(memory))]:
         path = memory / name
         if path.exists():
             raw = path.read_bytes()
@@ -52,6 +52,9 @@ def test_32_hook_processes_capture_across_the_rotation_boundary(repo):
     assert sorted(c for c in contents if c.startswith("concurrent")) == \
         sorted(f"concurrent insight number {i}" for i in range(32))
     assert len(contents) == len(set(contents)) == 990 + 32
+    assert (memory / store.ACTIVE).read_bytes().count(b"\n") == 990  # captures never touch it
+    store.compact(str(memory))  # memory-doctor --compact
+    assert len(all_lines(memory)) == 990 + 32
     assert len(knowledge(repo)) <= 1000 and len(knowledge(repo, store.ARCHIVE)) == 500
 
 
@@ -66,17 +69,18 @@ def test_32_processes_many_rotations(tmp_path):
 
 
 def operations_in_one_rotating_append(tmp_path) -> int:
-    """How many filesystem operations an append that rotates performs (counted, not guessed)."""
+    """How many filesystem operations an append and the fold that rotates perform (counted, not guessed)."""
     probe = tmp_path / "probe"
     seed(probe, 1000)
     code = ("import os,sys; sys.path.insert(0, sys.argv[1]); n=[0]\n"
-            "for name in ('write','fsync','replace','unlink','ftruncate'):\n"
+            "for name in ('write','fsync','replace','unlink','ftruncate','link','rename'):\n"
             "    real=getattr(os,name)\n"
             "    def op(*a, _r=real, **k):\n"
             "        n[0]+=1; return _r(*a, **k)\n"
             "    setattr(os,name,op)\n"
             "from memory import entry, store\n"
-            "store.append(sys.argv[2], [entry.build('x','B','orchestrator')]); print(n[0])")
+            "store.append(sys.argv[2], [entry.build('x','B','orchestrator')]); store.compact(sys.argv[2])\n"
+            "print(n[0])")
     out = subprocess.run([sys.executable, "-c", code, str(ROOT), str(probe)],
                          capture_output=True, text=True, check=True)
     return int(out.stdout)

@@ -41,7 +41,7 @@ def test_healthy_install_is_ok(repo):
     registered = [c["detail"] for c in data["checks"] if c["check"] == "registered"]
     assert registered[0].startswith(".claude/settings.json: SessionStart") and "afterShellExecution" in registered[1]
     assert "project virtualenv; orjson+filelock" in checks["interpreter"]["detail"]
-    assert "1 lines" in checks["knowledge.jsonl"]["detail"]
+    assert checks["inbox"]["detail"].startswith("1 capture file(s), 1 lines, 0 malformed")
     assert checks["lock"]["detail"] == "free"
 
 
@@ -60,7 +60,9 @@ def test_nothing_installed_fails(repo):
 def test_malformed_and_duplicate_lines_warn_and_repair(repo):
     installed(repo)
     active = repo / ".beads" / "memory" / store.ACTIVE
-    line = active.read_bytes()
+    [fragment] = (repo / ".beads" / "memory" / "inbox").iterdir()
+    line = fragment.read_bytes()
+    fragment.unlink()
     active.write_bytes(line + line + b'{"key":"torn\n' + b"not json\n")
     code, _, checks = report(repo)
     knowledge = checks["knowledge.jsonl"]
@@ -237,3 +239,15 @@ def test_a_writable_memory_is_ok(repo):
     checks = report(repo)[2]
     assert checks["writable"]["level"] == "OK"
     assert not [n for n in os.listdir(repo / ".beads" / "memory") if n.startswith(".doctor")]  # the probe is gone
+
+
+def test_an_ignored_inbox_fails(repo):
+    """Captures in an ignored inbox would never be committed (a hand-written `.beads/memory/*` rule)."""
+    installed(repo)
+    with open(repo / ".gitignore", "a") as fh:
+        fh.write(".beads/memory/*\n!.beads/memory/knowledge*.jsonl\n")
+    code, _, checks = report(repo)
+    assert code == 2 and checks["inbox"]["level"] == "FAIL" and "!.beads/memory/inbox/" in checks["inbox"]["detail"]
+    with open(repo / ".gitignore", "a") as fh:
+        fh.write("!.beads/memory/inbox/\n")
+    assert report(repo)[2]["inbox"]["level"] == "OK"

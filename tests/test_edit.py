@@ -31,7 +31,7 @@ def test_add_writes_every_type_through_the_store(repo):
 def test_add_redacts_and_refuses_unmarked_text(repo):
     token = "ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
     assert recall(repo, "--add", f"LEARNED: the bot token is {token}").returncode == 0
-    text = (repo / ".beads" / "memory" / store.ACTIVE).read_text()
+    text = store.active_bytes(str(repo / ".beads" / "memory")).decode()
     assert token not in text and "<redacted:" in text
     proc = recall(repo, "--add", "just some words")
     assert proc.returncode == 2 and "start the text with LEARNED:" in proc.stderr and len(knowledge(repo)) == 1
@@ -152,14 +152,14 @@ def test_a_forget_in_a_bd_comment_suggests_keys_too(repo):
 def test_a_knowledge_file_that_cannot_be_written_is_exit_3_and_one_line(repo):
     """#21 item 9: a full disk (RLIMIT_FSIZE below the file's size): not a traceback, nothing half-written."""
     recall(repo, "--add", "LEARNED: first insight is here")
-    path = repo / ".beads" / "memory" / store.ACTIVE
-    before = path.read_bytes()
+    memory = str(repo / ".beads" / "memory")
+    before = store.active_bytes(memory)  # knowledge.jsonl and the inbox (memory.inbox)
     for args in (["--add", "LEARNED: a second insight"], ["--pin", "learned-first-insight-is-here"],
                  ["--redact", "learned-first-insight-is-here", "first"]):
-        proc = recall_limited(repo, len(before), *args)
+        proc = recall_limited(repo, 40, *args)  # every capture is a new file: none fits in 40 bytes
         assert proc.returncode == 3 and "Traceback" not in proc.stderr, args
         assert proc.stderr.startswith("recall.sh: NOT ") and proc.stderr.count("\n") == 1, proc.stderr
         assert "File too large" in proc.stderr and proc.stdout == ""
-        assert path.read_bytes() == before
+        assert store.active_bytes(memory) == before
     proc = recall_limited(repo, 1, "--add", "LEARNED: a second insight")
     assert "NOT stored (`learned-a-second-insight`)" in proc.stderr

@@ -89,11 +89,12 @@ def test_a_line_changed_under_the_index_is_not_trusted(mem):
     index.load(str(mem))
     archive, active, _ = index.segments(str(mem))
     data = (mem / store.ACTIVE).read_bytes()
-    # the same size and the same identity the index recorded, but other bytes: only the line's CRC tells
-    (mem / store.ACTIVE).write_bytes(data.replace(b"care", b"CARE"))
     import os
 
-    os.utime(mem / store.ACTIVE, ns=(active.src[3], active.src[3]))
+    mtime = os.stat(mem / store.ACTIVE).st_mtime_ns
+    # the same size and the same identity the index recorded, but other bytes: only the line's CRC tells
+    (mem / store.ACTIVE).write_bytes(data.replace(b"care", b"CARE"))
+    os.utime(mem / store.ACTIVE, ns=(mtime, mtime))
     ino = os.stat(mem / store.ACTIVE).st_ino
     if ino != active.src[0]:
         pytest.skip("the filesystem gave the rewritten file another inode")

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from memory import corpus, entry, fsio, index, rank, segfile, store
+from memory import corpus, entry, index, rank, segfile, store
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TOPICS = ["cache", "schema", "retry", "token", "layout", "worker", "queue", "deploy", "lint", "bundle"]
@@ -73,7 +73,9 @@ def test_a_grown_archive_is_extended_not_retokenized(mem, monkeypatch):
 def test_rotation_keeps_results_equal_to_an_index_free_ranking(mem):
     store.append(str(mem), [make(i) for i in range(900)])
     assert ranked(mem, "retry token") == expected(mem, "retry token")
-    store.append(str(mem), [make(i) for i in range(900, 1200)])  # passes 1,000 lines: rotation
+    store.append(str(mem), [make(i) for i in range(900, 1200)])
+    assert ranked(mem, "retry token") == expected(mem, "retry token")  # knowledge.jsonl and the inbox
+    store.compact(str(mem))  # folds the inbox into knowledge.jsonl, which passes 1,000 lines: rotation
     assert os.path.exists(mem / store.ARCHIVE)
     for prompt in ("retry token", "queue worker step 1150", "insight 3 deploy", "lint bundle layout"):
         assert ranked(mem, prompt) == expected(mem, prompt)
@@ -177,7 +179,7 @@ def test_eight_concurrent_builders_all_get_correct_results(mem):
     fp = index.fingerprint()
     for name in (store.ACTIVE, store.ARCHIVE):
         seg = index.read_segment(str(mem / index.INDEX[name]), fp, with_keys=True)
-        assert seg is not None and seg.src == fsio.identity(str(mem / name))
+        assert seg is not None and seg.src == index.sources(str(mem))[name]
     assert not [n for n in os.listdir(mem) if n.endswith(".tmp")]  # no temp file left behind
     assert [list(pair) for pair in ranked(mem, "queue worker step")] == want
 

@@ -152,7 +152,9 @@ def test_uninstall_takes_out_exactly_what_was_put_in(repo):
     install(repo, "--uninstall")
     after = tree(repo)
     knowledge_file = ".beads/memory/knowledge.jsonl"
-    assert b"kept after uninstall" in after.pop(knowledge_file)
+    kept = after.pop(knowledge_file, b"") + b"".join(after.pop(k) for k in sorted(after)
+                                                    if k.startswith(".beads/memory/inbox/"))
+    assert b"kept after uninstall" in kept
     assert b"\n/knowledge.lock\n" in after.pop(".beads/memory/.gitignore")  # ignored while the knowledge stays
     after = {k: v for k, v in after.items() if not k.startswith(".beads/memory/knowledge.lock")}
     assert after == before  # byte for byte, the user's formatting included
@@ -551,6 +553,7 @@ def test_purge_leaves_nothing_the_hooks_wrote(repo, monkeypatch):
     (memory / store.ACTIVE).write_text("\n".join(lines) + '\n{"key": "torn')
     assert run_registered(repo, "memory_capture", bash_payload('bd comment BD-1 "LEARNED: purge me"', repo),
                           env=foreground).returncode == 0
+    store.compact(str(memory))  # memory-doctor --compact: the inbox folded in, the file rotated
     dispatch_payload = fixture_payload("claude-code/2.1.330/PostToolUse-20.json")
     dispatch_payload.update(cwd=str(repo), tool_name="Agent")
     dispatch_payload["tool_input"].update(prompt="BEAD_ID: BD-1\n\nwork", subagent_type="x-supervisor")
@@ -596,7 +599,7 @@ def test_purge_leaves_nothing_the_hooks_wrote(repo, monkeypatch):
 def _write_every_machine_local_file(memory):
     """Every file the hooks write in the memory folder but the knowledge, and a crash's temp file."""
     for name in installer.data_files():
-        if name in layout.COMMITTED:
+        if name in layout.COMMITTED or name.rstrip("/") in layout.COMMITTED_DIRS:  # the inbox is knowledge
             continue
         path = memory / name.rstrip("/")
         if name.endswith("/"):
@@ -611,9 +614,12 @@ def test_gitignore_block_names_every_machine_local_file(repo):
     memory = repo / ".beads" / "memory"
     _write_every_machine_local_file(memory)
     (memory / store.ARCHIVE).write_text("x\n")
+    (memory / layout.INBOX).mkdir()
+    (memory / layout.INBOX / "1-2.jsonl").write_text("x\n")  # a capture (memory.inbox): committed
     git(repo, "add", "-A")
-    tracked = {Path(t).name for t in git(repo, "ls-files", ".beads").splitlines()}
-    assert tracked == {store.ACTIVE, store.ARCHIVE, "recall.sh", ".gitignore"}
+    tracked = {t for t in git(repo, "ls-files", ".beads").splitlines()}
+    shared = {store.ACTIVE, store.ARCHIVE, "recall.sh", ".gitignore", f"{layout.INBOX}/1-2.jsonl"}  # inbox: committed
+    assert tracked == {f".beads/memory/{name}" for name in shared}
 
 
 # --- launchers through symlinks; teammates; worktrees; non-git folders ------------------------------------
@@ -720,7 +726,7 @@ def test_worktree_install_covers_the_main_checkout(repo):
     memory = repo / ".beads" / "memory"
     assert (memory / "knowledge.lock").exists() and (memory / "errors.log").exists()
     status = [line.strip() for line in git(repo, "status", "--porcelain", "--untracked-files=all").splitlines()]
-    assert "?? .beads/memory/.gitignore" in status and "?? .beads/memory/knowledge.jsonl" in status
+    assert "?? .beads/memory/.gitignore" in status and any(s.startswith("?? .beads/memory/inbox/") for s in status)
     assert not [s for s in status if "knowledge.lock" in s or "errors.log" in s]  # main's memory folder too
     install(wt, "--uninstall")
     assert (repo / ".gitignore").read_text() == "node_modules/\n"
@@ -1038,8 +1044,8 @@ def test_uninstall_keeps_the_machine_local_files_out_of_git(repo):
     (memory / store.SPOOL / "1-2.jsonl").unlink()  # (a parked capture: see the next test)
     install(repo, "--uninstall")
     assert (memory / layout.INJECTED).exists() and (memory / layout.ERRORS).exists()  # still here, but:
-    assert _committable(repo) == []
-    assert "kept after uninstall" in git(repo, "diff", "--cached", ".beads/memory/knowledge.jsonl")  # the knowledge is
+    assert [p for p in _committable(repo) if not p.startswith(".beads/memory/inbox/")] == []  # only the knowledge:
+    assert "kept after uninstall" in git(repo, "diff", "--cached", ".beads/memory/inbox")  # the knowledge is
     install(repo, "--uninstall", "--purge")
     assert not (repo / ".beads").exists()
 

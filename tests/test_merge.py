@@ -7,7 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from helpers import ROOT, bash_payload, clean_env, git, run_hook
-from memory import gitmerge, merge, store
+from memory import gitmerge, inbox, merge, store
 
 DRIVER = str(ROOT / "bin" / "memory-merge")
 INSTALL = str(ROOT / "install.sh")
@@ -118,11 +118,11 @@ def live(repo):
 
 
 def all_lines(repo):
-    out = []
-    for name in (store.ARCHIVE, store.ACTIVE):
-        path = repo / ".beads" / "memory" / name
-        out += path.read_text().splitlines() if path.exists() else []
-    return out
+    """Every line of the archive, knowledge.jsonl and the inbox (memory.inbox)."""
+    memory = repo / ".beads" / "memory"
+    paths = [memory / store.ARCHIVE, memory / store.ACTIVE]
+    paths += [memory / "inbox" / name for name in inbox.names(str(memory))]
+    return [x for path in paths if path.exists() for x in path.read_text().splitlines()]
 
 
 def project_with_remote(tmp_path, driver=True, seeds=990):
@@ -149,15 +149,18 @@ def project_with_remote(tmp_path, driver=True, seeds=990):
 
 
 def diverge(a, b):
-    """a captures 20 (rotating), b captures 3; a pushes."""
+    """a captures 20 and folds them (rotating), b captures 3 and folds them; a pushes. Both sides change
+    knowledge.jsonl: the driver merges it."""
     for i in range(20):
         capture(a, f"left insight number {i}")
+    store.compact(str(a / ".beads" / "memory"))  # memory-doctor --compact
     assert (a / ".beads" / "memory" / store.ARCHIVE).exists()
     git(a, "add", "-A")
     git(a, "commit", "-qm", "a")
     git(a, "push", "-q", "origin", "main")
     for i in range(3):
         capture(b, f"right insight number {i}")
+    store.compact(str(b / ".beads" / "memory"))
     git(b, "add", "-A")
     git(b, "commit", "-qm", "b")
 
@@ -188,7 +191,8 @@ def test_rebase_and_cherry_pick_with_the_driver(tmp_path):
     check_clean(a, b)
     git(b, "checkout", "-qb", "side", "HEAD~1")
     capture(b, "only on the side branch")
-    git(b, "commit", "-qam", "side")
+    git(b, "add", "-A")
+    git(b, "commit", "-qm", "side")
     git(b, "checkout", "-q", "main")
     git(b, "cherry-pick", "side")
     assert "learned-only-on-the-side-branch" in live(b) and len(all_lines(b)) == len(set(all_lines(b)))
@@ -262,11 +266,14 @@ if sys.platform == "win32":  # pragma: no cover
     del test_the_driver_as_git_runs_it
 
 
-def test_a_merge_past_the_limit_is_rotated_again_by_the_next_session(tmp_path):
-    """Each side grows 600 lines to 850 (no rotation); the union passes 1,000; the next session start rotates."""
+def test_a_merge_past_the_limit_is_rotated_by_the_fold_not_by_the_next_session(tmp_path):
+    """Each side grows 600 lines to 850 (no rotation); the union passes 1,000; session start leaves the
+    committed files alone (a rotation there would dirty the tree and block the next checkout); the fold
+    a person asks for (memory-doctor --compact) rotates."""
     _, a, b = project_with_remote(tmp_path, seeds=600)
     for side in (a, b):
         store.append(str(side / ".beads" / "memory"), [line_obj(f"{side.name}{i}", 1000 + i) for i in range(250)])
+        store.compact(str(side / ".beads" / "memory"))
         git(side, "commit", "-qam", side.name)
     git(a, "push", "-q", "origin", "main")
     git(b, "pull", "-q", "--no-rebase", "--no-edit", "origin", "main")
@@ -275,4 +282,6 @@ def test_a_merge_past_the_limit_is_rotated_again_by_the_next_session(tmp_path):
     assert len(active.read_text().splitlines()) > store.ROTATE_ABOVE  # the driver leaves rotation to the store
     run_hook("session_start", {"hook_event_name": "SessionStart", "source": "startup", "session_id": "s",
                                "cwd": str(b)}, b)
+    assert git(b, "status", "--porcelain", "--untracked-files=no") == ""
+    subprocess.run([str(ROOT / "bin" / "memory-doctor"), "--compact"], cwd=b, capture_output=True, env=clean_env())
     assert len(active.read_text().splitlines()) <= store.ROTATE_ABOVE and set(all_lines(b)) == before

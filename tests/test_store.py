@@ -1,7 +1,7 @@
 import json
 import os
 
-from memory import entry, store
+from memory import entry, inbox, layout, store
 
 
 def make(i, key=None, ts=None):
@@ -12,7 +12,11 @@ def make(i, key=None, ts=None):
 
 
 def lines(path):
-    return [json.loads(line) for line in open(path) if line.strip()]
+    """A file's lines; for knowledge.jsonl, the active knowledge: the file, then the inbox (memory.inbox)."""
+    paths = [path]
+    if path.name == store.ACTIVE:
+        paths += [path.parent / layout.INBOX / name for name in inbox.names(str(path.parent))]
+    return [json.loads(line) for p in paths if p.exists() for line in open(p) if line.strip()]
 
 
 def test_append_and_read(tmp_path):
@@ -62,8 +66,11 @@ def test_the_same_text_under_its_key_is_written_once_until_it_is_old(tmp_path):
 def test_rotation_exactly_per_seed(tmp_path):
     d = str(tmp_path)
     store.append(d, [make(i) for i in range(1000)])
+    store.compact(d)
     assert not (tmp_path / store.ARCHIVE).exists()
     store.append(d, [make(1000)])
+    assert not (tmp_path / store.ARCHIVE).exists()  # a capture never rotates: only the fold a person asks for
+    store.compact(d)
     archive, active = lines(tmp_path / store.ARCHIVE), lines(tmp_path / store.ACTIVE)
     assert [e["bead"] for e in archive] == [f"BD-{i}" for i in range(500)]
     assert [e["bead"] for e in active] == [f"BD-{i}" for i in range(500, 1001)]
@@ -75,6 +82,7 @@ def test_rotation_of_an_oversized_file_leaves_at_most_1000(tmp_path):
         for i in range(2600):
             fh.write((json.dumps(make(i)) + "\n").encode())
     store.append(d, [make(2600)])
+    store.compact(d)
     assert len(lines(tmp_path / store.ACTIVE)) == 601 and len(lines(tmp_path / store.ARCHIVE)) == 2000
 
 
@@ -90,7 +98,7 @@ def test_torn_tail_is_quarantined_before_the_next_append(tmp_path):
     path = tmp_path / store.ACTIVE
     path.write_bytes(json.dumps(make(1)).encode() + b"\n{\"key\":\"half")
     store.append(str(tmp_path), [make(2)])
-    snap = store.read(str(path))
+    snap = store.load(str(tmp_path))
     assert [e["bead"] for e in snap.entries] == ["BD-1", "BD-2"] and snap.malformed == 0
     assert (tmp_path / store.CORRUPT).read_bytes() == b'{"key":"half\n'
 
@@ -99,21 +107,22 @@ def test_whole_last_entry_without_newline_is_kept(tmp_path):
     path = tmp_path / store.ACTIVE
     path.write_bytes(json.dumps(make(1)).encode())  # e.g. saved by an editor that drops the final newline
     store.append(str(tmp_path), [make(2)])
-    assert [e["bead"] for e in store.read(str(path)).entries] == ["BD-1", "BD-2"]
+    assert [e["bead"] for e in store.load(str(tmp_path)).entries] == ["BD-1", "BD-2"]
     assert not (tmp_path / store.CORRUPT).exists()
 
 
 def test_line_separators_inside_content_stay_in_one_line(tmp_path):
     weird = "a\u2028b\u2029c\x00d\re\nf\x1b"
     store.append(str(tmp_path), [entry.build(weird, "B", "orchestrator")])
-    raw = (tmp_path / store.ACTIVE).read_bytes()
+    raw = store.active_bytes(str(tmp_path))
     assert raw.count(b"\n") == 1
-    assert store.read(str(tmp_path / store.ACTIVE)).entries[0]["content"].startswith("a\u2028b")
+    assert store.load(str(tmp_path)).entries[0]["content"].startswith("a\u2028b")
 
 
 def test_recover_undoes_an_unfinished_rotation(tmp_path):
     d = str(tmp_path)
     store.append(d, [make(i) for i in range(1000)])
+    store.compact(d)
     (tmp_path / store.ARCHIVE).write_bytes(b"")
     before = (tmp_path / store.ACTIVE).read_bytes()
     stat = os.stat(tmp_path / store.ACTIVE)
@@ -122,6 +131,7 @@ def test_recover_undoes_an_unfinished_rotation(tmp_path):
                                                       "active_dev": stat.st_dev}))
     (tmp_path / store.ARCHIVE).write_bytes(before[:12345])
     store.append(d, [make(1000)])
+    store.compact(d)
     archive, active = lines(tmp_path / store.ARCHIVE), lines(tmp_path / store.ACTIVE)
     assert len(archive) == 500 and len(active) == 501 and not (tmp_path / store.JOURNAL).exists()
     assert len({e["key"] for e in archive + active}) == 1001
@@ -129,7 +139,8 @@ def test_recover_undoes_an_unfinished_rotation(tmp_path):
 
 def test_recover_keeps_a_finished_rotation(tmp_path):
     d = str(tmp_path)
-    store.append(d, [make(i) for i in range(1001)])  # rotated: 500 archived, 501 active
+    store.append(d, [make(i) for i in range(1001)])
+    store.compact(d)  # rotated: 500 archived, 501 active
     (tmp_path / store.JOURNAL).write_text(json.dumps({"archive_size": 0, "active_ino": -1, "active_dev": -1}))
     store.append(d, [make(1001)])
     assert len(lines(tmp_path / store.ARCHIVE)) == 500 and len(lines(tmp_path / store.ACTIVE)) == 502

@@ -27,8 +27,8 @@ HOOKS = ["memory_capture", "session_start", "validate_completion", "log_dispatch
 
 
 def all_entries(memory: Path):
-    """Archive + active (active read first, as readers do); any torn line fails."""
-    active = (memory / store.ACTIVE).read_bytes() if (memory / store.ACTIVE).exists() else b""
+    """Archive + active + inbox (active read first, as readers do); any torn line fails."""
+    active = store.active_bytes(str(memory))
     archive = (memory / store.ARCHIVE).read_bytes() if (memory / store.ARCHIVE).exists() else b""
     lines = [line for line in (archive + active).split(b"\n") if line]
     return [json.loads(line) for line in lines]
@@ -232,7 +232,7 @@ def test_hostile_content_keeps_one_json_object_per_line(repo, content):
     command = "bd comment BD-1 " + "'" + content.replace("'", "'\\''") + "'"
     command = command.replace("BD-1 '", "BD-1 'LEARNED: ", 1)
     run_hook("memory_capture", bash_payload(command, repo), repo)
-    raw = (repo / ".beads" / "memory" / store.ACTIVE).read_bytes()
+    raw = store.active_bytes(str(repo / ".beads" / "memory"))
     assert raw.count(b"\n") == 1 and raw.endswith(b"\n")
     [e] = knowledge(repo)
     assert len(e["content"]) <= entry.MAX_CONTENT_CHARS and e["key"].startswith("learned-")
@@ -294,8 +294,8 @@ def test_read_only_memory_dir():
 
 def test_file_size_limit_mid_write(repo):
     _seeded(repo)
-    active = repo / ".beads" / "memory" / store.ACTIVE
-    limit = active.stat().st_size + 40  # the next line does not fit
+    [seeded] = (repo / ".beads" / "memory" / "inbox").iterdir()
+    limit = seeded.stat().st_size + 10  # the next capture's file (a longer line) does not fit
 
     def limit_size():
         resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
@@ -317,8 +317,9 @@ def test_knowledge_file_replaced_by_a_symlink_outside_the_repo(repo, tmp_path):
     outside = tmp_path / "outside-secret.txt"
     outside.write_text("-----BEGIN OPENSSH PRIVATE KEY-----\nsecret\n")
     active = repo / ".beads" / "memory" / store.ACTIVE
-    saved = active.read_bytes()
-    active.unlink()
+    saved = active.read_bytes() if active.exists() else None
+    if saved is not None:
+        active.unlink()
     os.symlink(outside, active)
     proc = run_hook("memory_capture", bash_payload('bd comment BD-1 "LEARNED: not through the link"', repo), repo)
     assert proc.returncode == 0
@@ -327,7 +328,8 @@ def test_knowledge_file_replaced_by_a_symlink_outside_the_repo(repo, tmp_path):
     assert b"secret" not in start.stdout and b"PRIVATE" not in start.stdout
     assert "Errno 40" in error_log(repo) or "symbolic links" in error_log(repo)
     active.unlink()
-    active.write_bytes(saved)
+    if saved is not None:
+        active.write_bytes(saved)
     assert [e["content"] for e in knowledge(repo)] == ["stored before the fault"]
 
 

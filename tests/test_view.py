@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from helpers import ROOT, bash_payload, clean_env, git, knowledge, run_hook
-from memory import entry, index, rank, store, view
+from memory import entry, inbox, index, layout, rank, store, view
 
 
 def e(key, content, ts):
@@ -41,22 +41,24 @@ def test_readers_admit_control_lines_and_still_count_garbage(tmp_path):
     d = str(tmp_path)
     store.append(d, [e("k", "v", 1)])
     store.append(d, [c("forget", "k", 2)])
-    (tmp_path / store.ACTIVE).open("a").write('{"type":"forget"}\n{"key":"x","type":"pin","content":3}\n')
+    (tmp_path / store.ACTIVE).write_text('{"type":"forget"}\n{"key":"x","type":"pin","content":3}\n')
     snap = store.load(d)
     assert snap.malformed == 2 and len(snap.entries) == 2 and store.latest(snap.entries) == []
 
 
 def rotate_with(tmp_path, lines, filler):
-    """Write `lines`, then `filler` fresh entries through store.append so that rotation runs."""
+    """Write `lines`, then `filler` fresh entries through store.append, then fold them (memory-doctor
+    --compact) so that rotation runs."""
     d = str(tmp_path)
     store.append(d, lines)
     for i in range(filler):
         store.append(d, [e(f"fill-{i}", f"filler {i}", 10 + i)])
+    store.compact(d)
     return d
 
 
 def active_view(d):
-    return {x["key"]: x for x in store.latest(store.read(store.path(d)).entries)}
+    return {x["key"]: x for x in store.latest(store.load(d).entries)}  # what session start reads
 
 
 def full_view(d):
@@ -70,6 +72,7 @@ def test_rotation_keeps_pins_and_forgets_with_what_session_start_reads(tmp_path)
     d = rotate_with(tmp_path, lines, 5)
     for i in range(1000):  # push everything above past the rotation boundary, with "corrected" re-added late
         store.append(d, [e(f"more-{i}", f"more {i}", 2000 + i)] + ([e("corrected", "v2", 3000)] if i == 990 else []))
+    store.compact(d)
     assert (tmp_path / store.ARCHIVE).exists()
     active = active_view(d)
     assert active["pinned"]["pinned"] is True and active["pinned"]["content"] == "always show me"
@@ -123,7 +126,7 @@ def test_session_start_shows_pinned_first_and_never_a_forgotten_entry(repo):
 WRITER = """
 import fcntl, json, random, sys
 sys.path.insert(0, sys.argv[1])
-from memory import entry, store
+from memory import entry, locking, store
 memory, oplog, seed = sys.argv[2], sys.argv[3], int(sys.argv[4])
 rng = random.Random(seed)
 for n in range(12):
@@ -142,6 +145,11 @@ for n in range(12):
         fcntl.flock(log, fcntl.LOCK_EX)
         store.append(memory, [line])
         log.write(json.dumps(line) + "\\n")
+        if n == 6:  # memory-doctor --compact among the writers: folds and rotations under them
+            try:
+                store.compact(memory)
+            except locking.LockTimeout:
+                pass
         log.flush()
         fcntl.flock(log, fcntl.LOCK_UN)
 """
@@ -179,7 +187,7 @@ def test_32_writers_mixing_adds_forgets_and_pins_across_rotation_equal_a_sequent
            for x in store.latest(store.load(str(memory), include_archive=True).entries)}
     assert got == expected
     active = {x["key"]: (x["content"], bool(x.get("pinned"))) for x in store.latest(
-        store.read(str(memory / store.ACTIVE)).entries)}
+        store.load(str(memory)).entries)}
     assert {k: v for k, v in expected.items() if v[1]} == {k: v for k, v in active.items() if v[1]}
 
 
@@ -189,7 +197,7 @@ def test_tombstones_and_pins_survive_a_git_merge_of_two_branches(repo):
         assert proc.returncode == 0
 
     (repo / ".gitattributes").write_text(".beads/memory/*.jsonl merge=union\n")  # the plain-text union merge
-    (repo / ".gitignore").write_text(".beads/memory/*\n!.beads/memory/knowledge*.jsonl\n")  # as install.sh does
+    (repo / ".gitignore").write_text(".beads/memory/*\n!.beads/memory/knowledge*.jsonl\n!.beads/memory/inbox/\n")
     capture("LEARNED: shared fact one")
     capture("LEARNED[deploy]: deploy with make ship")
     git(repo, "add", "-A")
@@ -197,12 +205,14 @@ def test_tombstones_and_pins_survive_a_git_merge_of_two_branches(repo):
     git(repo, "checkout", "-qb", "left")
     capture("FORGET: learned-shared-fact-one")
     capture("LEARNED: left only fact")
-    git(repo, "commit", "-qam", "left")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "left")
     git(repo, "checkout", "-q", "main")
     capture("LEARNED[deploy]: deploy with make release")
     subprocess.run([sys.executable, str(ROOT / "memory" / "recall.py"), "--pin", "deploy"], check=True,
                    cwd=repo, env=dict(clean_env(), PYTHONPATH=str(ROOT)), capture_output=True)
-    git(repo, "commit", "-qam", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "main")
     git(repo, "merge", "-q", "--no-edit", "left")
     live = {x["key"]: x for x in store.latest(knowledge(repo))}
     assert "learned-shared-fact-one" not in live and "learned-left-only-fact" in live
@@ -227,7 +237,8 @@ def test_original_recall_jq_filter_skips_tombstones(tmp_path):
         pytest.skip("jq is not installed")
     d = str(tmp_path)
     store.append(d, [e("k", "kept text", 1), c("forget", "j", 2)])
-    out = subprocess.run([str(jq), "-r", "select(.content != null) | .content", str(tmp_path / store.ACTIVE)],
+    files = [str(tmp_path / layout.INBOX / name) for name in inbox.names(d)]  # where captures are (memory.inbox)
+    out = subprocess.run([str(jq), "-r", "select(.content != null) | .content", *files],
                          capture_output=True, text=True).stdout
     assert out == "kept text\n"
 

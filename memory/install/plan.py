@@ -50,7 +50,7 @@ EXIT_OK, EXIT_SELF_CHECK, EXIT_USAGE, EXIT_ERROR = 0, 1, 2, 3
 
 def data_files() -> list[str]:
     """What the hooks write into .beads/memory (folders end in "/"): memory.layout names every one."""
-    return list(layout.DATA_FILES) + [name + "/" for name in layout.MACHINE_LOCAL_DIRS]
+    return list(layout.DATA_FILES) + [name + "/" for name in layout.MACHINE_LOCAL_DIRS + layout.COMMITTED_DIRS]
 
 
 def gitignore_lines() -> list[str]:
@@ -64,7 +64,8 @@ def gitignore_lines() -> list[str]:
 def memory_ignore_lines() -> list[str]:
     """The memory folder's .gitignore block: every file the hooks write there but the committed knowledge
     (memory.layout names each one), and the temp files of an atomic write."""
-    return [f"/{name}" for name in data_files() if name not in layout.COMMITTED] + [f"/{TEMP_FILES}"]
+    shared = layout.COMMITTED + tuple(name + "/" for name in layout.COMMITTED_DIRS)  # the inbox is committed
+    return [f"/{name}" for name in data_files() if name not in shared] + [f"/{TEMP_FILES}"]
 
 
 class Change:

@@ -1,0 +1,162 @@
+"""memory.inbox: a capture is a new file, never a change to a committed one; readers see knowledge.jsonl then
+the inbox; many real processes at once, processes killed mid-write, and a fold running under readers."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+from helpers import ROOT
+from memory import entry, inbox, index, layout, store
+
+
+def make(i, ts=None):
+    ts = 1_700_000_000 + i if ts is None else ts
+    return entry.build(f"inbox insight number {i}", f"BD-{i}", "orchestrator", ts=ts)
+
+
+def contents(d):
+    return {e["content"] for e in store.latest(store.load(str(d), include_archive=True).entries)}
+
+
+def test_a_capture_is_a_new_file_and_the_committed_file_is_untouched(mem):
+    (mem / layout.KNOWLEDGE).write_text(json.dumps(make(0)) + "\n")
+    before = os.stat(mem / layout.KNOWLEDGE)
+    store.append(str(mem), [make(1)])
+    store.append(str(mem), [make(2), make(3)])
+    after = os.stat(mem / layout.KNOWLEDGE)
+    assert (before.st_ino, before.st_size, before.st_mtime_ns) == (after.st_ino, after.st_size, after.st_mtime_ns)
+    names = inbox.names(str(mem))
+    assert len(names) == 2 and names == sorted(names)
+    assert [e["bead"] for e in store.load(str(mem)).entries] == ["BD-0", "BD-1", "BD-2", "BD-3"]
+    assert not [n for n in os.listdir(mem) if n.endswith(layout.TEMP_SUFFIX)]
+
+
+def test_latest_wins_across_the_file_and_the_inbox(mem):
+    old = dict(make(1), key="k", content="old text")
+    (mem / layout.KNOWLEDGE).write_text(json.dumps(old) + "\n")
+    store.append(str(mem), [dict(make(2), key="k", content="new text")])
+    store.append(str(mem), [entry.build_control("forget", "learned-inbox-insight-number-9", None)])
+    assert contents(mem) == {"new text"}
+    c = index.load(str(mem))  # the ranking index agrees
+    assert [c.entry_at(d)["content"] for d in range(c.n) if c.live[d]] == ["new text"]
+
+
+def test_a_fragment_without_its_last_newline_does_not_swallow_the_next(mem):
+    folder = mem / layout.INBOX
+    folder.mkdir()
+    (folder / "1-a.jsonl").write_text(json.dumps(make(1)))  # made by hand, no final newline
+    (folder / "2-b.jsonl").write_text(json.dumps(make(2)) + "\n")
+    snap = store.load(str(mem))
+    assert [e["bead"] for e in snap.entries] == ["BD-1", "BD-2"] and snap.malformed == 0
+
+
+def test_compact_folds_in_order_and_a_rerun_after_a_crash_adds_nothing_twice(mem):
+    for i in range(5):
+        store.append(str(mem), [make(i)])
+    names = inbox.names(str(mem))
+    done = store.compact(str(mem))
+    assert (done.fragments, done.lines, done.rotated) == (5, 5, False) and inbox.names(str(mem)) == []
+    folded = (mem / layout.KNOWLEDGE).read_bytes()
+    # a crash after the fold was written but before the fragments were deleted: put them back
+    for name, i in zip(names, range(5)):
+        (mem / layout.INBOX / name).write_text(json.dumps(make(i), separators=(",", ":"), ensure_ascii=False) + "\n")
+    assert store.compact(str(mem)).lines == 0 and (mem / layout.KNOWLEDGE).read_bytes() == folded
+
+
+def test_temp_files_of_a_dead_writer_are_removed_by_the_next_write(mem):
+    left = mem / f"{inbox.TEMP_PREFIX}1-a.jsonl{layout.TEMP_SUFFIX}"
+    left.write_text("half")
+    store.append(str(mem), [make(1)])
+    assert not left.exists() and len(inbox.names(str(mem))) == 1
+
+
+def test_index_extends_by_new_fragments_and_rebuilds_after_a_fold(mem, monkeypatch):
+    from memory import corpus
+
+    store.append(str(mem), [make(i) for i in range(50)])
+    index.load(str(mem))
+    store.append(str(mem), [make(50)])
+    calls = []
+    original = corpus.entry_terms
+    monkeypatch.setattr(corpus, "entry_terms", lambda e: calls.append(1) or original(e))
+    c = index.load(str(mem))
+    assert len(calls) == 1 and c.live_count() == 51  # only the new fragment's line was tokenized
+    store.compact(str(mem))
+    c = index.load(str(mem))
+    assert c.live_count() == 51 and {c.entry_at(i)["content"] for i in range(c.n)} == contents(mem)
+
+
+WRITER = """
+import sys
+sys.path.insert(0, sys.argv[1])
+from memory import entry, store
+who, count = int(sys.argv[3]), int(sys.argv[4])
+for i in range(count):
+    store.append(sys.argv[2], [entry.build(f"writer {who} insight {i}", "BD-1", "orchestrator")],
+                 capture_id=f"w{who}-{i}")
+"""
+
+COMPACTOR = """
+import sys, time
+sys.path.insert(0, sys.argv[1])
+from memory import locking, store
+deadline = time.time() + float(sys.argv[3])
+while time.time() < deadline:
+    try:
+        store.compact(sys.argv[2])
+    except locking.LockTimeout:  # 16 writers may keep the lock busy: memory-doctor says "try again"
+        pass
+"""
+
+
+def test_16_writers_and_a_folder_at_once_lose_nothing_and_store_nothing_twice(mem):
+    seeds = [make(i) for i in range(990)]  # the folds pass 1,000 lines: rotations under the writers
+    (mem / layout.KNOWLEDGE).write_text("".join(json.dumps(e) + "\n" for e in seeds))
+    compactor = subprocess.Popen([sys.executable, "-c", COMPACTOR, str(ROOT), str(mem), "6"])
+    writers = [subprocess.Popen([sys.executable, "-c", WRITER, str(ROOT), str(mem), str(w), "12"])
+               for w in range(16)]
+    seen: set = set()
+    while any(p.poll() is None for p in writers):
+        now = contents(mem)
+        assert seen <= now  # a reader never loses what it saw (a fold moves lines, it never hides them)
+        seen = now
+    assert all(p.wait(timeout=120) == 0 for p in writers) and compactor.wait(timeout=120) == 0
+    expected = {e["content"] for e in seeds} | {f"writer {w} insight {i}" for w in range(16) for i in range(12)}
+    assert contents(mem) == expected
+    store.compact(str(mem))
+    lines = [x for name in (layout.ARCHIVE, layout.KNOWLEDGE)
+             for x in (mem / name).read_bytes().split(b"\n") if x.strip()]
+    assert len(lines) == len(set(lines)) == len(expected) and (mem / layout.ARCHIVE).exists()
+
+
+LOOPER = """
+import sys
+sys.path.insert(0, sys.argv[1])
+from memory import entry, store
+i = 0
+while True:
+    store.append(sys.argv[2], [entry.build("killed writer %s insight %d" % (sys.argv[3], i), "BD-1", "orchestrator")])
+    print(i, flush=True)
+    i += 1
+"""
+
+
+def test_writers_killed_mid_write_leave_only_whole_fragments(mem):
+    stored = set()
+    for round_no in range(12):
+        proc = subprocess.Popen([sys.executable, "-c", LOOPER, str(ROOT), str(mem), str(round_no)],
+                                stdout=subprocess.PIPE, text=True)
+        assert proc.stdout is not None and proc.stdout.readline()
+        time.sleep(0.01 * (round_no % 5))
+        proc.send_signal(signal.SIGKILL)
+        out = proc.communicate()[0]
+        stored |= {f"killed writer {round_no} insight {int(n)}" for n in ["0"] + out.split()}
+    snap = store.load(str(mem))
+    assert snap.malformed == 0 and snap.unterminated == 0
+    assert stored <= contents(mem)  # every append that returned is there
+    for name in inbox.names(str(mem)):  # published whole or not at all
+        data = (mem / layout.INBOX / name).read_bytes()
+        assert data.endswith(b"\n") and all(json.loads(x) for x in data.split(b"\n") if x)
+    assert not [n for n in os.listdir(mem / layout.INBOX) if not n.endswith(inbox.SUFFIX)]
