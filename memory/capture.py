@@ -118,14 +118,15 @@ def build_records(memory_dir: str, found: Sequence[bdcomment.Marked], source: st
 
 
 def shown_path(memory_dir: str, cwd: str | None) -> str:
-    """The knowledge file as the agent should read its path: relative to its working folder when inside it,
-    else absolute (a worktree's captures go to the main checkout's file, not to the worktree's)."""
-    full = os.path.join(memory_dir, layout.KNOWLEDGE)
+    """Where a capture lands, as the agent should read it: the inbox folder (memory.inbox: one new file per
+    capture), relative to its working folder when inside it, else absolute (a worktree's captures go to the
+    main checkout's memory, not to the worktree's)."""
+    full = os.path.join(memory_dir, layout.INBOX)
     if cwd:
         relative = os.path.relpath(os.path.realpath(full), os.path.realpath(cwd))
         if not relative.startswith(os.pardir):
-            return relative
-    return os.path.abspath(full)
+            return relative + os.sep
+    return os.path.abspath(full) + os.sep
 
 
 def not_recorded_note(unconfirmed: list[tuple[bdcomment.Insight, str]], what_failed: str) -> str:
@@ -147,7 +148,7 @@ def not_recorded_note(unconfirmed: list[tuple[bdcomment.Insight, str]], what_fai
 
 
 def capture_note(entries: list[dict], result: store.AppendResult, problems: list[str] | None = None,
-                 where: str = os.path.join(layout.MEMORY_SUBDIR, layout.KNOWLEDGE)) -> str:
+                 where: str = os.path.join(layout.MEMORY_SUBDIR, layout.INBOX) + os.sep) -> str:
     """One short line for the agent: what was stored under which key (in `where`, or parked beside it when
     the file stayed busy), and anything it should know."""
     from memory import hold, render
@@ -157,8 +158,8 @@ def capture_note(entries: list[dict], result: store.AppendResult, problems: list
     notes = []
     if stored:
         keys = ", ".join(f"`{e['key']}`" for e in stored)
-        parked = os.path.join(os.path.dirname(where), store.SPOOL)
-        into = f"({where} stayed busy: they wait in {parked}/, the next write adds them)" if result.spooled \
+        parked = os.path.join(os.path.dirname(os.path.dirname(where)), store.SPOOL)
+        into = f"(the knowledge lock stayed busy: they wait in {parked}/, the next write adds them)" if result.spooled \
             else f"into {where}"
         notes.append(f"memory-hooks: captured {len(stored)} insight{'s' if len(stored) > 1 else ''} "
                      f"({keys}) {into}.")

@@ -94,6 +94,15 @@ def hook_context(name: str, fixture: str, repo: Path, **fields) -> str:
     return json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"] if proc.stdout else ""
 
 
+def active_bytes(repo_path: Path) -> bytes:
+    """Every byte of the active knowledge as stored: knowledge.jsonl, then the inbox's fragments in order."""
+    memory = repo_path / ".beads" / "memory"
+    paths = [memory / "knowledge.jsonl"]
+    if (memory / "inbox").is_dir():
+        paths += sorted(p for p in (memory / "inbox").iterdir() if p.name.endswith(".jsonl"))
+    return b"".join(p.read_bytes() for p in paths if p.exists())
+
+
 def knowledge(repo_path: Path, name: str = "knowledge.jsonl") -> list:
     """The lines of a knowledge file, parsed. For knowledge.jsonl: the active knowledge, i.e. the file and
     then the inbox's fragments in order (memory.inbox), where captures go."""

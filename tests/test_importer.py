@@ -10,7 +10,7 @@ import string
 import subprocess
 from pathlib import Path
 
-from helpers import FAKE_BD, ROOT, bd_env, clean_env, git, knowledge, make_repo
+from helpers import FAKE_BD, ROOT, active_bytes, bd_env, clean_env, git, knowledge, make_repo
 from memory import automemory, console, entry
 
 RECALL = str(ROOT / "bin" / "recall.sh")
@@ -71,11 +71,11 @@ def test_claude_import_takes_project_and_reference_notes_once(tmp_path):
     assert build["ts"] == int((folder / "project_build.md").stat().st_mtime)
     assert all(e["via"] == "import:claude" for e in entries.values())
     assert entries["Deploys use the token <redacted:github_token> from vault."]["redacted"] == ["github_token"]
-    stored = (repo / ".beads" / "memory" / "knowledge.jsonl").read_bytes()
+    stored = active_bytes(repo)
     assert SECRET.encode() not in stored and b"senior Go developer" not in stored and b"summarise" not in stored
     again = recall(repo, "--import", "claude", env={"HOME": str(home)})
     assert again.returncode == 1 and "nothing new from claude (4 already in the knowledge)" in again.stderr
-    assert (repo / ".beads" / "memory" / "knowledge.jsonl").read_bytes() == stored
+    assert active_bytes(repo) == stored
     assert fingerprint(folder) == before  # Claude's notes: read, never touched
 
 

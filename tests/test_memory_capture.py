@@ -21,7 +21,7 @@ def test_capture_end_to_end(repo):
     assert proc.returncode == 0
     [e] = knowledge(repo)
     assert context(proc) == ("memory-hooks: captured 1 insight (`learned-taskgroup-requires-sendable-closures-in-"
-                             "strict-concurrency`) into .beads/memory/knowledge.jsonl.")
+                             "strict-concurrency`) into .beads/memory/inbox/.")
     assert e["key"] == "learned-taskgroup-requires-sendable-closures-in-strict-concurrency"
     assert (e["type"], e["source"], e["bead"], e["tags"]) == ("learned", "orchestrator", "BD-001",
                                                              ["learned", "async", "concurrency"])
@@ -404,7 +404,7 @@ def test_confirmation_names_the_file_the_insight_went_to(repo):
     wt = repo / ".worktrees" / "bd-7"
     proc = run_hook("memory_capture", bash_payload('bd comment bd-7 "LEARNED: where it went"', wt), wt,
                     env={"CLAUDE_PROJECT_DIR": str(wt)})
-    assert f"into {os.path.realpath(repo)}/.beads/memory/knowledge.jsonl." in context(proc)
+    assert f"into {os.path.realpath(repo)}/.beads/memory/inbox/." in context(proc)
     assert knowledge(repo) and not (wt / ".beads" / "memory" / "knowledge.jsonl").exists()
 
 
@@ -418,5 +418,5 @@ def test_a_parked_capture_is_not_called_stored_in_the_file(repo):
         proc = run_hook("memory_capture", bash_payload('bd comment BD-1 "LEARNED: parked"', repo), repo,
                         env={"MEMORY_HOOKS_LOCK_TIMEOUT": "0.3"})
     said = context(proc)
-    assert knowledge(repo) == [] and "into .beads/memory/knowledge.jsonl" not in said
+    assert knowledge(repo) == [] and "into .beads/memory/inbox/" not in said
     assert "stayed busy: they wait in .beads/memory/knowledge.pending/, the next write adds them" in said

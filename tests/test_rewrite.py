@@ -12,8 +12,13 @@ SECRET = "Tr0ub4dor3xyzQ"  # not a shape the automatic redaction knows: it is st
 
 
 def recall(repo, *args):
+    """recall.sh in `repo`; a recording command's inbox file is folded into knowledge.jsonl after it (as
+    `memory-doctor --compact` would), so these tests can read the committed files line by line."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("MEMORY_HOOKS", "CLAUDE"))}
-    return subprocess.run([RECALL, *args], cwd=repo, capture_output=True, text=True, env=env)
+    proc = subprocess.run([RECALL, *args], cwd=repo, capture_output=True, text=True, env=env)
+    if args and args[0] in ("--add", "--pin", "--unpin", "--forget"):
+        store.compact(str(repo / ".beads" / "memory"))
+    return proc
 
 
 def memory_files(repo):
