@@ -5,6 +5,7 @@
     python bench/relevance_actions.py --split dev
     python bench/relevance_actions.py --scale 1000       # also uv's events against its knowledge padded to 1,000
     python bench/relevance_actions.py --hook path/to/hook.py --data path/to/set   # another hook or data set
+    python bench/relevance_actions.py --split dev --set action_error_min_fraction=0.4   # try another bar
 
 The events are bench/relevance/actions.jsonl: Claude Code's PreToolUse payloads for Read/Edit/Write/MultiEdit
 ("file") and PostToolUseFailure payloads of failed Bash calls ("error"), each labelled with the entries an
@@ -21,6 +22,7 @@ payload moved into that repo, each as its own process.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import tempfile
 from pathlib import Path
@@ -28,12 +30,33 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE / "relevance"))
+sys.path.append(str(HERE.parent))  # memory.config: the names and types --set accepts
 
 import dataset  # noqa: E402
 import hook_session as hs  # noqa: E402
 
 TARGET_VISIBLE = 0.6  # per kind: share of labelled events that get a labelled entry
 TARGET_NEGATIVE = 3 / 20  # at most this share of negative events may inject anything
+
+
+def parse_setting(text: str) -> tuple[str, object]:
+    """`NAME=VALUE` of `--set` as a config.json item: VALUE read as JSON, of the type of NAME's default."""
+    from memory import config
+
+    name, sep, raw = text.partition("=")
+    name = name.strip()
+    if not sep or name not in config.DEFAULTS:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected NAME=VALUE, NAME one of memory/config.py DEFAULTS")
+    default = config.DEFAULTS[name]
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        value = raw
+    if type(default) is float and type(value) is int:
+        value = float(value)
+    if type(value) is not type(default):  # config.load would silently keep the default
+        raise argparse.ArgumentTypeError(f"{text!r}: {name} takes a {type(default).__name__}")
+    return name, value
 
 
 def measure(event: dict, repo: str, entries: list[dict], hook: Path) -> dict[str, object]:
@@ -86,6 +109,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--split", choices=dataset.SPLITS, action="append", help="default: dev and test")
     parser.add_argument("--by-project", action="store_true", help="a line per project too")
     parser.add_argument("--scale", type=int, default=0, help="also uv's events against its knowledge padded to N")
+    parser.add_argument("--set", type=parse_setting, action="append", default=[], metavar="NAME=VALUE",
+                        help="a setting written to each session repo's .beads/memory/config.json (repeatable)")
     args = parser.parse_args(argv)
     hook = Path(args.hook)
     if not hook.is_file():
@@ -98,7 +123,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"no actions.jsonl in {args.data}", file=sys.stderr)
         return 2
     workdir = tempfile.mkdtemp(prefix="relevance-actions-")
-    repos = {name: hs.make_repo(workdir, name, entries) for name, entries in projects.items()}
+    settings = dict(args.set) or None
+    repos = {name: hs.make_repo(workdir, name, entries, settings) for name, entries in projects.items()}
+    if settings:
+        print(f"settings (.beads/memory/config.json): {json.dumps(settings, sort_keys=True)}")
     print(f"targets: a labelled entry visible for >= {TARGET_VISIBLE} of file and of error events; "
           "<= 3/20 negative events inject anything")
     for split in args.split or list(dataset.SPLITS):
@@ -113,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
             import scale
 
             padded = scale.padded(args.scale)
-            big = hs.make_repo(workdir, f"{scale.PROJECT}-{args.scale}", padded)
+            big = hs.make_repo(workdir, f"{scale.PROJECT}-{args.scale}", padded, settings)
             mine = [measure(e, big, padded, hook) for e in chosen if e["project"] == scale.PROJECT]
             report(mine, f"{scale.PROJECT}@{args.scale}")
     return 0

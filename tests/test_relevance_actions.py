@@ -125,3 +125,32 @@ def test_a_crashing_hook_is_reported_not_hidden(tmp_path: Path, capsys: pytest.C
     repo = hook_session.make_repo(tmp_path, "repo", _entries())
     assert hook_session.run_hook(crashing, {"hook_event_name": "PreToolUse"}, repo) == ""
     assert "crash.py exited 1 on PreToolUse: Traceback: boom" in capsys.readouterr().err
+
+
+def test_set_writes_the_settings_into_every_session_repo(tmp_path: Path) -> None:
+    # a stand-in hook that speaks only when the session repo's config.json holds the setting
+    probe = tmp_path / "probe.py"
+    probe.write_text("import json, os, sys\nsys.stdin.read()\n"
+                     "path = os.path.join(os.environ['CLAUDE_PROJECT_DIR'], '.beads', 'memory', 'config.json')\n"
+                     "cfg = json.load(open(path)) if os.path.exists(path) else {}\n"
+                     "if cfg.get('action_error_min_terms') == 7 and cfg.get('action_file_follow') == 1.0:\n"
+                     "    print('config seen')\n")
+    data = _data(tmp_path / "data")
+    _, plain = _run(["--hook", str(probe), "--data", str(data), "--split", "dev"])
+    code, tuned = _run(["--hook", str(probe), "--data", str(data), "--split", "dev",
+                        "--set", "action_error_min_terms=7", "--set", "action_file_follow=1"])
+    assert code == 0 and 'settings (.beads/memory/config.json): {"action_error_min_terms": 7' in tuned
+    assert plain.count("negatives injecting 0/1") == 2 and tuned.count("negatives injecting 1/1") == 2
+
+
+@pytest.mark.parametrize("text", ["action_error_min_terms", "no_such_setting=1", "action_error_min_terms=2.5",
+                                  "action_file_min_score=\"high\""])
+def test_set_refuses_what_config_load_would_ignore(text: str) -> None:
+    with pytest.raises(relevance_actions.argparse.ArgumentTypeError):
+        relevance_actions.parse_setting(text)
+
+
+def test_set_reads_values_as_json_of_the_default_type() -> None:
+    assert relevance_actions.parse_setting("action_file_min_score=3") == ("action_file_min_score", 3.0)
+    assert relevance_actions.parse_setting("action_error_min_terms=3") == ("action_error_min_terms", 3)
+    assert relevance_actions.parse_setting("semantic=false") == ("semantic", False)
