@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""P3 (SessionStart) and P2 (a capture) with N inbox files beside 1,000 active lines (memory.inbox), as ratios
+"""P3 (SessionStart) and P2 (a capture) with N inbox files beside 1,000 active lines (memory.store.inbox), as ratios
 against bare `python -c pass` (bench/run.py's helpers).
 
     python bench/inbox_bench.py 0 100 500
@@ -18,7 +18,7 @@ sys.path.insert(0, str(HERE))
 
 import run as bench  # noqa: E402
 
-from memory import entry, inbox  # noqa: E402
+from memory.store import entry, inbox  # noqa: E402
 
 
 def measure(work: Path, count: int, runs: int = 9) -> list[str]:

@@ -1,7 +1,8 @@
-"""What counting malformed lines costs a keyword scan (memory.reading.load_matching), clean and damaged files.
+"""What counting malformed lines costs a keyword scan (memory.store.reading.load_matching), clean and damaged files.
 
     python bench/malformed_count.py                                  # as it is
-    git show main:memory/reading.py > /tmp/reading_before.py && python bench/malformed_count.py /tmp/reading_before.py
+    git show main:memory/store/reading.py > /tmp/reading_before.py
+    python bench/malformed_count.py /tmp/reading_before.py
 """
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from memory import entry, jsonio, reading  # noqa: E402
+from memory.core import jsonio  # noqa: E402
+from memory.store import entry, reading  # noqa: E402
 
 
 def main(argv: list[str]) -> int:

@@ -8,7 +8,7 @@ Corpus (bench/poisoning/): poisoned.jsonl (hand-written attacks: several languag
 code spans, homoglyphs, hidden characters), benign.jsonl (rules harvested from public agent-instruction files
 by bench/poisoning/harvest.py, provenance in `origin`), plus bench/relevance/source/*.jsonl (the relevance
 dev set, benign team rules). Each entry falls in `dev` or `held-out` by a CRC of its text, so the split is
-stable as the corpus grows; the screen (memory/screen_patterns.py) was tuned on `dev` only.
+stable as the corpus grows; the screen (memory/store/screen_patterns.py) was tuned on `dev` only.
 """
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from memory import screen  # noqa: E402
+from memory.store import screen  # noqa: E402
 
 HERE = ROOT / "bench" / "poisoning"
 SPLITS = ("dev", "held-out")

@@ -24,11 +24,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from memory import concepts, entry  # noqa: E402
+from memory.search import concepts  # noqa: E402
+from memory.store import entry  # noqa: E402
 
 PYTHON = sys.executable
 PROMPT = "the integration tests hang when the database migration runs before the cache is warmed"
-PROBE = ("import sys; sys.path.insert(0, sys.argv[1]); from memory import index, rank; "
+PROBE = ("import sys; sys.path.insert(0, sys.argv[1]); from memory.search import index, rank; "
          "rank.search(index.load(sys.argv[2]), sys.argv[3], 5, gate=True)")
 
 

@@ -25,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from memory.redact import redact  # noqa: E402
+from memory.store.redact import redact  # noqa: E402
 
 _CLASSES = {
     "d": string.digits, "h": "0123456789abcdef", "H": "0123456789ABCDEF", "x": "0123456789abcdefABCDEF",

@@ -28,7 +28,8 @@ from typing import Callable
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from memory import corpus, rank, store  # noqa: E402
+from memory.search import corpus, rank  # noqa: E402
+from memory.store import store  # noqa: E402
 
 FALSE_BUDGET = 3 / 20  # at most 3 of 20 unrelated prompts may inject anything
 System = Callable[[str, str], list[str]]  # (project, prompt) -> injected keys
@@ -115,7 +116,7 @@ class PlainBM25:
 
 
 class Ours:
-    """memory.rank over a corpus built once per project; `gate` False gives the plain top 5."""
+    """memory.search.rank over a corpus built once per project; `gate` False gives the plain top 5."""
 
     def __init__(self, projects) -> None:
         self.corpora = {name: corpus.from_entries(entries) for name, entries in projects.items()}
@@ -153,7 +154,7 @@ class HookSystem:
     def __call__(self, project: str, prompt: str) -> list[str]:
         import subprocess
 
-        from memory import render
+        from memory.core import render
 
         self.calls += 1
         repo = self.repos[project]
@@ -256,7 +257,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.hook:
         import tempfile
 
-        from memory import embed
+        from memory.search import embed
 
         systems.append(("ours, real hook", HookSystem(projects, tempfile.mkdtemp(prefix="relevance-hook-"))))
         if embed.find_model_dir() is not None:

@@ -30,7 +30,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE / "relevance"))
-sys.path.append(str(HERE.parent))  # memory.config: the names and types --set accepts
+sys.path.append(str(HERE.parent))  # memory.core.config: the names and types --set accepts
 
 import dataset  # noqa: E402
 import hook_session as hs  # noqa: E402
@@ -41,12 +41,12 @@ TARGET_NEGATIVE = 3 / 20  # at most this share of negative events may inject any
 
 def parse_setting(text: str) -> tuple[str, object]:
     """`NAME=VALUE` of `--set` as a config.json item: VALUE read as JSON, of the type of NAME's default."""
-    from memory import config
+    from memory.core import config
 
     name, sep, raw = text.partition("=")
     name = name.strip()
     if not sep or name not in config.DEFAULTS:
-        raise argparse.ArgumentTypeError(f"{text!r}: expected NAME=VALUE, NAME one of memory/config.py DEFAULTS")
+        raise argparse.ArgumentTypeError(f"{text!r}: expected NAME=VALUE, NAME one of memory/core/config.py DEFAULTS")
     default = config.DEFAULTS[name]
     try:
         value = json.loads(raw)

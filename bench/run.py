@@ -30,7 +30,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from memory import entry, index  # noqa: E402
+from memory.search import index  # noqa: E402
+from memory.store import entry  # noqa: E402
 
 PYTHON = sys.executable
 
@@ -99,7 +100,8 @@ def prompt_rows(work: Path, runs: int, total: int) -> list:
     """P5: the UserPromptSubmit hook, lexical at 1,000 active entries and at `total` active + archived (the
     index built beforehand, as after the first prompt), and with the semantic option where it is installed."""
     sys.path.insert(0, str(ROOT))
-    from memory import embed, semantic, store
+    from memory.search import embed, semantic
+    from memory.store import store
 
     rows = []
     hook = [PYTHON, str(ROOT / "hooks" / "prompt_recall.py")]
@@ -231,7 +233,7 @@ def main(argv=None) -> int:
 
         p2, b2 = timed(capture, runs, cwd=project, env=hook_env(project), stdin=lambda i: bash_payload(
             f'bd comment BD-{i} "LEARNED: benchmark insight number {i} about caching"', project, i))
-        from memory import store
+        from memory.store import store
 
         captured = len(store.load(str(project / ".beads" / "memory")).entries)  # knowledge.jsonl + inbox/
         rows.append(("P2 capture (bd comment LEARNED)", p2, p2 / b2, f"target <= 3x; {captured} captured"))

@@ -6,7 +6,7 @@
 - session start: `store.latest` over bench/run.py's 1,000 entries, unscreened / screened from the verdict cache /
   screened without it (a first session, or a new screen VERSION);
 - cold screening of the harvested benign rules (bench/poisoning/benign.jsonl);
-- capture: importing memory.hold and screening one captured text, in fresh interpreters that have `re` already
+- capture: importing memory.store.hold and screening one captured text, in fresh interpreters that have `re` already
   (as the capture hook has).
 Run it with bytecode written (no PYTHONDONTWRITEBYTECODE), or the import figure includes compiling.
 """
@@ -24,9 +24,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from memory import hold, screen, store  # noqa: E402
+from memory.store import hold, screen, store  # noqa: E402
 
-CAPTURE = ("import re, time; t = time.perf_counter(); from memory import hold; "
+CAPTURE = ("import re, time; t = time.perf_counter(); from memory.store import hold; "
            "hold.note([{'key': 'k', 'content': 'benchmark insight number 3 about caching'}]); "
            "print((time.perf_counter() - t) * 1000)")
 
@@ -76,7 +76,7 @@ def main() -> None:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     runs = [float(subprocess.run([sys.executable, "-c", CAPTURE], cwd=ROOT, env=env, capture_output=True,
                                  text=True, check=True).stdout) for _ in range(15)]
-    print(f"capture: importing memory.hold and screening the captured text: {min(runs):.2f} ms (min of 15)")
+    print(f"capture: importing memory.store.hold and screening the captured text: {min(runs):.2f} ms (min of 15)")
 
 
 if __name__ == "__main__":

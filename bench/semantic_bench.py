@@ -23,7 +23,8 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from memory import semantic, store  # noqa: E402
+from memory.search import semantic  # noqa: E402
+from memory.store import store  # noqa: E402
 
 WORDS = [
     "cache", "build", "test", "lockfile", "migration", "schema", "deploy", "docker", "branch", "rebase", "token",
@@ -35,13 +36,13 @@ WORDS = [
     "replica", "shard", "cluster", "node",
 ]
 
-READ = "import sys; sys.path.insert(0, {root!r}); from memory import store; " \
+READ = "import sys; sys.path.insert(0, {root!r}); from memory.store import store; " \
        "entries = store.latest(store.load({memory!r}).entries)"
-SEMANTIC = READ + "; from memory import semantic; " \
+SEMANTIC = READ + "; from memory.search import semantic; " \
     "scores = semantic.similarities({memory!r}, entries, {prompt!r}, max_new=0, budget_s=60); " \
     "assert scores is not None and len(scores) == len(entries), scores; " \
     "semantic.fuse({{}}, (), scores)"
-CAPTURE = "import sys; sys.path.insert(0, {root!r}); from memory import semantic; " \
+CAPTURE = "import sys; sys.path.insert(0, {root!r}); from memory.search import semantic; " \
           "entries = [{{'key': 'new', 'content': {content!r}}}] + {old!r}; " \
           "assert semantic.refresh({memory!r}, entries) == 1"
 

@@ -11,7 +11,7 @@ recall@5 over what is injected (top 5 after the gate), overall / paraphrase / le
 prompts that inject anything (n/N); cross = the share of answerable prompts that inject anything when asked
 against ANOTHER project's knowledge (a larger, easier sample of "nothing here is relevant").
 
-The lexical side is memory.rank (BM25F + concepts + its gate) when importable (or found via --rank-path),
+The lexical side is memory.search.rank (BM25F + concepts + its gate) when importable (or found via --rank-path),
 else a plain BM25 with a score-fraction gate; fusion only needs {key: fraction} and the keys passing.
 """
 from __future__ import annotations
@@ -30,7 +30,7 @@ from typing import Callable
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from memory import semantic  # noqa: E402
+from memory.search import semantic  # noqa: E402
 
 FALSE_BUDGET = 3 / 20  # at most 3 of 20 unrelated prompts may inject anything
 
@@ -56,7 +56,7 @@ def real_ranker(projects: dict[str, list[dict]], rank_path: str | None) -> Lexic
     if rank_path:
         memory.__path__.append(os.path.abspath(rank_path))  # another worktree's ranker, for measuring only
     try:
-        from memory import corpus, rank
+        from memory.search import corpus, rank
     except ImportError:
         return None
     corpora = {name: corpus.from_entries(entries) for name, entries in projects.items()}
@@ -234,7 +234,7 @@ def sweep(cases: list[Case]) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", default=os.environ.get("RELEVANCE_DATA", os.path.join(ROOT, "bench", "relevance")))
-    parser.add_argument("--rank-path", help="a folder with memory/rank.py etc. when this checkout has none")
+    parser.add_argument("--rank-path", help="a folder with memory/search/rank.py etc. when this checkout has none")
     parser.add_argument("--cache", default=os.path.join(tempfile.gettempdir(), "memory-hooks-semantic-eval"))
     parser.add_argument("--sweep", action="store_true")
     args = parser.parse_args()
@@ -244,7 +244,7 @@ def main() -> int:
         return 2
     projects, prompts = load_data(args.data)
     lexical = real_ranker(projects, args.rank_path)
-    lexical_name = "memory.rank" if lexical else "plain BM25"
+    lexical_name = "memory.search.rank" if lexical else "plain BM25"
     cases = build_cases(projects, prompts, lexical or plain_bm25(projects), args.cache)
     if args.sweep:
         sweep(cases)

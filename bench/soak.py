@@ -3,7 +3,7 @@
 
     python bench/soak.py --minutes 10 [--writers 48]
 
-Every round: `writers` processes append through memory.store while readers load active + archive and
+Every round: `writers` processes append through memory.store.store while readers load active + archive and
 check that nothing seen before has vanished and no line is torn; one writer is SIGKILLed at a random
 instant; then the invariants are checked on disk (no loss, no duplicate, no torn line). Prints counts.
 """
@@ -28,7 +28,7 @@ READER = ROOT / "tests" / "test_torture.py"
 def on_disk(memory: Path) -> list:
     raw = b""
     inbox = sorted((memory / "inbox").glob("*.jsonl")) if (memory / "inbox").is_dir() else []
-    for path in [memory / "knowledge.jsonl", memory / "knowledge.archive.jsonl", *inbox]:  # + memory.inbox
+    for path in [memory / "knowledge.jsonl", memory / "knowledge.archive.jsonl", *inbox]:  # + memory.store.inbox
         raw += path.read_bytes() if path.exists() else b""
     return [json.loads(line)["bead"] for line in raw.split(b"\n") if line]
 

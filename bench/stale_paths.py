@@ -1,4 +1,4 @@
-"""Precision and recall of `recall.sh --stale`'s path detection (memory.stale.named) on labelled texts.
+"""Precision and recall of `recall.sh --stale`'s path detection (memory.search.stale.named) on labelled texts.
 
 bench/stale_paths.jsonl: the entry texts of bench/relevance/source/*.jsonl (real CLAUDE.md / AGENTS.md rules
 of four projects) holding a path-shaped word, plus the three examples of issue #21 item 16; each with the
@@ -8,7 +8,7 @@ are the texts the rules were written against; "held-out" rows (the path-shaped w
 bench/relevance/prompts.jsonl, labelled before they were measured) were not looked at while writing them.
 
     python bench/stale_paths.py                       # the detection as it is
-    git show main:memory/stale.py > /tmp/old.py && python bench/stale_paths.py --module /tmp/old.py
+    git show main:memory/search/stale.py > /tmp/old.py && python bench/stale_paths.py --module /tmp/old.py
 """
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ LABELS = ROOT / "bench" / "stale_paths.jsonl"
 def load_named(module_path: str | None):  # type: ignore[no-untyped-def]
     if module_path is None:
         sys.path.insert(0, str(ROOT))
-        from memory import stale
+        from memory.search import stale
 
         return stale.named
     spec = importlib.util.spec_from_file_location("stale_under_test", module_path)
@@ -37,7 +37,7 @@ def load_named(module_path: str | None):  # type: ignore[no-untyped-def]
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--module", help="a stale.py to measure instead of memory/stale.py")
+    parser.add_argument("--module", help="a stale.py to measure instead of memory/search/stale.py")
     parser.add_argument("--show", action="store_true", help="print every false positive and miss")
     args = parser.parse_args(argv)
     named = load_named(args.module)

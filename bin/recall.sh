@@ -1,5 +1,5 @@
 #!/bin/sh
-# recall.sh: search the project's knowledge. A thin POSIX launcher into memory/recall.py.
+# recall.sh: search the project's knowledge. A thin POSIX launcher into memory/commands/recall.py.
 # Installed as .beads/memory/recall.sh (code in .claude/hooks/memory-hooks/), or run from a memory-hooks clone.
 # No command substitution on the way (each is a fork, ~1.5 ms): recall.sh KEYWORD --all answers in ~2x a bare
 # interpreter start, so the launcher's own cost shows.
@@ -13,12 +13,12 @@ case $self in */*) here=${self%/*} ;; *) here=. ;; esac
 case $here in /*) ;; "") here=/ ;; *) here=${PWD:-$(pwd)}/$here ;; esac
 if [ -n "$MEMORY_HOOKS_HOME" ]; then
   root=$MEMORY_HOOKS_HOME
-elif [ -f "$here/../memory/recall.py" ]; then
+elif [ -f "$here/../memory/commands/recall.py" ]; then
   root=$here/..
 else
   root=$here/../../.claude/hooks/memory-hooks
 fi
-if [ ! -f "$root/memory/recall.py" ]; then
+if [ ! -f "$root/memory/commands/recall.py" ]; then
   echo "recall.sh: memory-hooks code not found (looked in $root); run memory-hooks' install.sh" \
     "(from the memory-hooks repository your team installed from) on this repository" >&2
   exit 2
@@ -32,8 +32,8 @@ elif command -v python3 >/dev/null 2>&1; then py=python3
 else py=python
 fi
 # Our code first, never the current folder (`-m` would import a `memory` package of the project you are
-# in). -S: the quick path (memory.recall_quick) needs no site-packages; the full path adds them itself.
+# in). -S: the quick path (memory.commands.recall_quick) needs no site-packages; the full path adds them itself.
 MEMORY_HOOKS_ANCHOR=$anchor exec "$py" -S -c 'import os, sys
 sys.path[0] = os.path.abspath(sys.argv.pop(1))
-from memory import recall_quick
+from memory.commands import recall_quick
 recall_quick.run()' "$root" "$@"

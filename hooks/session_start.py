@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """SessionStart (startup, resume, clear, compact) / Cursor sessionStart: surface the knowledge.
-Handler: memory.session_start."""
+Handler: memory.surface.session_start."""
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from memory.session_start import main  # noqa: E402
+from memory.surface.session_start import main  # noqa: E402
 
 if __name__ == "__main__":
     raise SystemExit(main())

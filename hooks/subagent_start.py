@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """SubagentStart: a supervisor dispatched on a bead starts with that bead's last handoff.
-Handler: memory.subagent_start."""
+Handler: memory.orchestration.subagent_start."""
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from memory.subagent_start import main  # noqa: E402
+from memory.orchestration.subagent_start import main  # noqa: E402
 
 if __name__ == "__main__":
     raise SystemExit(main())

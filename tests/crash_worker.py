@@ -1,4 +1,4 @@
-"""Test helper process: append entries through memory.store, each followed by the fold a person runs
+"""Test helper process: append entries through memory.store.store, each followed by the fold a person runs
 (store.compact: the inbox into knowledge.jsonl, then rotation; every 10th append when there are many),
 SIGKILLing itself at a chosen instant.
 
@@ -12,7 +12,8 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from memory import entry, locking, store  # noqa: E402
+from memory.core import locking  # noqa: E402
+from memory.store import entry, store  # noqa: E402
 
 
 def arm(die_at: int, mode: str) -> None:

@@ -30,10 +30,10 @@ def bd_env(state_dir: Path, **extra: str) -> dict:
 
 @contextlib.contextmanager
 def held_lock(lock_path: Path) -> Iterator[subprocess.Popen]:
-    """Another process holding `lock_path` (memory.locking) for the body of the with-block, then killed:
+    """Another process holding `lock_path` (memory.core.locking) for the body of the with-block, then killed:
     a stuck writer, as a hook sees it."""
     holder = subprocess.Popen([sys.executable, "-c", (
-        "import sys, time; sys.path.insert(0, sys.argv[1]); from memory import locking\n"
+        "import sys, time; sys.path.insert(0, sys.argv[1]); from memory.core import locking\n"
         "with locking.exclusive(sys.argv[2]):\n print('held', flush=True); time.sleep(120)"),
         str(ROOT), str(lock_path)], stdout=subprocess.PIPE, text=True)
     try:
@@ -105,7 +105,7 @@ def active_bytes(repo_path: Path) -> bytes:
 
 def knowledge(repo_path: Path, name: str = "knowledge.jsonl") -> list:
     """The lines of a knowledge file, parsed. For knowledge.jsonl: the active knowledge, i.e. the file and
-    then the inbox's fragments in order (memory.inbox), where captures go."""
+    then the inbox's fragments in order (memory.store.inbox), where captures go."""
     memory = repo_path / ".beads" / "memory"
     paths = [memory / name]
     if name == "knowledge.jsonl" and (memory / "inbox").is_dir():

@@ -5,7 +5,9 @@ import subprocess
 import sys
 
 from helpers import ROOT, assert_protocol, clean_env, error_log, fixture_payload, make_repo, run_hook
-from memory import entry, injected, layout, render, store
+from memory.core import layout, render
+from memory.store import entry, store
+from memory.surface import injected
 
 ROUTES = "src/api/routes.py registers every route twice when the app reloads; guard with app.url_map."
 ALEMBIC = "Alembic migrations must be reversible: every upgrade needs a working downgrade."
@@ -213,9 +215,9 @@ def test_nothing_to_add_is_decided_without_json_re_or_git(tmp_path, monkeypatch)
     raw = json.dumps(file_event(repo, "docs/guide/setup.md", session="s5"), separators=(",", ":")).encode()
     proc = run_hook("action_context", raw, repo, python_args=["-X", "importtime"])
     imported = {line.rsplit("|", 1)[-1].strip() for line in proc.stderr.decode().splitlines()}
-    assert proc.stdout == b"" and "memory.action_paths" in imported
-    assert not imported & {"json", "re", "subprocess", "memory.payload", "memory.injected"}
-    from memory import action_context
+    assert proc.stdout == b"" and "memory.search.action_paths" in imported
+    assert not imported & {"json", "re", "subprocess", "memory.runtimes.payload", "memory.surface.injected"}
+    from memory.surface import action_context
 
     for name in ("CLAUDE_PROJECT_DIR", "CURSOR_PROJECT_DIR", "GEMINI_PROJECT_DIR", "MEMORY_HOOKS_DIR"):
         monkeypatch.delenv(name, raising=False)  # the payload's cwd names the project

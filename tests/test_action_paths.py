@@ -1,5 +1,7 @@
-"""Which entries are about a file: path, name, folder, extension, area words, kind, provenance (memory.action_paths)."""
-from memory import action_paths, entry
+"""Which entries are about a file: path, name, folder, extension, area words, kind, provenance
+(memory.search.action_paths)."""
+from memory.search import action_paths
+from memory.store import entry
 
 
 def about(entries, rel, bar=2.0):

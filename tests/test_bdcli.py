@@ -1,4 +1,4 @@
-"""bd's command line as bd reads it (memory.bdcli), and the capture agreeing with what bd stores.
+"""bd's command line as bd reads it (memory.capture.bdcli), and the capture agreeing with what bd stores.
 
 The agreement test runs each command line through a real shell with the fake bd (tests/fake_bd/bd, modelled
 on cmd/bd/comment.go, comments.go and memory.go) and compares what bd stored with what we capture.
@@ -10,9 +10,9 @@ import subprocess
 import pytest
 
 from conftest import bd_env
-from memory import bdcli
-from memory.bdcomment import Insight, insights_in_command, marker_hint
-from memory.capture_gate import might_capture
+from memory.capture import bdcli
+from memory.capture.bdcomment import Insight, insights_in_command, marker_hint
+from memory.capture.capture_gate import might_capture
 
 
 def test_bd_comment_joins_every_text_word_and_comments_add_keeps_the_first():
@@ -113,7 +113,7 @@ def test_capture_agrees_with_what_bd_stores(tmp_path, command):
 
 
 def _marked(text: str) -> list[str]:
-    from memory.bdcomment import leading_marker, split_insights
+    from memory.capture.bdcomment import leading_marker, split_insights
 
     found = split_insights(text)
     if found:

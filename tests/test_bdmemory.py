@@ -7,7 +7,7 @@ import subprocess
 import pytest
 
 from conftest import bash_payload, bd_env, error_log, fixture_payload, knowledge, run_hook
-from memory import store
+from memory.store import store
 
 
 def context(proc) -> str:

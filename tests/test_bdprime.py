@@ -10,7 +10,7 @@ import subprocess
 import pytest
 
 from conftest import bash_payload, bd_env, knowledge, run_hook
-from memory import bdprime
+from memory.surface import bdprime
 
 MEMORY = "the staging deploy needs the VPN up before kubectl can reach the cluster"
 OTHER = "alembic migrations must be generated against a fresh database"

@@ -1,11 +1,11 @@
 """Branch switching with uncommitted captures (issue #21 item 10), with real git and the real hook files:
-captures go to new files in the inbox (memory.inbox), so `git checkout` / `git switch` never refuse, nothing
+captures go to new files in the inbox (memory.store.inbox), so `git checkout` / `git switch` never refuse, nothing
 is lost, ordinary git commits them, and the merge driver and the explicit fold keep working."""
 import json
 import subprocess
 
 from helpers import ROOT, bash_payload, clean_env, git, run_hook
-from memory import entry, inbox, store
+from memory.store import entry, inbox, store
 
 INSTALL = str(ROOT / "install.sh")
 DOCTOR = str(ROOT / "bin" / "memory-doctor")

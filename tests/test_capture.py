@@ -1,6 +1,6 @@
 """bd comment parsing and the capture gate, including every case the bash capture hook got wrong."""
-from memory.bdcomment import Insight, insights_in_command, split_insights
-from memory.capture_gate import might_capture
+from memory.capture.bdcomment import Insight, insights_in_command, split_insights
+from memory.capture.capture_gate import might_capture
 
 
 def test_readme_example():

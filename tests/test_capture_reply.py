@@ -1,11 +1,11 @@
-"""Capture from the agent's final message (memory.reply_capture): Stop, Cursor afterAgentResponse, and the
+"""Capture from the agent's final message (memory.capture.reply_capture): Stop, Cursor afterAgentResponse, and the
 completion gate's SubagentStop step, run as the runtimes run them."""
 import json
 
 import pytest
 
 from helpers import bash_payload, error_log, fixture_payload, git, knowledge, run_hook
-from memory import store
+from memory.store import store
 
 MESSAGE = """Done: the flaky test is fixed.
 

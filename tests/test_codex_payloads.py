@@ -5,7 +5,7 @@ import json
 import pytest
 
 from helpers import FIXTURES, knowledge, run_hook
-from memory import entry, store
+from memory.store import entry, store
 
 CODEX = FIXTURES / "codex" / "0.169.0"
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from helpers import ROOT, bash_payload, clean_env, knowledge
-from memory import entry, inbox, store
+from memory.store import entry, inbox, store
 
 WORKER = str(Path(__file__).with_name("crash_worker.py"))
 
@@ -78,7 +78,7 @@ def operations_in_one_rotating_append(tmp_path) -> int:
             "    def op(*a, _r=real, **k):\n"
             "        n[0]+=1; return _r(*a, **k)\n"
             "    setattr(os,name,op)\n"
-            "from memory import entry, store\n"
+            "from memory.store import entry, store\n"
             "store.append(sys.argv[2], [entry.build('x','B','orchestrator')]); store.compact(sys.argv[2])\n"
             "print(n[0])")
     out = subprocess.run([sys.executable, "-c", code, str(ROOT), str(probe)],

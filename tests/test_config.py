@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from memory import config
+from memory.core import config
 
 
 @pytest.mark.parametrize("text, expected", [

@@ -1,7 +1,9 @@
 """Choosing and fitting the session-start digest."""
 import pytest
 
-from memory import digest, entry, focus
+from memory.core import focus
+from memory.store import entry
+from memory.surface import digest
 
 
 @pytest.mark.parametrize("branch, cwd, expected", [

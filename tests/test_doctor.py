@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from helpers import ROOT, bash_payload, clean_env, git, held_lock, knowledge, make_repo, run_hook
-from memory import store
+from memory.store import store
 
 DOCTOR = str(ROOT / "bin" / "memory-doctor")
 

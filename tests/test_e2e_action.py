@@ -12,7 +12,7 @@ import pytest
 
 from conftest import ROOT, knowledge
 from helpers import installed_project
-from memory import entry, store
+from memory.store import entry, store
 
 FILE_ENTRY = "refund_service.py rounds refunds half-even; never use round() on Decimal amounts there."
 ERROR_ENTRY = "ModuleNotFoundError for psycopg2 on this machine: install psycopg2-binary, libpq is not present."

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, knowledge
-from memory import entry, store
+from memory.store import entry, store
 
 HARNESS = ROOT.parent / "shared" / "tools" / "claude-real"
 CLAUDE_HOME = Path(os.environ.get("CLAUDE_REAL_HOME", Path.home() / ".cache" / "claude-real"))

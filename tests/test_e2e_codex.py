@@ -14,7 +14,8 @@ import pytest
 
 from conftest import ROOT, knowledge
 from helpers import fake_model_api, installed_project
-from memory import entry, registration, store
+from memory.runtimes import registration
+from memory.store import entry, store
 
 HOME = Path(os.environ.get("CODEX_REAL_HOME", Path.home() / ".cache" / "codex-real"))
 CODEX = HOME / "node_modules" / ".bin" / "codex"
@@ -76,7 +77,7 @@ def test_capture_surface_prompt_and_reply_with_the_real_codex_cli(tmp_path):
     assert warnings == ["refund migrations must not lock the payments table"]
     handoffs = knowledge(project, "handoffs.jsonl")
     assert [h["event"] for h in handoffs] == ["SessionEnd", "SessionEnd"]
-    # read from Codex's own rollout log (memory.transcript_formats)
+    # read from Codex's own rollout log (memory.runtimes.transcript_formats)
     assert handoffs[-1]["task"]["latest"] == "add an alembic migration for refunds"
     assert handoffs[-1]["last_message"].startswith("Done.")
     assert not (project / ".beads" / "memory" / "errors.log").exists()

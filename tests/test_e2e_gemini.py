@@ -13,7 +13,7 @@ import pytest
 
 from conftest import ROOT, knowledge
 from helpers import fake_model_api, installed_project
-from memory import registration
+from memory.runtimes import registration
 
 HOME = Path(os.environ.get("GEMINI_REAL_HOME", Path.home() / ".cache" / "gemini-real"))
 GEMINI = HOME / "node_modules" / ".bin" / "gemini"
@@ -58,7 +58,7 @@ def test_capture_then_surface_with_the_real_gemini_cli(tmp_path):
 
 def test_prompt_context_and_reply_capture_with_the_real_gemini_cli(tmp_path):
     """BeforeAgent brings an old entry the prompt needs; AfterAgent captures a marked line of the reply."""
-    from memory import entry, store
+    from memory.store import entry, store
 
     project = installed_project(tmp_path / "app")
     old = "Database migrations must be reversible: every alembic upgrade needs a working downgrade."

@@ -1,4 +1,4 @@
-"""recall.sh's writing commands (memory.edit) run as the agent runs them: bin/recall.sh in the repo."""
+"""recall.sh's writing commands (memory.capture.edit) run as the agent runs them: bin/recall.sh in the repo."""
 import json
 import os
 import subprocess
@@ -6,7 +6,7 @@ import subprocess
 import pytest
 
 from helpers import ROOT, bash_payload, git, knowledge, run_hook
-from memory import store
+from memory.store import store
 
 RECALL = str(ROOT / "bin" / "recall.sh")
 
@@ -153,7 +153,7 @@ def test_a_knowledge_file_that_cannot_be_written_is_exit_3_and_one_line(repo):
     """#21 item 9: a full disk (RLIMIT_FSIZE below the file's size): not a traceback, nothing half-written."""
     recall(repo, "--add", "LEARNED: first insight is here")
     memory = str(repo / ".beads" / "memory")
-    before = store.active_bytes(memory)  # knowledge.jsonl and the inbox (memory.inbox)
+    before = store.active_bytes(memory)  # knowledge.jsonl and the inbox (memory.store.inbox)
     for args in (["--add", "LEARNED: a second insight"], ["--pin", "learned-first-insight-is-here"],
                  ["--redact", "learned-first-insight-is-here", "first"]):
         proc = recall_limited(repo, 40, *args)  # every capture is a new file: none fits in 40 bytes

@@ -1,4 +1,4 @@
-from memory import entry
+from memory.store import entry
 
 
 def test_fields_in_order_and_types():

@@ -1,4 +1,4 @@
-"""memory.find: a keyword search through the index gives exactly the scan's answer, or None."""
+"""memory.search.find: a keyword search through the index gives exactly the scan's answer, or None."""
 from __future__ import annotations
 
 import json
@@ -8,7 +8,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memory import entry, find, hookrun, index, recall, store
+from memory.commands import recall
+from memory.runtimes import hookrun
+from memory.search import find, index
+from memory.store import entry, store
 
 WORDS = ["cache", "Deploy", "deployment", "retry", "ß-straße", "SCHEMA", "ﬁle", "İstanbul", "token", "queue"]
 
@@ -138,7 +141,7 @@ def test_a_damaged_search_text_in_the_index_still_gives_the_exact_answer(mem):
     import marshal
     import struct
 
-    from memory import segment
+    from memory.search import segment
 
     random_files(mem, random.Random(11), 40)
     index.load(str(mem))
@@ -160,7 +163,7 @@ def test_a_damaged_search_text_in_the_index_still_gives_the_exact_answer(mem):
 
 def _alter_column(path, name, change) -> int:
     """Rewrite one column of an index file in place, same size; returns how many places changed."""
-    from memory import segfile
+    from memory.search import segfile
 
     data = bytearray(path.read_bytes())
     seg = segfile.open_index(str(path), segfile.FINGERPRINT)

@@ -1,4 +1,4 @@
-"""memory.fsio: a FIFO planted where a knowledge file belongs is an error at once, never a hang."""
+"""memory.core.fsio: a FIFO planted where a knowledge file belongs is an error at once, never a hang."""
 from __future__ import annotations
 
 import errno
@@ -7,7 +7,7 @@ import os
 import pytest
 
 from helpers import bash_payload, error_log, run_hook
-from memory import fsio
+from memory.core import fsio
 
 
 @pytest.mark.parametrize("call", [

@@ -3,7 +3,7 @@ session_id, transcript_path, cwd, hook_event_name, timestamp, plus the event's f
 import json
 
 from helpers import knowledge, run_hook
-from memory import entry, store
+from memory.store import entry, store
 
 TS = "2026-11-22T12:51:43.393Z"
 

@@ -1,4 +1,5 @@
-"""Handoffs (memory.handoff, hooks/handoff.py) and the "## Last Session" block, run as the runtime runs them."""
+"""Handoffs (memory.runtimes.handoff, hooks/handoff.py) and the "## Last Session" block, run as the runtime
+runs them."""
 import json
 import os
 import subprocess
@@ -7,7 +8,9 @@ import time
 import pytest
 
 from helpers import FIXTURES, ROOT, fixture_payload, git, hook_context, make_repo, run_hook
-from memory import handoff, lastsession, layout
+from memory.core import layout
+from memory.runtimes import handoff
+from memory.surface import lastsession
 
 RECALL = str(ROOT / "bin" / "recall.sh")
 
@@ -147,7 +150,7 @@ def test_a_supervisor_gets_its_beads_handoff(repo, tmp_path):
 
 
 def test_one_budget_for_the_whole_session_start(repo, tmp_path):
-    from memory import entry, store
+    from memory.store import entry, store
     d = str(repo / ".beads" / "memory")
     store.append(d, [entry.build(f"insight {i} " + "word " * 60, "BD-1", "orchestrator", ts=i) for i in range(40)])
     long_prompt = "please " + "do the thing " * 200

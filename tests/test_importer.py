@@ -11,7 +11,9 @@ import subprocess
 from pathlib import Path
 
 from helpers import FAKE_BD, ROOT, active_bytes, bd_env, clean_env, git, knowledge, make_repo
-from memory import automemory, console, entry
+from memory.commands import console
+from memory.runtimes import automemory
+from memory.store import entry
 
 RECALL = str(ROOT / "bin" / "recall.sh")
 SECRET = "ghp_" + "".join(random.Random(7).choices(string.ascii_letters + string.digits, k=36))  # no literal

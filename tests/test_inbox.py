@@ -1,4 +1,4 @@
-"""memory.inbox: a capture is a new file, never a change to a committed one; readers see knowledge.jsonl then
+"""memory.store.inbox: a capture is a new file, never a change to a committed one; readers see knowledge.jsonl then
 the inbox; many real processes at once, processes killed mid-write, and a fold running under readers."""
 import json
 import os
@@ -8,7 +8,9 @@ import sys
 import time
 
 from helpers import ROOT
-from memory import entry, inbox, index, layout, store
+from memory.core import layout
+from memory.search import index
+from memory.store import entry, inbox, store
 
 
 def make(i, ts=None):
@@ -73,7 +75,7 @@ def test_temp_files_of_a_dead_writer_are_removed_by_the_next_write(mem):
 
 
 def test_index_extends_by_new_fragments_and_rebuilds_after_a_fold(mem, monkeypatch):
-    from memory import corpus
+    from memory.search import corpus
 
     store.append(str(mem), [make(i) for i in range(50)])
     index.load(str(mem))
@@ -91,7 +93,7 @@ def test_index_extends_by_new_fragments_and_rebuilds_after_a_fold(mem, monkeypat
 WRITER = """
 import sys
 sys.path.insert(0, sys.argv[1])
-from memory import entry, store
+from memory.store import entry, store
 who, count = int(sys.argv[3]), int(sys.argv[4])
 for i in range(count):
     store.append(sys.argv[2], [entry.build(f"writer {who} insight {i}", "BD-1", "orchestrator")],
@@ -101,7 +103,8 @@ for i in range(count):
 COMPACTOR = """
 import sys, time
 sys.path.insert(0, sys.argv[1])
-from memory import locking, store
+from memory.core import locking
+from memory.store import store
 deadline = time.time() + float(sys.argv[3])
 while time.time() < deadline:
     try:
@@ -134,7 +137,7 @@ def test_16_writers_and_a_folder_at_once_lose_nothing_and_store_nothing_twice(me
 LOOPER = """
 import sys
 sys.path.insert(0, sys.argv[1])
-from memory import entry, store
+from memory.store import entry, store
 i = 0
 while True:
     store.append(sys.argv[2], [entry.build("killed writer %s insight %d" % (sys.argv[3], i), "BD-1", "orchestrator")])

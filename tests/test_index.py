@@ -1,4 +1,4 @@
-"""memory.index: never stale, never an error, incremental on appends, safe under concurrent builders."""
+"""memory.search.index: never stale, never an error, incremental on appends, safe under concurrent builders."""
 from __future__ import annotations
 
 import json
@@ -8,7 +8,8 @@ import sys
 
 import pytest
 
-from memory import corpus, entry, index, rank, segfile, store
+from memory.search import corpus, index, rank, segfile
+from memory.store import entry, store
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TOPICS = ["cache", "schema", "retry", "token", "layout", "worker", "queue", "deploy", "lint", "bundle"]
@@ -161,7 +162,7 @@ def test_an_unterminated_last_line_waits_until_it_is_complete(mem):
 BUILDER = """
 import json, sys
 sys.path.insert(0, sys.argv[1])
-from memory import index, rank
+from memory.search import index, rank
 hits = rank.search(index.load(sys.argv[2]), "queue worker step", 5)
 print(json.dumps([[s.entry["key"], round(s.score, 9)] for s in hits]))
 """
@@ -203,14 +204,15 @@ def test_a_large_archive_without_an_index_is_left_to_a_background_build(mem):
 def test_the_recorded_fingerprint_is_this_versions():
     """recall.sh's quick path checks an index's version against segfile.FINGERPRINT without importing the
     tokenizer: when tokens, concepts or tags change, set it to the value printed here."""
-    assert index.fingerprint() == segfile.FINGERPRINT, f"set memory/segfile.py FINGERPRINT = {index.fingerprint()}"
+    assert index.fingerprint() == segfile.FINGERPRINT, \
+        f"set memory/search/segfile.py FINGERPRINT = {index.fingerprint()}"
 
 
 def test_one_background_builder_at_a_time(mem, monkeypatch):
     """Recalls and prompts during a long build start no second builder (each would take a core)."""
     import os
 
-    from memory import hookrun
+    from memory.runtimes import hookrun
 
     forks = []
     monkeypatch.setattr(hookrun, "fork_detached", lambda: forks.append(1) or "parent")

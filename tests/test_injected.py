@@ -2,7 +2,7 @@
 import json
 import time
 
-from memory import injected
+from memory.surface import injected
 
 
 def test_remember_and_reset(tmp_path):

@@ -10,8 +10,10 @@ from pathlib import Path
 import pytest
 
 from helpers import ROOT, bash_payload, clean_env, fixture_payload, git, knowledge, make_repo
-from memory import entry, layout, registration, runtimes, store
+from memory.core import layout
 from memory.install import plan as installer
+from memory.runtimes import registration, runtimes
+from memory.store import entry, store
 
 INSTALL = str(ROOT / "install.sh")
 
@@ -247,7 +249,7 @@ def test_usage_errors(repo):
 
 
 def test_plugin_hooks_json_is_generated_from_the_registration_table():
-    generated = subprocess.run([sys.executable, "-m", "memory.registration", "--plugin-json"], cwd=ROOT,
+    generated = subprocess.run([sys.executable, "-m", "memory.runtimes.registration", "--plugin-json"], cwd=ROOT,
                                capture_output=True, check=True).stdout
     assert (ROOT / "hooks" / "hooks.json").read_bytes() == generated  # regenerate: see the command above
     hooks = json.loads(generated)["hooks"]
@@ -542,7 +544,8 @@ def test_only_hooks_bin_and_recall_are_executable(repo):
 # --- purge: everything the hooks write, named by the modules that write it ---------------------------------
 
 def test_purge_leaves_nothing_the_hooks_wrote(repo, monkeypatch):
-    from memory import errorlog, index
+    from memory.core import errorlog
+    from memory.search import index
 
     install(repo, "--no-venv", "--no-self-check")
     memory = repo / ".beads" / "memory"
@@ -572,7 +575,7 @@ def test_purge_leaves_nothing_the_hooks_wrote(repo, monkeypatch):
     (memory / layout.ERRORS).write_text("x" * (errorlog.MAX_LOG_BYTES + 1))  # the next error rotates it
     run_registered(repo, "memory_capture", "not json", env=foreground)
     run_registered(repo, "memory_capture", "not json", env=foreground)
-    from memory import locking
+    from memory.core import locking
     with locking.exclusive(str(memory / store.LOCK)):  # a capture that cannot get the lock is parked
         run_registered(repo, "memory_capture", bash_payload('bd comment BD-1 "LEARNED: parked"', repo),
                        env=dict(foreground, MEMORY_HOOKS_LOCK_TIMEOUT="0.2"))
@@ -615,7 +618,7 @@ def test_gitignore_block_names_every_machine_local_file(repo):
     _write_every_machine_local_file(memory)
     (memory / store.ARCHIVE).write_text("x\n")
     (memory / layout.INBOX).mkdir()
-    (memory / layout.INBOX / "1-2.jsonl").write_text("x\n")  # a capture (memory.inbox): committed
+    (memory / layout.INBOX / "1-2.jsonl").write_text("x\n")  # a capture (memory.store.inbox): committed
     git(repo, "add", "-A")
     tracked = {t for t in git(repo, "ls-files", ".beads").splitlines()}
     shared = {store.ACTIVE, store.ARCHIVE, "recall.sh", ".gitignore", f"{layout.INBOX}/1-2.jsonl"}  # inbox: committed
@@ -840,7 +843,7 @@ def test_codex_hooks_merged_idempotent_restored_and_optional(repo):
 _FAILING_INSTALL = """
 import errno, sys
 sys.path.insert(0, sys.argv[1])
-from memory import fsio
+from memory.core import fsio
 from memory.install import cli
 real, calls, fail_at = fsio.atomic_write, [0], int(sys.argv[2])
 def atomic_write(path, data, durable=True):
@@ -1066,7 +1069,7 @@ def test_a_teammates_clone_keeps_ignoring_its_machine_local_files_after_an_unins
 
 
 def test_uninstall_settles_parked_captures_into_the_knowledge(repo):
-    from memory import locking
+    from memory.core import locking
 
     install(repo, "--no-venv", "--no-self-check")
     memory = repo / ".beads" / "memory"

@@ -1,9 +1,9 @@
-"""memory.jsonedit: a JSON document changed to hold a new value, every byte outside the change kept."""
+"""memory.core.jsonedit: a JSON document changed to hold a new value, every byte outside the change kept."""
 import json
 
 import pytest
 
-from memory import jsonedit
+from memory.core import jsonedit
 
 TEXT = '{ "a" :[1,2 , 3],\n\t"b": {"x": "caf\\u00e9"}  ,"c":[ ]\n}  \n'
 SAME = {"a": [1, 2, 3], "b": {"x": "café"}, "c": []}

@@ -1,4 +1,4 @@
-"""memory.jsonline parses a line exactly as json.loads does: same value, or a ValueError from both."""
+"""memory.core.jsonline parses a line exactly as json.loads does: same value, or a ValueError from both."""
 import json
 import math
 
@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memory import jsonline
+from memory.core import jsonline
 
 values = st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
                       lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),

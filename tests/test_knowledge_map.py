@@ -6,7 +6,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from conftest import ROOT, fixture_payload, run_hook
-from memory import config, entry, knowledge_map, store
+from memory.core import config
+from memory.store import entry, store
+from memory.surface import knowledge_map
 
 
 def make(n, kind="learned", ts0=1_700_000_000, text="note {i} about the deploy queue and retries of the billing job"):

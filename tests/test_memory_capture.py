@@ -323,7 +323,7 @@ def test_every_entry_type_is_captured_with_its_key_prefix(repo, marker, kind, ta
     [e] = knowledge(repo)
     assert (e["type"], e["key"], e["tags"][0]) == (kind, f"{kind}-services-live-in-src-services", kind)
     assert f"`{kind}-services-live-in-src-services`" in context(proc)
-    from memory import render
+    from memory.core import render
     assert render.label(e["type"]) == tag
 
 
@@ -344,7 +344,7 @@ def test_explicit_key_replaces_and_the_hook_says_what_it_replaced(repo):
         'bd comment BD-2 "LEARNED[pnpm-tests]: run pnpm vitest --run, not pnpm test"', repo), repo)
     assert [e["key"] for e in knowledge(repo)] == ["learned-pnpm-tests", "learned-pnpm-tests"]
     assert 'replaced the earlier entry "run pnpm test"' in context(proc)
-    from memory import store as store_mod
+    from memory.store import store as store_mod
     [live] = store_mod.latest(knowledge(repo))
     assert live["content"] == "run pnpm vitest --run, not pnpm test"
 
@@ -364,7 +364,7 @@ def test_forget_in_a_bd_comment_appends_a_tombstone(repo, form):
     lines = knowledge(repo)
     assert len(lines) == 2 and lines[1]["type"] == "forget" and lines[1]["key"] == "learned-use-the-cache"
     assert "content" not in lines[1] and "forgot `learned-use-the-cache`" in context(proc)
-    from memory import store as store_mod
+    from memory.store import store as store_mod
     assert store_mod.latest(lines) == []
 
 
@@ -410,7 +410,7 @@ def test_confirmation_names_the_file_the_insight_went_to(repo):
 
 def test_a_parked_capture_is_not_called_stored_in_the_file(repo):
     from helpers import held_lock
-    from memory import store as store_mod
+    from memory.store import store as store_mod
 
     memory = repo / ".beads" / "memory"
     memory.mkdir(parents=True)

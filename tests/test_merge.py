@@ -1,4 +1,4 @@
-"""The knowledge files' merge driver (memory.merge, bin/memory-merge) and its registration, with real git."""
+"""The knowledge files' merge driver (memory.store.merge, bin/memory-merge) and its registration, with real git."""
 import json
 import subprocess
 import sys
@@ -7,7 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from helpers import ROOT, bash_payload, clean_env, git, run_hook
-from memory import gitmerge, inbox, merge, store
+from memory.store import gitmerge, inbox, merge, store
 
 DRIVER = str(ROOT / "bin" / "memory-merge")
 INSTALL = str(ROOT / "install.sh")
@@ -118,7 +118,7 @@ def live(repo):
 
 
 def all_lines(repo):
-    """Every line of the archive, knowledge.jsonl and the inbox (memory.inbox)."""
+    """Every line of the archive, knowledge.jsonl and the inbox (memory.store.inbox)."""
     memory = repo / ".beads" / "memory"
     paths = [memory / store.ARCHIVE, memory / store.ACTIVE]
     paths += [memory / "inbox" / name for name in inbox.names(str(memory))]

@@ -6,7 +6,8 @@ import json
 from pathlib import Path
 
 from helpers import assert_protocol, error_log, fixture_payload, knowledge, make_repo, run_hook
-from memory import automemory, note_capture
+from memory.capture import note_capture
+from memory.runtimes import automemory
 
 PROJECT_NOTE = "---\nname: Queue\ntype: project\n---\nThe job queue drains only on the worker host.\n"
 

@@ -14,7 +14,9 @@ from pathlib import Path
 import pytest
 
 from helpers import ROOT, assert_protocol, bash_payload, clean_env, knowledge, make_repo, source_copy
-from memory import __version__, console, registration
+from memory import __version__
+from memory.commands import console
+from memory.runtimes import registration
 
 # pip with no index and no configured links: nothing is fetched, whatever the machine's pip.conf says
 OFFLINE = {"PIP_NO_INDEX": "1", "PIP_CONFIG_FILE": os.devnull, "PIP_DISABLE_PIP_VERSION_CHECK": "1"}

@@ -6,7 +6,8 @@ import pytest
 
 from conftest import git
 from helpers import ROOT, bash_payload, clean_env, knowledge, make_repo
-from memory import paths, registration
+from memory.core import paths
+from memory.runtimes import registration
 
 
 def test_main_checkout_from_a_subfolder(repo):

@@ -3,7 +3,7 @@ import json
 import pytest
 
 from conftest import fixture_payload
-from memory import payload
+from memory.runtimes import payload
 
 
 def test_parse_rejects_non_objects():

@@ -4,7 +4,8 @@ import json
 import pytest
 
 from conftest import bash_payload, fixture_payload, knowledge, run_hook
-from memory import entry, index, store
+from memory.search import index
+from memory.store import entry, store
 
 OLD = [
     ("Database migrations must be reversible: every alembic upgrade needs a working downgrade.", "BD-3"),
@@ -156,7 +157,7 @@ def test_the_gate_threshold_comes_from_config_json(repo):
 
 
 def test_only_what_was_shown_in_full_counts_as_given(repo):
-    from memory import injected
+    from memory.surface import injected
     seed_neighbours(repo)
     memory = str(repo / ".beads" / "memory")
     context(ask(repo, "write the alembic migration and downgrade for the invoices table", session="g"))
@@ -169,7 +170,7 @@ def test_only_what_was_shown_in_full_counts_as_given(repo):
 
 
 def test_the_block_says_what_it_is(repo):
-    from memory import render
+    from memory.core import render
     seed(repo)
     text = context(ask(repo, "add an alembic migration for the invoices"))
     assert text.splitlines()[:2] == ["## Relevant Knowledge", render.FRAMING]

@@ -4,7 +4,7 @@ import json
 import shutil
 
 from helpers import FIXTURES, bash_payload, fixture_payload, knowledge, make_repo, run_hook
-from memory import provenance
+from memory.capture import provenance
 
 TRANSCRIPT = FIXTURES / "claude-code" / "2.1.330" / "transcript-edit.jsonl"  # recorded: one Edit of this file
 RECORDED_ROOT = "/tmp/probe/ct/test_file_and_error_context_an0/app"  # the project it was recorded in

@@ -1,11 +1,12 @@
-"""memory.rank: the order of results, the gate's silence on unrelated text, determinism, explanations."""
+"""memory.search.rank: the order of results, the gate's silence on unrelated text, determinism, explanations."""
 from __future__ import annotations
 
 import random
 
 import pytest
 
-from memory import corpus, entry, rank
+from memory.search import corpus, rank
+from memory.store import entry
 
 INSIGHTS = [
     ("pnpm install fails on node 18 because the lockfile version is too new; run corepack enable first", "BD-1"),
@@ -165,7 +166,7 @@ def test_a_long_prompt_is_not_silenced_by_its_extra_words():
     relevance set's PostHog entries."""
     from pathlib import Path
 
-    from memory import store
+    from memory.store import store
 
     path = Path(__file__).resolve().parent.parent / "bench" / "relevance" / "posthog" / "knowledge.jsonl"
     entries = store.latest(store.read(str(path)).entries)

@@ -9,8 +9,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import ROOT, fixture_payload, run_hook
-from memory import entry, jsonio, store
-from memory import recall as recall_module
+from memory.commands import recall as recall_module
+from memory.core import jsonio
+from memory.store import entry, store
 
 RECALL = str(ROOT / "bin" / "recall.sh")
 
@@ -368,7 +369,7 @@ def test_repro_control_characters_are_stripped_on_output(repo):
 
 
 def test_session_start_strips_c1_and_bidi_controls(repo):
-    from memory import hold
+    from memory.store import hold
 
     held = entry.build(HOSTILE, "BD-1", "orchestrator")
     store.append(str(memory_dir(repo)), [held])
@@ -464,7 +465,7 @@ def test_an_unexpected_failure_is_one_line_and_logged(repo, tmp_path):
     fake = tmp_path / "home"
     shutil.copytree(ROOT / "memory", fake / "memory")
     shutil.copytree(ROOT / "bin", fake / "bin")
-    (fake / "memory" / "stale.py").write_text("raise RuntimeError('boom')\n")
+    (fake / "memory" / "search" / "stale.py").write_text("raise RuntimeError('boom')\n")
     write(repo, [e("something old", ts=1)])
     proc = subprocess.run([str(fake / "bin" / "recall.sh"), "--stale"], cwd=repo, capture_output=True, text=True,
                           env={k: v for k, v in os.environ.items() if not k.startswith("MEMORY_HOOKS")})

@@ -1,4 +1,4 @@
-"""recall.sh's quick path (memory.recall_quick): `recall.sh KEYWORD --all` from a current index, run as a
+"""recall.sh's quick path (memory.commands.recall_quick): `recall.sh KEYWORD --all` from a current index, run as a
 user runs it, gives byte for byte what the full path gives, and steps aside whenever it cannot be sure."""
 import os
 import random
@@ -8,7 +8,10 @@ import pytest
 from test_find import random_files, write
 
 from conftest import ROOT
-from memory import entry, find, index, paths, recall_quick, store
+from memory.commands import recall_quick
+from memory.core import paths
+from memory.search import find, index
+from memory.store import entry, store
 
 RECALL = str(ROOT / "bin" / "recall.sh")
 KEYWORDS = ["deploy", "DEPLOY", "ss", "strasse", "file", "istanbul", "#1", "topic", "bd-3", "e", "zzz", "-", "ß"]

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memory.redact import redact, scrub_record
+from memory.store.redact import redact, scrub_record
 
 _rng = random.Random(7)
 

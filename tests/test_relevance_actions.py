@@ -19,7 +19,7 @@ import build  # noqa: E402
 import hook_session  # noqa: E402
 import relevance_actions  # noqa: E402
 
-from memory import entry  # noqa: E402
+from memory.store import entry  # noqa: E402
 
 FAKE_HOOK = ROOT / "tests" / "fake_action_hook" / "action_context.py"
 CLI_DOCS = "Never edit `docs/reference/cli.md` by hand; change the source and run `cargo dev generate-all`."

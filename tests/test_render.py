@@ -1,8 +1,8 @@
-"""memory.render: control characters never reach a terminal, with or without the regex."""
+"""memory.core.render: control characters never reach a terminal, with or without the regex."""
 import re
 import sys
 
-from memory import render
+from memory.core import render
 
 
 def test_strip_control_without_the_regex_is_the_regex():

@@ -16,7 +16,9 @@ from pathlib import Path
 import pytest
 
 from helpers import ROOT, clean_env, make_repo
-from memory import console, entry, injected, report
+from memory.commands import console, report
+from memory.store import entry
+from memory.surface import injected
 
 DAY = 86400
 NOW = time.time()

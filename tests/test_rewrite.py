@@ -1,11 +1,12 @@
-"""recall.sh --redact KEY [TEXT] (memory.rewrite), run as a user runs it: bin/recall.sh on real files."""
+"""recall.sh --redact KEY [TEXT] (memory.commands.rewrite), run as a user runs it: bin/recall.sh on real files."""
 import json
 import os
 import subprocess
 import sys
 
 from helpers import ROOT, knowledge
-from memory import entry, layout, store
+from memory.core import layout
+from memory.store import entry, store
 
 RECALL = str(ROOT / "bin" / "recall.sh")
 SECRET = "Tr0ub4dor3xyzQ"  # not a shape the automatic redaction knows: it is stored verbatim
@@ -112,7 +113,7 @@ def test_redact_a_torn_copy_too(repo):
 
 WRITER = """
 import sys
-from memory import entry, store
+from memory.store import entry, store
 memory_dir, name, count, secret = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 for i in range(count):
     store.append(memory_dir, [entry.build(f"writer {name} insight {i}", "BD-1", "orchestrator"),

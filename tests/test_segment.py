@@ -1,4 +1,4 @@
-"""memory.segment: the on-disk layout of an index segment; lookups read little and damage is no error."""
+"""memory.search.segment: the on-disk layout of an index segment; lookups read little and damage is no error."""
 from __future__ import annotations
 
 import struct
@@ -6,7 +6,8 @@ import struct
 import pytest
 from test_index import expected, make, ranked, write_lines
 
-from memory import index, rank, segfile, segment, store
+from memory.search import index, rank, segfile, segment
+from memory.store import store
 
 
 def test_every_term_is_found_through_the_on_disk_directory(mem):
@@ -59,11 +60,11 @@ def test_an_index_truncated_in_place_under_a_reader_is_no_crash(mem):
     index.load(str(mem))
     path = mem / index.INDEX[store.ACTIVE]
     seg = segment.read_segment(str(path), index.fingerprint())
-    opened = segfile.open_index(str(path), segfile.FINGERPRINT)  # as memory.find reads it
+    opened = segfile.open_index(str(path), segfile.FINGERPRINT)  # as memory.search.find reads it
     assert seg is not None and opened is not None
     with open(path, "r+b") as fh:
         fh.truncate(segment.HEAD_SIZE + 16)  # in place: the same inode, most of it gone
     with pytest.raises(ValueError):
-        opened.raw("wtext")  # memory.find then answers None: recall.sh scans the files instead
+        opened.raw("wtext")  # memory.search.find then answers None: recall.sh scans the files instead
     with pytest.raises(ValueError):
-        seg.offsets[299]  # memory.index's entry reader then answers None: that entry is not shown
+        seg.offsets[299]  # memory.search.index's entry reader then answers None: that entry is not shown

@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from conftest import FIXTURES, ROOT
-from memory import embed, semantic
+from memory.search import embed, semantic
 
 for _name in embed.THREAD_VARIABLES:  # as embed.load does before numpy's first import (see there)
     os.environ.setdefault(_name, "1")
@@ -183,7 +183,7 @@ SCRIPT = """
 import sys
 sys.path.insert(0, {root!r})
 {prelude}
-from memory import semantic
+from memory.search import semantic
 entries = [{{"key": "k", "content": "pnpm install fails on node 18"}}]
 result = semantic.similarities({memory!r}, entries, "package install fails", budget_s=60)
 sys.stderr.write("RESULT=" + repr(result if result is None else sorted(result)))
@@ -320,11 +320,11 @@ def test_a_concurrent_writers_vectors_are_kept(tmp_path):
 
 @needs_model
 def test_refresh_command_fills_the_cache_quietly(tmp_path):
-    from memory import store
+    from memory.store import store
 
     memory_dir = tmp_path / "memory"
     store.append(str(memory_dir), KNOWLEDGE)
-    result = subprocess.run([sys.executable, "-m", "memory.semantic", "refresh", str(memory_dir)], cwd=ROOT,
+    result = subprocess.run([sys.executable, "-m", "memory.search.semantic", "refresh", str(memory_dir)], cwd=ROOT,
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert result.stdout == "" and "3 vectors computed" in result.stderr

@@ -3,7 +3,8 @@ import json
 import pytest
 
 from conftest import bash_payload, fixture_payload, git, knowledge, run_hook
-from memory import config, entry, render, store
+from memory.core import config, render
+from memory.store import entry, store
 
 
 def seed(repo, n, welcomed=True, **kw):
@@ -153,7 +154,7 @@ def _register(repo, rel, config):
 
 
 def test_one_answer_when_cursor_runs_both_hook_files(repo):
-    from memory import registration
+    from memory.runtimes import registration
     seed(repo, 2)
     cursor_payload = {"conversation_id": "c", "session_id": "c", "hook_event_name": "sessionStart",
                       "cursor_version": "3.9.16", "workspace_roots": [str(repo)]}
@@ -165,7 +166,7 @@ def test_one_answer_when_cursor_runs_both_hook_files(repo):
 
 
 def test_plugin_copy_is_quiet_beside_an_install(repo):
-    from memory import registration
+    from memory.runtimes import registration
     seed(repo, 2)
     assert b"Recent Knowledge" in start(repo, args=["--plugin"]).stdout  # the plugin alone answers
     _register(repo, ".claude/settings.json", registration.with_claude_hooks({}, ["session_start"]))
@@ -236,7 +237,7 @@ def test_compaction_resurfaces_what_the_session_had_been_given(repo):
     payload = fixture_payload("claude-code/2.1.330/SessionStart-5.json")  # source: compact
     assert payload["source"] == "compact"
     payload["cwd"] = str(repo)
-    from memory import injected
+    from memory.surface import injected
     injected.remember(str(repo / ".beads" / "memory"), payload["session_id"], [key])
     text = context(run_hook("session_start", payload, repo))
     assert "Given before the compaction:" in text and "given by a prompt before the compaction" in text

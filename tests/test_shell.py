@@ -1,6 +1,6 @@
 import pytest
 
-from memory import shell
+from memory.core import shell
 
 
 def words(src):

@@ -1,11 +1,11 @@
-"""recall.sh --stale and the doctor's count (memory.stale), on a real git repository."""
+"""recall.sh --stale and the doctor's count (memory.search.stale), on a real git repository."""
 import json
 import os
 import subprocess
 import time
 
 from helpers import ROOT, git
-from memory import stale
+from memory.search import stale
 
 RECALL = str(ROOT / "bin" / "recall.sh")
 OLD = int(time.time()) - 200 * 86400

@@ -1,7 +1,8 @@
 import json
 import os
 
-from memory import entry, inbox, layout, store
+from memory.core import layout
+from memory.store import entry, inbox, store
 
 
 def make(i, key=None, ts=None):
@@ -12,7 +13,7 @@ def make(i, key=None, ts=None):
 
 
 def lines(path):
-    """A file's lines; for knowledge.jsonl, the active knowledge: the file, then the inbox (memory.inbox)."""
+    """A file's lines; for knowledge.jsonl, the active knowledge: the file, then the inbox (memory.store.inbox)."""
     paths = [path]
     if path.name == store.ACTIVE:
         paths += [path.parent / layout.INBOX / name for name in inbox.names(str(path.parent))]
@@ -49,7 +50,7 @@ def test_replacement_of_a_different_insight_is_reported(tmp_path):
 
 def test_the_same_text_under_its_key_is_written_once_until_it_is_old(tmp_path):
     """#21 item 14: the same insight twice (or with other whitespace) is one line; a month later, writing it
-    again re-confirms it (memory.stale counts from the newer line)."""
+    again re-confirms it (memory.search.stale counts from the newer line)."""
     d = str(tmp_path)
     first = dict(make(1, key="same"), content="use  pnpm\n for tests", ts=1000)
     assert store.append(d, [first]).written == 1

@@ -1,11 +1,11 @@
-"""memory.textmatch: the word index's definitions agree with the substring search they stand in for."""
+"""memory.core.textmatch: the word index's definitions agree with the substring search they stand in for."""
 import re
 import sys
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memory import textmatch
+from memory.core import textmatch
 
 
 def test_word_part_decides_word_characters_as_re_does():

@@ -1,9 +1,9 @@
-"""memory.tokenize: identifiers split every way a prompt may spell them, stop words out, one stem per family."""
+"""memory.search.tokenize: identifiers split every way a prompt may spell them, stop words out, one stem per family."""
 from __future__ import annotations
 
 import pytest
 
-from memory.tokenize import raw_terms, stem, terms
+from memory.search.tokenize import raw_terms, stem, terms
 
 
 @pytest.mark.parametrize("text, expected", [
@@ -59,6 +59,6 @@ def test_every_spelling_of_an_identifier_meets_the_others():
 
 
 def test_terms_are_deterministic_and_order_preserving():
-    text = "Rebuild the index when knowledge.jsonl rotates; see memory/index.py"
+    text = "Rebuild the index when knowledge.jsonl rotates; see memory/search/index.py"
     assert terms(text) == terms(text)
     assert terms(text)[0] == stem("rebuild")

@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from helpers import ROOT, assert_protocol, bash_payload, clean_env, error_log, held_lock, knowledge, make_repo, run_hook
-from memory import entry, store
+from memory.store import entry, store
 
 WORKER = str(Path(__file__).with_name("crash_worker.py"))
 HOOKS = ["memory_capture", "session_start", "validate_completion", "log_dispatch_prompt", "prompt_recall"]
@@ -37,7 +37,7 @@ def all_entries(memory: Path):
 READER = r"""
 import json, os, sys, time
 sys.path.insert(0, sys.argv[1])
-from memory import store
+from memory.store import store
 memory, stop_file = sys.argv[2], sys.argv[3]
 seen, reads = set(), 0
 while not os.path.exists(stop_file) or reads < 3:

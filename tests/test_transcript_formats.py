@@ -1,4 +1,4 @@
-"""memory.transcript_formats: handoffs from Gemini CLI's chat log and Codex CLI's rollout log, as recorded
+"""memory.runtimes.transcript_formats: handoffs from Gemini CLI's chat log and Codex CLI's rollout log, as recorded
 from the real CLIs (tests/fixtures/{gemini/0.61.0/chat-1,codex/0.169.0/rollout-1}.jsonl: a session that
 updates BD-7, runs a command that fails, writes notes.txt and ends with a message)."""
 import json
@@ -6,8 +6,9 @@ import json
 import pytest
 
 from helpers import FIXTURES, fixture_payload, run_hook
-from memory import handoff, layout
-from memory.transcript_formats import claude_records
+from memory.core import layout
+from memory.runtimes import handoff
+from memory.runtimes.transcript_formats import claude_records
 
 CODEX_LOG = FIXTURES / "codex" / "0.169.0" / "rollout-1.jsonl"
 GEMINI_LOG = FIXTURES / "gemini" / "0.61.0" / "chat-1.jsonl"

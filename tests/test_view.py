@@ -1,4 +1,4 @@
-"""The active view (memory.view): forgets, pins and corrections on every read path, across rotation, real
+"""The active view (memory.store.view): forgets, pins and corrections on every read path, across rotation, real
 concurrent writers and a git merge."""
 import json
 import random
@@ -9,7 +9,9 @@ from pathlib import Path
 import pytest
 
 from helpers import ROOT, bash_payload, clean_env, git, knowledge, run_hook
-from memory import entry, inbox, index, layout, rank, store, view
+from memory.core import layout
+from memory.search import index, rank
+from memory.store import entry, inbox, store, view
 
 
 def e(key, content, ts):
@@ -107,7 +109,7 @@ def test_ranked_search_never_returns_a_forgotten_entry(tmp_path):
 
 
 def rank_corpus_from_entries(d):
-    from memory import corpus
+    from memory.search import corpus
     return corpus.from_entries(store.latest(store.load(d, include_archive=True).entries))
 
 
@@ -126,7 +128,8 @@ def test_session_start_shows_pinned_first_and_never_a_forgotten_entry(repo):
 WRITER = """
 import fcntl, json, random, sys
 sys.path.insert(0, sys.argv[1])
-from memory import entry, locking, store
+from memory.core import locking
+from memory.store import entry, store
 memory, oplog, seed = sys.argv[2], sys.argv[3], int(sys.argv[4])
 rng = random.Random(seed)
 for n in range(12):
@@ -209,7 +212,7 @@ def test_tombstones_and_pins_survive_a_git_merge_of_two_branches(repo):
     git(repo, "commit", "-qm", "left")
     git(repo, "checkout", "-q", "main")
     capture("LEARNED[deploy]: deploy with make release")
-    subprocess.run([sys.executable, str(ROOT / "memory" / "recall.py"), "--pin", "deploy"], check=True,
+    subprocess.run([sys.executable, str(ROOT / "memory" / "commands" / "recall.py"), "--pin", "deploy"], check=True,
                    cwd=repo, env=dict(clean_env(), PYTHONPATH=str(ROOT)), capture_output=True)
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "main")
@@ -237,7 +240,7 @@ def test_original_recall_jq_filter_skips_tombstones(tmp_path):
         pytest.skip("jq is not installed")
     d = str(tmp_path)
     store.append(d, [e("k", "kept text", 1), c("forget", "j", 2)])
-    files = [str(tmp_path / layout.INBOX / name) for name in inbox.names(d)]  # where captures are (memory.inbox)
+    files = [str(tmp_path / layout.INBOX / name) for name in inbox.names(d)]  # where captures are (memory.store.inbox)
     out = subprocess.run([str(jq), "-r", "select(.content != null) | .content", *files],
                          capture_output=True, text=True).stdout
     assert out == "kept text\n"

@@ -11,7 +11,7 @@ file tool, PostToolUseFailure for a failed Bash call) plus its labels and split 
 
 Each source line is {"content": ..., "origin": {"repo", "path", "commit"}}: one insight from a public
 agent-instruction file, in the engineers' own wording. Everything else is derived here, deterministically,
-with the project's own code (memory.entry.build: key = make_key slug rule, tags = detect_tags), so the
+with the project's own code (memory.store.entry.build: key = make_key slug rule, tags = detect_tags), so the
 entries are reproducible and match what a real capture would store:
   ts    spread evenly over ~6 months in source order (the order the files were read), plus a few hours of
         jitter from a hash of the content, so newer-first baselines see a realistic history;
@@ -30,7 +30,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 sys.path.insert(0, str(ROOT))
 
-from memory import entry  # noqa: E402
+from memory.store import entry  # noqa: E402
 
 sys.path.insert(0, str(HERE))
 import dataset  # noqa: E402

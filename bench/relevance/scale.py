@@ -9,7 +9,7 @@ posthog: 259 engineers' rules about other stacks, round-robin), then `scale/uv-d
 uv's own documentation (docs/**/*.md at the commit uv's rules were read at; 80-320 characters, code blocks,
 headings, tables, links and the generated reference pages left out; ordered by sha1 of the text). They are
 real project knowledge in the project's vocabulary, so they compete with the labelled entries the way a
-grown knowledge base would. Every entry is built with memory.entry.build like a capture; `ts` is spread
+grown knowledge base would. Every entry is built with memory.store.entry.build like a capture; `ts` is spread
 evenly over 2024-01-01..2025-06-30 in a hash order of the keys, so the newest entries are a mix of sources.
 uv's labels (prompts.jsonl, actions.jsonl) stay valid: its 77 entries are all kept.
 """
@@ -27,7 +27,7 @@ sys.path.insert(0, str(HERE))
 import build  # noqa: E402
 import dataset  # noqa: E402
 
-from memory import entry  # noqa: E402
+from memory.store import entry  # noqa: E402
 
 PROJECT = "uv"
 OTHERS = ("calcom", "grafana", "posthog")

@@ -10,10 +10,11 @@ import sys
 import tempfile
 import time
 
-from memory import TYPE_CHECKING, registration
+from memory import TYPE_CHECKING
 from memory.install import plan as installer
 from memory.install.plan import EXIT_ERROR, EXIT_OK, EXIT_SELF_CHECK, EXIT_USAGE, INSTALL_DIR, VENV
-from memory.registration import CLAUDE_SETTINGS, CURSOR_HOOKS, SettingsError
+from memory.runtimes import registration
+from memory.runtimes.registration import CLAUDE_SETTINGS, CURSOR_HOOKS, SettingsError
 
 if TYPE_CHECKING:
     from typing import TextIO
@@ -30,7 +31,7 @@ def resolve_target(path: str | None) -> tuple[str, str | None, bool]:
     and whether it is in git at all. A bare repository or a .git folder has no work tree: refused. Without
     a `path`, the git repository of the current folder; outside one, no guess: the user names the folder.
     The memory-hooks bundle itself (this code's own folder) is never a target."""
-    from memory import paths
+    from memory.core import paths
 
     explicit = path is not None
     path = os.path.abspath(path if path is not None else ".")
@@ -200,7 +201,8 @@ def settle_memory(memory_dir: str) -> str | None:
     """Before an uninstall that keeps the knowledge: captures parked while the lock was busy, an unfinished
     rotation, a torn last line are settled into the knowledge files now; no hook will do it later. A note
     when that could not be done (the parked files stay, ignored, in the memory folder)."""
-    from memory import locking, store
+    from memory.core import locking
+    from memory.store import store
 
     if not os.path.isfile(store.path(memory_dir)) or os.path.islink(store.path(memory_dir)):
         return None
@@ -235,7 +237,7 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
         return EXIT_OK
     installer.apply(target, changes, backups=not args.uninstall)
     if in_git:
-        from memory import gitmerge
+        from memory.store import gitmerge
 
         if args.uninstall:
             gitmerge.unconfigure(target)

@@ -15,8 +15,10 @@ import shutil
 import subprocess
 import sys
 
-from memory import TYPE_CHECKING, fsio, jsonedit, layout, registration
-from memory.registration import (
+from memory import TYPE_CHECKING
+from memory.core import fsio, jsonedit, layout
+from memory.runtimes import registration
+from memory.runtimes.registration import (
     CLAUDE_SETTINGS,
     CODEX_HOOKS,
     CURSOR_HOOKS,
@@ -49,7 +51,7 @@ EXIT_OK, EXIT_SELF_CHECK, EXIT_USAGE, EXIT_ERROR = 0, 1, 2, 3
 
 
 def data_files() -> list[str]:
-    """What the hooks write into .beads/memory (folders end in "/"): memory.layout names every one."""
+    """What the hooks write into .beads/memory (folders end in "/"): memory.core.layout names every one."""
     return list(layout.DATA_FILES) + [name + "/" for name in layout.MACHINE_LOCAL_DIRS + layout.COMMITTED_DIRS]
 
 
@@ -63,7 +65,7 @@ def gitignore_lines() -> list[str]:
 
 def memory_ignore_lines() -> list[str]:
     """The memory folder's .gitignore block: every file the hooks write there but the committed knowledge
-    (memory.layout names each one), and the temp files of an atomic write."""
+    (memory.core.layout names each one), and the temp files of an atomic write."""
     shared = layout.COMMITTED + tuple(name + "/" for name in layout.COMMITTED_DIRS)  # the inbox is committed
     return [f"/{name}" for name in data_files() if name not in shared] + [f"/{TEMP_FILES}"]
 
@@ -235,7 +237,7 @@ def _memory_ignore_on_uninstall(root: str, purge: bool, other_root: bool = False
 
 
 def _gitattributes_change(root: str, remove: bool, strict: bool = True) -> Change:
-    from memory import gitmerge
+    from memory.store import gitmerge
 
     return _block_change(root, ".gitattributes", gitmerge.ATTRIBUTES_BEGIN, gitmerge.ATTRIBUTES_END,
                          gitmerge.attribute_lines(), remove, strict)

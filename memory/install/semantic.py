@@ -23,7 +23,7 @@ PIP_TIMEOUT_S = 900
 _CHECK = """
 import hashlib, os, sys
 sys.path.insert(0, {source!r})
-from memory import embed
+from memory.search import embed
 folder = embed.find_model_dir()
 if folder is None:
     sys.exit("model files not found in " + os.pathsep.join(sys.path))

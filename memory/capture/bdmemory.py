@@ -1,0 +1,45 @@
+"""bd's own memory commands (cmd/bd/memory.go) and our entries: `bd remember` is captured, `bd forget` forgets.
+
+`bd remember "TEXT" [--key K]` stores TEXT in bd's database under K, else under bd's slug of TEXT (first 8
+words, at most 60 characters; memory.capture.bdcli.slug); the same key replaces it. We capture it as one insight
+(no marker needed; a leading `DECISION:`/`WARNING:`/`PATTERN:`/`LEARNED:` sets the type and is not part of the
+text) under `<type>-<bd key>`, and keep bd's key as the entry's `bd_key`. A bd key outside our key grammar
+(`[a-z0-9][a-z0-9-]{0,59}`) is slugged into it (`Auth_JWT` -> `auth-jwt`); one with nothing left (`日本`)
+takes the automatic key. `bd forget K` appends a forget for the entry whose `bd_key` is K (a tombstone, as
+`recall.sh --forget`): whatever the entry's key became, bd's key finds it.
+"""
+from __future__ import annotations
+
+from memory import TYPE_CHECKING
+from memory.store import entry, view
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+COMMANDS = ("remember", "forget")
+FIELD = "bd_key"  # the entry field that keeps bd's memory key
+
+
+def our_key_name(bd_key: str, kind: str) -> str | None:
+    """The key name (after `<type>-`) of an entry from bd's key: itself within our grammar, else its slug;
+    a leading `<type>-` dropped (`learned-x` -> `x`, or the key would read `learned-learned-x`); None when
+    nothing is left."""
+    name = bd_key if entry.valid_key_name(bd_key) else entry.slug(bd_key)[:entry.KEY_PREFIX_CHARS].strip("-")
+    prefix = kind + "-"
+    if name.startswith(prefix) and len(name) > len(prefix):
+        name = name[len(prefix):]
+    return name if name and entry.valid_key_name(name) else None
+
+
+def key_note(bd_key: str, stored_key: str) -> str | None:
+    """What the agent should hear when bd's key did not become the key as it is."""
+    if entry.valid_key_name(bd_key):
+        return None
+    return (f"memory-hooks: bd's key `{bd_key}` is outside memory-hooks' keys (lowercase letters, digits and "
+            f"dashes, up to 60): stored as `{stored_key}`; `bd forget {bd_key}` still forgets it.")
+
+
+def key_of(lines: Iterable[dict], bd_key: str) -> str | None:
+    """Our key for bd's key: that of the latest entry captured from `bd remember` with it (None when none)."""
+    newest = view.latest([line for line in lines if "content" in line and line.get(FIELD) == bd_key])
+    return newest[0]["key"] if newest else None

@@ -1,0 +1,98 @@
+"""Stop / Cursor afterAgentResponse (and a step of SubagentStop): insights in the agent's final message.
+
+For agents without bd, or that simply say it: a line of the final message that STARTS with `LEARNED:`,
+`DECISION:`, `WARNING:` or `PATTERN:` (after a list bullet or bold at most; a key in brackets is fine) is
+captured like a bd comment's. Never a quoted line (`> `), a line inside a fenced code block, or a line that
+only mentions a marker mid-sentence; FORGET is taken from bd comments and recall.sh only. Text a live entry
+already holds (a `bd comment` of the same turn stored it) is not stored again. Off with
+`"capture_replies": false` in .beads/memory/config.json. Never answers, never blocks.
+"""
+from __future__ import annotations
+
+import re
+
+from memory.runtimes import hookrun
+
+HOOK = "capture_reply"
+_MARKER_BYTES = (b"LEARNED", b"DECISION", b"WARNING", b"PATTERN")
+_MARKED_LINE = re.compile(r"^[ \t]*(?:[-*+][ \t]+)?(?:\*\*|__)?(?:LEARNED|DECISION|WARNING|PATTERN)"
+                          r"(?:\[[^\]\n]*\])?(?:\*\*|__)?[ \t]*:")
+_FENCE = re.compile(r"^[ \t]*(```|~~~)")
+
+
+def might_capture(raw: bytes) -> bool:
+    """Cheap test on the raw stdin: a marker, or no final message in the payload (then the transcript)."""
+    return any(m in raw for m in _MARKER_BYTES) or not any(f in raw for f in (b"last_assistant_message", b'"text"',
+                                                                             b"prompt_response"))
+
+
+def marked_lines(text: str) -> str:
+    """The lines of `text` that start with a marker, outside fenced code blocks, one per line."""
+    kept, fenced = [], False
+    for line in text.splitlines():
+        if _FENCE.match(line):
+            fenced = not fenced
+        elif not fenced and _MARKED_LINE.match(line):
+            kept.append(line)
+    return "\n".join(kept)
+
+
+def final_text(data: dict) -> str:
+    """The agent's final message: Claude's `last_assistant_message`, Gemini's `prompt_response` (AfterAgent),
+    Cursor's `text` (afterAgentResponse) or `summary` (subagentStop), else the transcript's last assistant text."""
+    from memory.runtimes import payload, transcript
+
+    for field in ("last_assistant_message", "prompt_response", "text", "summary"):
+        value = payload.text_field(data, field)
+        if value:
+            return value
+    path = payload.text_field(data, "agent_transcript_path") or payload.text_field(data, "transcript_path")
+    return transcript.last_assistant_text(path) or ""
+
+
+def capture(data: dict, text: str, memory_dir: str) -> list[str]:
+    """Store the marked lines of `text`; the keys written."""
+    from memory.capture import bdcomment, edit
+    from memory.capture import capture as capture_mod
+    from memory.capture.provenance import session_files
+    from memory.core import config, paths
+    from memory.runtimes import payload
+    from memory.store import entry, store
+
+    lines = marked_lines(text)
+    if not lines or not config.load(memory_dir)["capture_replies"]:
+        return []
+    found = [m for m in bdcomment.split_marked(lines) if m.kind != entry.FORGET]
+    if not found:
+        return []
+    cwd, project = payload.cwd(data), payload.project_dir(data)
+    root = paths.project_root(cwd, project)
+    git = paths.work_tree_git(cwd, root)
+    agent_type = payload.text_field(data, "agent_type") or payload.text_field(data, "subagent_type")
+    transcript = payload.text_field(data, "agent_transcript_path") or payload.text_field(data, "transcript_path")
+    call = payload.capture_id(data, lines)
+    provenance = {"session_id": payload.session_id(data), "agent_type": agent_type,
+                  "agent_id": payload.text_field(data, "agent_id"), "branch": git.branch if git else None,
+                  "commit": git.head if git else None, "capture_id": call,
+                  "via": "reply", "files": session_files(transcript, root)}
+    records, _ = capture_mod.build_records(memory_dir, found, entry.detect_source(cwd, agent_type), provenance,
+                                           bead=edit.bead_in_progress(cwd or project or "."))
+    result = store.append(memory_dir, records, capture_id=call, repeat=False)
+    return [r["key"] for r in records if r["key"] not in result.duplicates] if result.written else []
+
+
+def handle(ctx: hookrun.Context) -> None:
+    from memory.core import paths
+    from memory.runtimes import payload
+
+    data = payload.parse(ctx.raw)
+    ctx.problems += payload.field_problems(data, required=("hook_event_name",))
+    if data.get("stop_hook_active") is True:
+        return None  # a turn another stop hook extended: its final message comes again at the next Stop
+    ctx.memory_dir = paths.memory_dir(payload.cwd(data), payload.project_dir(data))
+    capture(data, final_text(data), ctx.memory_dir)
+    return None
+
+
+def main(argv: list[str] | None = None) -> int:
+    return hookrun.run(HOOK, handle, argv, prefilter=might_capture)

@@ -1,0 +1,324 @@
+"""recall.sh: search the knowledge files by keywords, type or recency, or summarise them.
+
+Exit status: 0 when something was found, 1 when nothing was, 2 on a usage error or when a knowledge file
+cannot be read (a directory, a symlink, no permission), 3 when a file could not be written (nothing stored)
+or on an unexpected failure: always one line on stderr, never a traceback.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+from collections import Counter
+from collections.abc import Sequence
+
+from memory import TYPE_CHECKING
+from memory.commands import recall_commands
+from memory.core import cli, jsonio, paths, render
+from memory.core.cli import FAILED, FOUND, NOTHING, USAGE  # noqa: F401 - recall's statuses too
+from memory.core.render import format_entry
+from memory.core.textmatch import fold, haystack, matches, terms_of  # noqa: F401 - recall's API too
+from memory.store import store
+
+if TYPE_CHECKING:
+    from typing import Any
+
+# Characters whose fold holds ASCII or vanishes (ß -> ss, ﬁ -> fi, KELVIN SIGN -> k, İ -> i, U+0307 -> ""):
+# a line holding one may match an ASCII keyword its bytes do not contain, so the fast path parses it.
+# tests/test_recall.py checks that the list is complete for the running Python's Unicode tables.
+FOLDS_TO_ASCII = ("\u00df\u0130\u0131\u0149\u017f\u01f0\u0307\u037e\u1e96\u1e97\u1e98\u1e99\u1e9a\u1e9e"
+                  "\u1fef\u212a\ufb00\ufb01\ufb02\ufb03\ufb04\ufb05\ufb06")
+# printable ASCII except the two characters JSON escapes: what a keyword shares byte for byte with a line
+_PLAIN_ASCII = re.compile(r'[ !#-\[\]-~]+')
+
+
+def select(latest: list[dict], terms: Sequence[str], entry_type: str | None, recent: int | None) -> list[dict]:
+    """Entries (newest first) passing the filters, cut to `recent` when given."""
+    chosen = [e for e in latest
+              if (entry_type is None or e.get("type") == entry_type) and (not terms or matches(e, terms))]
+    return chosen[:recent] if recent is not None else chosen
+
+
+def search(memory_dir: str, terms: Sequence[str], entry_type: str | None, recent: int | None,
+           include_archive: bool, history: bool = False) -> tuple[list[dict], store.Snapshot]:
+    """The chosen entries and the snapshot they came from.
+
+    With a keyword, only the lines that can match are parsed: those holding the longest plain-ASCII run
+    of a term (every line whose fold holds the term holds that run in its lowercased bytes) plus the
+    lines bytes cannot judge (FOLDS_TO_ASCII, JSON escapes). `select` then decides on the parsed entries.
+    tests/test_recall.py holds this path to the answer of parsing every line.
+    """
+    if terms and include_archive and not history:
+        from memory.search import find
+
+        found = find.find(memory_dir, terms)
+        if found is not None:  # the index answered: only the matching lines were read
+            snapshot = store.Snapshot()
+            snapshot.malformed = found[1]
+            return select(found[0], (), entry_type, recent), snapshot  # every one holds the terms
+    runs = [run for term in terms for run in _PLAIN_ASCII.findall(term)]
+    if runs:
+        needle = max(runs, key=len)
+        # a character can only add to a match of the needle with a letter the needle has (ß: an "s");
+        # one that folds to nothing (U+0307) joins its neighbours, so it always counts
+        unsure = "".join(c for c in FOLDS_TO_ASCII if not fold(c) or set(fold(c)) & set(needle))
+        snapshot = store.load_matching(memory_dir, needle.encode("ascii"), include_archive, unsure)
+    else:
+        snapshot = store.load(memory_dir, include_archive)
+    if history:
+        return versions(snapshot.entries, terms, entry_type), snapshot
+    latest = store.latest(snapshot.entries, include_held=True, cache_dir=memory_dir)  # a person reads: held marked
+    return select(latest, terms, entry_type, recent), snapshot
+
+
+def versions(lines: list[dict], terms: Sequence[str], entry_type: str | None) -> list[dict]:
+    """Every line (versions, forgets, pins) of each key that has a matching version, key by key, each
+    key's lines oldest first; keys ordered by their newest line."""
+    from memory.store import view
+
+    keys = {e["key"] for e in lines if not view.is_control(e) and (entry_type is None or e.get("type") == entry_type)
+            and (not terms or matches(e, terms))}
+    grouped = [view.history(lines, key) for key in keys]
+    grouped.sort(key=lambda group: (max(_ts(e) for e in group), group[0]["key"]), reverse=True)
+    return [line for group in grouped for line in group]
+
+
+def _ts(line: dict) -> float:
+    ts = line.get("ts", 0)
+    return ts if isinstance(ts, (int, float)) else 0
+
+
+def stats(memory_dir: str, snapshot: store.Snapshot, latest: list[dict]) -> str:
+    """Counts per type, source and tag, with the archive's size and malformed lines."""
+    archive = store.read_file(store.path(memory_dir, store.ARCHIVE))
+    types = Counter(str(e.get("type")) for e in latest)
+    sources = Counter(str(e.get("source")) for e in latest)
+    tags = Counter(t for e in latest for t in e.get("tags") or [] if isinstance(t, str) and t != e.get("type"))
+
+    def fmt(counter: Counter) -> str:
+        return ", ".join(f"{k} {v}" for k, v in counter.most_common(10)) or "-"
+
+    rows = [
+        ("memory", memory_dir),
+        ("entries", f"{len(snapshot.entries)} lines, {len(latest)} unique keys"),
+        ("by type", fmt(types)),
+        ("by source", fmt(sources)),
+        ("top tags", fmt(tags)),
+        ("archive", f"{store.read('', archive).lines} lines, {len(archive) / 1024:.1f} KiB"),
+        ("malformed", f"{snapshot.malformed} line(s) skipped"),
+    ]
+    return "\n".join(f"{name + ':':<11} {render.strip_control(value)}" for name, value in rows)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="recall.sh", description="Search the project's knowledge (.beads/memory/knowledge.jsonl).",
+        epilog="Exit status: 0 found, 1 nothing found, 2 usage error or unreadable knowledge file, 3 a file "
+               "could not be written (nothing stored) or an unexpected failure. Same key: the latest entry wins.")
+    parser.add_argument("keywords", nargs="*", metavar="KEYWORD",
+                        help="one word: case-insensitive text to find in content, key, tags or bead; "
+                             "several words or a sentence: ranked, best first (--exact: entries holding all)")
+    parser.add_argument("--exact", action="store_true", help="several words: every one must occur, no ranking")
+    parser.add_argument("--limit", type=int, metavar="N", default=10, help="ranked: at most N results (10)")
+    parser.add_argument("--explain", action="store_true", help="ranked: why each entry scored")
+    parser.add_argument("--type", dest="entry_type", metavar="T", help="only entries of this type (e.g. learned)")
+    parser.add_argument("--recent", type=int, nargs="?", const=10, metavar="N",
+                        help="the N most recent entries (one per key; default 10)")
+    parser.add_argument("--stats", action="store_true", help="counts per type, source and tag; archive size")
+    parser.add_argument("--all", action="store_true", help="include knowledge.archive.jsonl")
+    parser.add_argument("--json", action="store_true", help="print JSON lines (for jq)")
+    parser.add_argument("--history", action="store_true",
+                        help="every version of each matching key (forgotten ones too), oldest first")
+    parser.add_argument("--pinned", action="store_true", help="the pinned entries")
+    parser.add_argument("--stale", type=int, nargs="?", const=180, metavar="DAYS",
+                        help="entries not re-confirmed for DAYS (180) that name files or symbols the repository "
+                             "no longer has (nothing is removed)")
+    writing = parser.add_argument_group("recording (each appends a line; only --redact rewrites lines)")
+    writing.add_argument("--add", metavar="TEXT", help='record an insight: "LEARNED: …" (also DECISION:, WARNING:, '
+                                                        'PATTERN:; LEARNED[key]: sets or replaces that key)')
+    writing.add_argument("--forget", metavar="KEY", help="hide KEY from session start, prompts and recall")
+    writing.add_argument("--pin", metavar="KEY", help="always show KEY first at session start")
+    writing.add_argument("--unpin", metavar="KEY", help="undo --pin")
+    writing.add_argument("--redact", nargs="+", metavar=("KEY", "TEXT"),
+                         help="a leaked secret: rewrite KEY's lines in both files, TEXT (else the whole text) "
+                              "replaced by a marker; the one command that rewrites lines (git history keeps them)")
+    writing.add_argument("--approve", metavar="KEY", help="release an entry held for review (this text only)")
+    parser.add_argument("--held", action="store_true", help="entries held for review, with why (never injected)")
+    parser.add_argument("--handoffs", type=int, nargs="?", const=10, metavar="N",
+                        help="the N newest session handoffs (where sessions stopped; default 10)")
+    parser.add_argument("--handoff", metavar="ID", help="one handoff, whole (JSON)")
+    parser.add_argument("--setup-git", action="store_true",
+                        help="set this clone's git config for the knowledge files' merge driver (once per clone)")
+    parser.add_argument("--doctor", action="store_true",
+                        help="check the installation; --doctor --repair fixes the files (see memory-doctor)")
+    parser.add_argument("--import", dest="import_source", metavar="SOURCE",
+                        help="bring existing memory in once: claude (Claude Code's auto memory: project and reference "
+                             "notes) or bd (bd memories); with --dry-run, show what would be added")
+    parser.add_argument("--memory-dir", help=argparse.SUPPRESS)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """recall.sh: every failure is one line on stderr and an exit status (recall.sh --help), never a traceback."""
+    if hasattr(sys.stdout, "reconfigure"):
+        sys.stdout.reconfigure(errors="replace")  # an emoji on a Latin-1 terminal is a "?", not a traceback
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        return _main(argv)
+    except OSError as exc:  # a write (or a read) that only failed past the checks: say which file and why
+        if isinstance(exc, BrokenPipeError):
+            raise
+        print(f"recall.sh: {exc.filename or 'a knowledge file'}: {exc.strerror or exc} (nothing more was "
+              "done; recall.sh --doctor checks the files)", file=sys.stderr)
+        return FAILED
+    except Exception as exc:  # noqa: BLE001 - a person gets one line, errors.log the details
+        from memory.core import errorlog
+
+        errorlog.record("recall.sh", f"{type(exc).__name__}: {exc} (argv {argv!r})")
+        print(f"recall.sh: unexpected failure: {type(exc).__name__}: {render.one_line(str(exc), 200)} "
+              "(recorded in .beads/memory/errors.log; please report it)", file=sys.stderr)
+        return FAILED
+
+
+def _main(argv: list[str]) -> int:
+    if "--doctor" in argv:
+        from memory.commands import doctor
+        return doctor.main([a for a in argv if a != "--doctor"])
+    if any(a == "--import" or a.startswith("--import=") for a in argv):
+        from memory.capture import importer
+        return importer.main(importer.from_recall_argv(argv))
+    parser = build_parser()
+    args = parser.parse_intermixed_args(argv)  # `recall.sh pytest --all ci`: the words around an option
+    if args.recent is not None and args.recent < 1:
+        parser.error("--recent takes a positive number")
+    if args.limit < 1:
+        parser.error("--limit takes a positive number")
+    terms = terms_of(args.keywords)
+    memory_dir = args.memory_dir or paths.memory_dir(os.environ.get("MEMORY_HOOKS_ANCHOR") or os.getcwd())
+    writes = [(kind, value) for kind, value in (("add", args.add), ("forget", args.forget), ("pin", args.pin),
+                                                ("unpin", args.unpin), ("redact", args.redact),
+                                                ("approve", args.approve))
+              if value is not None]
+    if writes:
+        return _write(parser, memory_dir, writes, terms)
+    status = _command(memory_dir, args)
+    if status is not None:
+        return status
+    if not (terms or args.entry_type or args.recent or args.stats or args.pinned):
+        parser.print_usage(sys.stderr)
+        print("recall.sh: give a KEYWORD, --type, --recent N, --pinned or --stats (see --help)", file=sys.stderr)
+        return USAGE
+    try:
+        if args.stats:
+            snapshot = store.load(memory_dir, include_archive=args.all)
+            latest = store.latest(snapshot.entries, include_held=True, cache_dir=memory_dir)
+            report = stats(memory_dir, snapshot, latest)
+        else:
+            chosen, snapshot = search(memory_dir, terms, args.entry_type, args.recent, args.all, args.history)
+            if args.pinned:
+                chosen = [e for e in chosen if e.get("pinned")]
+            in_archive = [] if chosen or args.all or args.pinned else \
+                search(memory_dir, terms, args.entry_type, args.recent, True, args.history)[0]
+    except OSError as exc:  # not a regular file, a symlink, no permission: say which file and why
+        return cli.cannot_read(exc, memory_dir)
+    if args.stats:
+        print(report)
+        return FOUND if snapshot.entries else NOTHING
+    if len(terms) > 1 and not (args.exact or args.history or args.pinned):
+        return ranked(memory_dir, " ".join(args.keywords), args)
+    return _print_found(chosen, in_archive, snapshot, args, argv)
+
+
+def _command(memory_dir: str, args: argparse.Namespace) -> int | None:
+    """The commands that are not a search (--held, --setup-git, --handoffs, --stale); None for a search."""
+    if args.held:
+        from memory.commands import review
+
+        return review.list_held(memory_dir, args.json)
+    if args.setup_git:
+        return recall_commands.setup_git()
+    if args.handoffs is not None or args.handoff:
+        return recall_commands.handoffs(memory_dir, args.handoffs, args.handoff)
+    if args.stale is not None:
+        return recall_commands.stale(memory_dir, args.stale, args.json)
+    return None
+
+
+def _print_found(chosen: list[dict], in_archive: list[dict], snapshot: store.Snapshot, args: argparse.Namespace,
+                 argv: list[str]) -> int:
+    """The keyword / filter answer: entries (or JSON lines), then what the agent should know on stderr."""
+    out = sys.stdout
+    if args.json:
+        out.write("".join(render.escape_control(jsonio.dumps(e)) + "\n" for e in chosen))
+    else:
+        if args.history:
+            out.write("\n\n".join(format_entry(e) for e in chosen) + ("\n" if chosen else ""))
+            if chosen:
+                out.write(f"\n{len(chosen)} line{'' if len(chosen) == 1 else 's'} (every version, oldest first)\n")
+        else:
+            out.write(render.found(chosen))
+    sys.stderr.write(render.found_notes(snapshot.malformed, bool(chosen)))
+    if in_archive:
+        import shlex
+
+        again = " ".join(shlex.quote(render.strip_control(arg)) for arg in argv + ["--all"])
+        count = f"{len(in_archive)} match{'' if len(in_archive) == 1 else 'es'}"
+        print(f"recall.sh: {count} in {store.ARCHIVE} (older entries, rotated out); to see: recall.sh {again}",
+              file=sys.stderr)
+    return FOUND if chosen else NOTHING
+
+
+def _write(parser: argparse.ArgumentParser, memory_dir: str, writes: list[tuple[str, Any]],
+           terms: list[str]) -> int:
+    """--add / --forget / --pin / --unpin / --redact / --approve: one at a time, never mixed with a search."""
+    from memory.capture import edit
+
+    if len(writes) > 1 or terms:
+        parser.error("--add, --forget, --pin, --unpin, --redact and --approve go alone (quote a TEXT with spaces)")
+    kind, value = writes[0]
+    cwd = os.environ.get("MEMORY_HOOKS_ANCHOR") or os.getcwd()
+    if kind == "redact":
+        from memory.commands import rewrite
+
+        if len(value) > 2 or not value[0].strip() or (len(value) == 2 and not value[1]):
+            parser.error("--redact takes KEY and an optional TEXT (quote a TEXT with spaces)")
+        return rewrite.main(memory_dir, value[0].strip(), value[1] if len(value) == 2 else None)
+    if kind == "add":
+        return edit.add(memory_dir, value, cwd)
+    if kind == "approve":
+        from memory.commands import review
+
+        return review.approve(memory_dir, value.strip(), cwd)
+    return edit.control(memory_dir, kind, value.strip(), cwd)
+
+
+def ranked(memory_dir: str, text: str, args: argparse.Namespace) -> int:
+    """Several words: the knowledge ranked against them (memory.search.rank over the index, both files), best
+    first, each with its score; no gate, since a person asked."""
+    from memory.search import index, rank
+
+    corpus = index.load(memory_dir)
+    results = rank.search(corpus, text, limit=args.limit if not args.entry_type else 10 * args.limit)
+    results = [s for s in results if not args.entry_type or s.entry.get("type") == args.entry_type][:args.limit]
+    out = sys.stdout
+    for scored in results:
+        if args.json:
+            record = dict(scored.entry, score=round(scored.score, 3))
+            if args.explain:
+                record["why"] = scored.why
+            out.write(render.escape_control(jsonio.dumps(record)) + "\n")
+            continue
+        why = f"  [{', '.join(scored.why)}]" if args.explain else ""
+        out.write(f"{scored.score:6.2f}{why}  {format_entry(scored.entry)}\n\n")
+    if results and not args.json:
+        out.write(f"{len(results)} ranked entr{'y' if len(results) == 1 else 'ies'} (both files, latest per key; "
+                  "--exact: only entries holding every word)\n")
+    sys.stderr.write(render.found_notes(corpus.malformed, bool(results)))
+    return FOUND if results else NOTHING
+
+
+if __name__ == "__main__":
+    from memory.core.cli import run_cli
+
+    run_cli(main)

@@ -1,0 +1,76 @@
+"""recall.sh's commands besides searching and recording: --handoffs/--handoff, --setup-git, --stale."""
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+
+from memory.core import cli, jsonio, paths, render
+from memory.store import store
+
+
+def handoffs(memory_dir: str, newest: int | None, wanted: str | None) -> int:
+    """--handoffs [N]: one line each, newest first; --handoff ID: that one, whole."""
+    from memory.core.cli import FOUND, NOTHING
+    from memory.runtimes import handoff
+    from memory.surface import lastsession
+
+    found = handoff.load(memory_dir)
+    if wanted:
+        match = [h for h in found if h["id"] == wanted]
+        if match:
+            sys.stdout.write(json.dumps(match[-1], indent=2, ensure_ascii=True) + "\n")  # escapes every control char
+        else:
+            print(f"recall.sh: no handoff {wanted} (recall.sh --handoffs lists them)", file=sys.stderr)
+        return FOUND if match else NOTHING
+    now = time.time()
+    for h in list(reversed(found))[:newest]:
+        ended = h.get("ended") if isinstance(h.get("ended"), (int, float)) else now
+        task = ((h.get("task") or {}).get("latest") or "") if isinstance(h.get("task"), dict) else ""
+        sys.stdout.write(f"{h['id']}  {lastsession.age(now - ended):<14} {str(h.get('event')):<12} "
+                         f"{render.one_line(str(h.get('branch') or '-'), 30):<20} {render.one_line(task, 80)}\n")
+    if not found:
+        print("recall.sh: no handoffs yet (written at compaction and session end)", file=sys.stderr)
+    return FOUND if found else NOTHING
+
+
+def setup_git() -> int:
+    """--setup-git: the merge driver's git config, for a clone that has the attributes but not the config."""
+    from memory.core.cli import FOUND, USAGE
+    from memory.store import gitmerge
+
+    root = paths.project_root(os.environ.get("MEMORY_HOOKS_ANCHOR") or os.getcwd(), None)
+    if not gitmerge.configure(root):
+        print(f"recall.sh: git config could not be set in {root}", file=sys.stderr)
+        return USAGE
+    print(f"merge driver set: git config merge.{gitmerge.DRIVER}.driver = {gitmerge.driver_command()}")
+    if not gitmerge.has_attributes(root):
+        print("recall.sh: note: .gitattributes does not name it yet (install.sh writes those lines)", file=sys.stderr)
+    return FOUND
+
+
+def stale(memory_dir: str, days: int, as_json: bool) -> int:
+    """--stale: old entries naming what the repository no longer has, with what is gone."""
+    from memory.core.cli import FOUND, NOTHING
+    from memory.core.render import format_entry
+    from memory.search import stale as stale_mod
+
+    root = paths.project_root(os.environ.get("MEMORY_HOOKS_ANCHOR") or os.getcwd(), None)
+    try:
+        snapshot = store.load(memory_dir)
+    except OSError as exc:
+        return cli.cannot_read(exc, memory_dir)
+    found = stale_mod.find(store.latest(snapshot.entries, cache_dir=memory_dir), root, days)
+    sys.stderr.write(render.found_notes(snapshot.malformed, True))  # what every read command says of them
+    for entry, gone in found:
+        if as_json:
+            sys.stdout.write(render.escape_control(jsonio.dumps(dict(entry, gone=gone))) + "\n")
+        else:
+            sys.stdout.write(f"{format_entry(entry)}\n    gone: {render.strip_control(', '.join(gone))}\n\n")
+    if found and not as_json:
+        sys.stdout.write(f"{len(found)} stale entr{'y' if len(found) == 1 else 'ies'} (not re-confirmed for "
+                         f"{days} days); correct one with LEARNED[key]: …, or recall.sh --forget KEY\n")
+    if not found:
+        print(f"recall.sh: no entry older than {days} days names a file or symbol that is gone", file=sys.stderr)
+    return FOUND if found else NOTHING

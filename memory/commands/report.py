@@ -1,0 +1,156 @@
+"""memory-doctor --report FILE.html / memory-hooks report FILE.html: the knowledge on one static page.
+
+Entries by type, topic, bead and age; growth over time (inline SVG); stale, duplicate and redacted entries;
+what session start shows today (the digest and map, as memory.surface.digest renders them, without recording anything)
+and which entries were given to sessions on this machine; a filterable table with each entry's pin, forget and
+redact commands. Reads the knowledge files and the machine-local injected.json; writes only FILE
+(temp file + os.replace).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from collections import Counter
+
+from memory.commands import report_html
+from memory.commands.report_html import esc
+from memory.core import config, focus, fsio, layout, paths, render, state
+from memory.search import stale
+from memory.store import store, view
+from memory.surface import digest, knowledge_map
+
+AGES = ((86400, "today"), (7 * 86400, "this week"), (30 * 86400, "this month"), (182 * 86400, "last 6 months"))
+AGE_ORDER = [name for _, name in AGES] + ["older", "unknown"]
+STALE_DAYS = 180
+
+
+def age_bucket(ts: object, now: float) -> str:
+    if not isinstance(ts, (int, float)):
+        return "unknown"
+    return next((name for limit, name in AGES if now - ts < limit), "older")
+
+
+def growth(lines: list[dict]) -> list[tuple[float, int]]:
+    """(time, distinct keys seen by then): zero at the start of the first day, then the count at the end of
+    each day on which a key first appeared."""
+    first: dict[str, float] = {}
+    for line in lines:
+        ts = line.get("ts")
+        if view.is_control(line) or not isinstance(ts, (int, float)):
+            continue
+        key = str(line["key"])
+        first[key] = min(first.get(key, ts), ts)
+    per_day = Counter(int(ts // 86400) * 86400 for ts in first.values())
+    points: list[tuple[float, int]] = []
+    total = 0
+    for day in sorted(per_day):
+        if not points:
+            points.append((float(day), 0))  # the line rises from nothing on the first day
+        total += per_day[day]
+        points.append((float(day + 86400), total))
+    return points
+
+
+def duplicates(latest: list[dict]) -> list[list[dict]]:
+    """Live entries of different keys holding the same text (case, spacing and punctuation aside)."""
+    groups: dict[str, list[dict]] = {}
+    for entry in latest:
+        groups.setdefault(store.normalized(str(entry.get("content", ""))), []).append(entry)
+    return [group for text, group in groups.items() if text and len(group) > 1]
+
+
+def session_start_preview(memory_dir: str, root: str, latest: list[dict]) -> str:
+    """The knowledge part of what session start would inject now (Claude Code's budget), without recording it."""
+    settings = config.load(memory_dir)
+    git = paths.work_tree_git(root, root)
+    beads = focus.bead_candidates(git.branch if git else None, root)
+    files = paths.changed_files(git.toplevel) if git and latest else []
+    groups = digest.choose(latest, beads, files, [], settings["session_newest"])
+    return digest.render_digest(latest, groups, [], config.budget_chars(settings["session_budget_tokens"]),
+                                settings["entry_chars"], files)
+
+
+def given_counts(memory_dir: str) -> Counter:
+    """{key: sessions on this machine (the last day) that were given it}, from injected.json."""
+    counts: Counter = Counter()
+    for record in state.read(memory_dir, layout.INJECTED).values():
+        keys = record.get("keys") if isinstance(record, dict) else None
+        counts.update(k for k in set(keys or []) if isinstance(k, str))
+    return counts
+
+
+def build(memory_dir: str, root: str, now: float | None = None) -> str:
+    """The report page for the knowledge in `memory_dir` (the repository at `root`)."""
+    now = time.time() if now is None else now
+    snapshot = store.load(memory_dir, include_archive=True)
+    latest = store.latest(snapshot.entries)
+    topics = knowledge_map.topics(latest) if latest else {}
+    stale_found = {str(e["key"]): gone for e, gone in stale.find(latest, root, STALE_DAYS, now=now)}
+    dupes = duplicates(latest)
+    dupe_keys = {str(e["key"]) for group in dupes for e in group}
+    given = given_counts(memory_dir)
+    rows = []
+    for entry in latest:
+        key = str(entry["key"])
+        flags = [name for name, on in (("pinned", entry.get("pinned")), ("stale", key in stale_found),
+                                       ("duplicate", key in dupe_keys), ("redacted", entry.get("redacted")),
+                                       ("used", given.get(key))) if on]
+        rows.append(report_html.entry_row(entry, topics.get(key, ""), age_bucket(entry.get("ts"), now), flags))
+    by = report_html.counts_table
+    counts = "".join([
+        by("type", Counter(str(e.get("type")) for e in latest).most_common()),
+        by("topic", Counter(topics.values()).most_common(15)),
+        by("bead", Counter(str(e.get("bead") or "-") for e in latest).most_common(15)),
+        by("age", sorted(Counter(age_bucket(e.get("ts"), now) for e in latest).items(),
+                         key=lambda item: AGE_ORDER.index(item[0]))),
+    ])
+    summary = (f"<p>{len(latest)} live entries ({len(snapshot.entries)} lines in {esc(layout.KNOWLEDGE)} and "
+               f"{esc(layout.ARCHIVE)}, {snapshot.malformed} malformed skipped) in <code>{esc(memory_dir)}</code>; "
+               f"written {esc(time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime(now)))}.</p>")
+    stale_html = "".join(f"<li><code>{esc(k)}</code>: gone {esc(', '.join(g))}</li>" for k, g in stale_found.items())
+    dupe_html = "".join("<li>" + ", ".join(f"<code>{esc(e['key'])}</code>" for e in group) + "</li>" for group in dupes)
+    redacted = [e for e in latest if e.get("redacted")]
+    red_html = "".join(f"<li><code>{esc(e['key'])}</code>: {esc(', '.join(map(str, e['redacted'])))}</li>"
+                       for e in redacted)
+    preview = session_start_preview(memory_dir, root, latest)
+    shown_text = "\n".join(render.strip_control(line) for line in preview.split("\n")) or "(nothing)"
+    used = sum(1 for e in latest if given.get(str(e["key"])))
+    sections = [
+        ("Summary", summary),
+        ("Entries by type, topic, bead and age", f'<div class="counts">{counts}</div>'),
+        ("Growth", report_html.growth_svg(growth(snapshot.entries))),
+        (f"Stale ({len(stale_found)})", f"<p>Not re-confirmed for {STALE_DAYS} days and naming files or symbols the "
+                                        f"repository no longer has.</p><ul>{stale_html}</ul>"),
+        (f"Duplicates ({len(dupes)})", f"<p>Different keys, same text: forget all but one.</p><ul>{dupe_html}</ul>"),
+        (f"Redacted ({len(redacted)})", f"<p>Secrets replaced by a marker when they were recorded.</p>"
+                                        f"<ul>{red_html}</ul>"),
+        ("What session start shows today", f"<pre>{esc(shown_text)}</pre>"
+                                           f"<p>{used} entr{'y was' if used == 1 else 'ies were'} given to agents in "
+                                           "sessions of the last day on this machine (flag <i>used</i>).</p>"),
+    ]
+    return report_html.page("memory-hooks report", sections, rows)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="memory-hooks report", description=__doc__.split("\n\n")[0])
+    parser.add_argument("file", nargs="?", default="memory-report.html", help="where to write (memory-report.html)")
+    parser.add_argument("--memory-dir", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    return write(args.file, args.memory_dir)
+
+
+def write(file: str, memory_dir: str | None = None) -> int:
+    """Build the report for the repository you are in and write it to `file`; 0 done, 2 could not."""
+    cwd = os.environ.get("MEMORY_HOOKS_ANCHOR") or os.getcwd()
+    root = paths.project_root(cwd, None)
+    memory_dir = memory_dir or paths.memory_dir(cwd)
+    try:
+        page = build(memory_dir, root)
+        fsio.atomic_write(os.path.abspath(file), page.encode("utf-8"))
+    except OSError as exc:
+        print(f"report: cannot write {exc.filename or file}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    print(f"report: {os.path.abspath(file)} ({len(page) // 1024} KiB; open it in a browser, it fetches nothing)")
+    return 0

@@ -1,0 +1,77 @@
+"""recall.sh --held and --approve: a person reviews the entries the screen holds (memory.store.hold)."""
+from __future__ import annotations
+
+import os
+import sys
+
+from memory.store import hold
+
+DONE, NOTHING, REFUSED = 0, 1, 2
+
+
+def who(cwd: str) -> str:
+    """Who approves: git's user.name <user.email> where set, else $USER."""
+    import subprocess
+
+    found = []
+    for field in ("user.name", "user.email"):
+        try:
+            value = subprocess.run(["git", "config", field], cwd=cwd, capture_output=True, text=True,
+                                   timeout=5).stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            value = ""
+        found.append(value)
+    name, email = found
+    if name or email:
+        return f"{name} <{email}>".strip() if email else name
+    return os.environ.get("USER") or os.environ.get("USERNAME") or "unknown"
+
+
+def held_entries(memory_dir: str) -> list[dict]:
+    """Every held entry of both files, newest first, each with `"held": [reasons]`."""
+    from memory.store import store, view
+
+    lines = store.load(memory_dir, include_archive=True).entries
+    return [e for e in view.latest(lines, include_held=True, cache_dir=memory_dir) if e.get("held")]
+
+
+def list_held(memory_dir: str, as_json: bool = False) -> int:
+    """recall.sh --held: the held entries with why; exit 0 when there are some, 1 when none."""
+    from memory.core import jsonio, render
+
+    found = held_entries(memory_dir)
+    if as_json:
+        sys.stdout.write("".join(render.escape_control(jsonio.dumps(e)) + "\n" for e in found))
+    elif found:
+        sys.stdout.write("\n\n".join(render.format_entry(e) for e in found))
+        sys.stdout.write(f"\n\n{len(found)} held entr{'y' if len(found) == 1 else 'ies'}: read each, then "
+                         "`recall.sh --approve KEY` to release it, or `recall.sh --forget KEY`\n")
+    else:
+        print("recall.sh: no entry is held for review", file=sys.stderr)
+    return DONE if found else NOTHING
+
+
+def approve(memory_dir: str, name: str, cwd: str) -> int:
+    """recall.sh --approve KEY: release the held entry `name` stands for, its current text only."""
+    from memory.capture import edit
+    from memory.store import entry, store, view
+
+    lines = store.load(memory_dir, include_archive=True).entries
+    keys = view.resolve(lines, name)
+    if len(keys) != 1:
+        print(f"recall.sh: no entry has the key `{name}`" if not keys
+              else f"recall.sh: `{name}` may mean {', '.join(keys)}: give the whole key", file=sys.stderr)
+        return REFUSED
+    key = keys[0]
+    state = view.State(lines)
+    if key not in state.entries or state.forgotten(key):
+        print(f"recall.sh: `{key}` has no live entry to approve", file=sys.stderr)
+        return REFUSED
+    if not state.held(key):
+        print(f"recall.sh: `{key}` is not held", file=sys.stderr)
+        return NOTHING
+    content = state.entries[key][1]["content"]
+    provenance = dict(edit.provenance(cwd), by=who(cwd), sha=hold.text_sha(content))
+    store.append(memory_dir, [entry.build_control(entry.APPROVE, key, edit.bead_in_progress(cwd), **provenance)])
+    print(f"approved `{key}` (this text only; a changed version is screened again)")
+    return DONE

@@ -1,0 +1,70 @@
+"""The project's memory settings: `.beads/memory/config.json` (optional, committed) over the defaults.
+
+Budgets are in tokens, counted as characters / 4 (the runtimes cap injected context at 10,000 chars).
+"""
+from __future__ import annotations
+
+import os
+
+from memory.core import layout
+
+CHARS_PER_TOKEN = 4
+DEFAULTS = {
+    # everything session start injects: the groups in full and the map of the rest (8,800 characters, under
+    # the 10,000 past which Claude Code moves context into a file)
+    "session_budget_tokens": 2200,
+    "session_budget_tokens_cursor": 2200,
+    "session_newest": 5,  # the newest entries shown after the bead's and the branch's
+    "session_newest_cursor": 10,
+    "prompt_budget_tokens": 500,  # what one prompt may get
+    "prompt_max_entries": 5,
+    # the prompt gate (memory.search.rank.Params): the best entry must reach this share of the best score the prompt
+    # could reach, and the block holds only entries scoring at least `prompt_relative_cut` of the best one.
+    # Tuned on the dev split (bench/relevance.py): 0.7 cuts the unlabelled entries per prompt 1.46 -> 0.26
+    # for 0.35 -> 0.34 recall@5.
+    "prompt_min_fraction": 0.2,
+    "prompt_relative_cut": 0.7,
+    "entry_chars": 300,  # an entry's text is cut here (never below 200) when the budget needs it
+    # rank with the local embedding model too, when `install.sh --semantic` put it in the hooks' virtualenv
+    # (off unless installed; `false` keeps it off where it is installed)
+    "semantic": True,
+    # capture lines of the agent's final message that start with LEARNED: / DECISION: / WARNING: / PATTERN:
+    "capture_replies": True,
+    # import Claude Code's project / reference auto memory notes as Claude writes them (memory.capture.note_capture)
+    "capture_claude_notes": False,
+    # leave the memories of `bd remember` out of session start where bd's own hook prints them (memory.surface.bdprime)
+    "leave_bd_memories_to_bd_prime": True,
+    # action time (memory.surface.action_context): what a file read/edit or a failed command may get
+    "action_max_entries": 3,
+    "action_budget_chars": 1000,
+    "action_file_min_score": 2.5,  # cue weights: memory.search.action_paths.Params (swept on bench/relevance dev)
+    "action_file_follow": 0.6,  # and at least this share of the best entry's score
+    "action_error_min_fraction": 0.30,  # of the best score the error's words could reach (memory.search.rank)
+    "action_error_min_terms": 2,  # distinct words of the error the entry must share
+}
+MAX_INJECTED_CHARS = 9000  # the runtimes drop context past 10,000 characters
+
+
+def load(memory_dir: str) -> dict:
+    """Defaults overridden by the values of config.json that have the default's type; never raises."""
+    import json  # here: the action-time hook's fast path reads DEFAULTS without paying for json (and re)
+
+    config = dict(DEFAULTS)
+    try:
+        with open(os.path.join(memory_dir, layout.CONFIG), "rb") as fh:
+            custom = json.loads(fh.read())
+    except (OSError, ValueError):
+        return config
+    if isinstance(custom, dict):
+        for name, default in DEFAULTS.items():
+            value = custom.get(name)
+            if type(value) is type(default):  # exact type: `true` is no budget, `"500"` no number
+                config[name] = value
+            elif type(default) is float and type(value) is int:  # `1` for a share is 1.0
+                config[name] = float(value)
+    return config
+
+
+def budget_chars(tokens: int) -> int:
+    """A token budget as characters, within what a runtime accepts."""
+    return max(0, min(int(tokens) * CHARS_PER_TOKEN, MAX_INJECTED_CHARS))

@@ -1,0 +1,154 @@
+"""File writes that cannot leave a half-written file behind, and that never follow a planted symlink."""
+from __future__ import annotations
+
+import os
+
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+
+
+def identity(path: str) -> tuple[int, int, int, int] | None:
+    """(inode, device, size, mtime_ns) of the file at `path`, None when there is none: what a derived
+    index records of its source, so any change to the source (append, replace, pull) shows."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_ino, st.st_dev, st.st_size, st.st_mtime_ns)
+
+
+def open_regular(path: str, flags: int, mode: int = 0o644) -> int:
+    """os.open that never follows a symlink and never waits: a FIFO (or a device) planted where a file
+    belongs would block an open or a read until someone writes to it, so it is an OSError instead."""
+    import errno
+    import stat
+
+    fd = os.open(path, flags | _NOFOLLOW | _CLOEXEC | _NONBLOCK, mode)
+    try:
+        kind = os.fstat(fd).st_mode
+        if stat.S_ISDIR(kind):
+            raise IsADirectoryError(errno.EISDIR, "Is a directory", path)
+        if not stat.S_ISREG(kind):
+            raise OSError(errno.EINVAL, "not a regular file", path)
+        if _NONBLOCK:
+            os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def fsync_dir(path: str) -> None:
+    """Make a rename or a new file in `path` durable (a no-op where directories can't be opened)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | _CLOEXEC)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def atomic_write(path: str, data: bytes, durable: bool = True) -> None:
+    """Replace `path` with `data`: temp file in the same folder, fsync, os.replace, fsync the folder.
+    `durable=False` skips the fsyncs (derived state that may be lost in a crash, never be torn)."""
+    folder = os.path.dirname(os.path.abspath(path))
+    tmp = os.path.join(folder, f".{os.path.basename(path)}.{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | _NOFOLLOW | _CLOEXEC, 0o644)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        if durable:
+            os.fsync(fd)
+    except BaseException:
+        os.close(fd)
+        _unlink_quietly(tmp)
+        raise
+    os.close(fd)
+    try:
+        os.replace(tmp, path)
+    except BaseException:
+        _unlink_quietly(tmp)
+        raise
+    if durable:
+        fsync_dir(folder)
+
+
+def append(path: str, data: bytes, fsync: bool = False) -> None:
+    """Append `data` in one write, starting on a fresh line if a torn record left the file without one.
+
+    Refuses to follow a symlink at `path` (O_NOFOLLOW), so a planted link can't redirect our writes.
+    """
+    fd = open_regular(path, os.O_RDWR | os.O_APPEND | os.O_CREAT)
+    try:
+        size = os.fstat(fd).st_size
+        if size and os.pread(fd, 1, size - 1) != b"\n":
+            data = b"\n" + data
+        view = memoryview(data)
+        try:
+            while view:
+                view = view[os.write(fd, view):]
+        except OSError:
+            os.ftruncate(fd, size)  # e.g. a full disk or RLIMIT_FSIZE mid-write: leave no torn record
+            raise
+        if fsync:
+            os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def read_bytes(path: str) -> bytes | None:
+    """The whole file, or None when it does not exist. A symlink is refused (OSError ELOOP): a planted
+    link must not feed another file (a key, a secret) into the agent's context; a FIFO too (EINVAL)."""
+    try:
+        fd = open_regular(path, os.O_RDONLY)
+    except FileNotFoundError:
+        return None
+    with os.fdopen(fd, "rb") as fh:
+        return fh.read()
+
+
+def read_tail(path: str, max_bytes: int) -> bytes:
+    """The last `max_bytes` of a file (b"" when missing)."""
+    try:
+        fd = open_regular(path, os.O_RDONLY)
+    except FileNotFoundError:
+        return b""
+    with os.fdopen(fd, "rb") as fh:
+        fh.seek(0, os.SEEK_END)
+        size = fh.tell()
+        fh.seek(max(0, size - max_bytes))
+        return fh.read()
+
+
+def _unlink_quietly(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def read_file(file_path: str) -> bytes:
+    """A knowledge file's bytes (b"" when missing). Anything but a regular file is an OSError saying what
+    it is: a directory would fail obscurely, a FIFO would block the reader forever, and a symlink is
+    refused on purpose (fsio.read_bytes: a planted link must not feed another file to the agent)."""
+    import errno
+    import stat
+
+    try:
+        mode = os.lstat(file_path).st_mode
+    except FileNotFoundError:
+        return b""
+    if stat.S_ISLNK(mode):
+        raise OSError(errno.ELOOP, "it is a symbolic link, and memory-hooks does not read knowledge through "
+                                   "links (put the file itself there)", file_path)
+    if stat.S_ISDIR(mode):
+        raise OSError(errno.EISDIR, "it is a directory, not a file", file_path)
+    if not stat.S_ISREG(mode):
+        raise OSError(errno.EINVAL, "it is not a regular file", file_path)
+    return read_bytes(file_path) or b""

@@ -1,0 +1,33 @@
+"""What a knowledge line is: the entry and control types, and the checks every reader applies.
+
+Imports nothing: it is on every read path, recall.sh's quick keyword search included (memory.store.entry, which
+builds entries, needs `re` and the redactor; a reader needs neither).
+"""
+from __future__ import annotations
+
+# Entry types (the marker's lowercase word) and the tag each renders with.
+TYPE_TAGS = {"learned": "LEARN", "decision": "DECIDE", "warning": "WARN", "pattern": "PATTERN"}
+TYPES = tuple(TYPE_TAGS)
+# Control lines: no `content`, so readers that show `.content` (the original bash recall.sh) skip them,
+# and readers that filter by `type` can. They apply to a key; latest wins, as for entries. An `approve`
+# line releases a held entry (memory.store.hold): it names the text it approved by `sha`, so it covers that text only.
+FORGET, PIN, UNPIN, APPROVE = "forget", "pin", "unpin", "approve"
+CONTROL_TYPES = (FORGET, PIN, UNPIN, APPROVE)
+REQUIRED_FIELDS = ("key", "type", "content", "source", "tags", "ts", "bead")
+
+
+def is_valid(obj: object) -> bool:
+    """True for a dict carrying the fields every reader relies on."""
+    return (isinstance(obj, dict) and isinstance(obj.get("key"), str) and isinstance(obj.get("content"), str)
+            and isinstance(obj.get("ts", 0), (int, float)))
+
+
+def is_control(obj: object) -> bool:
+    """True for a control line: a forget / pin / unpin / approve of a key, without content."""
+    return (isinstance(obj, dict) and obj.get("type") in CONTROL_TYPES and isinstance(obj.get("key"), str)
+            and "content" not in obj and isinstance(obj.get("ts", 0), (int, float)))
+
+
+def is_line(obj: object) -> bool:
+    """True for anything the knowledge files hold on purpose: an entry or a control line."""
+    return is_valid(obj) or is_control(obj)

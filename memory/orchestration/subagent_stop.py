@@ -1,0 +1,84 @@
+"""The SubagentStop hook / Cursor subagentStop: a subagent claiming a bead must really have finished it.
+
+Blocks (the only hook of ours that does) with every failed check and its fix; after `max_blocks`
+attempts per agent it lets the subagent finish with a warning, so no subagent is ever trapped.
+An honest `BEAD <ID> BLOCKED: …` / `FAILED: …` report is never blocked; it is commented on the bead.
+The report format and the checks: memory.orchestration.completion.
+"""
+from __future__ import annotations
+
+import time
+
+from memory.core import errorlog, paths
+from memory.orchestration import completion
+from memory.runtimes import hookrun, payload, transcript
+
+HOOK = "validate_completion"
+
+
+def handle(ctx: hookrun.Context) -> str | None:
+    data = payload.parse(ctx.raw)
+    ctx.problems += payload.field_problems(data, required=("hook_event_name",))
+    if payload.runtime(data) == payload.CURSOR and data.get("status") not in (None, "completed"):
+        return None  # Cursor honours a follow-up only for completed subagents
+    agent_type = payload.text_field(data, "agent_type") or payload.text_field(data, "subagent_type") or ""
+    final = (payload.text_field(data, "last_assistant_message") or payload.text_field(data, "summary")
+             or transcript.last_assistant_text(payload.text_field(data, "agent_transcript_path")) or "")
+    cwd, project = payload.cwd(data), payload.project_dir(data)
+    ctx.memory_dir = paths.memory_dir(cwd, project)
+    _capture_insights(data, final, ctx.memory_dir)
+    config = completion.load_config(ctx.memory_dir)
+    report = completion.parse_report(final)
+    if not completion.applies(agent_type, report, config):
+        return None
+    _save_handoff(data, report, ctx.memory_dir)
+    agent = (payload.text_field(data, "agent_id") or payload.text_field(data, "agent_transcript_path")
+             or f"{payload.session_id(data)}:{agent_type}")
+    root = paths.project_root(cwd, project)
+    if report is not None and report.outcome != completion.COMPLETE:
+        # an honest "not done" is accepted as is: recorded on the bead, never blocked
+        problem = completion.record_outcome(root, report, float(config["timeout"]))
+        if problem:
+            errorlog.record(HOOK, problem, ctx.memory_dir)
+        completion.update_state(ctx.memory_dir, lambda state: state.pop(agent, None) and 0)
+        return None
+    checks = completion.evaluate(root, report, final, config)
+    loop_count = data.get("loop_count")
+    continuing = data.get("stop_hook_active") is True or (isinstance(loop_count, int) and loop_count > 0)
+    if not completion.failures(checks):
+        completion.update_state(ctx.memory_dir, lambda state: state.pop(agent, None) and 0)
+        return None
+    blocks = completion.update_state(
+        ctx.memory_dir, lambda state: completion.record_block(state, agent, continuing, time.time()))
+    if blocks > int(config["max_blocks"]):
+        failed = ", ".join(c.name for c in completion.failures(checks))
+        what = f"BEAD {report.bead} with failing checks ({failed})" if report else "without a completion report"
+        return payload.warning_answer(data, f"memory-hooks: {agent_type} finished {what} "
+                                            f"after {config['max_blocks']} blocked attempts.")
+    return payload.block_answer(data, completion.block_reason(report, checks))
+
+
+def _capture_insights(data: dict, final: str, memory_dir: str) -> None:
+    """The subagent's marked lines become entries (memory.capture.reply_capture); never changes the gate's decision."""
+    from memory.capture import reply_capture
+
+    try:
+        reply_capture.capture(data, final, memory_dir)
+    except Exception as exc:  # noqa: BLE001 - the gate must decide whatever happened here
+        errorlog.record(HOOK, f"reply capture: {type(exc).__name__}: {exc}", memory_dir)
+
+
+def _save_handoff(data: dict, report: completion.Report | None, memory_dir: str) -> None:
+    """A supervisor's handoff, keyed by its bead (memory.runtimes.handoff); never changes the gate's decision."""
+    from memory.capture import edit
+    from memory.runtimes import handoff
+
+    try:
+        bead = report.bead if report else edit.bead_in_progress(payload.cwd(data) or ".")
+        handoff.save(memory_dir, handoff.build(data, memory_dir, "SubagentStop", bead=bead or None))
+    except Exception as exc:  # noqa: BLE001 - the gate must decide whatever happened here
+        errorlog.record(HOOK, f"handoff: {type(exc).__name__}: {exc}", memory_dir)
+
+
+def main(argv: list[str] | None = None) -> int:
+    return hookrun.run(HOOK, handle, argv)

@@ -1,0 +1,253 @@
+"""Handoffs: where a session stopped, taken from its transcript, so the next one starts there.
+
+One line in `.beads/memory/handoffs.jsonl` (machine-local, gitignored, newest KEEP kept) per PreCompact,
+SessionEnd and supervisor SubagentStop: the task (first and latest prompt), beads touched, files changed
+(Edit/Write/MultiEdit inputs, then `git status`), the last failing command and its error, open todos, the
+insights captured, the last assistant message, branch, commit, times. Redacted like every write. No model
+call: the transcript (Claude Code's JSONL, an unstable format; Gemini's chat log and Codex's rollout log
+through memory.runtimes.transcript_formats) is read tolerantly — unknown line types,
+torn or non-UTF-8 lines are skipped; only lines that can matter are parsed (a 10 MB transcript costs its
+user and assistant lines, not its tool outputs).
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+
+from memory.core import layout
+
+KEEP = 200
+PROMPT_CHARS = 300
+ERROR_CHARS = 300
+MESSAGE_CHARS = 600
+MAX_FILES = 20
+MAX_TODOS = 10
+MAX_STATUS = 30
+READ_LIMIT = 64 << 20  # a larger transcript is read from its first and last 8 MiB
+EDGE = 8 << 20
+ENDED_AFTER = 15 * 60  # a PreCompact handoff whose transcript has been still this long: that session ended
+_EDIT_TOOLS = {"Edit", "Write", "MultiEdit", "NotebookEdit"}
+_SHELL_TOOLS = {"Bash", "Shell", "run_shell_command"}
+_BD = re.compile(r"\bbd\s+(claim|update|close|comments?\s+add|comment|create|reopen)\s+([A-Za-z][\w.-]*-[\w.-]+)")
+
+
+def _cut(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
+
+
+def _read(path: str) -> bytes:
+    with open(path, "rb") as fh:
+        size = os.fstat(fh.fileno()).st_size
+        if size <= READ_LIMIT:
+            return fh.read()
+        head = fh.read(EDGE)
+        fh.seek(size - EDGE)
+        return head + b"\n" + fh.read()
+
+
+class _Reader:
+    """What one pass over the transcript's user and assistant lines finds."""
+
+    def __init__(self) -> None:
+        self.prompts: list[str] = []
+        self.started: str | None = None
+        self.tools: dict[str, tuple[str, dict]] = {}  # tool_use id -> (name, input)
+        self.order: list[str] = []
+        self.errors: dict[str, str] = {}  # tool_use id -> error text
+        self.last_text = ""
+
+    def feed(self, record: dict) -> None:
+        if self.started is None and isinstance(record.get("timestamp"), str):
+            self.started = record["timestamp"]
+        message = record.get("message")
+        if not isinstance(message, dict) or record.get("isMeta") or record.get("type") not in ("user", "assistant"):
+            return
+        content = message.get("content")
+        if record["type"] == "user":
+            if isinstance(content, str) and content.strip() and not content.lstrip().startswith("<"):
+                self.prompts.append(content)
+            for block in content if isinstance(content, list) else []:
+                if isinstance(block, dict) and block.get("type") == "tool_result" and block.get("is_error"):
+                    self.errors[str(block.get("tool_use_id"))] = _result_text(block.get("content"))
+                elif isinstance(block, dict) and block.get("type") == "text" and not self.prompts_done(block):
+                    self.prompts.append(str(block.get("text", "")))
+            return
+        texts = []
+        for block in content if isinstance(content, list) else []:
+            if not isinstance(block, dict):
+                continue
+            if block.get("type") == "tool_use" and isinstance(block.get("input"), dict):
+                tool_id = str(block.get("id"))
+                if tool_id not in self.tools:  # Gemini writes a turn again as its tool calls complete
+                    self.order.append(tool_id)
+                self.tools[tool_id] = (str(block.get("name")), block["input"])
+            elif block.get("type") == "text" and str(block.get("text", "")).strip():
+                texts.append(str(block["text"]))
+        if texts:
+            self.last_text = "\n".join(texts)
+
+    @staticmethod
+    def prompts_done(block: dict) -> bool:
+        text = str(block.get("text", ""))
+        return not text.strip() or text.lstrip().startswith("<")  # system reminders, command wrappers
+
+
+def _result_text(content: object) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(str(b.get("text", "")) for b in content if isinstance(b, dict))
+    return ""
+
+
+def read_transcript(path: str | None, tail_bytes: int | None = None) -> _Reader:
+    """The transcript's prompts, tool calls, failures and last text; an empty reader when unreadable.
+    With `tail_bytes`, only the records in the file's last `tail_bytes` (the first, cut one skipped)."""
+    reader = _Reader()
+    if not path:
+        return reader
+    try:
+        if tail_bytes is None:
+            data = _read(path)
+        else:
+            from memory.core import fsio
+
+            data = fsio.read_tail(path, tail_bytes)
+            if len(data) >= tail_bytes:
+                data = data[data.find(b"\n") + 1:]
+    except OSError:
+        return reader
+    from memory.runtimes.transcript_formats import claude_records
+
+    for raw in data.split(b"\n"):
+        if b'"user"' not in raw and b'"assistant"' not in raw and b'"gemini"' not in raw \
+                and b'"response_item"' not in raw:
+            continue
+        try:
+            record = json.loads(raw)
+        except (ValueError, RecursionError):
+            continue
+        if not isinstance(record, dict):
+            continue
+        if "message" in record:
+            reader.feed(record)
+        else:  # Gemini's chat log, Codex's rollout log
+            for converted in claude_records(record):
+                reader.feed(converted)
+    return reader
+
+
+def extract(path: str | None) -> dict:
+    """The transcript's part of a handoff (see the module docstring)."""
+    r = read_transcript(path)
+    files: list[str] = []
+    beads: dict[str, list[str]] = {}
+    failure = None
+    todos: list[dict] = []
+    for tool_id in r.order:
+        name, args = r.tools[tool_id]
+        if name in _EDIT_TOOLS:
+            target = args.get("file_path") or args.get("notebook_path")
+            if isinstance(target, str):
+                files = [f for f in files if f != target] + [target]
+        elif name in _SHELL_TOOLS and isinstance(args.get("command"), str):
+            for verb, bead in _BD.findall(args["command"]):
+                verbs = beads.setdefault(bead, [])
+                verb = verb.split()[0].rstrip("s") if verb.startswith("comment") else verb
+                if verb not in verbs:
+                    verbs.append(verb)
+            if tool_id in r.errors:
+                failure = {"command": _cut(args["command"], ERROR_CHARS), "error": _cut(r.errors[tool_id], ERROR_CHARS)}
+        elif name == "TodoWrite" and isinstance(args.get("todos"), list):
+            todos = [{"content": _cut(str(t.get("content", "")), 120), "status": str(t.get("status", ""))}
+                     for t in args["todos"] if isinstance(t, dict) and t.get("status") != "completed"]
+    prompts = [_cut(p, PROMPT_CHARS) for p in r.prompts if p.strip()]
+    return {"task": {"first": prompts[0], "latest": prompts[-1]} if prompts else None,
+            "beads": beads, "files": files[-MAX_FILES:], "failure": failure, "todos": todos[:MAX_TODOS],
+            "last_message": _cut(r.last_text, MESSAGE_CHARS) if r.last_text else None, "started": r.started}
+
+
+def build(data: dict, memory_dir: str, event: str, bead: str | None = None) -> dict:
+    """A whole handoff for the hook payload `data` (transcript, git state, the session's insights)."""
+    import zlib
+
+    from memory.core import paths
+    from memory.runtimes import payload
+    from memory.store import store
+
+    cwd, project = payload.cwd(data), payload.project_dir(data)
+    transcript = payload.text_field(data, "agent_transcript_path") if event == "SubagentStop" else None
+    transcript = transcript or payload.text_field(data, "transcript_path")
+    record = extract(transcript)
+    final = payload.text_field(data, "last_assistant_message")
+    if final:
+        record["last_message"] = _cut(final, MESSAGE_CHARS)
+    git = paths.git_info(cwd or project or ".")
+    session = payload.session_id(data)
+    insights = [e["key"] for e in store.load(memory_dir).entries
+                if session and e.get("session_id") == session and "content" in e]
+    status = paths.git_lines(["status", "--porcelain"], git.toplevel, 1.0)[:MAX_STATUS] if git else []
+    now = time.time()
+    record.update({
+        "id": f"{zlib.crc32(f'{session}/{event}/{now}'.encode()):08x}", "event": event, "session_id": session,
+        "trigger": payload.text_field(data, "trigger") or payload.text_field(data, "reason"),
+        "agent_type": payload.text_field(data, "agent_type"), "transcript_path": transcript,
+        "tree": git.toplevel if git else (cwd or project), "branch": git.branch if git else None,
+        "commit": git.head if git else None, "bead": bead, "git_status": status,
+        "insights": list(dict.fromkeys(insights))[-MAX_FILES:], "ended": int(now),
+    })
+    return record
+
+
+def save(memory_dir: str, record: dict) -> None:
+    from memory.store import store
+
+    store.append_log(memory_dir, layout.HANDOFFS, record, keep=KEEP)
+
+
+def load(memory_dir: str) -> list[dict]:
+    """Every readable handoff, oldest first."""
+    from memory.store import store
+
+    out = []
+    data = store.read_file(os.path.join(memory_dir, layout.HANDOFFS)) if os.path.exists(
+        os.path.join(memory_dir, layout.HANDOFFS)) else b""
+    for raw in data.split(b"\n"):
+        try:
+            obj = json.loads(raw) if raw.strip() else None
+        except ValueError:
+            continue
+        if isinstance(obj, dict) and isinstance(obj.get("id"), str):
+            out.append(obj)
+    return out
+
+
+def ended(handoff: dict, now: float) -> bool:
+    """Written when its session ended, or its session has been silent for ENDED_AFTER (a crashed terminal)."""
+    if handoff.get("event") in ("SessionEnd", "SubagentStop"):
+        return True
+    path = handoff.get("transcript_path")
+    try:
+        return now - os.stat(path).st_mtime > ENDED_AFTER if isinstance(path, str) else True
+    except OSError:
+        return True
+
+
+def choose(handoffs: list[dict], session: str | None, source: str | None, tree: str | None, branch: str | None,
+           beads: set[str], now: float) -> dict | None:
+    """The handoff session start shows: after `compact`, this session's PreCompact one; a supervisor on a
+    bead, that bead's newest; else the newest of this tree and branch from a session that ended."""
+    newest_first = list(reversed(handoffs))
+    if source == "compact":
+        return next((h for h in newest_first if h.get("session_id") == session and h.get("event") == "PreCompact"),
+                    None)
+    if beads:
+        found = next((h for h in newest_first if str(h.get("bead") or "").lower() in beads
+                      or any(b.lower() in beads for b in h.get("beads") or {})), None)
+        if found:
+            return found
+    return next((h for h in newest_first if h.get("tree") == tree and h.get("branch") == branch
+                 and (h.get("session_id") != session or source == "resume") and ended(h, now)), None)

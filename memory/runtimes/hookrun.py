@@ -1,0 +1,112 @@
+"""The frame every hook runs in: read stdin, let the handler answer, fail open on anything.
+
+A hook's stdout is a protocol, so the handler returns its answer and only this frame writes it,
+once, after the handler finished; an exception means no answer, exit 0 and a line in errors.log.
+"""
+import sys
+
+from memory import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+MAX_STDIN_BYTES = 64 * 1024 * 1024
+FOREGROUND_ENV = "MEMORY_HOOKS_FOREGROUND"  # set: detached hooks work in the foreground (debugging)
+
+
+class Context:
+    """What a handler gets: the raw stdin, its argv, and a place to say where the memory lives."""
+
+    def __init__(self, raw: bytes, argv: "list[str]") -> None:
+        self.raw = raw
+        self.argv = argv
+        self.memory_dir: str | None = None
+        self.problems: list[str] = []  # payload oddities for errors.log (the hook goes on)
+
+
+def read_stdin() -> bytes:
+    """All of stdin (the writer must never block on us), keeping at most MAX_STDIN_BYTES."""
+    stream = getattr(sys.stdin, "buffer", None)
+    if stream is None:
+        return b""
+    chunks, kept = [], 0
+    while True:
+        chunk = stream.read(1 << 20)
+        if not chunk:
+            break
+        if kept < MAX_STDIN_BYTES:
+            chunks.append(chunk)
+            kept += len(chunk)
+    return b"".join(chunks)
+
+
+def _looks_like_object(raw: bytes) -> bool:
+    """O(1) shape test on the raw bytes (the hot path must not parse JSON it will not use)."""
+    i = 0
+    while i < len(raw) and raw[i] in b" \t\r\n":
+        i += 1
+    return raw[i:i + 1] == b"{"
+
+
+def fork_detached() -> str:
+    """"parent", or "child" (its own session, stdio on /dev/null), or "inline" where there is no fork
+    (Windows) or MEMORY_HOOKS_FOREGROUND asks for the foreground (debugging, tests)."""
+    import os
+
+    if not hasattr(os, "fork") or os.environ.get(FOREGROUND_ENV):
+        return "inline"
+    if os.fork():
+        return "parent"
+    os.setsid()
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    return "child"
+
+
+def run(hook: str, handler: "Callable[[Context], str | None]", argv: "list[str] | None" = None,
+        prefilter: "Callable[[bytes], bool] | None" = None, detach: bool = False) -> int:
+    """Run `handler` fail-open; returns the exit code (always 0). With `detach`, the handler runs in a
+    detached child and its answer is dropped (for hooks whose work is a side effect)."""
+    ctx = Context(b"", list(sys.argv[1:] if argv is None else argv))
+    in_child = False
+    answer = None
+    try:
+        ctx.raw = read_stdin()
+        if not _looks_like_object(ctx.raw):
+            from memory.core import errorlog
+            errorlog.record(hook, f"stdin is not a JSON object ({len(ctx.raw)} bytes); nothing done")
+            return 0
+        if prefilter is not None and not prefilter(ctx.raw):
+            return 0
+        if detach:
+            # the parent exits at once, so the work survives a client that kills hooks still running
+            # at its end (`claude -p` does, for async ones)
+            where = fork_detached()
+            if where == "parent":
+                return 0
+            in_child = where == "child"
+        answer = handler(ctx)  # a detached child's answer is dropped: it exits below, before writing
+        if ctx.problems:
+            from memory.core import errorlog
+            errorlog.record(hook, "payload: " + "; ".join(ctx.problems), ctx.memory_dir)
+    except BaseException as exc:  # noqa: BLE001 - a hook must never break the agent
+        if not (isinstance(exc, SystemExit) and exc.code in (0, None)):
+            from memory.core import errorlog
+            errorlog.record(hook, f"{type(exc).__name__}: {exc}", ctx.memory_dir)
+        answer = None
+    finally:
+        if in_child:
+            import os
+            os._exit(0)  # the detached child never returns into its caller
+    if answer:
+        try:  # UTF-8 bytes whatever the locale: a Latin-1 terminal setting must not eat the answer
+            out = getattr(sys.stdout, "buffer", None)
+            if out is None:
+                sys.stdout.write(answer)
+            else:
+                out.write(answer.encode("utf-8", "replace"))
+            sys.stdout.flush()
+        except (OSError, ValueError):
+            pass
+    return 0

@@ -1,0 +1,373 @@
+"""A derived, machine-local ranking index of the knowledge files, so a hook never re-tokenizes them.
+
+One segment file per source: `knowledge.index` for the active knowledge (knowledge.jsonl and the inbox's
+fragments, read as one byte string: memory.store.inbox.joined), `knowledge.archive.index` for the archive. Each
+holds the source's identity (inode, device, size, mtime_ns) and how far it was read, so:
+- unchanged source (stat equal)                  -> used as is, the source is not even read
+- same file grown (append; checked by a CRC of the bytes before the old end) -> only the new lines are
+  tokenized: a capture, or a rotation's append to a 100,000-line archive, costs only its own lines
+- anything else (rotation's replace, git pull, merge, edit) -> that segment is rebuilt from its source
+A missing, corrupt, foreign or half-updated index is rebuilt, and one that cannot be written is bypassed
+(the ranking comes from memory): never an error. Writes are atomic (memory.core.fsio.atomic_write), so
+concurrent builders each publish a whole file; the active segment names the archive segment it was
+computed against, and a mismatched pair is simply rebuilt by the next reader.
+
+Latest-per-key spans both files (the archive is ranked too: knowledge rotated out is still knowledge).
+Held entries (memory.store.hold) are screened as their lines are indexed, so each line is screened once: the segment
+keeps the flagged docs and the approve lines, and `combine` leaves every held doc without an approval of its
+text out of the corpus, so the ranker never returns one to a hook.
+"""
+from __future__ import annotations
+
+import os
+import zlib
+from array import array
+
+from memory import TYPE_CHECKING
+from memory.core import fsio, layout
+from memory.search import concepts
+from memory.search import corpus as corpus_mod
+from memory.search.segment import MAGIC, Segment, array_of, concat, read_segment
+from memory.store import inbox
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+ACTIVE, ARCHIVE = layout.KNOWLEDGE, layout.ARCHIVE
+INDEX = {ACTIVE: layout.INDEX, ARCHIVE: layout.ARCHIVE_INDEX}
+CRC_WINDOW = 4096
+
+
+def fingerprint() -> int:
+    """Changes whenever tokens or concepts would come out differently: an index of another version is rebuilt."""
+    from memory.search import tokenize
+    from memory.store import entry, screen_patterns
+
+    return zlib.crc32(repr((MAGIC, corpus_mod.FIELDS, concepts.GROUPS, sorted(tokenize.STOP_WORDS),
+                            tokenize._DERIVED, sorted(entry.TAG_VOCABULARY.items()),
+                            ("screen", screen_patterns.VERSION))).encode())
+
+
+def _read_source(path: str) -> tuple[bytes, tuple[int, int, int, int] | None]:
+    """The file's bytes and the identity they belong to (fstat of the same descriptor)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return b"", None
+    with os.fdopen(fd, "rb") as fh:
+        st = os.fstat(fd)
+        data = fh.read(st.st_size)
+    return data, (st.st_ino, st.st_dev, len(data), st.st_mtime_ns)
+
+
+def _tail_crc(data: bytes, end: int) -> int:
+    return zlib.crc32(data[max(0, end - CRC_WINDOW):end])
+
+
+def update(old: Segment | None, data: bytes, src: tuple[int, int, int, int] | None,
+           cache_dir: str | None = None) -> Segment:
+    """`old` brought up to date with the source bytes `data`: extended when the source only grew, else new.
+    The new lines are screened (memory.store.hold), with the verdict cache of `cache_dir` when given."""
+    from memory.core.textmatch import haystack, words
+    from memory.store import hold
+    from memory.store.entry import APPROVE, FORGET, is_control, is_valid
+
+    grown = (old is not None and old.src is not None and src is not None and old.src[:2] == src[:2]
+             and len(data) >= old.end and _tail_crc(data, old.end) == old.crc and len(old.stats.keys) == old.stats.n)
+    seg = old if grown and old is not None else Segment()
+    loads = _loads(len(data) - seg.end)
+    postings = seg.postings
+    for key, value in list(postings.items()):
+        if not isinstance(value, array):
+            postings[key] = array_of("I", value)
+    pos, end = seg.end, data.rfind(b"\n") + 1  # an unterminated last line is a write in progress
+    added: list[tuple[int, dict]] = []
+    while pos < end:
+        nl = data.index(b"\n", pos)
+        line = data[pos:nl]
+        try:
+            entry = loads(line) if line.strip() else None
+        except (ValueError, RecursionError):
+            entry = None
+        if entry is not None and is_valid(entry):
+            added.append((seg.stats.n, entry))
+            seg.stats.add(entry, postings)  # type: ignore[arg-type]
+            seg.offsets.append(pos)
+            seg.lengths.append(len(line))
+            seg.line_crcs.append(zlib.crc32(line))
+            text = haystack(entry)
+            seg.text_at.append(len(seg.text))
+            seg.text.frombytes(text.encode("utf-8", "surrogatepass") + b"\n")
+            seg.add_words(seg.stats.n - 1, words(text))
+        elif is_control(entry):
+            ts = corpus_mod.entry_ts(entry)  # type: ignore[arg-type]
+            seg.controls.append((entry["type"], entry["key"], ts, pos))  # type: ignore[index]
+            if entry["type"] == FORGET:  # type: ignore[index]
+                seg.forgets.append((entry["key"], ts, seg.stats.n))  # type: ignore[index]
+            elif entry["type"] == APPROVE:  # type: ignore[index]
+                seg.approvals.append((entry["key"], str(entry.get("sha")), pos))  # type: ignore[union-attr,index]
+        elif line.strip():
+            seg.malformed += 1
+        pos = nl + 1
+    if cache_dir is not None and added:
+        hold.warm(cache_dir, [entry["content"] for _, entry in added])
+    for doc, entry in added:
+        why = hold.reasons(entry)
+        if why:
+            seg.held.append((doc, entry["key"], hold.text_sha(entry["content"]), why))
+    seg.src, seg.end, seg.crc = src, max(seg.end, end), _tail_crc(data, max(seg.end, end))
+    seg.stats.live = corpus_mod.latest_flags(seg.stats.keys, seg.stats.ts)
+    _apply_forgets(seg)
+    return seg
+
+
+def _latest_forgets(seg: Segment) -> dict[str, tuple[float, int]]:
+    """Per key, the latest forget of the segment: (ts, number of docs before it)."""
+    found: dict[str, tuple[float, int]] = {}
+    for key, ts, before in seg.forgets:
+        if key not in found or (ts, before) >= found[key]:
+            found[key] = (ts, before)
+    return found
+
+
+def _apply_forgets(seg: Segment) -> None:
+    """A live doc older than its key's latest forget in the same file is not live (memory.store.view's order:
+    the higher ts, then the later line)."""
+    forgets = _latest_forgets(seg)
+    if not forgets:
+        return
+    s = seg.stats
+    for doc in range(s.n):
+        forget = forgets.get(s.keys[doc]) if s.live[doc] else None
+        if forget is not None and (forget[0], forget[1] - 0.5) > (s.ts[doc], doc):
+            s.live[doc] = 0
+
+
+def _loads(size: int) -> Callable[[Any], Any]:
+    from memory.core import jsonio
+
+    return jsonio.bulk_loads() if size >= jsonio.BULK_BYTES else jsonio.json.loads
+
+
+def link(archive: Segment, active: Segment) -> None:
+    """Latest per key across both files: which archive docs the active ones supersede, and the reverse."""
+    arc_keys, arc_ts, arc_live = archive.stats.keys, archive.stats.ts, archive.stats.live
+    best = {arc_keys[d]: d for d in range(archive.stats.n) if arc_live[d]}
+    dead = []
+    act = active.stats
+    for doc in range(act.n):
+        other = best.get(act.keys[doc]) if act.live[doc] else None
+        if other is not None:
+            if act.ts[doc] >= arc_ts[other]:  # the later line wins a tie, as in memory.store.store.latest
+                dead.append(other)
+            else:
+                act.live[doc] = 0
+    # forgets across the two files: an active forget is a later line than every archived one
+    killed = set(dead)
+    for key, (ts, _) in _latest_forgets(active).items():
+        other = best.get(key)
+        if other is not None and ts >= arc_ts[other] and other not in killed:
+            dead.append(other)
+    archived_forgets = _latest_forgets(archive)
+    for doc in range(act.n):
+        forget = archived_forgets.get(act.keys[doc]) if act.live[doc] else None
+        if forget is not None and forget[0] > act.ts[doc]:
+            act.live[doc] = 0
+    active.dead = dead
+    active.against = [archive.src, archive.stats.n]
+
+
+def _write(path: str, seg: Segment, fp: int) -> None:
+    try:
+        fsio.atomic_write(path, seg.to_bytes(fp))
+    except OSError:
+        pass  # a read-only or full disk: the ranking still comes from memory
+
+
+INLINE_BUILD_BYTES = 2 << 20  # a hook builds an archive's index from scratch only below this size
+
+
+def load(memory_dir: str, inline_limit: int | None = None) -> corpus_mod.Corpus:
+    """A corpus of both knowledge files (latest per key), from the index when it is current.
+
+    With `inline_limit`, an archive larger than that whose index would have to be built from scratch
+    (missing, damaged, another version, replaced by a pull) is left out: the corpus is the active file
+    alone and `corpus.partial` is True, so a hook can hand the build to a background process instead of
+    making the agent wait for it (100,000 archived entries take tens of seconds to index).
+    """
+    archive, active, partial = segments(memory_dir, inline_limit)
+    corpus = combine(memory_dir, archive, active)
+    corpus.partial = partial
+    corpus.malformed = archive.malformed + active.malformed
+    return corpus
+
+
+def segments(memory_dir: str, inline_limit: int | None = None) -> tuple[Segment, Segment, bool]:
+    """(archive segment, active segment, whether the archive was left out): see load."""
+    fp = fingerprint()
+    idx = {name: os.path.join(memory_dir, INDEX[name]) for name in (ACTIVE, ARCHIVE)}
+    src = sources(memory_dir)
+    active = read_segment(idx[ACTIVE], fp)
+    archive: Segment | None = Segment()
+    if src[ARCHIVE] is not None:
+        archive = read_segment(idx[ARCHIVE], fp)
+    fresh = (active is not None and archive is not None and active.src == src[ACTIVE]
+             and archive.src == src[ARCHIVE] and active.against == [archive.src, archive.stats.n])
+    partial = False
+    if not fresh:
+        archive_src = src[ARCHIVE]
+        skip = (inline_limit is not None and archive_src is not None and archive_src[2] > inline_limit
+                and not _extendable(archive, archive_src))
+        archive, active = _rebuild(memory_dir, idx, fp, with_archive=not skip)
+        partial = skip
+    return archive, active, partial  # type: ignore[return-value]
+
+
+def sources(memory_dir: str) -> dict[str, tuple | None]:
+    """The identity of each indexed source as it is now: the active knowledge's (memory.store.inbox.identity)
+    and the archive's."""
+    return {ACTIVE: inbox.identity(memory_dir), ARCHIVE: fsio.identity(os.path.join(memory_dir, ARCHIVE))}
+
+
+def build_in_background(memory_dir: str) -> None:
+    """Index a large archive in a detached process (a prompt or a recall meanwhile goes without the index;
+    the next ones use it). One builder at a time: while one holds the build lock, others start none (a
+    second builder would be harmless, each publishes a whole file, but it would take a core for nothing)."""
+    from memory.runtimes import hookrun
+
+    if _build_lock(memory_dir, probe=True) is None:
+        return  # being built
+    where = hookrun.fork_detached()
+    if where == "parent":
+        return
+    try:
+        held = _build_lock(memory_dir)
+        if held is not None:
+            try:
+                load(memory_dir)
+            finally:
+                if held >= 0:
+                    os.close(held)
+    finally:
+        if where == "child":
+            os._exit(0)
+
+
+def _build_lock(memory_dir: str, probe: bool = False) -> int | None:
+    """The build lock's descriptor, held (with `probe`, released at once and -1 returned); None while another
+    process holds it. Where there is no fcntl, or the lock file can't be opened, every caller gets it."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows
+        return -1
+    try:
+        fd = fsio.open_regular(os.path.join(memory_dir, layout.INDEX_BUILD_LOCK), os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError:
+        return -1
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        return None
+    if probe:
+        os.close(fd)
+        return -1
+    return fd
+
+
+def _extendable(segment: Segment | None, src: tuple[int, int, int, int]) -> bool:
+    """Whether `segment` indexes a prefix of the file `src` names (then only its new lines are read)."""
+    return (segment is not None and segment.src is not None and tuple(segment.src[:2]) == tuple(src[:2])
+            and segment.end <= src[2])
+
+
+def _rebuild(memory_dir: str, idx: dict[str, str], fp: int, with_archive: bool = True) -> tuple[Segment, Segment]:
+    active_data, active_src = inbox.joined(inbox.read_parts(memory_dir))  # active first: see memory.store.reading
+    writable = os.path.isdir(memory_dir)
+    if with_archive:
+        archive_data, archive_src = _read_source(os.path.join(memory_dir, ARCHIVE))
+        old_archive = read_segment(idx[ARCHIVE], fp, with_keys=True)
+        indexed_src = old_archive.src if old_archive is not None else None
+        # may extend old_archive in place; its lines are screened without the verdict cache, which stays the
+        # size of the active file (a session start reads it whole)
+        archive = update(old_archive, archive_data, archive_src)
+        if writable and archive_src is not None and indexed_src != archive_src:
+            _write(idx[ARCHIVE], archive, fp)
+    else:
+        archive = Segment()
+    active = update(read_segment(idx[ACTIVE], fp, with_keys=True), active_data, active_src, memory_dir)
+    link(archive, active)
+    if writable and with_archive:  # an active segment linked to no archive would be rebuilt anyway
+        _write(idx[ACTIVE], active, fp)
+    return archive, active
+
+
+def combine(memory_dir: str, archive: Segment, active: Segment) -> corpus_mod.Corpus:
+    """One corpus over both segments: archive docs first, then the active file's."""
+    c = corpus_mod.Corpus()
+    a, b = archive.stats, active.stats
+    c.n = a.n + b.n
+    c.segments = [(archive.postings, 0), (active.postings, a.n)]
+    c.lens = {f: concat("I", a.lens[f], b.lens[f]) for f in corpus_mod.FIELDS}
+    c.ts = concat("d", a.ts, b.ts)
+    if a.len_sums is not None and b.len_sums is not None:
+        c.len_sums = {f: a.len_sums[f] + b.len_sums[f] for f in corpus_mod.FIELDS}
+    live = bytearray(a.live)
+    for doc in active.dead:
+        live[doc] = 0
+    c.live = live + b.live
+    approved = {(key, sha) for seg in (archive, active) for key, sha, _ in seg.approvals}
+    for base, seg in ((0, archive), (a.n, active)):
+        for doc, key, sha, _ in seg.held:
+            if (key, sha) not in approved:
+                c.live[base + doc] = 0  # held for review: never ranked for a hook
+    readers = _EntryReader(memory_dir, archive, active)
+    c.entry_at = readers.entry
+    return c
+
+
+class _EntryReader:
+    """Entries fetched by offset; a line that no longer matches its CRC (the files changed) is None."""
+
+    def __init__(self, memory_dir: str, archive: Segment, active: Segment) -> None:
+        self.dir, self.archive, self.active = memory_dir, archive, active
+        self.archive_fd: int | None = None
+        self.active_file: inbox.ActiveFile | None = None
+
+    def __del__(self) -> None:
+        if self.archive_fd is not None and self.archive_fd >= 0:
+            os.close(self.archive_fd)
+        if self.active_file is not None:
+            self.active_file.close()
+
+    def _pread(self, in_archive: bool, length: int, offset: int) -> bytes | None:
+        if not in_archive:
+            if self.active_file is None:
+                self.active_file = inbox.ActiveFile(self.dir)
+            return self.active_file.pread(length, offset)
+        if self.archive_fd is None:
+            try:
+                self.archive_fd = os.open(os.path.join(self.dir, ARCHIVE), os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+            except OSError:
+                self.archive_fd = -1
+        return None if self.archive_fd < 0 else os.pread(self.archive_fd, length, offset)
+
+    def entry(self, doc: int) -> dict | None:
+        from memory.core import jsonio
+        from memory.store.entry import is_valid
+
+        in_archive = doc < self.archive.stats.n
+        seg = self.archive if in_archive else self.active
+        local = doc - (0 if in_archive else self.archive.stats.n)
+        try:
+            line = self._pread(in_archive, seg.lengths[local], seg.offsets[local])
+            if line is None or zlib.crc32(line) != seg.line_crcs[local]:
+                return None
+        except (ValueError, OSError):  # the index was cut short under us, or a fragment was folded away
+            return None
+        try:
+            obj = jsonio.json.loads(line)
+        except ValueError:
+            return None
+        return obj if is_valid(obj) else None

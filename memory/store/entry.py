@@ -1,0 +1,166 @@
+"""The knowledge entry: its key, tags and source; the first seven fields every reader relies on."""
+from __future__ import annotations
+
+import re
+import time
+
+from memory import TYPE_CHECKING
+from memory.core.shape import (  # noqa: F401 - entry's API too
+    APPROVE,
+    CONTROL_TYPES,
+    FORGET,
+    PIN,
+    REQUIRED_FIELDS,
+    TYPE_TAGS,
+    TYPES,
+    UNPIN,
+    is_control,
+    is_line,
+    is_valid,
+)
+from memory.store import redact
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+MAX_CONTENT_CHARS = 2048
+KEY_PREFIX_CHARS = 60
+# An explicit key (`LEARNED[pnpm-tests]: …`): the part after the type prefix.
+KEY_NAME = r"[a-z0-9][a-z0-9-]{0,59}"
+SUPERVISOR = "supervisor"
+ORCHESTRATOR = "orchestrator"
+
+# Tag -> words that, as whole words, earn it. Whole-word matching is the point: a substring scan
+# tags "requires" as `ui` and "latest" as `test`.
+TAG_VOCABULARY: dict[str, Iterable[str]] = {
+    "async": ("async", "await", "asyncio", "coroutine", "coroutines", "promise", "promises", "future", "futures",
+              "taskgroup", "eventloop", "nonblocking"),
+    "concurrency": ("concurrency", "concurrent", "thread", "threads", "threading", "mutex", "lock", "locks",
+                    "race", "deadlock", "sendable", "actor", "actors", "parallel", "atomic", "semaphore"),
+    "testing": ("test", "tests", "testing", "pytest", "jest", "vitest", "xctest", "unittest", "fixture",
+                "fixtures", "mock", "mocks", "flaky", "coverage", "e2e"),
+    "build": ("build", "builds", "compile", "compiler", "webpack", "vite", "bazel", "gradle", "cmake",
+              "makefile", "xcodebuild", "linker", "toolchain"),
+    "deps": ("dependency", "dependencies", "npm", "pnpm", "yarn", "pip", "poetry", "cargo", "lockfile",
+             "package", "packages", "version", "semver"),
+    "git": ("git", "branch", "branches", "merge", "rebase", "commit", "commits", "worktree", "worktrees"),
+    "ci": ("ci", "pipeline", "workflow", "workflows", "actions", "jenkins", "buildkite"),
+    "database": ("database", "db", "sql", "sqlite", "postgres", "postgresql", "mysql", "migration",
+                 "migrations", "schema", "query", "queries", "index", "transaction", "orm"),
+    "api": ("api", "apis", "endpoint", "endpoints", "rest", "graphql", "grpc", "http", "request", "response",
+            "webhook", "webhooks"),
+    "auth": ("auth", "authentication", "authorization", "oauth", "jwt", "token", "tokens", "login", "session",
+             "sessions", "permission", "permissions", "credential", "credentials"),
+    "security": ("security", "secret", "secrets", "xss", "csrf", "injection", "sanitize", "vulnerability",
+                 "encryption", "tls", "cve"),
+    "performance": ("performance", "perf", "latency", "slow", "fast", "cache", "caching", "memory", "leak",
+                    "profiling", "benchmark", "throughput", "optimize"),
+    "ui": ("ui", "ux", "css", "layout", "swiftui", "react", "component", "components", "button", "view",
+           "views", "window", "render", "rendering", "menubar", "appkit", "uikit"),
+    "config": ("config", "configuration", "env", "environment", "settings", "yaml", "toml", "dotenv", "flag",
+               "flags"),
+    "errors": ("error", "errors", "exception", "exceptions", "crash", "crashes", "panic", "retry", "timeout",
+               "timeouts", "bug"),
+    "types": ("type", "types", "typing", "generic", "generics", "typescript", "mypy", "protocol", "interface"),
+    "docker": ("docker", "container", "containers", "kubernetes", "k8s", "helm", "dockerfile"),
+    "logging": ("log", "logs", "logging", "logger", "trace", "tracing", "telemetry", "metrics"),
+    "swift": ("swift", "xcode", "ios", "macos", "spm"),
+    "python": ("python", "venv", "pip", "pyproject", "django", "flask", "fastapi"),
+    "javascript": ("javascript", "js", "node", "nodejs", "typescript", "ts", "deno", "bun"),
+    "rust": ("rust", "cargo", "crate", "crates", "borrow", "lifetime", "lifetimes"),
+    "go": ("golang", "goroutine", "goroutines", "gofmt"),
+}
+_WORD_TO_TAGS: dict[str, list[str]] = {}
+for _tag, _words in TAG_VOCABULARY.items():
+    for _word in _words:
+        _WORD_TO_TAGS.setdefault(_word, []).append(_tag)
+
+_WORD = re.compile(r"[a-z0-9]+")
+_NON_ALNUM = re.compile(r"[^a-z0-9]+")
+
+
+def clean_text(text: str) -> tuple[str, list[str]]:
+    """Text safe to store: valid UTF-8, credentials redacted (before the cap, so none is cut in half
+    and slips through), capped on a character boundary, trimmed; plus the credential types removed."""
+    text, redacted = redact.redact(text.encode("utf-8", "replace").decode("utf-8"))
+    return text.strip()[:MAX_CONTENT_CHARS].strip(), redacted
+
+
+def slug(text: str) -> str:
+    """Lowercase, runs of non-alphanumerics -> '-', trimmed of dashes (ASCII letters and digits only)."""
+    return _NON_ALNUM.sub("-", text.lower()).strip("-")
+
+
+def unicode_slug(text: str) -> str:
+    """`slug` for any script: letters and digits of every alphabet kept (NFKC, casefolded)."""
+    import unicodedata
+
+    text = unicodedata.normalize("NFKC", text).casefold()
+    # letters, marks (Devanagari vowel signs are marks) and digits; anything else separates words
+    kept = "".join(c if unicodedata.category(c)[0] in "LMN" else " " for c in text)
+    return "-".join(kept.split())
+
+
+def valid_key_name(name: str) -> bool:
+    """True for an explicit key name: `[a-z0-9][a-z0-9-]{0,59}`."""
+    return re.fullmatch(KEY_NAME, name) is not None
+
+
+def make_key(entry_type: str, content: str) -> str:
+    """`<type>-` + slug of the first 60 characters.
+
+    ASCII text keeps the plain ASCII slug (so every key computed before stays the same); text with
+    letters outside ASCII keeps them (`learned-не-используйте-кэш-в-ci`), or two insights in Cyrillic or
+    Chinese that share their Latin words would share a key and replace each other. A content hash when
+    nothing is left.
+    """
+    head = content[:KEY_PREFIX_CHARS]
+    s = slug(head) if head.isascii() else unicode_slug(head)
+    if not s:
+        import hashlib
+
+        s = hashlib.sha1(content.encode("utf-8")).hexdigest()[:12]
+    return f"{entry_type}-{s}"
+
+
+def detect_tags(entry_type: str, content: str) -> list[str]:
+    """The type first, then vocabulary tags whose words occur as whole words, alphabetically."""
+    tags: set[str] = set()
+    for word in set(_WORD.findall(content.lower())):
+        tags.update(_WORD_TO_TAGS.get(word, ()))
+    return [entry_type] + sorted(tags - {entry_type})
+
+
+def detect_source(cwd: str | None, agent_type: str | None) -> str:
+    """`supervisor` inside a `.worktrees/` checkout or for a supervisor agent, else `orchestrator`."""
+    if agent_type and SUPERVISOR in agent_type.lower():
+        return SUPERVISOR
+    parts = (cwd or "").replace("\\", "/").split("/")
+    return SUPERVISOR if ".worktrees" in parts else ORCHESTRATOR
+
+
+def build(content: str, bead: str, source: str, entry_type: str = "learned",
+          ts: int | None = None, key_name: str | None = None, **provenance: object) -> dict:
+    """A complete entry: the seven fields every reader relies on, in order, then any provenance given
+    (None values dropped). `key_name` (valid_key_name) sets the key: `<type>-<key_name>`."""
+    content, redacted = clean_text(content)
+    entry = {
+        "key": f"{entry_type}-{key_name}" if key_name else make_key(entry_type, content),
+        "type": entry_type,
+        "content": content,
+        "source": source,
+        "tags": detect_tags(entry_type, content),
+        "ts": int(time.time()) if ts is None else int(ts),
+        "bead": bead,
+    }
+    entry.update({k: v for k, v in provenance.items() if v not in (None, "")})
+    if redacted:
+        entry["redacted"] = redacted
+    return entry
+
+
+def build_control(kind: str, key: str, bead: str, ts: int | None = None, **provenance: object) -> dict:
+    """A control line (forget / pin / unpin / approve) for `key`; provenance as in `build`."""
+    line = {"key": key, "type": kind, "ts": int(time.time()) if ts is None else int(ts), "bead": bead}
+    line.update({k: v for k, v in provenance.items() if v not in (None, "")})
+    return line

@@ -1,0 +1,60 @@
+"""The knowledge files' git merge driver: attributes, the driver's git config, and whether a clone has it.
+
+`.gitattributes` (committed, written by install.sh) names the driver for the knowledge files; the driver's
+command lives in the repository's git config (`merge.memory-hooks.driver`), which git never clones. A
+teammate who only cloned has the attributes but not the config: git then falls back to its built-in text
+merge for those files (conflicts on the last lines, as without the attribute), so session start tells them
+the one command that sets it (`recall.sh --setup-git`). The driver itself: memory/store/merge.py.
+"""
+from __future__ import annotations
+
+import os
+
+from memory.core import layout, paths
+
+DRIVER = "memory-hooks"
+ATTRIBUTES_BEGIN = "# >>> memory-hooks: merge the knowledge files as data (bin/memory-merge)"
+ATTRIBUTES_END = "# <<< memory-hooks"
+LAUNCHER = ".claude/hooks/memory-hooks/bin/memory-merge"  # relative: git runs drivers at the work tree's top
+SETUP_HINT = ("memory-hooks: this clone merges .beads/memory/knowledge*.jsonl as text (conflicts likely); "
+              "run `.beads/memory/recall.sh --setup-git` once to use the memory-hooks merge driver.")
+
+
+def attribute_lines() -> list[str]:
+    """The .gitattributes lines for the committed knowledge files."""
+    return [f"/.beads/memory/{name} merge={DRIVER}" for name in layout.COMMITTED]
+
+
+def driver_command(launcher: str = LAUNCHER) -> str:
+    return f"{launcher} %O %A %B %P"
+
+
+def has_attributes(root: str) -> bool:
+    """The repository's .gitattributes names our driver."""
+    try:
+        with open(os.path.join(root, ".gitattributes"), encoding="utf-8", errors="replace") as fh:
+            return f"merge={DRIVER}" in fh.read()
+    except OSError:
+        return False
+
+
+def configured(root: str) -> bool:
+    """git config has a driver command for `merge=memory-hooks` (one bounded git call)."""
+    return bool(paths.git_lines(["config", "--get", f"merge.{DRIVER}.driver"], root, 2.0))
+
+
+def configure(root: str, launcher: str = LAUNCHER) -> bool:
+    """Set the driver in the repository's git config (shared by its worktrees); True when git accepted it."""
+    name = paths.git_lines(["config", f"merge.{DRIVER}.name", "memory-hooks: union of JSONL knowledge lines"],
+                           root, 5.0)
+    paths.git_lines(["config", f"merge.{DRIVER}.driver", driver_command(launcher)], root, 5.0)
+    return name == [] and configured(root)
+
+
+def unconfigure(root: str) -> None:
+    paths.git_lines(["config", "--remove-section", f"merge.{DRIVER}"], root, 5.0)
+
+
+def setup_hint(root: str) -> str | None:
+    """Session start's one line for a clone with the attributes but no driver config, else None."""
+    return SETUP_HINT if has_attributes(root) and not configured(root) else None

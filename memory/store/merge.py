@@ -1,0 +1,122 @@
+"""bin/memory-merge: a git merge driver for the append-only knowledge files (`merge=memory-hooks`).
+
+git runs it as `memory-merge %O %A %B %P` (base, ours, theirs, path) and takes %A as the result. The result
+is the union of both sides' lines, each line once, minus the lines one side removed since the base (only
+rotation removes lines from the active file, and it moved them to the archive, whose own merge keeps them:
+so an entry ends up in exactly one of the two files). Identity of a line: (`capture_id`, `key`, `type`)
+when it has a capture_id, else its canonical JSON (sorted keys), else its bytes (a malformed line is kept,
+never dropped; memory-doctor flags it).
+
+Order: the two sides are merged like sorted runs: each side keeps its own order, and of the two next lines
+the one with the lower `ts` comes first (equal `ts`: the lower identity). That choice looks only at the two
+lines, never at which side is "ours", so merging either way gives the same file and latest-wins reads give
+the same answer. Always exits 0 for any pair of files it can read (2 when it can't: git then reports a
+conflict and leaves the file as it was).
+
+The active file may pass 1,000 lines after a merge: the next session start (or capture) rotates it again,
+under the store's lock. (Rotating here would write the archive while git may still be merging it.)
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+from memory import TYPE_CHECKING
+from memory.core import fsio
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+Line = tuple[float, bytes, bytes]  # (ts, identity, the line's bytes without its newline)
+
+
+def identity(obj: object, raw: bytes) -> bytes:
+    """What makes two lines the same line."""
+    if isinstance(obj, dict):
+        if isinstance(obj.get("capture_id"), str):
+            return json.dumps(["cid", obj["capture_id"], obj.get("key"), obj.get("type")]).encode()
+        return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8",
+                                                                                              "surrogatepass")
+    return b"raw:" + raw.strip()
+
+
+def parse(data: bytes) -> list[Line]:
+    """The lines of a file with their ts (a line without one takes the ts of the line before it)."""
+    lines = []
+    ts = 0.0
+    for raw in data.split(b"\n"):
+        if not raw.strip():
+            continue
+        try:
+            obj = json.loads(raw)
+        except (ValueError, RecursionError):
+            obj = None
+        value = obj.get("ts") if isinstance(obj, dict) else None
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            ts = float(value)
+        lines.append((ts, identity(obj, raw), raw))
+    return lines
+
+
+def merge_lines(base: list[Line], ours: list[Line], theirs: list[Line]) -> list[bytes]:
+    """The merged lines (see the module docstring)."""
+    in_base = {line[1] for line in base}
+    in_ours = {line[1] for line in ours}
+    in_theirs = {line[1] for line in theirs}
+    removed = {i for i in in_base if i not in in_ours or i not in in_theirs}
+    left = [line for line in ours if line[1] not in removed]
+    right = [line for line in theirs if line[1] not in removed]
+    out: list[bytes] = []
+    seen: set[bytes] = set()
+    for line in _interleave(left, right):
+        if line[1] not in seen:
+            seen.add(line[1])
+            out.append(line[2])
+    return out
+
+
+def _interleave(left: list[Line], right: list[Line]) -> Iterator[Line]:
+    i = j = 0
+    while i < len(left) and j < len(right):
+        if left[i][1] == right[j][1] or left[i][:2] <= right[j][:2]:
+            yield left[i]
+            i += 1
+        else:
+            yield right[j]
+            j += 1
+    yield from left[i:]
+    yield from right[j:]
+
+
+def merge_files(base_path: str, ours_path: str, theirs_path: str) -> bytes:
+    """The merged bytes of three files (a missing base is an empty one: both sides added the file)."""
+    def read(path: str) -> bytes:
+        try:
+            with open(path, "rb") as fh:
+                return fh.read()
+        except FileNotFoundError:
+            return b""
+
+    merged = merge_lines(parse(read(base_path)), parse(read(ours_path)), parse(read(theirs_path)))
+    return b"".join(line + b"\n" for line in merged)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """git's merge driver entry: memory-merge BASE OURS THEIRS [PATH]; the result replaces OURS."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if len(args) < 3:
+        print("usage: memory-merge BASE OURS THEIRS [PATH]  (git: driver = memory-merge %O %A %B %P)",
+              file=sys.stderr)
+        return 2
+    try:
+        result = merge_files(args[0], args[1], args[2])
+        fsio.atomic_write(os.path.abspath(args[1]), result)
+    except OSError as exc:
+        print(f"memory-merge: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

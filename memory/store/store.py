@@ -1,0 +1,417 @@
+"""The knowledge files: locked captures into the inbox, and the explicit fold and crash-safe rotation
+(the reads: memory.store.reading).
+
+A capture never changes a committed file: each write is a new fragment in `inbox/` (memory.store.inbox), so
+`git checkout` keeps working with uncommitted captures. Only `compact` (memory-doctor --compact, asked for
+by a person) changes knowledge.jsonl: it folds the inbox into it, then rotates.
+
+Every write happens under one lock file. Rotation keeps the active file short (more than 1,000 lines -> the
+oldest 500 go to the archive) and is journaled so that a crash at any instant loses nothing and a re-run
+never duplicates archive lines:
+
+1. journal {archive size before, identity of the active file}   (atomic write)
+2. append the oldest lines to the archive, fsync
+3. replace the active file with the rest                         (temp + fsync + os.replace)
+4. delete the journal
+
+Recovery (next locked write): if the active file is still the journaled one, step 3 never happened,
+so the archive is cut back to its journaled size and rotation starts over; otherwise only step 4 is left.
+"""
+from __future__ import annotations
+
+import os
+import time
+
+from memory import TYPE_CHECKING
+from memory.core import fsio, jsonio, layout, locking
+from memory.store import inbox
+from memory.store.entry import is_line
+from memory.store.reading import (  # noqa: F401 - the read side, where callers have always found it
+    Snapshot,
+    latest,
+    load,
+    load_matching,
+    parse_line,
+    read,
+    read_file,
+)
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+ACTIVE = layout.KNOWLEDGE
+ARCHIVE = layout.ARCHIVE
+LOCK = layout.LOCK
+JOURNAL = layout.JOURNAL
+CORRUPT = layout.CORRUPT
+SPOOL = layout.PENDING  # folder: captures that could not get the lock wait here for the next writer
+ROTATE_ABOVE = 1000
+ROTATE_CHUNK = 500
+DEDUPE_TAIL_BYTES = 256 * 1024
+
+
+def path(memory_dir: str, name: str = ACTIVE) -> str:
+    return os.path.join(memory_dir, name)
+
+
+class AppendResult:
+    """What an append did: lines written, and keys whose different earlier content it superseded."""
+
+    def __init__(self, written: int = 0, replaced: dict[str, str] | None = None, spooled: int = 0) -> None:
+        self.written = written
+        self.replaced: dict[str, str] = replaced or {}  # key -> the content it replaced
+        self.spooled = spooled  # records parked in SPOOL because the lock stayed busy
+        self.duplicates: dict[str, str] = {}  # key not stored -> the live key that holds the same text
+
+
+def append(memory_dir: str, records: Iterable[dict], capture_id: str | None = None,
+           repeat: bool = True) -> AppendResult:
+    """Store knowledge records (redacted first) under the lock, as one new inbox fragment (memory.store.inbox).
+
+    With `capture_id`, a tool call whose records are already in the file is not written again (the same
+    hook registered twice, or Cursor running both its own and Claude's hook files). A lock that stays
+    busy never loses the records: they are parked in SPOOL for the next writer. A record whose text a live
+    entry of another key holds is not written (`duplicates`); with `repeat=False` not even under its own key
+    (by default writing the same entry again re-confirms it: a newer ts).
+    """
+    from memory.store import redact
+
+    cleaned = [redact.scrub_record(record) for record in records]
+    if not cleaned:
+        return AppendResult()
+    data = b"".join(jsonio.dumps_line(record) for record in cleaned)
+    os.makedirs(memory_dir, exist_ok=True)
+    try:
+        with locking.exclusive(path(memory_dir, LOCK)):
+            recover(memory_dir)
+            existing = active_bytes(memory_dir)
+            if capture_id and _has_capture(existing, capture_id):
+                return AppendResult()
+            duplicates = _same_text(existing, cleaned, repeat)
+            if duplicates:
+                cleaned = [r for r in cleaned if r.get("key") not in duplicates]
+                data = b"".join(jsonio.dumps_line(record) for record in cleaned)
+            replaced = _superseded(existing, cleaned)
+            if data:
+                inbox.write(memory_dir, data)
+    except locking.LockTimeout:
+        # park it whole (a new file, published atomically)
+        spool = path(memory_dir, SPOOL)
+        os.makedirs(spool, exist_ok=True)
+        fsio.atomic_write(os.path.join(spool, f"{time.time_ns()}-{os.getpid()}.jsonl"), data)
+        return AppendResult(spooled=len(cleaned))
+    result = AppendResult(len(cleaned), replaced)
+    result.duplicates = duplicates
+    return result
+
+
+def append_log(memory_dir: str, name: str, record: dict, capture_id: str | None = None,
+               keep: int | None = None) -> bool:
+    """Append one record (redacted) to a machine-local JSONL log (e.g. the dispatch log) under the lock;
+    False when `capture_id` is already in the log's tail. With `keep`, a log grown past keep + keep/4
+    lines is cut to its newest `keep` (temp file + fsync + os.replace). A busy lock raises
+    locking.LockTimeout."""
+    from memory.store import redact
+
+    data = jsonio.dumps_line(redact.scrub_record(record))
+    os.makedirs(memory_dir, exist_ok=True)
+    target = path(memory_dir, name)
+    with locking.exclusive(path(memory_dir, LOCK)):
+        if capture_id and _has_capture(fsio.read_tail(target, DEDUPE_TAIL_BYTES), capture_id):
+            return False
+        fsio.append(target, data)
+        if keep is not None:
+            _trim(target, keep)
+    return True
+
+
+def _trim(target: str, keep: int) -> None:
+    """Cut a log to its newest `keep` complete lines once it holds more than keep + keep/4. Under the lock."""
+    data = fsio.read_bytes(target) or b""
+    lines = data.split(b"\n")[:-1]  # complete lines only: the lock holder wrote the last one whole
+    if len(lines) > keep + keep // 4:
+        fsio.atomic_write(target, b"\n".join(lines[-keep:]) + b"\n")
+
+
+def _has_capture(existing: bytes, capture_id: str) -> bool:
+    return f'"capture_id":"{capture_id}"'.encode() in existing[-DEDUPE_TAIL_BYTES:]
+
+
+def active_bytes(memory_dir: str) -> bytes:
+    """knowledge.jsonl and the inbox's fragments, as one byte string of whole lines (what a write checks
+    for an earlier copy or version of what it stores)."""
+    from memory.store import reading
+
+    return b"".join(reading.active_chunks(memory_dir))
+
+
+def _merge_spool(memory_dir: str) -> None:
+    """Store the parked captures (oldest first, skipping tool calls already stored) as inbox fragments.
+    Call under the lock."""
+    spool = path(memory_dir, SPOOL)
+    for name in parked(memory_dir):
+        data = fsio.read_bytes(os.path.join(spool, name)) or b""
+        tail = active_bytes(memory_dir)[-DEDUPE_TAIL_BYTES:]
+        fresh = []
+        for line in data.split(b"\n"):
+            entry = parse_line(line) if line.strip() else None
+            if entry is not None and not _has_capture(tail, str(entry.get("capture_id"))):
+                fresh.append(line + b"\n")
+        if fresh:
+            inbox.write(memory_dir, b"".join(fresh))
+        os.unlink(os.path.join(spool, name))
+
+
+class Compacted:
+    """What `compact` did: fragments folded, lines they added to the active file, whether it rotated."""
+
+    def __init__(self, fragments: int = 0, lines: int = 0, rotated: bool = False) -> None:
+        self.fragments, self.lines, self.rotated = fragments, lines, rotated
+
+
+def compact(memory_dir: str) -> Compacted:
+    """Fold the inbox into knowledge.jsonl (oldest fragment first; a line already there is not added twice),
+    delete the folded fragments, then rotate: under the lock. This changes committed files, so it runs only
+    when a person asks (memory-doctor --compact) and then commits. A crash before the fragments are deleted
+    leaves their lines in both places (a reader sees the same line twice, which latest-wins reads as one);
+    running it again finishes. A busy lock raises locking.LockTimeout."""
+    with locking.exclusive(path(memory_dir, LOCK)):
+        recover(memory_dir)
+        names = inbox.names(memory_dir)
+        done = Compacted(len(names))
+        if names:
+            active = path(memory_dir)
+            current = fsio.read_bytes(active) or b""
+            if current and not current.endswith(b"\n"):
+                current += b"\n"
+            present = set(current.split(b"\n"))
+            added = []
+            for name in names:
+                for line in (fsio.read_bytes(os.path.join(inbox.folder(memory_dir), name)) or b"").split(b"\n"):
+                    if line.strip() and line not in present:
+                        present.add(line)
+                        added.append(line + b"\n")
+            if added:
+                fsio.atomic_write(active, current + b"".join(added))
+            for name in names:
+                os.unlink(os.path.join(inbox.folder(memory_dir), name))
+            fsio.fsync_dir(inbox.folder(memory_dir))
+            done.lines = len(added)
+        done.rotated = rotate_if_needed(memory_dir)
+    return done
+
+
+def normalized(text: str) -> str:
+    """Text as near-duplicates compare: case, whitespace and punctuation left out."""
+    import re
+
+    return " ".join(re.findall(r"\w+", text.casefold()))
+
+
+REPEAT_AFTER = 30 * 86400  # the same text under its own key is written again only this long after: a re-confirmation
+
+
+def same_words(a: str, b: str) -> bool:
+    """The same text but for whitespace (what a re-capture with other line breaks or spacing gives)."""
+    return a.split() == b.split()
+
+
+def _same_text(existing: bytes, records: list[dict], repeat: bool = True) -> dict[str, str]:
+    """{new key: live key} for records whose text a live entry already holds: another key's entry with the
+    same normalized text (an insight written twice in other case or punctuation is not a second entry), or
+    the key's own latest entry: with `repeat`, when the text is the same but for whitespace and that entry is
+    younger than REPEAT_AFTER (older, writing it again re-confirms it, which memory.search.stale counts); without,
+    with the same normalized text."""
+    import re
+
+    from memory.store import view
+
+    wanted: dict[str, dict] = {}
+    lowered = None
+    for record in records:
+        content = record.get("content")
+        if not isinstance(content, str) or not normalized(content):
+            continue
+        words = sorted(re.findall(r"[a-z0-9]{4,}", content.lower()), key=len)[-2:]
+        lowered = existing.lower() if lowered is None else lowered
+        if all(word.encode() in lowered for word in words):  # a cheap pre-check before parsing every line
+            wanted[normalized(content)] = record
+    if not wanted:
+        return {}
+    lines = read("", existing).entries
+    found = {}
+    for entry in view.latest(lines, include_held=True):  # a held copy is a copy too
+        same = wanted.get(normalized(entry["content"]))
+        if same is None:
+            continue
+        key = same["key"]
+        if key != entry["key"]:
+            found[key] = entry["key"]
+        elif not repeat or (same_words(same["content"], entry["content"]) and not _older(entry, same)):
+            found[key] = key
+    return found
+
+
+def _older(entry: dict, record: dict) -> bool:
+    """`entry` was written more than REPEAT_AFTER before `record`."""
+    then, now = entry.get("ts"), record.get("ts")
+    return isinstance(then, (int, float)) and isinstance(now, (int, float)) and now - then > REPEAT_AFTER
+
+
+def _superseded(existing: bytes, records: list[dict]) -> dict[str, str]:
+    """Keys of `records` already present in `existing` with other content (latest wins, but not silently),
+    with the content they replace."""
+    replaced = {}
+    for record in records:
+        key = record.get("key")
+        if not isinstance(key, str) or not isinstance(record.get("content"), str):
+            continue  # a control line replaces nothing
+        needle = b'"key":' + jsonio.dumps(key).encode("utf-8", "replace")
+        at = existing.rfind(needle)
+        if at < 0:
+            continue
+        line = existing[existing.rfind(b"\n", 0, at) + 1:].split(b"\n", 1)[0]
+        try:
+            previous = jsonio.loads(line)
+        except ValueError:
+            continue
+        if isinstance(previous, dict) and isinstance(previous.get("content"), str) \
+                and not same_words(previous["content"], record["content"]):
+            replaced[key] = previous["content"]
+    return replaced
+
+
+def rotate_if_needed(memory_dir: str) -> bool:
+    """Move the oldest lines to the archive once the active file passes the limit. Call under the lock."""
+    active, archive = path(memory_dir), path(memory_dir, ARCHIVE)
+    data = fsio.read_bytes(active) or b""
+    lines = data.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    if len(lines) <= ROTATE_ABOVE:
+        return False
+    chunks = -(-(len(lines) - ROTATE_ABOVE) // ROTATE_CHUNK)
+    moved, kept = _carry_forward(lines[:chunks * ROTATE_CHUNK], lines[chunks * ROTATE_CHUNK:])
+    stat = os.stat(active)
+    journal = {"archive_size": _size(archive), "active_ino": stat.st_ino, "active_dev": stat.st_dev}
+    fsio.atomic_write(path(memory_dir, JOURNAL), jsonio.dumps_line(journal))
+    fsio.append(archive, b"\n".join(moved) + b"\n", fsync=True)
+    fsio.atomic_write(active, b"\n".join(kept) + b"\n" if kept else b"")
+    os.unlink(path(memory_dir, JOURNAL))
+    fsio.fsync_dir(memory_dir)
+    return True
+
+
+CARRY_LIMIT = ROTATE_CHUNK // 2  # lines a rotation may keep active for pins and forgets
+
+
+def _carry_forward(moved: list[bytes], kept: list[bytes]) -> tuple[list[bytes], list[bytes]]:
+    """The rotation's split, with the lines that must stay active moved back to the front of `kept`: the
+    control lines of keys that keep an entry in the active file (session start reads only that file, so a
+    pin or forget archived away from its entry would be lost there), and the latest entry and control lines
+    of every pinned key (pinned means always surfaced). At most CARRY_LIMIT lines; the rest is archived."""
+    from memory.store import view
+
+    if not any(b'"content"' not in line for line in moved):  # no control line at all: the usual case
+        return moved, kept
+    parsed = [parse_line(line) for line in moved + kept]
+    lines = [p for p in parsed if p is not None]
+    state = view.State(lines)
+    active_keys = {p["key"] for p in parsed[len(moved):] if p is not None and not view.is_control(p)}
+    pinned = {key for key in state.pins if state.pinned(key) and not state.forgotten(key)}
+    latest_lines = {id(state.entries[key][1]) for key in pinned if key in state.entries}
+    carry: list[int] = []
+    for at, line in enumerate(parsed[:len(moved)]):
+        if line is None or len(carry) >= CARRY_LIMIT:
+            continue
+        key = line["key"]
+        if (view.is_control(line) and (key in active_keys or key in pinned)) or id(line) in latest_lines:
+            carry.append(at)
+    if not carry:
+        return moved, kept
+    chosen = set(carry)
+    return [line for at, line in enumerate(moved) if at not in chosen], [moved[at] for at in carry] + kept
+
+
+def rotate(memory_dir: str) -> bool:
+    """Rotate now if the active file is past the limit (a merge can leave it so: memory/store/merge.py), under the
+    lock; False when there was nothing to do. It changes committed files: only where a person asked (see
+    `compact`). A busy lock raises locking.LockTimeout."""
+    with locking.exclusive(path(memory_dir, LOCK)):
+        recover(memory_dir)
+        return rotate_if_needed(memory_dir)
+
+
+def recover(memory_dir: str) -> None:
+    """Repair what a crashed writer left: a torn last line, an interrupted rotation, orphaned temp files.
+    Call under the lock."""
+    _repair_torn_tail(memory_dir)
+    _merge_spool(memory_dir)
+    inbox.remove_temps(memory_dir)
+    for name in os.listdir(memory_dir):
+        if name.startswith(".knowledge") and name.endswith(layout.TEMP_SUFFIX):  # only lock holders write these
+            os.unlink(path(memory_dir, name))
+    journal_path = path(memory_dir, JOURNAL)
+    raw = fsio.read_bytes(journal_path)
+    if raw is None:
+        return
+    try:
+        journal = jsonio.loads(raw)
+        stat = os.stat(path(memory_dir))
+        unfinished = (stat.st_ino, stat.st_dev) == (journal["active_ino"], journal["active_dev"])
+        if unfinished:
+            _truncate(path(memory_dir, ARCHIVE), int(journal["archive_size"]))
+    except FileNotFoundError:
+        pass
+    except (ValueError, KeyError, TypeError):
+        pass  # an unreadable journal was never acted on: atomic_write publishes it whole or not at all
+    os.unlink(journal_path)
+    fsio.fsync_dir(memory_dir)
+
+
+def _repair_torn_tail(memory_dir: str) -> None:
+    """A last line without its newline was cut by a dying writer (writers hold the lock, so none is
+    mid-write now): keep it if it is a whole entry, else move it to knowledge.corrupt.jsonl."""
+    active = path(memory_dir)
+    tail = fsio.read_tail(active, DEDUPE_TAIL_BYTES)
+    if not tail or tail.endswith(b"\n"):
+        return
+    cut = tail.rfind(b"\n") + 1
+    if cut == 0 and len(tail) == DEDUPE_TAIL_BYTES:
+        return  # a single line longer than the window: leave it to the doctor
+    fragment = tail[cut:]
+    try:
+        whole = is_line(jsonio.loads(fragment))
+    except ValueError:
+        whole = False
+    if whole:
+        fsio.append(active, b"\n")
+        return
+    fsio.append(path(memory_dir, CORRUPT), fragment + b"\n", fsync=True)
+    _truncate(active, _size(active) - len(fragment))
+
+
+def _size(file_path: str) -> int:
+    try:
+        return os.stat(file_path).st_size
+    except FileNotFoundError:
+        return 0
+
+
+def _truncate(file_path: str, size: int) -> None:
+    try:
+        fd = os.open(file_path, os.O_WRONLY | getattr(os, "O_NOFOLLOW", 0))
+    except FileNotFoundError:
+        return
+    try:
+        if os.fstat(fd).st_size > size:
+            os.ftruncate(fd, size)
+            os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def parked(memory_dir: str) -> list[str]:
+    """Names of the captures parked in SPOOL (merged by the next write)."""
+    spool = path(memory_dir, SPOOL)
+    return sorted(n for n in os.listdir(spool) if n.endswith(".jsonl")) if os.path.isdir(spool) else []

@@ -1,0 +1,145 @@
+"""The active view of the knowledge lines: latest per key, forgotten keys left out, pins applied.
+
+The files hold two kinds of lines (docs/entries.md): entries, which carry `content`, and control lines
+(`forget`, `pin`, `unpin`, `approve`, no `content`) that apply to a key. Nothing is deleted (only
+`recall.sh --redact` rewrites lines: memory.commands.rewrite): every read path goes through `latest`, so a forget hides
+a key everywhere at once, and a later entry with the same key brings it back (the documented way to correct
+an insight). Order is latest-wins: the highest `ts`, then the later line.
+
+Held entries (memory.store.hold: text the screen flags, not approved as it stands) are left out of `latest` too,
+unless a caller that shows them to a person asks for them (`include_held`): every path that injects
+knowledge into a session reads through here or through memory.search.index, which applies the same rule.
+"""
+from __future__ import annotations
+
+from memory import TYPE_CHECKING
+from memory.core.shape import APPROVE, FORGET, PIN, UNPIN
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+Rank = tuple  # (ts, position)
+
+
+def is_control(line: dict) -> bool:
+    """A control line (the readers admit only entries and control lines: no content means control)."""
+    return "content" not in line
+
+
+def _rank(line: dict, position: int) -> Rank:
+    ts = line.get("ts", 0)
+    return (ts if isinstance(ts, (int, float)) else 0, position)
+
+
+class State:
+    """Per key: the latest entry, the latest forget and the latest pin or unpin, each with its rank."""
+
+    def __init__(self, lines: Iterable[dict]) -> None:
+        self.entries: dict[str, tuple[Rank, dict]] = {}
+        self.forgets: dict[str, tuple[Rank, dict]] = {}
+        self.pins: dict[str, tuple[Rank, dict]] = {}
+        self.approved: dict[str, set] = {}  # key -> the sha of each text approved for it
+        for position, line in enumerate(lines):
+            kind = line.get("type")
+            if kind == APPROVE and is_control(line):
+                self.approved.setdefault(line["key"], set()).add(line.get("sha"))
+                continue
+            if not is_control(line):
+                table = self.entries
+            elif kind == FORGET:
+                table = self.forgets
+            elif kind in (PIN, UNPIN):
+                table = self.pins
+            else:
+                continue
+            rank = _rank(line, position)
+            current = table.get(line["key"])
+            if current is None or rank > current[0]:
+                table[line["key"]] = (rank, line)
+
+    def forgotten(self, key: str) -> bool:
+        """The key's latest line of content is older than its latest forget (or it has none)."""
+        forget = self.forgets.get(key)
+        if forget is None:
+            return False
+        held = self.entries.get(key)
+        return held is None or forget[0] > held[0]
+
+    def pinned(self, key: str) -> bool:
+        """The key's latest pin/unpin is a pin, given after its latest forget."""
+        pin = self.pins.get(key)
+        if pin is None or pin[1].get("type") != PIN:
+            return False
+        forget = self.forgets.get(key)
+        return forget is None or pin[0] > forget[0]
+
+    def held(self, key: str) -> list[str]:
+        """Why the key's latest entry is held for review ([] when it is not: clean, or this text approved)."""
+        from memory.store import hold
+
+        return hold.reasons(self.entries[key][1], self.approved.get(key, ()))
+
+    def live(self, include_held: bool = False, cache_dir: str | None = None) -> list[dict]:
+        """The live entries, newest first; a pinned one comes as a copy with `"pinned": True`. Held entries
+        are left out, or with `include_held` come as a copy with `"held": [reasons]`. With `cache_dir` (a
+        memory folder) the screen's verdicts come from its cache (memory.store.hold.warm)."""
+        newest_first = sorted(self.entries.items(), key=lambda item: item[1][0], reverse=True)
+        ordered = [(key, entry) for key, (_, entry) in newest_first if not self.forgotten(key)]
+        if cache_dir is not None:
+            from memory.store import hold
+
+            hold.warm(cache_dir, [entry["content"] for _, entry in ordered])
+        out = []
+        for key, entry in ordered:
+            held = self.held(key)
+            if held and not include_held:
+                continue
+            if self.pinned(key):
+                entry = dict(entry, pinned=True)
+            out.append(dict(entry, held=held) if held else entry)
+        return out
+
+
+def latest(lines: list[dict], include_held: bool = False, cache_dir: str | None = None) -> list[dict]:
+    """One entry per key, the latest (highest ts, then later line) winning; newest first. Forgotten keys
+    are left out; pinned entries come back with `"pinned": True`; held ones are left out (with
+    `include_held`, marked `"held": [reasons]`). `cache_dir`: see State.live."""
+    return State(lines).live(include_held, cache_dir)
+
+
+def pinned_first(entries: list[dict]) -> list[dict]:
+    """`entries` (as `latest` returns them) with the pinned ones first, each group keeping its order."""
+    return [e for e in entries if e.get("pinned")] + [e for e in entries if not e.get("pinned")]
+
+
+def history(lines: list[dict], key: str) -> list[dict]:
+    """Every line of `key` (versions, forgets, pins), oldest first in latest-wins order."""
+    mine = [(_rank(line, at), line) for at, line in enumerate(lines) if line.get("key") == key]
+    return [line for _, line in sorted(mine, key=lambda item: item[0])]
+
+
+def resolve(lines: list[dict], name: str) -> list[str]:
+    """The keys `name` may mean: itself when some line has it, else every `<type>-<name>` that exists."""
+    keys = {line["key"] for line in lines}
+    if name in keys:
+        return [name]
+    return sorted(k for k in keys if k.split("-", 1)[-1] == name)
+
+
+SUGGESTIONS = 5
+
+
+def suggest(lines: list[dict], name: str, limit: int = SUGGESTIONS, every_version: bool = False) -> list[str]:
+    """Keys a person may have meant by `name` when `resolve` finds none (`--pin werkzeug`; keys are 60-char
+    slugs nobody types): live keys holding every word of it, then live entries whose text holds every word,
+    newest first. With `every_version`, forgotten keys and older versions too (a leaked secret may be in
+    any). Only proposed, never applied."""
+    from memory.core import textmatch
+
+    terms = textmatch.terms_of([name.replace("-", " ")])
+    if not terms:
+        return []
+    live = [e for e in reversed(lines) if not is_control(e)] if every_version else latest(lines)
+    in_key = [e["key"] for e in live if all(term in textmatch.fold(e["key"]) for term in terms)]
+    in_text = [e["key"] for e in live if textmatch.matches(e, terms)]
+    return list(dict.fromkeys(in_key + in_text))[:limit]

@@ -1,0 +1,298 @@
+"""Action time: the knowledge about a file as the agent reads or edits it, and about an error as it hits it.
+
+Claude Code: PreToolUse on Read|Edit|Write|MultiEdit and PostToolUseFailure on Bash answer with
+`hookSpecificOutput.additionalContext` (shown next to the tool result). Gemini CLI: AfterTool (its
+BeforeTool carries no context). Codex CLI: PreToolUse/PostToolUse (apply_patch names its files; a shell
+call's output says how it exited). Cursor: its tool hooks carry no model-visible context.
+
+- File-scoped: entries about the file, its folder or its kind (memory.search.action_paths, a derived cue map).
+- Error-triggered: the failing command and its output ranked against the knowledge (memory.search.rank over the
+  derived index, memory.search.index), behind a bar of its own (error text is long and lexical).
+- At most `action_max_entries` entries in `action_budget_chars`; nothing when nothing passes; never an entry
+  the session was already given (memory.surface.injected, shared with session start and prompt time), claimed under
+  the state lock so parallel tool calls never both show one.
+- What an event found is cached per session (layout.ACTION_CACHE, one small file per file or error, written
+  atomically): a repeated Read of the same file costs one file read, not a lookup in the knowledge.
+
+The path to "nothing to add" (most file reads) imports json and the cue map only: no git, no index, no lock.
+"""
+from __future__ import annotations
+
+import os
+
+from memory.core import layout
+from memory.runtimes import hookrun
+
+HOOK = "action_context"
+FILE_HEADING = "## Knowledge about this file"
+ERROR_HEADING = "## Knowledge about this error"
+ERROR_QUERY_CHARS = 4000  # the command and the end of its output: where the error is
+CACHE_KEEP_SECONDS = 86400
+# raw stdin bytes without which an event can't be ours: a file tool's path, a patch, a failed call
+_MIGHT = (b'"file_path"', b'"absolute_path"', b'"notebook_path"', b"apply_patch", b"PostToolUseFailure",
+          b"Exit Code", b"Exit code", b"exited with code", b'"error"', b'"exit_code"')
+
+
+CODEX_FLAG = "--codex"  # registered in .codex/hooks.json (memory.runtimes.runtimes): files are read through the shell
+_SHELL_READS = (b"cat ", b"sed ", b"head ", b"tail ", b"nl ", b"less ", b"more ", b"bat ", b"wc ", b"apply_patch")
+
+
+def might_act(raw: bytes) -> bool:
+    """Cheap test on the raw stdin: False means this event certainly gets nothing."""
+    if b'"PreToolUse"' in raw and b'"Bash"' in raw:  # Codex, before every shell command: a read or a patch?
+        return any(marker in raw for marker in _SHELL_READS)
+    return any(marker in raw for marker in _MIGHT) or b'"tool_response"' in raw  # Codex: output, no status
+
+
+# compact JSON, as the runtimes send it (`"key":"value"`), or with a space after the colon
+_FILE_EVENTS = tuple(b'"hook_event_name":' + space + b'"' + name + b'"' for name in (b"PreToolUse", b"AfterTool")
+                     for space in (b"", b" "))
+_FILE_TOOLS = tuple(b'"tool_name":' + space + b'"' + name + b'"' for name in
+                    (b"Read", b"Edit", b"Write", b"MultiEdit", b"read_file", b"write_file", b"replace")
+                    for space in (b"", b" "))
+
+
+def _raw_string(raw: bytes, key: bytes) -> str | None:
+    """The value of `"key":"…"` when the payload has it once and without escapes (else None: parse it
+    properly). A key inside a string value can't match: its quotes would be escaped."""
+    for space in (b"", b" "):
+        pattern = b'"' + key + b'":' + space + b'"'
+        at = raw.find(pattern)
+        if at < 0:
+            continue
+        if raw.find(pattern, at + 1) >= 0:
+            return None
+        start = at + len(pattern)
+        end = raw.find(b'"', start)
+        value = raw[start:end] if end > 0 else b"\\"
+        return None if b"\\" in value else value.decode("utf-8", "replace")
+    return None
+
+
+def nothing_to_add(raw: bytes) -> bool:
+    """True when a file event certainly gets nothing, decided without json, re, git or the ledger: the saved
+    cue map has no entry about the file. False means "look closer" (the full handler decides)."""
+    if not any(tool in raw for tool in _FILE_TOOLS) or not any(event in raw for event in _FILE_EVENTS):
+        return False
+    from memory.core import paths
+    from memory.search import action_paths
+
+    file_path = _raw_string(raw, b"file_path")
+    project = paths.project_dir_from_env() or _raw_string(raw, b"cwd")
+    if not file_path or not project or not os.path.isabs(file_path) or os.environ.get(paths.OVERRIDE_ENV) \
+            or not os.path.isdir(os.path.join(project, ".git")):
+        return False
+    memory_dir = os.path.join(project, layout.MEMORY_SUBDIR)
+    fp = action_paths.fingerprint(memory_dir)
+    if fp is None:
+        return True  # no knowledge here
+    try:
+        with open(os.path.join(memory_dir, layout.CONFIG), "rb") as fh:
+            if b"action_file_min_score" in fh.read():
+                return False  # a bar of the project's own: config.load reads it
+    except OSError:
+        pass
+    from memory.core.config import DEFAULTS
+
+    cues = action_paths.load_saved(memory_dir, fp, with_entries=False)
+    if cues is None:
+        return False
+    bar = float(DEFAULTS["action_file_min_score"])
+    found = action_paths.scores(cues, action_paths.relative(file_path, project))
+    return all(score < bar for score in found.values())
+
+
+def prefilter(raw: bytes) -> bool:
+    """Whether the handler must look at the event (hookrun's prefilter)."""
+    if not might_act(raw):
+        return False
+    try:
+        return not nothing_to_add(raw)
+    except Exception:  # noqa: BLE001 - a fast path in doubt hands over to the handler
+        return True
+
+
+def handle(ctx: hookrun.Context) -> str | None:
+    from memory.core import config, paths
+    from memory.runtimes import payload
+
+    data = payload.parse(ctx.raw)
+    if payload.runtime(data) == payload.CURSOR or not payload.answers_context(data):
+        return None  # Cursor's tool hooks have no model-visible context
+    files = payload.tool_files(data, shell_reads=CODEX_FLAG in ctx.argv)
+    failure = None if files else payload.failure_text(data)
+    if not files and not failure:
+        return None
+    project = payload.project_dir(data)
+    ctx.memory_dir = memory_dir = paths.memory_dir_quick(payload.cwd(data), project)
+    from memory.search import action_paths
+
+    fp = action_paths.fingerprint(memory_dir)
+    if fp is None:
+        return None
+    settings = config.load(memory_dir)
+    session = payload.session_id(data)
+    root = os.path.dirname(os.path.dirname(memory_dir))
+    bars = ",".join(str(settings[name]) for name in sorted(settings) if name.startswith("action_"))
+    if files:
+        rels = [action_paths.relative(f, root) for f in files]
+        event = f"f:{bars}:" + "\n".join(rels)
+    else:
+        event = f"e:{bars}:{failure}"
+    found = cache_get(memory_dir, session, event, fp)
+    if found is None:
+        if files:
+            found = file_entries(memory_dir, fp, rels, settings)
+        else:
+            found = error_entries(memory_dir, str(failure), settings)
+        cache_put(memory_dir, session, event, fp, found)
+    if not found:
+        return None
+    text = answer(memory_dir, session, found, settings, FILE_HEADING if files else ERROR_HEADING)
+    return payload.context_answer(data, text, event=payload.event_name(data)) if text else None
+
+
+def file_entries(memory_dir: str, fp: list[int], rels: list[str], settings: dict) -> list[list[str]]:
+    """[key, line] of the entries about the files, best first (a few more than the budget takes)."""
+    from memory.search import action_paths
+
+    cues = action_paths.load(memory_dir, fp)
+    seen: dict[str, tuple[float, str]] = {}
+    for rel in rels:
+        for score, key, kind, content, _ in action_paths.about(cues, rel, float(settings["action_file_min_score"])):
+            if key not in seen or score > seen[key][0]:
+                seen[key] = (score, line(kind, content))
+    ranked = sorted(seen.items(), key=lambda kv: -kv[1][0])  # stable: about()'s order among equals
+    # never padded with weaker entries: only those within `action_file_follow` of the best
+    floor = ranked[0][1][0] * float(settings["action_file_follow"]) if ranked else 0.0
+    return [[key, text] for key, (score, text) in ranked[:3 * int(settings["action_max_entries"]) + 2]
+            if score >= floor]
+
+
+def error_entries(memory_dir: str, failure: str, settings: dict) -> list[list[str]]:
+    """[key, line] of the entries the error calls for: the index's ranker on the command and the end of
+    its output, only the words the knowledge has (the rest would only lower every score's share), behind
+    the error bar."""
+    from memory.search import index, rank
+
+    text = failure if len(failure) <= ERROR_QUERY_CHARS else \
+        failure.split("\n", 1)[0][:500] + "\n" + failure[-ERROR_QUERY_CHARS:]
+    corpus = index.load(memory_dir, inline_limit=index.INLINE_BUILD_BYTES)
+    if corpus.partial:
+        index.build_in_background(memory_dir)
+    query = rank.Query(text)
+    query.terms = [t for t in query.terms if corpus.postings(t)]
+    if not query.terms:
+        return []
+    limit = 3 * int(settings["action_max_entries"]) + 2
+    ranked = rank.search(corpus, text, limit=limit, query=query)
+    bar, terms = float(settings["action_error_min_fraction"]), int(settings["action_error_min_terms"])
+    if not ranked or ranked[0].fraction < bar or ranked[0].matched < terms:
+        return []
+    passing = [s for s in ranked if s.fraction >= bar and s.matched >= terms]
+    return [[str(s.entry.get("key")), line(str(s.entry.get("type", "")), str(s.entry.get("content", "")))]
+            for s in passing]
+
+
+def line(kind: str, content: str, limit: int = 900) -> str:
+    from memory.core import render
+
+    return f"  [{render.label(kind)}] {render.one_line(content, limit)}"
+
+
+def answer(memory_dir: str, session: str | None, found: list[list[str]], settings: dict, heading: str) -> str:
+    """The block: entries this session was not given yet, within the budget, claimed in the ledger."""
+    from memory.core import render
+    from memory.surface import injected
+
+    heading = f"{heading}\n{render.FRAMING}"  # what follows is data, never orders
+    given = injected.given(memory_dir, session)
+    budget, most = int(settings["action_budget_chars"]), int(settings["action_max_entries"])
+    chosen: list[list[str]] = []
+    size = len(heading)
+    for key, text in found:
+        if key in given or len(chosen) >= most:
+            continue
+        if size + 1 + len(text) > budget:
+            if chosen:
+                continue  # a shorter one further down may still fit
+            text = text[:max(0, budget - size - 2)].rstrip() + "…"  # one long entry: its start
+        chosen.append([key, text])
+        size += 1 + len(text)
+    if not chosen:
+        return ""
+    claimed = set(injected.claim(memory_dir, session, [key for key, _ in chosen]))
+    shown = [text for key, text in chosen if key in claimed]
+    return "\n".join([heading] + shown) if shown else ""
+
+
+def _cache_path(memory_dir: str, session: str, event: str) -> str:
+    """One flat file per (session, event): `<session checksum>-<event checksum>.json`."""
+    name = f"{_checksum(session)}-{_checksum(event)}.json"
+    return os.path.join(memory_dir, layout.ACTION_CACHE, name)
+
+
+def _checksum(text: str) -> str:
+    import zlib
+
+    seed = text.encode("utf-8", "replace")
+    return f"{zlib.crc32(seed):08x}{zlib.adler32(seed):08x}"
+
+
+def cache_get(memory_dir: str, session: str | None, event: str, fp: list[int]) -> list[list[str]] | None:
+    """What this session's earlier identical event found, while the knowledge is unchanged; else None."""
+    if not session:
+        return None
+    import json
+
+    try:
+        with open(_cache_path(memory_dir, session, event), "rb") as fh:
+            saved = json.loads(fh.read())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(saved, dict) or saved.get("fp") != fp or saved.get("event") != event \
+            or saved.get("session") != session:
+        return None
+    found = saved.get("found")
+    return found if isinstance(found, list) else None
+
+
+def cache_put(memory_dir: str, session: str | None, event: str, fp: list[int], found: list[list[str]]) -> None:
+    """Remember what the event found: one file per event, replaced atomically (hooks fired together
+    write the same answer; none can tear another's). Now and then files idle for a day are removed."""
+    if not session:
+        return
+    import json
+
+    from memory.core import fsio
+
+    path = _cache_path(memory_dir, session, event)
+    record = {"fp": fp, "session": session, "event": event, "found": found}
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        fsio.atomic_write(path, json.dumps(record).encode(), durable=False)
+    except OSError:
+        return
+    if path.endswith("0.json"):  # one write in 16 looks for stale files
+        _prune(os.path.dirname(path))
+
+
+def _prune(folder: str) -> None:
+    import time
+
+    now = time.time()
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return
+    for name in names:
+        path = os.path.join(folder, name)
+        try:
+            if now - os.stat(path).st_mtime > CACHE_KEEP_SECONDS:
+                os.unlink(path)
+        except OSError:
+            continue
+
+
+def main(argv: list[str] | None = None) -> int:
+    return hookrun.run(HOOK, handle, argv, prefilter=prefilter)

@@ -1,0 +1,109 @@
+"""The session-start digest: `## Recent Knowledge (N entries)`, filled by priority within a budget.
+
+Priority (each entry shown once, in the first group that wants it):
+0. pinned entries (`recall.sh --pin KEY`);
+1. entries of the bead in progress (from the branch `bd-<ID>` or the worktree `.worktrees/bd-<ID>`);
+2. on `compact`, what this session had been given before its context was rewritten;
+3. entries whose text names a file this branch changed;
+4. the newest (`session_newest` of memory.core.config, more under Cursor).
+The block never passes its budget: entries are cut to `entry_chars` first, then groups lose their
+last entries, lowest priority first. Nothing at all when the knowledge is empty.
+"""
+from __future__ import annotations
+
+from memory.core import focus, render
+
+MAX_FILE_ENTRIES = 10
+MIN_ENTRY_CHARS = 200
+class Group:
+    """One labelled run of entries in the digest."""
+
+    def __init__(self, label: str, entries: list[dict]) -> None:
+        self.label, self.entries = label, entries
+
+
+def choose(latest: list[dict], beads: set[str], files: list[str], again: list[str], newest: int) -> list[Group]:
+    """The digest's groups, in priority order, each entry in the first group that wants it."""
+    shown: set[str] = set()
+
+    def take(entries: list[dict], limit: int | None = None) -> list[dict]:
+        picked = [e for e in entries if e["key"] not in shown][:limit]
+        shown.update(e["key"] for e in picked)
+        return picked
+
+    by_key = {e["key"]: e for e in latest}
+    groups = [
+        Group("Pinned", take([e for e in latest if e.get("pinned")])),
+        Group("For the bead in progress", take([e for e in latest if str(e.get("bead", "")).lower() in beads])),
+        Group("Given before the compaction", take([by_key[k] for k in again if k in by_key])),
+        Group("About files changed on this branch",
+              take([e for e in latest if focus.names_a_file(e, files)], MAX_FILE_ENTRIES) if files else []),
+        Group("Newest", take(latest, newest)),
+    ]
+    return [g for g in groups if g.entries]
+
+
+MAP_SHARE = 0.6  # of the room for entries, what the map may take from the groups shown in full
+
+
+def render_digest(latest: list[dict], groups: list[Group], notes: list[str], budget: int, entry_chars: int,
+                  branch_files: list[str] | None = None) -> str:
+    """The block within `budget` characters: the groups in full (lowest-priority entries dropped first, and
+    at least 1 - MAP_SHARE of the budget theirs), then a map of every other live entry of `latest`
+    (memory.surface.knowledge_map). '' when the knowledge is empty."""
+    if not latest:
+        return ""
+    from memory.surface import knowledge_map
+
+    files = branch_files or []
+    in_full = {e["key"] for g in groups for e in g.entries}
+    placed = knowledge_map.topics(latest)
+    natural, _ = knowledge_map.render_map([e for e in latest if e["key"] not in in_full], files, budget, placed)
+    frame = len(_compose(len(latest), [], notes, MIN_ENTRY_CHARS))  # headings and hints: no entry's room
+    room = budget - frame
+    groups_budget = frame + max(room - len(natural) - 2, int(room * (1 - MAP_SHARE))) if natural else budget
+    text = _fit(len(latest), groups, notes, groups_budget, entry_chars)
+    in_full = {e["key"] for g in groups for e in g.entries}  # the budget may have dropped some
+    rest = [e for e in latest if e["key"] not in in_full]
+    head, hint, tail = text.partition("\n\n" + render.SEARCH_HINT)
+    if not rest or not hint:  # nothing more to map, or the groups were cut short: no room left
+        return text
+    the_map, _ = knowledge_map.render_map(rest, files, budget - len(text) - 2, placed)
+    return f"{head}\n\n{the_map}\n\n{render.SEARCH_HINT}{tail}" if the_map else text
+
+
+def _fit(total: int, groups: list[Group], notes: list[str], budget: int, entry_chars: int) -> str:
+    chars = max(MIN_ENTRY_CHARS, entry_chars)
+    while True:
+        text = _compose(total, groups, notes, chars)
+        if len(text) <= budget or not any(g.entries for g in groups):
+            return text if len(text) <= budget else text[:max(0, budget - 1)] + "…"
+        if chars > MIN_ENTRY_CHARS:
+            chars = MIN_ENTRY_CHARS
+            continue
+        for group in reversed(groups):
+            if group.entries:
+                group.entries.pop()
+                break
+
+
+def _compose(total: int, groups: list[Group], notes: list[str], chars: int) -> str:
+    lines = [f"## Recent Knowledge ({total} entr{'y' if total == 1 else 'ies'})", render.FRAMING]
+    shown = [g for g in groups if g.entries]
+    for group in shown:
+        lines.append("")
+        if len(shown) > 1:  # a plain list when only the newest are shown
+            lines.append(f"  {group.label}:")
+        for entry in group.entries:
+            kind = render.label(str(entry.get("type", "")))
+            lines.append(f"  [{kind}] {render.one_line(entry['content'], chars)}")
+    lines += ["", render.SEARCH_HINT]
+    lines += [f"  {render.one_line(note, 300)}" for note in notes]
+    return "\n".join(lines)
+
+
+def record_hint(has_bd: bool) -> str:
+    """The digest's last line: how this agent records an insight here (bd when it is on PATH)."""
+    how = 'bd remember "…" or bd comment <ID> "LEARNED: …"' if has_bd else '.beads/memory/recall.sh --add "LEARNED: …"'
+    return (f"Record: {how} (also DECISION:, WARNING:, PATTERN:; LEARNED[some-key]: replaces that entry; "
+            "recall.sh --forget KEY)")

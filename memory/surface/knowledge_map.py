@@ -1,0 +1,164 @@
+"""The knowledge map: every live entry that session start does not show in full, as a short title, by topic.
+
+The model judges relevance better than a ranker when it can see what exists, so the map puts a title of
+every entry in view and `recall.sh "<words of a title>"` prints one in full. Over its budget, a stated
+priority decides which entries keep a title (see `priority`); the rest stand as topic counts.
+"""
+from __future__ import annotations
+
+import heapq
+import re
+import unicodedata
+
+from memory.core import focus, render
+from memory.search.tokenize import STOP_WORDS
+
+_WORD = re.compile(r"[^\W_][\w-]*[^\W_]")
+
+GENERAL = "general"  # the topic of an entry with no vocabulary tag
+TITLE_CHARS = (72, 60, 50, 44)  # tried longest first until every title fits
+MIN_TITLE = 40  # a title cut shorter than this at a word boundary looks for the next boundary instead
+OVERSHOOT = 12  # ...at most this far past the limit; else the cut falls mid-word
+TYPE_ORDER = {"decision": 0, "warning": 0, "pattern": 1}  # everything else (learned) after
+TOPIC_HINT = '.beads/memory/recall.sh "<topic>"'
+READ_HINT = '.beads/memory/recall.sh "<words of a title>"'
+
+
+def title(text: str, limit: int) -> str:
+    """The entry's first words on one line: the whole text when it fits in `limit`, else cut at a word
+    boundary (in scripts written without spaces, at a character that starts a new one) and marked `…`."""
+    flat = " ".join(render.strip_control(text).split())
+    if len(flat) <= limit:
+        return flat
+    cut = flat.rfind(" ", 0, limit + 1)
+    if cut < MIN_TITLE:
+        later = flat.find(" ", MIN_TITLE)
+        cut = later if 0 < later <= limit + OVERSHOOT else limit
+        while 0 < cut < len(flat) and unicodedata.combining(flat[cut]):
+            cut -= 1  # never part a letter from its accent
+    return flat[:cut].rstrip() + "…"
+
+
+# instruction words every rule uses: no topic ("never use", "always run", "prefer", "avoid")
+_GENERIC = frozenset(["use", "using", "used", "run", "running", "avoid", "prefer", "never", "don", "dont",
+    "instead", "file", "files", "code", "add", "should", "must", "new", "make", "keep", "check", "sure", "write",
+    "note", "default", "only", "first", "want", "work", "set", "need", "also", "like", "via", "always", "example",
+    "e.g", "i.e", "one", "two", "all", "any"])
+TOPIC_TEXT = 240  # an entry's topic word comes from its opening, the part its title shows
+_MIN_TOPIC = 3  # entries a word must gather to be a topic
+_MAX_SHARE = 0.34  # ...and at most this share of them (a word in half the entries says nothing)
+
+
+def topics(entries: list[dict]) -> dict[str, str]:
+    """{key: topic}: a word several entries share, chosen greedily (the word gathering the most entries not
+    yet placed first), so `recall.sh WORD` lists a topic; `general` for an entry no such word holds."""
+    holders: dict[str, set[str]] = {}
+    spelling: dict[str, str] = {}
+    for entry in entries:
+        key = str(entry["key"])
+        for word in set(_WORD.findall(str(entry.get("content", ""))[:TOPIC_TEXT])):
+            low = word.lower()
+            if len(low) >= 3 and low not in STOP_WORDS and low not in _GENERIC and not low.isdigit():
+                keys = holders.get(low)
+                if keys is None:
+                    keys = holders[low] = set()
+                    spelling[low] = word
+                elif word != low and spelling[low] == low:
+                    spelling[low] = word  # `ClickHouse` over `clickhouse`: the name as people write it
+                keys.add(key)
+    most = max(3 * _MIN_TOPIC, int(len(entries) * _MAX_SHARE))
+    # lazy greedy set cover: a word's count only shrinks, so a popped word still at least as large as the next
+    # one in the heap is the largest now
+    heap = [(-len(keys), -len(w), w) for w, keys in holders.items() if _MIN_TOPIC <= len(keys) <= most]
+    heapq.heapify(heap)
+    placed: dict[str, str] = {}
+    while heap:
+        _, minus_length, word = heapq.heappop(heap)
+        members = {k for k in holders[word] if k not in placed}
+        if len(members) < _MIN_TOPIC:
+            continue
+        if heap and len(members) < -heap[0][0]:
+            heapq.heappush(heap, (-len(members), minus_length, word))
+            continue
+        for key in members:
+            placed[key] = spelling[word]
+    return {str(e["key"]): placed.get(str(e["key"]), GENERAL) for e in entries}
+
+
+def priority(entries: list[dict], branch_files: list[str]) -> list[dict]:
+    """Which entries keep a title first when not all fit: decisions and warnings, then patterns, then the
+    rest; within each, entries naming a file this branch changed, then the newest."""
+    def rank(entry: dict) -> tuple[int, int, float]:
+        ts = entry.get("ts")
+        return (TYPE_ORDER.get(str(entry.get("type")), 2),
+                0 if branch_files and focus.names_a_file(entry, branch_files) else 1,
+                -float(ts) if isinstance(ts, (int, float)) else 0.0)
+
+    return sorted(entries, key=rank)
+
+
+def render_map(entries: list[dict], branch_files: list[str], budget: int,
+               placed: dict[str, str] | None = None) -> tuple[str, list[dict]]:
+    """The map of `entries` within `budget` characters, and the entries it titles; ('', []) when there is
+    nothing to map or not even the heading fits. `placed`: topics() of these entries or more, when known."""
+    if not entries:
+        return "", []
+    placed = placed if placed is not None else topics(entries)
+    per_topic: dict[str, list[dict]] = {}
+    for entry in sorted(entries, key=_newest_first):  # titles newest first within a topic
+        per_topic.setdefault(placed[str(entry["key"])], []).append(entry)
+    grouped = [(name, per_topic[name])
+               for name in sorted(per_topic, key=lambda t: (t == GENERAL, -len(per_topic[t]), t))]
+    titles: dict[tuple[str, int], str] = {}
+    everything = {str(e["key"]) for e in entries}
+    shortest = sum(min(len(str(e.get("content", ""))), MIN_TITLE) + 5 for e in entries)
+    for limit in TITLE_CHARS if shortest <= budget else ():  # else not even the shortest titles all fit
+        text = _compose(len(entries), grouped, everything, limit, titles)
+        if len(text) <= budget:
+            return text, entries
+    ordered = priority(entries, branch_files)
+    # the most titles that fit: composing is linear, so search for it (a title line takes 6 characters at least)
+    low, high = 0, min(len(ordered), budget // 6)
+    while low < high:
+        middle = (low + high + 1) // 2
+        keys = {str(e["key"]) for e in ordered[:middle]}
+        if len(_compose(len(entries), grouped, keys, TITLE_CHARS[-1], titles)) <= budget:
+            low = middle
+        else:
+            high = middle - 1
+    text = _compose(len(entries), grouped, {str(e["key"]) for e in ordered[:low]}, TITLE_CHARS[-1], titles)
+    return (text, ordered[:low]) if len(text) <= budget else ("", [])
+
+
+def _compose(total: int, grouped: list[tuple[str, list[dict]]], keys: set[str], limit: int,
+             titles: dict[tuple[str, int], str]) -> str:
+    lines = [f"  Map of the other {_count(total)} by topic (read one in full: {READ_HINT}):"]
+    untitled: list[str] = []
+    for name, members in grouped:
+        shown = [e for e in members if str(e["key"]) in keys]
+        if not shown:
+            untitled.append(f"{name} ({len(members)})")
+            continue
+        more = f", {len(members) - len(shown)} more" if len(shown) < len(members) else ""
+        lines.append(f"  {name} ({len(members)}{more}):")
+        for entry in shown:
+            line = titles.get((entry["key"], limit))
+            if line is None:
+                kind = str(entry.get("type"))
+                tag = f"[{render.label(kind)}] " if kind in TYPE_ORDER else ""
+                line = titles[(entry["key"], limit)] = f"  - {tag}{title(str(entry.get('content', '')), limit)}"
+            lines.append(line)
+    hidden = total - len(keys)
+    if hidden:
+        topics_left = f"; only counted: {', '.join(untitled)}" if untitled else ""
+        lines.append(f"  Not listed: {_count(hidden)}{topics_left}. List a topic: {TOPIC_HINT}")
+    return "\n".join(lines)
+
+
+def _newest_first(entry: dict) -> float:
+    ts = entry.get("ts")
+    return -float(ts) if isinstance(ts, (int, float)) else 0.0
+
+
+def _count(n: int) -> str:
+    return f"{n} entr{'y' if n == 1 else 'ies'}"

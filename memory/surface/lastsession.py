@@ -1,0 +1,66 @@
+"""Session start's "## Last Session" block: a handoff (memory.runtimes.handoff) rendered within a character budget.
+
+Fields by priority (the lowest go first when the budget is short): task, failing command, files changed,
+open todos, beads, last message, insights captured, git status. Older than STALE_DAYS: one line only.
+"""
+from __future__ import annotations
+
+from memory.core import render
+
+STALE_DAYS = 7
+
+
+def age(seconds: float) -> str:
+    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
+        if seconds >= size:
+            n = int(seconds // size)
+            return f"{n} {unit}{'s' if n > 1 else ''} ago"
+    return "just now"
+
+
+def _fields(h: dict) -> list[str]:
+    """The block's lines after its heading, highest priority first."""
+    lines = []
+    task = h.get("task") or {}
+    if task.get("first"):
+        lines.append(f"  Task: {render.one_line(task['first'], 300)}")
+        if task.get("latest") and task["latest"] != task["first"]:
+            lines.append(f"  Latest request: {render.one_line(task['latest'], 300)}")
+    failure = h.get("failure")
+    if failure:
+        lines.append(f"  Last failing command: `{render.one_line(failure.get('command', ''), 200)}` → "
+                     f"{render.one_line(failure.get('error', ''), 300)}")
+    if h.get("files"):
+        lines.append(f"  Files changed: {render.one_line(', '.join(h['files']), 600)}")
+    if h.get("todos"):
+        todos = "; ".join(f"[{t.get('status')}] {t.get('content')}" for t in h["todos"])
+        lines.append(f"  Open todos: {render.one_line(todos, 600)}")
+    if h.get("beads"):
+        beads = ", ".join(f"{b} ({'/'.join(v)})" for b, v in h["beads"].items())
+        lines.append(f"  Beads: {render.one_line(beads, 300)}")
+    if h.get("last_message"):
+        lines.append(f"  Last message: {render.one_line(h['last_message'], 600)}")
+    if h.get("insights"):
+        lines.append(f"  Insights captured: {render.one_line(', '.join(h['insights']), 300)}")
+    if h.get("git_status"):
+        lines.append(f"  Uncommitted: {render.one_line(', '.join(h['git_status']), 300)}")
+    return lines
+
+
+def render_block(h: dict, now: float, budget: int) -> str:
+    """The block, at most `budget` characters ('' when not even its heading fits)."""
+    value = h.get("ended")
+    ended = float(value) if isinstance(value, (int, float)) else now
+    where = ", ".join(x for x in (f"branch {h['branch']}" if h.get("branch") else "",
+                                  f"bead {h['bead']}" if h.get("bead") else "", str(h.get("event") or "")) if x)
+    head = f"## Last Session ({age(now - ended)}; {where})"
+    footer = f"  Whole handoff: .beads/memory/recall.sh --handoff {h.get('id')}"
+    if now - ended > STALE_DAYS * 86400:
+        task = (h.get("task") or {}).get("first") or ""
+        line = f"## Last Session ({age(now - ended)}): {render.one_line(task, 200)} (recall.sh --handoff {h.get('id')})"
+        return line if len(line) <= budget else ""
+    lines = _fields(h)
+    while lines and len("\n".join([head, *lines, footer])) > budget:
+        lines.pop()
+    text = "\n".join([head, *lines, footer])
+    return text if len(text) <= budget else ""

@@ -1,0 +1,133 @@
+"""The UserPromptSubmit hook (Claude Code): the knowledge relevant to what the user just asked.
+
+Ranks the knowledge against the prompt (memory.search.rank over the derived index) and answers with a short
+`## Relevant Knowledge` block, or with nothing at all: when the prompt asks nothing (a slash command,
+"yes", "continue"), when no entry passes the ranker's gate, or when every entry that does was already
+given to this session (memory.surface.injected). Cursor has no prompt-time context (its `beforeSubmitPrompt`
+can only allow or block): there the session-start digest carries more instead.
+"""
+from __future__ import annotations
+
+import os
+import re
+import time
+
+from memory.core import config, layout, paths, render
+from memory.runtimes import hookrun, payload
+from memory.search import index, rank
+from memory.surface import injected
+
+HOOK = "prompt_recall"
+MIN_ENTRY_CHARS = 200
+HEADING = "## Relevant Knowledge"
+# Prompts that ask nothing new: answers and go-aheads. Compared after lowercasing and stripping punctuation.
+_NO_QUESTION = {"y", "n", "yes", "no", "ok", "okay", "k", "sure", "yep", "nope", "continue", "go", "go on",
+                "go ahead", "proceed", "next", "done", "thanks", "thank you", "thx", "ty", "lgtm", "do it",
+                "please do", "yes please", "ok go", "sounds good", "great", "perfect", "keep going", "retry",
+                "try again", "again", "stop", "cancel", "undo"}
+_WORD = re.compile(r"[^\W_]+")
+
+
+def asks_something(prompt: str) -> bool:
+    """False for slash commands, bare acknowledgements and prompts of fewer than two words."""
+    text = prompt.strip()
+    if not text or text.startswith("/"):
+        return False
+    words = _WORD.findall(text.lower())
+    return len(words) >= 2 and " ".join(words) not in _NO_QUESTION
+
+
+def age(ts: object, now: float | None = None) -> str:
+    """How old an entry is, in words a reader weighs at a glance."""
+    if not isinstance(ts, (int, float)):
+        return "undated"
+    days = int(((now or time.time()) - ts) // 86400)
+    if days < 1:
+        return "today"
+    for size, unit in ((365, "year"), (30, "month"), (7, "week"), (1, "day")):
+        if days >= size:
+            n = days // size
+            return f"{n} {unit}{'s' if n > 1 else ''} ago"
+    return "today"  # pragma: no cover - days >= 1 always matches a unit
+
+
+def gate_params(settings: dict) -> type[rank.Params]:
+    """The ranker's gate with config.json's thresholds (`prompt_min_fraction`, `prompt_relative_cut`)."""
+    return type("Configured", (rank.Params,), {"min_fraction": settings["prompt_min_fraction"],
+                                               "relative_cut": settings["prompt_relative_cut"]})
+
+
+def choose(memory_dir: str, ranked: list[rank.Scored], prompt: str, semantic_on: bool,
+           params: type[rank.Params] = rank.Params) -> list[dict]:
+    """The entries to inject, best first: the lexical ranker behind its gate, fused with the semantic
+    option's cosines when the model is installed (memory.search.semantic: any trouble there means lexical only)."""
+    gated = [s.entry for s in rank.gated(ranked, params)]
+    if not semantic_on:
+        return gated
+    from memory.search import embed  # a few stat calls: is the model installed for this interpreter?
+
+    if embed.find_model_dir() is None:
+        return gated
+    from memory.search import semantic
+    from memory.store import store
+
+    active = store.latest(store.load(memory_dir).entries, cache_dir=memory_dir)  # vectors cover the active file
+    cosines = semantic.similarities(memory_dir, active, prompt)
+    lexical = {str(s.entry.get("key")): s.fraction for s in ranked}
+    keys = semantic.fuse(lexical, [str(e.get("key")) for e in gated], cosines, limit=len(ranked) + 50)
+    by_key = {str(e.get("key")): e for e in active}
+    by_key.update({str(s.entry.get("key")): s.entry for s in ranked})
+    return [by_key[k] for k in keys if k in by_key]
+
+
+def relevant_block(found: list[dict], budget: int, entry_chars: int) -> tuple[str, list[dict]]:
+    """The block for the ranked entries within `budget` characters (the best first; the last dropped
+    while it does not fit), and the entries it shows; ('', []) when nothing fits."""
+    chars = max(MIN_ENTRY_CHARS, entry_chars)
+    entries = list(found)
+    while entries:
+        lines = [HEADING, render.FRAMING]
+        for e in entries:
+            kind = render.label(str(e.get("type", "")))
+            bead = f", {render.one_line(str(e['bead']), 30)}" if e.get("bead") else ""
+            lines.append(f"  [{kind}, {age(e.get('ts'))}{bead}] {render.one_line(str(e.get('content', '')), chars)}")
+        text = "\n".join(lines)
+        if len(text) <= budget:
+            return text, entries
+        if chars > MIN_ENTRY_CHARS:
+            chars = MIN_ENTRY_CHARS
+        else:
+            entries.pop()
+    return "", []
+
+
+def handle(ctx: hookrun.Context) -> str | None:
+    data = payload.parse(ctx.raw)
+    ctx.problems += payload.field_problems(data, required=("hook_event_name", "prompt"))
+    prompt = payload.user_prompt(data)
+    if not prompt or not asks_something(prompt):
+        return None
+    ctx.memory_dir = paths.memory_dir(payload.cwd(data), payload.project_dir(data))
+    if not any(os.path.exists(os.path.join(ctx.memory_dir, name))
+               for name in (layout.KNOWLEDGE, layout.ARCHIVE, layout.INBOX)):
+        return None
+    settings = config.load(ctx.memory_dir)
+    session = payload.session_id(data)
+    given = injected.given(ctx.memory_dir, session)
+    limit = settings["prompt_max_entries"]
+    corpus = index.load(ctx.memory_dir, inline_limit=index.INLINE_BUILD_BYTES)
+    if corpus.partial:
+        index.build_in_background(ctx.memory_dir)
+    ranked = rank.search(corpus, prompt, limit=max(4 * limit, 20) + min(len(given), 50))
+    chosen = choose(ctx.memory_dir, ranked, prompt, settings["semantic"], gate_params(settings))
+    found = [e for e in chosen if e.get("key") not in given][:limit]
+    budget = config.budget_chars(settings["prompt_budget_tokens"])
+    text, shown = relevant_block(found, budget, settings["entry_chars"])
+    if not text:
+        return None
+    injected.remember(ctx.memory_dir, session, [e["key"] for e in shown])
+    return payload.context_answer(data, text, event=payload.event_name(data) or "UserPromptSubmit")
+
+
+def main(argv: list[str] | None = None) -> int:
+    return hookrun.run(HOOK, handle, argv)

@@ -1,0 +1,136 @@
+"""The SessionStart hook (startup, resume, clear, compact) / Cursor sessionStart: surface the knowledge."""
+from __future__ import annotations
+
+import os
+import shutil
+
+from memory.core import config, focus, layout, paths, render
+from memory.runtimes import hookrun, payload, registration
+from memory.store import store
+from memory.surface import digest, injected
+
+HOOK = "session_start"
+HANDOFF_SHARE = 0.4  # of the one session-start budget, what the Last Session block may take (knowledge gets the rest)
+
+
+def handle(ctx: hookrun.Context) -> str | None:
+    """The Recent Knowledge digest in the runtime's envelope; nothing when there is no knowledge."""
+    data = payload.parse(ctx.raw)
+    ctx.problems += payload.field_problems(data, required=("hook_event_name",))
+    cwd, project = payload.cwd(data), payload.project_dir(data)
+    root = paths.project_root(cwd, project)
+    if another_copy_answers(data, ctx.argv, root):
+        return None
+    ctx.memory_dir = paths.memory_dir(cwd, project)
+    snapshot = store.load(ctx.memory_dir)  # never rotated here: that would change committed files (memory.store.inbox)
+    latest = store.latest(snapshot.entries, cache_dir=ctx.memory_dir)
+    settings = config.load(ctx.memory_dir)
+    left = _left_to_bd_prime(latest, root, ctx.argv, settings)
+    if left:
+        left_keys = {e["key"] for e in left}
+        latest = [e for e in latest if e["key"] not in left_keys]
+    git = paths.work_tree_git(cwd, root)
+    beads = focus.bead_candidates(git.branch if git else None, cwd)
+    session, source = payload.session_id(data), payload.text_field(data, "source")
+    suffix = "_cursor" if payload.runtime(data) == payload.CURSOR else ""
+    budget = config.budget_chars(settings["session_budget_tokens" + suffix])
+    last = _last_session(ctx.memory_dir, session, source, git, beads, int(budget * HANDOFF_SHARE))
+    intro = onboarding(ctx.memory_dir, bool(latest or left))  # bd prime shows `left`: the memory isn't empty
+    budget -= len(last) + 2 if last else 0
+    budget -= len(intro) + 2 if intro else 0
+    files = paths.changed_files(git.toplevel) if git and latest else []
+    again = sorted(injected.given(ctx.memory_dir, session)) if source == "compact" else []
+    groups = digest.choose(latest, beads, files, again, settings["session_newest" + suffix])
+    text = digest.render_digest(latest, groups, [digest.record_hint(shutil.which("bd") is not None)],
+                                budget, settings["entry_chars"], files)
+    in_full = {e["key"] for g in groups for e in g.entries}  # render_digest drops what its budget can't hold
+    text = "\n\n".join(part for part in (last, text, intro) if part)
+    # a new or rewritten context starts the session's set again; `resume` replays what it had
+    # entries left to bd prime count as given: bd prints them into this context (memory.surface.bdprime)
+    injected.remember(ctx.memory_dir, session, sorted(in_full | {e["key"] for e in left}), reset=source != "resume")
+    note = " ".join(_user_notes(snapshot, ctx.argv, root, git is not None))
+    return payload.context_answer(data, text, event="SessionStart", user_note=note) if text else None
+
+
+WELCOME = ("## Project Memory\n"
+           "This project keeps a shared memory in .beads/memory/knowledge.jsonl (committed, so teammates and "
+           "their agents get it). Record what the next agent should know and could not see in the code: a "
+           "non-obvious cause of a failure, a decision and why, a trap, a convention. Start a line of your final "
+           "message with LEARNED:, DECISION:, WARNING: or PATTERN: (or run the record command below); it is "
+           "stored, shown at the start of later sessions and offered when a prompt, a file or an error needs it.")
+EMPTY = "## Project Memory\nThis project's shared memory is empty so far."
+
+
+def onboarding(memory_dir: str, has_knowledge: bool) -> str:
+    """What the agent is told about the memory itself: the fuller text on this machine's first session
+    after install (then a flag file remembers it), and for an empty memory at least how to record."""
+    flag = os.path.join(memory_dir, layout.WELCOMED)
+    if os.path.exists(flag):
+        if has_knowledge:
+            return ""
+        return f"{EMPTY}\n  {digest.record_hint(shutil.which('bd') is not None)}\n{render.SEARCH_HINT}"
+    try:
+        os.makedirs(memory_dir, exist_ok=True)
+        with open(flag, "a", encoding="utf-8"):
+            pass
+    except OSError:
+        pass  # unwritable: the text comes again next session, which is harmless
+    hints = "" if has_knowledge else \
+        f"\n  {digest.record_hint(shutil.which('bd') is not None)}\n{render.SEARCH_HINT}"
+    return WELCOME + hints
+
+
+def _left_to_bd_prime(latest: list[dict], root: str, argv: list[str], settings: dict) -> list[dict]:
+    """The entries from `bd remember` that bd prime prints in this session (memory.surface.bdprime)."""
+    if not settings["leave_bd_memories_to_bd_prime"] or not any("bd_key" in e for e in latest):
+        return []  # the common case: nothing from bd remember, nothing imported
+    from memory.surface import bdprime
+
+    return bdprime.left_to_bd_prime(latest, root, argv)
+
+
+def _last_session(memory_dir: str, session: str | None, source: str | None, git: paths.GitInfo | None,
+                  beads: set[str], budget: int) -> str:
+    """The "## Last Session" block (memory.runtimes.handoff, memory.surface.lastsession), '' when there is
+    none to show."""
+    import time
+
+    from memory.runtimes import handoff
+    from memory.surface import lastsession
+
+    now = time.time()
+    chosen = handoff.choose(handoff.load(memory_dir), session, source, git.toplevel if git else None,
+                            git.branch if git else None, beads, now)
+    return lastsession.render_block(chosen, now, budget) if chosen else ""
+
+
+def _user_notes(snapshot: store.Snapshot, argv: list[str], root: str, in_git: bool) -> list[str]:
+    """Maintenance hints for the person (systemMessage), never the model's context."""
+    notes = []
+    if snapshot.malformed:
+        notes.append(f"memory-hooks: {snapshot.malformed} malformed line(s) in knowledge.jsonl were skipped; "
+                     "`.beads/memory/recall.sh --doctor` reports them.")
+    if in_git:
+        from memory.store import gitmerge
+
+        hint = gitmerge.setup_hint(root)
+        if hint:
+            notes.append(f"memory-hooks: {hint}")
+    if layout.FLAG_NO_VENV in argv:
+        notes.append("memory-hooks is running without its virtualenv on this machine; run "
+                     f"{registration.reinstall_hint()} on this repo to set it up.")
+    return notes
+
+
+def another_copy_answers(data: dict, argv: list[str], root: str) -> bool:
+    """Cursor runs .claude/settings.json hooks besides its own, and the plugin may sit beside an install:
+    one registration answers, so the agent gets the block once."""
+    if payload.runtime(data) == payload.CURSOR and layout.FLAG_CURSOR not in argv:
+        return registration.cursor_hooks_installed(root)
+    if layout.FLAG_PLUGIN in argv:
+        return registration.claude_hooks_installed(root)
+    return False
+
+
+def main(argv: list[str] | None = None) -> int:
+    return hookrun.run(HOOK, handle, argv)
