@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The redactor on its development set: recall on secrets, on secrets written alone, the share of
-look-alikes it changes, and precision on the negative corpus of tests/test_redact.py.
+look-alikes it changes, and precision on the negative corpus of tests/store/test_redact.py.
 
     .venv/bin/python bench/redaction.py            # the figures
     .venv/bin/python bench/redaction.py --misses   # and every miss / every look-alike changed
@@ -226,7 +226,7 @@ def scores(show: bool = False) -> dict:
         if not ok:
             misses.append((name, text, out))
     changed = [(t, redact(t)[0]) for t in lookalikes if redact(t)[0] != t]
-    sys.path.insert(0, str(ROOT / "tests"))
+    sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tests" / "store")]
     import test_redact  # the labelled corpus of the unit tests
 
     recall_t, precision_t, *_ = test_redact.corpus_scores()
@@ -262,7 +262,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  written alone              {s['recall_alone']:.1%} of {s['alone']}")
     print(f"  special forms (CLI, k8s…)  {s['recall_special']:.1%} of {s['special']}")
     print(f"look-alikes changed          {s['lookalikes_changed']:.1%} of {s['lookalikes']}")
-    print(f"tests/test_redact.py corpus  recall {s['test_recall']:.1%}, precision {s['test_precision']:.1%}")
+    print(f"tests/store/test_redact.py corpus  recall {s['test_recall']:.1%}, precision {s['test_precision']:.1%}")
     return 0
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import random
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -189,3 +190,64 @@ def fake_model_api(fake: str, script: list, out: Path) -> Iterator[int]:
     finally:
         server.kill()
         server.wait()
+
+
+# -- the real Claude Code CLI (tests/e2e, tests/install/test_marketplace.py) --------------------------------
+
+HARNESS = ROOT.parent / "shared" / "tools" / "claude-real"
+CLAUDE_HOME = Path(os.environ.get("CLAUDE_REAL_HOME", Path.home() / ".cache" / "claude-real"))
+CLAUDE = CLAUDE_HOME / "node_modules" / ".bin" / "claude"
+
+
+def claude_scenario(path: Path, name: str, prompt: str, turns: list) -> Path:
+    """A scripted model for the real Claude Code CLI (../shared/tools/claude-real): its turns for `prompt`."""
+    path.write_text(json.dumps({
+        "name": name, "prompt": prompt,
+        "agents": [{"name": "main", "match": {"first_user_contains": prompt.split(":")[0]}, "turns": turns}],
+        "fallback": {"content": [{"type": "text", "text": "OK"}]},
+    }))
+    return path
+
+
+def claude_run(scenario_path: Path, project: Path) -> str:
+    """The real Claude Code CLI on a scenario in `project`; the requests it sent to the model, as text."""
+    env = dict(os.environ, NO_LOGGER_HOOKS="1", CLAUDE_BIN=str(CLAUDE),
+               PATH=f"{ROOT / 'tests' / 'fake_bd'}{os.pathsep}{os.environ['PATH']}")
+    proc = subprocess.run([str(HARNESS / "run-scenario.sh"), str(scenario_path), str(project)], env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert "claude exit code: 0" in proc.stdout, proc.stdout[-3000:] + proc.stderr[-2000:]
+    return (project / ".harness-out" / "requests.jsonl").read_text()
+
+
+# -- random knowledge files (search and recall tests) ------------------------------------------------------
+
+WORDS = ["cache", "Deploy", "deployment", "retry", "ß-straße", "SCHEMA", "ﬁle", "İstanbul", "token", "queue"]
+
+
+def write_raw(path, lines) -> None:
+    """Append lines to a file as they are: a string as written, anything else as one JSON line."""
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.writelines(line if isinstance(line, str) else json.dumps(line) + "\n" for line in lines)
+
+
+def random_files(memory_dir, rng: random.Random, count: int) -> None:
+    """Versions of a few keys, forgets, pins and unpins, malformed lines, spread over the archive and
+    the active file (the archive older, as rotation leaves it, but with ties and reversals in ts)."""
+    from memory.store import entry, store
+
+    keys = [f"learned-topic-{k}" for k in range(8)]
+    for name, start in ((store.ARCHIVE, 0), (store.ACTIVE, count)):
+        lines = []
+        for i in range(count):
+            key, ts = rng.choice(keys), 1_700_000_000 + start + rng.randrange(-3, count)
+            roll = rng.random()
+            if roll < 0.1:
+                lines.append(entry.build_control(rng.choice(["forget", "pin", "unpin"]), key, "BD-1", ts=ts))
+            elif roll < 0.13:
+                lines.append(rng.choice(["{not json\n", "[1, 2]\n", '{"key": 3}\n']))
+            else:
+                text = " ".join(rng.sample(WORDS, 3))
+                e = entry.build(f"LEARNED: {text} #{i}", f"BD-{rng.randrange(5)}", "orchestrator", ts=ts)
+                e["key"] = key
+                lines.append(e)
+        write_raw(memory_dir / name, lines)

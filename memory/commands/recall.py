@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 # Characters whose fold holds ASCII or vanishes (ß -> ss, ﬁ -> fi, KELVIN SIGN -> k, İ -> i, U+0307 -> ""):
 # a line holding one may match an ASCII keyword its bytes do not contain, so the fast path parses it.
-# tests/test_recall.py checks that the list is complete for the running Python's Unicode tables.
+# tests/commands/test_recall.py checks that the list is complete for the running Python's Unicode tables.
 FOLDS_TO_ASCII = ("\u00df\u0130\u0131\u0149\u017f\u01f0\u0307\u037e\u1e96\u1e97\u1e98\u1e99\u1e9a\u1e9e"
                   "\u1fef\u212a\ufb00\ufb01\ufb02\ufb03\ufb04\ufb05\ufb06")
 # printable ASCII except the two characters JSON escapes: what a keyword shares byte for byte with a line
@@ -47,7 +47,7 @@ def search(memory_dir: str, terms: Sequence[str], entry_type: str | None, recent
     With a keyword, only the lines that can match are parsed: those holding the longest plain-ASCII run
     of a term (every line whose fold holds the term holds that run in its lowercased bytes) plus the
     lines bytes cannot judge (FOLDS_TO_ASCII, JSON escapes). `select` then decides on the parsed entries.
-    tests/test_recall.py holds this path to the answer of parsing every line.
+    tests/commands/test_recall.py holds this path to the answer of parsing every line.
     """
     if terms and include_archive and not history:
         from memory.search import find

@@ -4,7 +4,7 @@ is loaded (site-packages, argparse, json, re, the store, git), since a person or
 recall.sh starts Python without its site step (`-S`); every other command line, and a keyword whose
 index is not current (a capture since), goes on to memory.commands.recall after `site.main()`, exactly as before.
 The answer is the one memory.commands.recall prints (render.found, the same stderr lines), which
-tests/test_recall_quick.py holds it to.
+tests/commands/test_recall_quick.py holds it to.
 """
 from __future__ import annotations
 

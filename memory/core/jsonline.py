@@ -3,7 +3,7 @@
 `import json` costs ~7 ms (it pulls in `re`), a third of what recall.sh's quick path may take in all. The
 parser itself is CPython's C scanner (`_json`, which `json` uses too); this module only does what
 `json.loads` does around it. Where `_json` is missing (another Python implementation) or the line is
-anything but a plain UTF-8 object, `json.loads` itself decides. tests/test_jsonline.py holds the two to
+anything but a plain UTF-8 object, `json.loads` itself decides. tests/core/test_jsonline.py holds the two to
 the same answers.
 """
 from __future__ import annotations

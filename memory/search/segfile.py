@@ -13,7 +13,7 @@ MAGIC = b"MHRIDX8\n"
 HEAD = "<5Q"  # the byte lengths of: meta, columns, term directory, postings, keys
 HEAD_SIZE = 8 + 5 * 8
 META, COLUMNS, DIRECTORY, POSTINGS, KEYS = range(5)
-# memory.search.index.fingerprint() of this version's tokens, concepts and tags; tests/test_index.py holds it
+# memory.search.index.fingerprint() of this version's tokens, concepts and tags; tests/search/test_index.py holds it
 # to the computed value, so a reader that cannot afford to import the tokenizer still refuses an index
 # another version wrote.
 FINGERPRINT = 2264000279

@@ -204,7 +204,7 @@ NEGATION = (r"(?:\bnever\b|\bdon'?t\b|\bdo\s+not\b|\bdoes\s+not\b|\bmust\s+not\b
             r"\bnon\b|\bnada\b|никогда|\bне\b|不要|别|別|禁止|切勿|不得|決して|しない|ないで|禁止)")
 
 # Per category, the words (lowercase, ASCII) without one of which its pattern cannot match ASCII text: screen
-# reads an ASCII text's words once and runs only the patterns whose words it holds (tests/test_screen.py holds
+# reads an ASCII text's words once and runs only the patterns whose words it holds (tests/store/test_screen.py holds
 # every verdict over the corpus to what the patterns alone give). Words ending in SECRET_SUFFIXES (GITHUB_TOKEN)
 # count as secrets; "<!--" and "<|" in the text wake the marker and addressed-to-the-model patterns.
 _OVERRIDE_WORDS = """

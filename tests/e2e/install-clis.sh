@@ -1,6 +1,6 @@
 #!/bin/sh
 # Installs the pinned Gemini CLI and Codex CLI from the npm registry into ~/.cache/gemini-real and
-# ~/.cache/codex-real (tests/test_e2e_gemini.py, tests/test_e2e_codex.py; the Codex binary ships inside its
+# ~/.cache/codex-real (tests/e2e/test_e2e_gemini.py, tests/e2e/test_e2e_codex.py; the Codex binary ships inside its
 # npm package). Idempotent; a failed install only makes those tests skip.
 set -u
 install_cli() {  # install_cli DIR PACKAGE VERSION BIN EXPECTED_VERSION_OUTPUT

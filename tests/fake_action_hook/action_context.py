@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A stand-in action hook for tests/test_relevance_actions.py (the real hooks/action_context.py is built
+"""A stand-in action hook for tests/project/test_relevance_actions.py (the real hooks/action_context.py is built
 elsewhere): on PreToolUse it injects the entries whose text names the file's base name, on PostToolUseFailure
 the entries with a `backticked` span that occurs in the failed command or its error. Nothing else."""
 import json

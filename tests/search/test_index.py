@@ -11,7 +11,7 @@ import pytest
 from memory.search import corpus, index, rank, segfile
 from memory.store import entry, store
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TOPICS = ["cache", "schema", "retry", "token", "layout", "worker", "queue", "deploy", "lint", "bundle"]
 
 

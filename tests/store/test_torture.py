@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from helpers import ROOT, assert_protocol, bash_payload, clean_env, error_log, held_lock, knowledge, make_repo, run_hook
 from memory.store import entry, store
 
-WORKER = str(Path(__file__).with_name("crash_worker.py"))
+WORKER = str(ROOT / "tests" / "crash_worker.py")
 HOOKS = ["memory_capture", "session_start", "validate_completion", "log_dispatch_prompt", "prompt_recall"]
 
 

@@ -5,9 +5,10 @@ import random
 import subprocess
 
 import pytest
-from test_find import random_files, write
 
 from conftest import ROOT
+from helpers import random_files
+from helpers import write_raw as write
 from memory.commands import recall_quick
 from memory.core import paths
 from memory.search import find, index

@@ -51,7 +51,8 @@ def test_imports_never_run_back_up_the_stages():
 
 
 def test_no_import_cycle():
-    graph = {m: {i for i in deps if i in memory_imports()} for m, deps in memory_imports().items()}
+    imports = memory_imports()
+    graph = {m: {i for i in deps if i in imports} for m, deps in imports.items()}
     seen, active, cycles = set(), [], []
 
     def visit(node):

@@ -1,50 +1,23 @@
 """memory.search.find: a keyword search through the index gives exactly the scan's answer, or None."""
 from __future__ import annotations
 
-import json
 import random
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from helpers import random_files
+from helpers import write_raw as write
 from memory.commands import recall
 from memory.runtimes import hookrun
 from memory.search import find, index
 from memory.store import entry, store
 
-WORDS = ["cache", "Deploy", "deployment", "retry", "ß-straße", "SCHEMA", "ﬁle", "İstanbul", "token", "queue"]
-
 
 def scan(memory_dir, terms):
     """The answer without any index: every line of both files, latest per key, filtered in memory."""
     return recall.select(store.latest(store.load(str(memory_dir), include_archive=True).entries), terms, None, None)
-
-
-def write(path, lines) -> None:
-    with open(path, "a", encoding="utf-8") as fh:
-        fh.writelines(line if isinstance(line, str) else json.dumps(line) + "\n" for line in lines)
-
-
-def random_files(memory_dir, rng: random.Random, count: int) -> None:
-    """Versions of a few keys, forgets, pins and unpins, malformed lines, spread over the archive and
-    the active file (the archive older, as rotation leaves it, but with ties and reversals in ts)."""
-    keys = [f"learned-topic-{k}" for k in range(8)]
-    for name, start in ((store.ARCHIVE, 0), (store.ACTIVE, count)):
-        lines = []
-        for i in range(count):
-            key, ts = rng.choice(keys), 1_700_000_000 + start + rng.randrange(-3, count)
-            roll = rng.random()
-            if roll < 0.1:
-                lines.append(entry.build_control(rng.choice(["forget", "pin", "unpin"]), key, "BD-1", ts=ts))
-            elif roll < 0.13:
-                lines.append(rng.choice(["{not json\n", "[1, 2]\n", '{"key": 3}\n']))
-            else:
-                text = " ".join(rng.sample(WORDS, 3))
-                e = entry.build(f"LEARNED: {text} #{i}", f"BD-{rng.randrange(5)}", "orchestrator", ts=ts)
-                e["key"] = key
-                lines.append(e)
-        write(memory_dir / name, lines)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

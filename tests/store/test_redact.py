@@ -393,7 +393,7 @@ def test_corpus_negative_is_untouched(text):
 def _bench_redaction():
     import sys
     from pathlib import Path
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
     import redaction
 
     return redaction

@@ -168,7 +168,7 @@ def test_a_long_prompt_is_not_silenced_by_its_extra_words():
 
     from memory.store import store
 
-    path = Path(__file__).resolve().parent.parent / "bench" / "relevance" / "posthog" / "knowledge.jsonl"
+    path = Path(__file__).resolve().parents[2] / "bench" / "relevance" / "posthog" / "knowledge.jsonl"
     entries = store.latest(store.read(str(path)).entries)
     prompt = "write the ClickHouse migration to add a column to the sharded events table"
     for tail in ("", ", then run the tests and open a PR"):

@@ -7,9 +7,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from test_e2e_claude import CLAUDE, HARNESS, run, scenario
 
-from helpers import ROOT, knowledge, make_repo, source_copy
+from helpers import CLAUDE, HARNESS, ROOT, knowledge, make_repo, source_copy
+from helpers import claude_run as run
+from helpers import claude_scenario as scenario
 from memory import __version__
 
 INSIGHT = "The payments client retries three times with jittered backoff."

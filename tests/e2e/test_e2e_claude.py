@@ -5,41 +5,22 @@ PostToolUse hook must write it to knowledge.jsonl. Session 2: the request Claude
 model must carry our Recent Knowledge block.
 """
 import json
-import os
 import subprocess
 from pathlib import Path
 
 import pytest
 
 from conftest import ROOT, knowledge
+from helpers import CLAUDE, HARNESS
+from helpers import claude_run as run
+from helpers import claude_scenario as scenario
 from memory.store import entry, store
 
-HARNESS = ROOT.parent / "shared" / "tools" / "claude-real"
-CLAUDE_HOME = Path(os.environ.get("CLAUDE_REAL_HOME", Path.home() / ".cache" / "claude-real"))
-CLAUDE = CLAUDE_HOME / "node_modules" / ".bin" / "claude"
 INSIGHT = "TaskGroup requires @Sendable closures in strict concurrency mode."
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(
     not (HARNESS / "run-scenario.sh").exists() or not CLAUDE.exists(),
     reason=f"real Claude Code CLI not installed (run {HARNESS}/install-claude.sh; .ci/run does)")]
-
-
-def scenario(path: Path, name: str, prompt: str, turns: list) -> Path:
-    path.write_text(json.dumps({
-        "name": name, "prompt": prompt,
-        "agents": [{"name": "main", "match": {"first_user_contains": prompt.split(":")[0]}, "turns": turns}],
-        "fallback": {"content": [{"type": "text", "text": "OK"}]},
-    }))
-    return path
-
-
-def run(scenario_path: Path, project: Path) -> str:
-    env = dict(os.environ, NO_LOGGER_HOOKS="1", CLAUDE_BIN=str(CLAUDE),
-               PATH=f"{ROOT / 'tests' / 'fake_bd'}{os.pathsep}{os.environ['PATH']}")
-    proc = subprocess.run([str(HARNESS / "run-scenario.sh"), str(scenario_path), str(project)], env=env,
-                          capture_output=True, text=True, timeout=300)
-    assert "claude exit code: 0" in proc.stdout, proc.stdout[-3000:] + proc.stderr[-2000:]
-    return (project / ".harness-out" / "requests.jsonl").read_text()
 
 
 def test_capture_then_surface_with_the_real_client(tmp_path):

@@ -9,7 +9,7 @@ import pytest
 from helpers import ROOT, bash_payload, clean_env, knowledge
 from memory.store import entry, inbox, store
 
-WORKER = str(Path(__file__).with_name("crash_worker.py"))
+WORKER = str(ROOT / "tests" / "crash_worker.py")
 
 
 def all_lines(memory: Path):
