@@ -13,6 +13,8 @@ import json
 import sys
 import threading
 
+import fake_server
+
 
 def main() -> int:
     script, log, port_file = sys.argv[1:4]
@@ -64,12 +66,7 @@ def main() -> int:
 
         do_GET = do_POST
 
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    with open(port_file, "w") as fh:
-        fh.write(str(server.server_address[1]))
-    threading.Timer(max_seconds, server.shutdown).start()
-    server.serve_forever()
-    return 0
+    return fake_server.serve(Handler, port_file, max_seconds)
 
 
 if __name__ == "__main__":

@@ -18,6 +18,8 @@ import re
 import sys
 import threading
 
+import fake_server
+
 
 def first_user_text(body: dict) -> str:
     """The first user message that is not context the CLI wrote (<environment_context> and the like)."""
@@ -92,12 +94,7 @@ def main() -> int:
             self.end_headers()
             self.wfile.write(data)
 
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    with open(port_file, "w") as fh:
-        fh.write(str(server.server_address[1]))
-    threading.Timer(max_seconds, server.shutdown).start()
-    server.serve_forever()
-    return 0
+    return fake_server.serve(Handler, port_file, max_seconds)
 
 
 if __name__ == "__main__":

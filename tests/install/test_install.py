@@ -654,9 +654,20 @@ def test_launchers_work_through_symlinks(repo, tmp_path):
 
 
 def test_the_resolver_is_the_same_in_every_launcher():
-    texts = [(ROOT / name).read_text() for name in ("install.sh", "bin/recall.sh", "bin/memory-doctor")]
+    """The sh launchers that must find their folder before any Python runs share one symlink resolver
+    (install.sh leaves it to Python's realpath)."""
+    texts = [(ROOT / name).read_text() for name in ("bin/recall.sh", "bin/memory-doctor", "bin/memory-merge")]
     blocks = [t[t.index("self=$0"):t.index("done\n", t.index("self=$0"))] for t in texts]
     assert blocks[0] == blocks[1] == blocks[2]
+
+
+def test_install_sh_runs_through_a_chain_of_symlinks(repo, tmp_path):
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "one").symlink_to(ROOT / "install.sh")
+    (tmp_path / "bin" / "two").symlink_to(tmp_path / "bin" / "one")
+    proc = subprocess.run([str(tmp_path / "bin" / "two"), "--dry-run", "--no-venv", str(repo)], capture_output=True,
+                          text=True)
+    assert proc.returncode == 0 and ".claude/settings.json" in proc.stdout, proc.stderr
 
 
 def _copy_of_memory_hooks(tmp_path, remote):
