@@ -17,8 +17,8 @@ _FILE_TOOLS = {"Read", "Edit", "Write", "MultiEdit", "NotebookEdit", "read_file"
 def session_files(transcript_path: str | None, root: str | None, limit: int = MAX_FILES) -> list[str] | None:
     """The last `limit` distinct files the transcript's tool calls read or edited, newest first, relative to
     `root` when inside it; None when there are none (or the transcript is unreadable)."""
-    if not transcript_path:
-        return None
+    if not transcript_path or not os.path.isfile(transcript_path):
+        return None  # and no transcript reader imported for nothing
     from memory.runtimes import handoff
 
     reader = handoff.read_transcript(transcript_path, tail_bytes=TAIL_BYTES)
