@@ -18,12 +18,11 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 from collections.abc import Sequence
 
 from memory import TYPE_CHECKING
-from memory.core import layout, state
+from memory.core import layout, paths, state
 from memory.store import redact
 
 if TYPE_CHECKING:
@@ -248,7 +247,7 @@ def record_outcome(main: str, report: Report, timeout: float) -> str | None:
 
     Skipped without bd. Never blocks: the agent told the truth, and a bd failure is not its fault.
     """
-    if shutil.which("bd") is None:
+    if not paths.on_path("bd"):
         return None
     text, _ = redact.redact(f"{report.outcome}: {report.reason}")
     code, out = run(["bd", "comments", "add", report.bead, text], main, timeout)
@@ -293,7 +292,7 @@ def _pushed_check(wt: str, fetch: bool, timeout: float) -> Check:
 
 def _status_check(main: str, bead: str, config: dict) -> Check:
     allowed = [str(s) for s in config["review_statuses"]]
-    if shutil.which("bd") is None:
+    if not paths.on_path("bd"):
         return Check("bead-status", "skip", "bd is not installed; bead status not verified")
     code, out = run(["bd", "show", bead, "--json"], main, float(config["timeout"]))
     if code is None:

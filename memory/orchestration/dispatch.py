@@ -8,7 +8,6 @@ for bd and a session that ends right after the dispatch does not cut the log sho
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 import time
 
@@ -47,7 +46,7 @@ def record(bead: str, tool_input: dict, response: object, session_id: str | None
 def comment_on_bead(entry: dict, cwd: str, timeout: float) -> str | None:
     """Add `bd comment <id> "DISPATCH_PROMPT [<type>]: …"` (the form beads orchestrators read); returns a
     problem, or None."""
-    if shutil.which("bd") is None:
+    if not paths.on_path("bd"):
         return None
     text, _ = redact.redact(f"DISPATCH_PROMPT [{entry['subagent_type']}]:\n\n{entry['prompt']}")
     try:

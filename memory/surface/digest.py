@@ -58,10 +58,14 @@ def render_digest(latest: list[dict], groups: list[Group], notes: list[str], bud
     files = branch_files or []
     in_full = {e["key"] for g in groups for e in g.entries}
     placed = knowledge_map.topics(latest)
-    natural, _ = knowledge_map.render_map([e for e in latest if e["key"] not in in_full], files, budget, placed)
+    outside = [e for e in latest if e["key"] not in in_full]
     frame = len(_compose(len(latest), [], notes, MIN_ENTRY_CHARS))  # headings and hints: no entry's room
     room = budget - frame
-    groups_budget = frame + max(room - len(natural) - 2, int(room * (1 - MAP_SHARE))) if natural else budget
+    if knowledge_map.overflows(outside, room):  # the map would take all it may: no need to draw it twice
+        groups_budget = frame + int(room * (1 - MAP_SHARE))
+    else:
+        natural, _ = knowledge_map.render_map(outside, files, budget, placed)
+        groups_budget = frame + max(room - len(natural) - 2, int(room * (1 - MAP_SHARE))) if natural else budget
     text = _fit(len(latest), groups, notes, groups_budget, entry_chars)
     in_full = {e["key"] for g in groups for e in g.entries}  # the budget may have dropped some
     rest = [e for e in latest if e["key"] not in in_full]

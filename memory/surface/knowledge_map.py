@@ -97,6 +97,12 @@ def priority(entries: list[dict], branch_files: list[str]) -> list[dict]:
     return sorted(entries, key=rank)
 
 
+def overflows(entries: list[dict], budget: int) -> bool:
+    """True when even the shortest titles of all `entries` cannot fit in `budget`: the map will take all the
+    room it is given (a cheap bound, no title drawn)."""
+    return sum(min(len(str(e.get("content", ""))), MIN_TITLE) + 5 for e in entries) > budget
+
+
 def render_map(entries: list[dict], branch_files: list[str], budget: int,
                placed: dict[str, str] | None = None) -> tuple[str, list[dict]]:
     """The map of `entries` within `budget` characters, and the entries it titles; ('', []) when there is
@@ -111,8 +117,7 @@ def render_map(entries: list[dict], branch_files: list[str], budget: int,
                for name in sorted(per_topic, key=lambda t: (t == GENERAL, -len(per_topic[t]), t))]
     titles: dict[tuple[str, int], str] = {}
     everything = {str(e["key"]) for e in entries}
-    shortest = sum(min(len(str(e.get("content", ""))), MIN_TITLE) + 5 for e in entries)
-    for limit in TITLE_CHARS if shortest <= budget else ():  # else not even the shortest titles all fit
+    for limit in TITLE_CHARS if not overflows(entries, budget) else ():  # else not even the shortest all fit
         text = _compose(len(entries), grouped, everything, limit, titles)
         if len(text) <= budget:
             return text, entries

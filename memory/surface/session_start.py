@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import os
-import shutil
 
 from memory.core import config, focus, layout, paths, render
 from memory.runtimes import hookrun, payload, registration
@@ -41,7 +40,7 @@ def handle(ctx: hookrun.Context) -> str | None:
     files = paths.changed_files(git.toplevel) if git and latest else []
     again = sorted(injected.given(ctx.memory_dir, session)) if source == "compact" else []
     groups = digest.choose(latest, beads, files, again, settings["session_newest" + suffix])
-    text = digest.render_digest(latest, groups, [digest.record_hint(shutil.which("bd") is not None)],
+    text = digest.render_digest(latest, groups, [digest.record_hint(paths.on_path("bd"))],
                                 budget, settings["entry_chars"], files)
     in_full = {e["key"] for g in groups for e in g.entries}  # render_digest drops what its budget can't hold
     text = "\n\n".join(part for part in (last, text, intro) if part)
@@ -68,7 +67,7 @@ def onboarding(memory_dir: str, has_knowledge: bool) -> str:
     if os.path.exists(flag):
         if has_knowledge:
             return ""
-        return f"{EMPTY}\n  {digest.record_hint(shutil.which('bd') is not None)}\n{render.SEARCH_HINT}"
+        return f"{EMPTY}\n  {digest.record_hint(paths.on_path('bd'))}\n{render.SEARCH_HINT}"
     try:
         os.makedirs(memory_dir, exist_ok=True)
         with open(flag, "a", encoding="utf-8"):
@@ -76,7 +75,7 @@ def onboarding(memory_dir: str, has_knowledge: bool) -> str:
     except OSError:
         pass  # unwritable: the text comes again next session, which is harmless
     hints = "" if has_knowledge else \
-        f"\n  {digest.record_hint(shutil.which('bd') is not None)}\n{render.SEARCH_HINT}"
+        f"\n  {digest.record_hint(paths.on_path('bd'))}\n{render.SEARCH_HINT}"
     return WELCOME + hints
 
 
