@@ -165,6 +165,7 @@ def lexical_system(c: Case) -> list[str]:
 def evaluate(system: System, cases: list[Case], split: str) -> dict[str, object]:
     recall: dict[str, list[float]] = {"paraphrase": [], "lexical": []}
     rr: list[float] = []
+    noise: list[int] = []  # unlabelled entries injected, per prompt that needs an entry
     false = {"unrelated": [0, 0], "cross": [0, 0]}
     for c in cases:
         if c.split != split:
@@ -175,13 +176,14 @@ def evaluate(system: System, cases: list[Case], split: str) -> dict[str, object]
             false[c.kind][1] += 1
             continue
         recall[c.kind].append(len(c.relevant & set(keys)) / len(c.relevant))
+        noise.append(len(set(keys) - c.relevant))
         rr.append(next((1.0 / (i + 1) for i, k in enumerate(keys) if k in c.relevant), 0.0))
 
     def mean(xs):
         return sum(xs) / len(xs) if xs else float("nan")
     return {"recall": mean(recall["paraphrase"] + recall["lexical"]), "paraphrase": mean(recall["paraphrase"]),
             "lexical": mean(recall["lexical"]), "mrr": mean(rr), "false": tuple(false["unrelated"]),
-            "cross": false["cross"][0] / max(false["cross"][1], 1)}
+            "cross": false["cross"][0] / max(false["cross"][1], 1), "noise": mean(noise)}
 
 
 def within_budget(m: dict[str, object], cross: bool = False) -> bool:
@@ -204,10 +206,11 @@ def best_cosine_threshold(cases: list[Case]) -> float:
 def row(name: str, m: dict[str, object], split: str) -> str:
     made, total = m["false"]
     return (f"{name:<44} {split:<5} {m['recall']:>6.3f} {m['paraphrase']:>6.3f} {m['lexical']:>6.3f} "
-            f"{m['mrr']:>6.3f} {made:>3}/{total:<3} {m['cross']:>6.3f}")
+            f"{m['mrr']:>6.3f} {made:>3}/{total:<3} {m['cross']:>6.3f} {m['noise']:>6.2f}")
 
 
-HEADER = f"{'system':<44} {'split':<5} {'R@5':>6} {'para':>6} {'lex':>6} {'MRR':>6} {'false':>7} {'cross':>6}"
+HEADER = (f"{'system':<44} {'split':<5} {'R@5':>6} {'para':>6} {'lex':>6} {'MRR':>6} {'false':>7} {'cross':>6} "
+          f"{'noise':>6}")
 
 
 def sweep(cases: list[Case]) -> None:
@@ -257,6 +260,8 @@ def main() -> int:
         ("RRF(lexical, cosine), no gate", rrf_system()),
         ("fused (weighted sum), no gate", fused_system(gate=False)),
         ("fused + gate (shipped FuseParams)", fused_system()),
+        ("fused + gate, the hook's relative cut 0.7", fused_system(type("Cut", (semantic.FuseParams,),
+                                                                        {"follow": 0.7}))),
     ]
     print(f"lexical side: {lexical_name}; data: {args.data}")
     print(HEADER)

@@ -17,7 +17,7 @@ from memory.store import entry, store
 
 INSTALL = str(ROOT / "install.sh")
 
-# The shape of a real-world project settings file (hook-protocols.md §1.2, S20): other tools' hooks,
+# The shape of a real-world project settings file (as Claude Code documents it): other tools' hooks,
 # permissions, env, a status line, plugins, in the user's own key order.
 USER_SETTINGS = {
     "model": "sonnet",
