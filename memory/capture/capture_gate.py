@@ -20,7 +20,7 @@ def might_capture(raw: bytes) -> bool:
     """Cheap test on the raw hook stdin: False means there is certainly nothing to capture."""
     if b"comment" in raw and any(marker in raw for marker in _FAST_MARKERS):
         return True
-    return any(word in raw for word in _BD_MEMORY)
+    return b"bd" in raw and any(word in raw for word in _BD_MEMORY)  # not every output that says "remember"
 
 
 def handle(ctx: hookrun.Context) -> "str | None":

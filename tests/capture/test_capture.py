@@ -93,3 +93,6 @@ def test_fast_path_filter():
     assert not might_capture(b'{"tool_input":{"command":"bd comment X \\"Decision made\\""}}')
     assert not might_capture(b'{"tool_input":{"command":"ls -la"}}')
     assert not might_capture(b'{"tool_input":{"command":"echo LEARNED: x"}}')  # no comment, nothing to do
+    assert might_capture(b'{"tool_input":{"command":"bd remember \\"use uv\\""}}')  # bd's memory commands
+    assert might_capture(b'{"tool_input":{"command":"bd forget use-uv"}}')
+    assert not might_capture(b'{"tool_input":{"command":"ls"},"tool_response":{"stdout":"remember to forget"}}')
