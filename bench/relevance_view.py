@@ -98,7 +98,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--split", choices=dataset.SPLITS, action="append", help="default: dev and test")
     parser.add_argument("--coverage", action="store_true", help="only the map's coverage at 100/300/1,000 entries")
     parser.add_argument("--scale", type=int, default=0, help="also uv's prompts against its knowledge padded to N")
+    parser.add_argument("--semantic", action="store_true",
+                        help="with the semantic option (where it is installed); default: the default install, lexical")
     args = parser.parse_args(argv)
+    settings = {"semantic": args.semantic}  # the figures must not depend on what this interpreter happens to have
     workdir = tempfile.mkdtemp(prefix="relevance-view-")
     if args.coverage:
         for size, share, chars in coverage(workdir):
@@ -106,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
                   f" ({chars} chars)")
         return 0
     projects, prompts = dataset.load()
-    repos = {name: hs.make_repo(workdir, name, entries) for name, entries in projects.items()}
+    repos = {name: hs.make_repo(workdir, name, entries, settings) for name, entries in projects.items()}
     print(TARGETS)
     for split in args.split or list(dataset.SPLITS):
         chosen = dataset.split(prompts, split)
@@ -117,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {'all':<8} {fmt(summarize(records))}")
         if args.scale:
             padded = scale.padded(args.scale)
-            big = hs.make_repo(workdir, f"{scale.PROJECT}-{args.scale}", padded)
+            big = hs.make_repo(workdir, f"{scale.PROJECT}-{args.scale}", padded, settings)
             mine = [measure(p, big, padded) for p in chosen if p["project"] == scale.PROJECT]
             print(f"  {scale.PROJECT + '@' + str(args.scale):<8} {fmt(summarize(mine))}")
     return 0

@@ -95,24 +95,26 @@ def hook_context(name: str, fixture: str, repo: Path, **fields) -> str:
     return json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"] if proc.stdout else ""
 
 
+def _files_of(repo_path: Path, name: str = "knowledge.jsonl") -> list[Path]:
+    """A knowledge file; for knowledge.jsonl the active knowledge: the file, then the inbox's fragments in
+    order (memory.store.inbox), where captures go."""
+    memory = repo_path / ".beads" / "memory"
+    paths = [memory / name]
+    if name == "knowledge.jsonl" and (memory / "inbox").is_dir():
+        paths += sorted(p for p in (memory / "inbox").iterdir() if p.name.endswith(".jsonl"))
+    return [p for p in paths if p.exists()]
+
+
 def active_bytes(repo_path: Path) -> bytes:
     """Every byte of the active knowledge as stored: knowledge.jsonl, then the inbox's fragments in order."""
-    memory = repo_path / ".beads" / "memory"
-    paths = [memory / "knowledge.jsonl"]
-    if (memory / "inbox").is_dir():
-        paths += sorted(p for p in (memory / "inbox").iterdir() if p.name.endswith(".jsonl"))
-    return b"".join(p.read_bytes() for p in paths if p.exists())
+    return b"".join(p.read_bytes() for p in _files_of(repo_path))
 
 
 def knowledge(repo_path: Path, name: str = "knowledge.jsonl") -> list:
     """The lines of a knowledge file, parsed. For knowledge.jsonl: the active knowledge, i.e. the file and
     then the inbox's fragments in order (memory.store.inbox), where captures go."""
-    memory = repo_path / ".beads" / "memory"
-    paths = [memory / name]
-    if name == "knowledge.jsonl" and (memory / "inbox").is_dir():
-        paths += sorted(p for p in (memory / "inbox").iterdir() if p.name.endswith(".jsonl"))
     # split on "\n" only: str.splitlines() would also split inside content at U+2028 and friends
-    return [json.loads(line) for path in paths if path.exists()
+    return [json.loads(line) for path in _files_of(repo_path, name)
             for line in path.read_bytes().split(b"\n") if line.strip()]
 
 

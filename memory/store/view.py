@@ -107,11 +107,6 @@ def latest(lines: list[dict], include_held: bool = False, cache_dir: str | None 
     return State(lines).live(include_held, cache_dir)
 
 
-def pinned_first(entries: list[dict]) -> list[dict]:
-    """`entries` (as `latest` returns them) with the pinned ones first, each group keeping its order."""
-    return [e for e in entries if e.get("pinned")] + [e for e in entries if not e.get("pinned")]
-
-
 def history(lines: list[dict], key: str) -> list[dict]:
     """Every line of `key` (versions, forgets, pins), oldest first in latest-wins order."""
     mine = [(_rank(line, at), line) for at, line in enumerate(lines) if line.get("key") == key]
