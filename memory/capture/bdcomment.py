@@ -34,8 +34,9 @@ _KIND_WORD = re.compile(r"(?i)learned|decision|warning|pattern|forget")
 _INJECTED_LINE = re.compile(r"^[ \t]*(?:##[ \t]+(?:Recent|Relevant)[ \t]+Knowledge\b|\[(?:LEARN|DECIDE|WARN|PATTERN)"
                             r"[],]|(?:Search|Record):[ \t])[^\n]*\n?", re.M)
 # The shell saying bd is not installed (bash, dash, zsh): Codex reports no exit status, only this output.
-_BD_NOT_FOUND = re.compile(r"^\S*(?:sh|bash)\b[^\n]*: bd: (?:command )?not found[ \t]*$"
-                           r"|^\S*zsh\b[^\n]*: command not found: bd[ \t]*$", re.M)
+# Compiled on first need (shell_missed_bd): only an output that says "not found" needs it.
+_BD_NOT_FOUND = (r"(?m)^\S*(?:sh|bash)\b[^\n]*: bd: (?:command )?not found[ \t]*$"
+                 r"|^\S*zsh\b[^\n]*: command not found: bd[ \t]*$")
 _STDIN_FILES = {"-", "/dev/stdin"}  # what `bd comment --file` reads as stdin (`bd comments add -f`: /dev/stdin)
 
 class Marked:
@@ -238,7 +239,7 @@ def _refusal_hint(call: bdcli.BdCall) -> str:
 
 def shell_missed_bd(output: str) -> bool:
     """True when a shell call's output says bd is not installed: whatever the runtime reports, bd did not run."""
-    return "not found" in output and _BD_NOT_FOUND.search(output) is not None
+    return "not found" in output and re.search(_BD_NOT_FOUND, output) is not None
 
 
 def bd_holds(insight: Insight, cwd: str | None, timeout: float = 3.0) -> tuple[bool, str]:

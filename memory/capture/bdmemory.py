@@ -11,7 +11,7 @@ takes the automatic key. `bd forget K` appends a forget for the entry whose `bd_
 from __future__ import annotations
 
 from memory import TYPE_CHECKING
-from memory.store import entry, view
+from memory.store import entry
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -41,5 +41,7 @@ def key_note(bd_key: str, stored_key: str) -> str | None:
 
 def key_of(lines: Iterable[dict], bd_key: str) -> str | None:
     """Our key for bd's key: that of the latest entry captured from `bd remember` with it (None when none)."""
+    from memory.store import view  # here: only a `bd forget` reads the entries
+
     newest = view.latest([line for line in lines if "content" in line and line.get(FIELD) == bd_key])
     return newest[0]["key"] if newest else None

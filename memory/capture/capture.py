@@ -82,7 +82,6 @@ def build_records(memory_dir: str, found: Sequence[bdcomment.Marked], source: st
     """The lines to append for `found` (entries and forgets), and what the agent should hear about the
     pieces that could not be taken (a key outside the grammar, a forget of a key that doesn't exist)."""
     from memory.capture import bdmemory
-    from memory.store import view
 
     records, problems = [], []
     lines: list[dict] | None = None
@@ -91,6 +90,8 @@ def build_records(memory_dir: str, found: Sequence[bdcomment.Marked], source: st
         piece_bead = getattr(piece, "bead", bead)
         bd_key = getattr(piece, "bd_key", None)
         if piece.kind == entry.FORGET:
+            from memory.store import view  # here: only a forget reads the entries
+
             if lines is None:
                 lines = store.load(memory_dir, include_archive=True).entries
             if bd_key is not None:  # `bd forget K`: the entry `bd remember` stored under bd's key K
@@ -156,7 +157,6 @@ def capture_note(entries: list[dict], result: store.AppendResult, problems: list
                  where: str = os.path.join(layout.MEMORY_SUBDIR, layout.INBOX) + os.sep) -> str:
     """One short line for the agent: what was stored under which key (in `where`, or parked beside it when
     the file stayed busy), and anything it should know."""
-    from memory.core import render
     from memory.store import hold
 
     stored = [e for e in entries if "content" in e and e["key"] not in result.duplicates]
@@ -191,6 +191,8 @@ def capture_note(entries: list[dict], result: store.AppendResult, problems: list
     explicit = {e["key"] for e in stored if e["key"] != entry.make_key(e["type"], e["content"])}
     for key, before in result.replaced.items():
         if key in explicit:
+            from memory.core import render
+
             notes.append(f"`{key}` replaced the earlier entry \"{render.one_line(before, 80)}\" (latest wins).")
         else:
             notes.append(f"`{key}` replaced an earlier, different insight with the same first 60 characters "

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import os
 import time
-import zlib
 
 from memory import TYPE_CHECKING
 from memory.core import fsio, layout
@@ -100,6 +99,8 @@ def _stat(path: str) -> os.stat_result | None:
 def identity_of(knowledge: os.stat_result | None, fragments: Sequence[tuple[str, os.stat_result]]) -> Identity:
     """What a derived index records of the active knowledge: any change to knowledge.jsonl changes the first
     two numbers; a new fragment changes only the last two (so an index extends itself by the new lines)."""
+    import zlib  # here: a capture writes a fragment and needs no identity
+
     if knowledge is None:
         first: tuple = (0, zlib.crc32(b"none"))
     else:

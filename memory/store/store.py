@@ -240,7 +240,7 @@ def _same_text(existing: bytes, records: list[dict], repeat: bool = True) -> dic
         return {}
     lines = read("", existing).entries
     found = {}
-    for entry in view.latest(lines, include_held=True):  # a held copy is a copy too
+    for entry in view.State(lines).current():  # a held copy is a copy too (and needs no screening here)
         same = wanted.get(normalized(entry["content"]))
         if same is None:
             continue

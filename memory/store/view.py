@@ -79,12 +79,20 @@ class State:
 
         return hold.reasons(self.entries[key][1], self.approved.get(key, ()))
 
+    def _current(self) -> list[tuple[str, dict]]:
+        newest_first = sorted(self.entries.items(), key=lambda item: item[1][0], reverse=True)
+        return [(key, entry) for key, (_, entry) in newest_first if not self.forgotten(key)]
+
+    def current(self) -> list[dict]:
+        """Each key's latest entry unless it is forgotten, held or not, as stored (no screening, no pin
+        marks), newest first: what a write compares its text with."""
+        return [entry for _, entry in self._current()]
+
     def live(self, include_held: bool = False, cache_dir: str | None = None) -> list[dict]:
         """The live entries, newest first; a pinned one comes as a copy with `"pinned": True`. Held entries
         are left out, or with `include_held` come as a copy with `"held": [reasons]`. With `cache_dir` (a
         memory folder) the screen's verdicts come from its cache (memory.store.hold.warm)."""
-        newest_first = sorted(self.entries.items(), key=lambda item: item[1][0], reverse=True)
-        ordered = [(key, entry) for key, (_, entry) in newest_first if not self.forgotten(key)]
+        ordered = self._current()
         if cache_dir is not None:
             from memory.store import hold
 
