@@ -29,6 +29,7 @@ INDEX = "knowledge.index"  # the derived ranking index of KNOWLEDGE (memory.sear
 ARCHIVE_INDEX = "knowledge.archive.index"  # ... and of ARCHIVE
 INDEX_BUILD_LOCK = "knowledge.index.lock"  # held while a background process builds the index: one at a time
 SCREEN_CACHE = "knowledge.screen"  # the screen's verdicts by text digest (memory.store.hold.warm; rebuildable)
+START_CACHE = "knowledge.start"  # session start's live entries and map topics (memory.surface.start_cache; rebuildable)
 VECTORS = "vectors.bin"  # the semantic option's entry vectors (memory.search.semantic; rebuildable)
 INJECTED = "injected.json"  # per session: which entries the agent was already given (memory.surface.injected)
 WELCOMED = "welcomed"  # empty flag: this machine's first session after install has had the fuller introduction
@@ -40,7 +41,7 @@ TEMP_SUFFIX = ".tmp"  # `.<name>.<pid>.tmp`: an atomic write in progress (memory
 
 MACHINE_LOCAL_FILES = (LOCK, JOURNAL, CORRUPT, ERRORS, ERRORS_ROTATED, DISPATCH_LOG, COMPLETION_STATE, INJECTED,
                        STATE_LOCK, INDEX, ARCHIVE_INDEX, INDEX_BUILD_LOCK, VECTORS, HANDOFFS, WELCOMED,
-                       SCREEN_CACHE, PATH_CUES)
+                       SCREEN_CACHE, PATH_CUES, START_CACHE)
 MACHINE_LOCAL_DIRS = (PENDING, ACTION_CACHE)
 COMMITTED = (KNOWLEDGE, ARCHIVE)  # the data files a team shares (the configs are theirs, never purged)
 COMMITTED_DIRS = (INBOX,)  # ... and the folder of captures not yet folded into KNOWLEDGE

@@ -30,7 +30,8 @@ EDGE = 8 << 20
 ENDED_AFTER = 15 * 60  # a PreCompact handoff whose transcript has been still this long: that session ended
 _EDIT_TOOLS = {"Edit", "Write", "MultiEdit", "NotebookEdit"}
 _SHELL_TOOLS = {"Bash", "Shell", "run_shell_command"}
-_BD = re.compile(r"\bbd\s+(claim|update|close|comments?\s+add|comment|create|reopen)\s+([A-Za-z][\w.-]*-[\w.-]+)")
+# compiled on first use (re's cache): session start imports this module to read handoffs, never a transcript
+_BD = r"\bbd\s+(claim|update|close|comments?\s+add|comment|create|reopen)\s+([A-Za-z][\w.-]*-[\w.-]+)"
 
 
 def _cut(text: str, limit: int) -> str:
@@ -154,7 +155,7 @@ def extract(path: str | None) -> dict:
             if isinstance(target, str):
                 files = [f for f in files if f != target] + [target]
         elif name in _SHELL_TOOLS and isinstance(args.get("command"), str):
-            for verb, bead in _BD.findall(args["command"]):
+            for verb, bead in re.findall(_BD, args["command"]):
                 verbs = beads.setdefault(bead, [])
                 verb = verb.split()[0].rstrip("s") if verb.startswith("comment") else verb
                 if verb not in verbs:
@@ -210,10 +211,10 @@ def save(memory_dir: str, record: dict) -> None:
 
 def load(memory_dir: str) -> list[dict]:
     """Every readable handoff, oldest first."""
-    from memory.store import store
+    from memory.core import fsio  # not memory.store.store: session start reads handoffs without the store's modules
 
     out = []
-    data = store.read_file(os.path.join(memory_dir, layout.HANDOFFS)) if os.path.exists(
+    data = fsio.read_file(os.path.join(memory_dir, layout.HANDOFFS)) if os.path.exists(
         os.path.join(memory_dir, layout.HANDOFFS)) else b""
     for raw in data.split(b"\n"):
         try:

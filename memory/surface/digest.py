@@ -47,17 +47,18 @@ MAP_SHARE = 0.6  # of the room for entries, what the map may take from the group
 
 
 def render_digest(latest: list[dict], groups: list[Group], notes: list[str], budget: int, entry_chars: int,
-                  branch_files: list[str] | None = None) -> str:
+                  branch_files: list[str] | None = None, placed: dict[str, str] | None = None) -> str:
     """The block within `budget` characters: the groups in full (lowest-priority entries dropped first, and
     at least 1 - MAP_SHARE of the budget theirs), then a map of every other live entry of `latest`
-    (memory.surface.knowledge_map). '' when the knowledge is empty."""
+    (memory.surface.knowledge_map). '' when the knowledge is empty. `placed`: knowledge_map.topics(latest),
+    when known (memory.surface.start_cache)."""
     if not latest:
         return ""
     from memory.surface import knowledge_map
 
     files = branch_files or []
     in_full = {e["key"] for g in groups for e in g.entries}
-    placed = knowledge_map.topics(latest)
+    placed = knowledge_map.topics(latest) if placed is None else placed
     outside = [e for e in latest if e["key"] not in in_full]
     frame = len(_compose(len(latest), [], notes, MIN_ENTRY_CHARS))  # headings and hints: no entry's room
     room = budget - frame

@@ -6,14 +6,11 @@ priority decides which entries keep a title (see `priority`); the rest stand as 
 """
 from __future__ import annotations
 
-import heapq
-import re
-import unicodedata
-
 from memory.core import focus, render
-from memory.search.tokenize import STOP_WORDS
 
-_WORD = re.compile(r"[^\W_][\w-]*[^\W_]")
+# Only topics() needs these (a session start whose topics are cached draws titles only): imported and
+# compiled there, not here (~0.5 ms).
+_WORD = r"[^\W_][\w-]*[^\W_]"
 
 GENERAL = "general"  # the topic of an entry with no vocabulary tag
 TITLE_CHARS = (72, 60, 50, 44)  # tried longest first until every title fits
@@ -34,6 +31,8 @@ def title(text: str, limit: int) -> str:
     if cut < MIN_TITLE:
         later = flat.find(" ", MIN_TITLE)
         cut = later if 0 < later <= limit + OVERSHOOT else limit
+        import unicodedata
+
         while 0 < cut < len(flat) and unicodedata.combining(flat[cut]):
             cut -= 1  # never part a letter from its accent
     return flat[:cut].rstrip() + "…"
@@ -52,11 +51,17 @@ _MAX_SHARE = 0.34  # ...and at most this share of them (a word in half the entri
 def topics(entries: list[dict]) -> dict[str, str]:
     """{key: topic}: a word several entries share, chosen greedily (the word gathering the most entries not
     yet placed first), so `recall.sh WORD` lists a topic; `general` for an entry no such word holds."""
+    import heapq
+    import re
+
+    from memory.search.tokenize import STOP_WORDS
+
+    word_pattern = re.compile(_WORD)
     holders: dict[str, set[str]] = {}
     spelling: dict[str, str] = {}
     for entry in entries:
         key = str(entry["key"])
-        for word in set(_WORD.findall(str(entry.get("content", ""))[:TOPIC_TEXT])):
+        for word in set(word_pattern.findall(str(entry.get("content", ""))[:TOPIC_TEXT])):
             low = word.lower()
             if len(low) >= 3 and low not in STOP_WORDS and low not in _GENERIC and not low.isdigit():
                 keys = holders.get(low)

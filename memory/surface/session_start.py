@@ -5,8 +5,7 @@ import os
 
 from memory.core import config, focus, layout, paths, render
 from memory.runtimes import hookrun, payload, registration
-from memory.store import store
-from memory.surface import digest, injected
+from memory.surface import digest, injected, start_cache
 
 HOOK = "session_start"
 HANDOFF_SHARE = 0.4  # of the one session-start budget, what the Last Session block may take (knowledge gets the rest)
@@ -21,13 +20,14 @@ def handle(ctx: hookrun.Context) -> str | None:
     if another_copy_answers(data, ctx.argv, root):
         return None
     ctx.memory_dir = paths.memory_dir(cwd, project)
-    snapshot = store.load(ctx.memory_dir)  # never rotated here: that would change committed files (memory.store.inbox)
-    latest = store.latest(snapshot.entries, cache_dir=ctx.memory_dir)
+    active = start_cache.active_view(ctx.memory_dir)
+    latest, placed = active.latest, active.topics
     settings = config.load(ctx.memory_dir)
     left = _left_to_bd_prime(latest, root, ctx.argv, settings)
     if left:
         left_keys = {e["key"] for e in left}
         latest = [e for e in latest if e["key"] not in left_keys]
+        placed = None  # the map's topics are drawn over the entries it shows
     git = paths.work_tree_git(cwd, root)
     beads = focus.bead_candidates(git.branch if git else None, cwd)
     session, source = payload.session_id(data), payload.text_field(data, "source")
@@ -41,13 +41,13 @@ def handle(ctx: hookrun.Context) -> str | None:
     again = sorted(injected.given(ctx.memory_dir, session)) if source == "compact" else []
     groups = digest.choose(latest, beads, files, again, settings["session_newest" + suffix])
     text = digest.render_digest(latest, groups, [digest.record_hint(paths.on_path("bd"))],
-                                budget, settings["entry_chars"], files)
+                                budget, settings["entry_chars"], files, placed)
     in_full = {e["key"] for g in groups for e in g.entries}  # render_digest drops what its budget can't hold
     text = "\n\n".join(part for part in (last, text, intro) if part)
     # a new or rewritten context starts the session's set again; `resume` replays what it had
     # entries left to bd prime count as given: bd prints them into this context (memory.surface.bdprime)
     injected.remember(ctx.memory_dir, session, sorted(in_full | {e["key"] for e in left}), reset=source != "resume")
-    note = " ".join(_user_notes(snapshot, ctx.argv, root, git is not None))
+    note = " ".join(_user_notes(active.malformed, ctx.argv, root, git is not None))
     return payload.context_answer(data, text, event="SessionStart", user_note=note) if text else None
 
 
@@ -103,11 +103,11 @@ def _last_session(memory_dir: str, session: str | None, source: str | None, git:
     return lastsession.render_block(chosen, now, budget) if chosen else ""
 
 
-def _user_notes(snapshot: store.Snapshot, argv: list[str], root: str, in_git: bool) -> list[str]:
+def _user_notes(malformed: int, argv: list[str], root: str, in_git: bool) -> list[str]:
     """Maintenance hints for the person (systemMessage), never the model's context."""
     notes = []
-    if snapshot.malformed:
-        notes.append(f"memory-hooks: {snapshot.malformed} malformed line(s) in knowledge.jsonl were skipped; "
+    if malformed:
+        notes.append(f"memory-hooks: {malformed} malformed line(s) in knowledge.jsonl were skipped; "
                      "`.beads/memory/recall.sh --doctor` reports them.")
     if in_git:
         from memory.store import gitmerge
