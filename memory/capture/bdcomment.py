@@ -7,7 +7,6 @@ argument bd drops is not a capture.
 """
 from __future__ import annotations
 
-import json
 import os
 import re
 
@@ -31,8 +30,10 @@ _KIND_WORD = re.compile(r"(?i)learned|decision|warning|pattern|forget")
 # Lines of what the hooks themselves inject (session start's and prompt time's blocks: headings, entry
 # lines `  [LEARN] …` / `  [DECIDE, 3 days ago] …`, the Search/Record hints). An agent echoing a block into a
 # comment must not feed it back as new entries (the Record hint even shows the markers).
-_INJECTED_LINE = re.compile(r"^[ \t]*(?:##[ \t]+(?:Recent|Relevant)[ \t]+Knowledge\b|\[(?:LEARN|DECIDE|WARN|PATTERN)"
-                            r"[],]|(?:Search|Record):[ \t])[^\n]*\n?", re.M)
+# Compiled on first need (_without_injected): a text holding none of _INJECTED_WORDS has no such line.
+_INJECTED_LINE = (r"(?m)^[ \t]*(?:##[ \t]+(?:Recent|Relevant)[ \t]+Knowledge\b|\[(?:LEARN|DECIDE|WARN|PATTERN)"
+                  r"[],]|(?:Search|Record):[ \t])[^\n]*\n?")
+_INJECTED_WORDS = ("Knowledge", "[", "Search:", "Record:")  # one of them is in every line _INJECTED_LINE takes
 # The shell saying bd is not installed (bash, dash, zsh): Codex reports no exit status, only this output.
 # Compiled on first need (shell_missed_bd): only an output that says "not found" needs it.
 _BD_NOT_FOUND = (r"(?m)^\S*(?:sh|bash)\b[^\n]*: bd: (?:command )?not found[ \t]*$"
@@ -148,7 +149,7 @@ def split_marked(text: str) -> list[Marked]:
     """The marked pieces of a text, in order: each marker (see _INSIGHT_START) runs to the next one or to the
     end. A forget's key is its bracket or the first word after its colon; a forget without a key is dropped.
     Lines the hooks injected (_INJECTED_LINE) are not part of any piece."""
-    text = _INJECTED_LINE.sub("", text)
+    text = _without_injected(text)
     marks = list(_INSIGHT_START.finditer(text))
     ends = [m.start() for m in marks][1:] + [len(text)]
     found = []
@@ -165,6 +166,13 @@ def split_marked(text: str) -> list[Marked]:
         elif body:
             found.append(Marked(kind, key, body))
     return found
+
+
+def _without_injected(text: str) -> str:
+    """`text` without the lines the hooks injected (_INJECTED_LINE)."""
+    if not any(word in text for word in _INJECTED_WORDS):
+        return text
+    return re.sub(_INJECTED_LINE, "", text)
 
 
 def split_insights(text: str) -> list[str]:
@@ -217,7 +225,7 @@ def marker_hint(command: str, cwd: str | None = None) -> str | None:
                     "bd comments add ID \"LEARNED: <what is true>\".")
         text = comment_text(call, cmd, cwd)
         if text and not split_marked(text) and re.search(r"(?i)learned|decision|warning|pattern",
-                                                         _INJECTED_LINE.sub("", text)):
+                                                         _without_injected(text)):
             return ("memory-hooks: nothing was captured from this bd comment: no line of it starts with a marker. "
                     "An insight is captured when a line of the comment starts with `LEARNED:` (e.g. bd comment "
                     "ID \"LEARNED: <what is true>\").")
@@ -246,7 +254,8 @@ def bd_holds(insight: Insight, cwd: str | None, timeout: float = 3.0) -> tuple[b
     """Whether bd holds what `insight` recorded (asked when the tool call failed as a whole: only bd knows
     whether its part ran): a comment with its text on its bead, its memory, or for a forget no memory of
     that key. (held, '') once bd answered; (False, why) when bd could not be asked."""
-    import subprocess  # only on this rare path (a failed tool call): ~7 ms per hook start otherwise
+    import json  # only on this rare path (a failed tool call), like subprocess: ~7 ms per hook start otherwise
+    import subprocess
 
     argv = ["bd", "comments", insight.bead, "--json"] if insight.bd_key is None else ["bd", "memories", "--json"]
     try:
@@ -273,6 +282,8 @@ def bd_holds(insight: Insight, cwd: str | None, timeout: float = 3.0) -> tuple[b
 
 def _strings(output: str) -> str:
     """Every string of a JSON document joined by newlines (the text itself when it is not JSON)."""
+    import json
+
     try:
         value = json.loads(output)
     except ValueError:

@@ -2,12 +2,14 @@
 
 Measured on the reference machine: `import orjson` costs ~25 ms, `import json` ~7 ms, and a hook
 parses one small payload, so hooks use json; orjson only pays off on megabytes (recall over an archive).
+The json package itself (its Python modules and the patterns they compile: ~1 ms on top of `re`) is imported
+only where a document is not a plain object, or fails: objects go through CPython's C scanner and encoder
+(`_json`, what json uses) with json's own settings, and anything else is json's to answer, error included.
 """
 from __future__ import annotations
 
-import json
-
 from memory import TYPE_CHECKING
+from memory.core import jsonline
 
 if TYPE_CHECKING:
     from typing import Any, Callable
@@ -27,18 +29,74 @@ def bulk_loads() -> Callable[[Any], Any]:
             _orjson_loads = orjson.loads
         except ImportError:
             _orjson_loads = None
-    return _orjson_loads or json.loads
+    return _orjson_loads or json_loads
+
+
+def json_loads(data: str | bytes) -> Any:
+    """`json.loads(data)`, the same value or the same error, without importing json for an object."""
+    scan = jsonline._scanner()
+    if isinstance(data, str):
+        text = data if scan is not None and data[:1] == "{" else None
+    elif scan is not None and data[:1] == b"{" and data[1:2] not in (b"", b"\x00"):  # json reads these as UTF-8
+        try:
+            text = data.decode("utf-8", "surrogatepass")
+        except UnicodeDecodeError:
+            text = None
+    else:
+        text = None
+    if text is not None and scan is not None:
+        try:
+            value, end = scan(text, 0)
+            if not text[end:].strip(jsonline.WHITESPACE):
+                return value
+        except (StopIteration, ValueError, RecursionError):
+            pass
+    import json  # not an object, or not valid: json answers (the error as json words it)
+
+    return json.loads(data)
 
 
 def loads(data: Any) -> Any:
     """Parse one JSON document; big ones go through the bulk parser."""
     if len(data) >= BULK_BYTES:
         return bulk_loads()(data)
-    return json.loads(data)
+    return json_loads(data)
+
+
+_c_encoders: tuple | None = None  # (_json.encode_basestring, _json.make_encoder), or () without _json
+
+
+def _no_default(obj: Any) -> Any:
+    raise TypeError("not JSON serializable")  # json.dumps below says it in json's words
 
 
 def dumps(obj: Any) -> str:
-    """Compact JSON on one line; non-ASCII kept as is, control characters escaped."""
+    """Compact JSON on one line; non-ASCII kept as is, control characters escaped: json.dumps(obj,
+    ensure_ascii=False, separators=(",", ":")), through the C encoder json itself uses for it."""
+    global _c_encoders
+    if _c_encoders is None:
+        try:
+            from _json import encode_basestring, make_encoder
+
+            _c_encoders = (encode_basestring, make_encoder)
+        except ImportError:
+            _c_encoders = ()
+    if _c_encoders and isinstance(obj, str):
+        return str(_c_encoders[0](obj))  # what json.JSONEncoder.encode does with a string
+    if _c_encoders and isinstance(obj, dict):
+        # json.JSONEncoder.iterencode's one-shot call: markers (check_circular), default, the string encoder of
+        # ensure_ascii=False, indent, key and item separators, sort_keys, skipkeys, allow_nan
+        encode = _c_encoders[1]({}, _no_default, _c_encoders[0], None, ":", ",", False, False, True)
+        try:
+            return "".join(encode(obj, 0))
+        except (TypeError, ValueError, RecursionError):
+            pass  # json.dumps raises it in its own words
+    return _json_dumps(obj)
+
+
+def _json_dumps(obj: Any) -> str:
+    import json
+
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
 
 

@@ -13,7 +13,7 @@ from memory import TYPE_CHECKING
 if TYPE_CHECKING:
     from typing import Any, Callable
 
-_WHITESPACE = " \t\n\r"  # json's own (its WHITESPACE pattern)
+WHITESPACE = " \t\n\r"  # json's own (its WHITESPACE pattern)
 _scan: Callable[[str, int], tuple[Any, int]] | None = None
 
 
@@ -56,6 +56,6 @@ def loads(line: bytes) -> Any:
         value, end = scan(text, 0)
     except StopIteration:
         raise ValueError("Expecting value") from None
-    if text[end:].strip(_WHITESPACE):
+    if text[end:].strip(WHITESPACE):
         raise ValueError("Extra data")
     return value

@@ -13,7 +13,7 @@ from memory import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
-    from typing import ContextManager
+    from contextlib import AbstractContextManager as ContextManager
 
 try:
     import fcntl

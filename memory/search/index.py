@@ -147,7 +147,7 @@ def _apply_forgets(seg: Segment) -> None:
 def _loads(size: int) -> Callable[[Any], Any]:
     from memory.core import jsonio
 
-    return jsonio.bulk_loads() if size >= jsonio.BULK_BYTES else jsonio.json.loads
+    return jsonio.bulk_loads() if size >= jsonio.BULK_BYTES else jsonio.json_loads
 
 
 def link(archive: Segment, active: Segment) -> None:
@@ -367,7 +367,7 @@ class _EntryReader:
         except (ValueError, OSError):  # the index was cut short under us, or a fragment was folded away
             return None
         try:
-            obj = jsonio.json.loads(line)
+            obj = jsonio.json_loads(line)
         except ValueError:
             return None
         return obj if is_valid(obj) else None

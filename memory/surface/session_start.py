@@ -21,7 +21,8 @@ def handle(ctx: hookrun.Context) -> str | None:
         return None
     ctx.memory_dir = paths.memory_dir(cwd, project)
     active = start_cache.active_view(ctx.memory_dir)
-    latest, placed = active.latest, active.topics
+    latest = active.latest
+    placed: dict[str, str] | None = active.topics
     settings = config.load(ctx.memory_dir)
     left = _left_to_bd_prime(latest, root, ctx.argv, settings)
     if left:

@@ -420,3 +420,15 @@ def test_a_parked_capture_is_not_called_stored_in_the_file(repo):
     said = context(proc)
     assert knowledge(repo) == [] and "into .beads/memory/inbox/" not in said
     assert "stayed busy: they wait in .beads/memory/knowledge.pending/, the next write adds them" in said
+
+
+def test_a_capture_imports_neither_json_nor_what_only_rarer_paths_need(repo):
+    """A capture parses and writes its JSON through CPython's C scanner and encoder (memory.core.jsonio) and
+    leaves forgets, key notes and lock helpers to the paths that need them; the insight is stored all the same."""
+    proc = run_hook("memory_capture", bash_payload(EXAMPLE, repo), repo, python_args=["-X", "importtime"])
+    imported = {line.rsplit("|", 1)[-1].strip() for line in proc.stderr.decode().splitlines()}
+    assert "memory.store.inbox" in imported and "memory.store.screen" in imported  # stored and screened
+    assert not imported & {"json", "contextlib", "math", "memory.core.render", "subprocess"}
+    [e] = knowledge(repo)
+    assert e["content"] == "TaskGroup requires @Sendable closures in strict concurrency mode."
+    assert json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"].startswith("memory-hooks: captured 1")

@@ -12,7 +12,6 @@ from memory.store import entry, store
 from memory.surface import knowledge_map, start_cache
 
 
-
 def seed(memory_dir, n: int) -> None:
     os.makedirs(memory_dir, exist_ok=True)
     with open(os.path.join(memory_dir, layout.KNOWLEDGE), "w") as fh:
@@ -75,7 +74,8 @@ def test_a_same_size_rewrite_in_place_is_seen(tmp_path):
     seed(d, 3)
     start_cache.active_view(d)
     path = os.path.join(d, layout.KNOWLEDGE)
-    data = open(path, "rb").read()
+    with open(path, "rb") as fh:
+        data = fh.read()
     assert b"insight 2 about" in data
     with open(path, "r+b") as fh:  # same inode, same size: only the times tell
         fh.write(data.replace(b"insight 2 about", b"insight 7 about"))
@@ -110,7 +110,8 @@ def test_a_broken_cache_is_recomputed_and_replaced(tmp_path, junk):
     with open(os.path.join(d, layout.START_CACHE), "wb") as fh:
         fh.write(junk)
     assert as_tuple(start_cache.active_view(d)) == fresh(d)
-    assert open(os.path.join(d, layout.START_CACHE), "rb").read() != junk
+    with open(os.path.join(d, layout.START_CACHE), "rb") as fh:
+        assert fh.read() != junk
 
 
 def test_no_memory_folder_no_cache(tmp_path):
@@ -124,7 +125,8 @@ import sys
 sys.path.insert(0, sys.argv[1])
 from memory.store import entry, store
 for i in range(5):
-    store.append(sys.argv[2], [entry.build(f"parallel insight {sys.argv[3]}-{i} about retries", "BD-1", "orchestrator")])
+    text = f"parallel insight {sys.argv[3]}-{i} about retries"
+    store.append(sys.argv[2], [entry.build(text, "BD-1", "orchestrator")])
 """
 
 
