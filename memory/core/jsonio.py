@@ -86,11 +86,11 @@ def dumps(obj: Any) -> str:
     if _c_encoders and isinstance(obj, dict):
         # json.JSONEncoder.iterencode's one-shot call: markers (check_circular), default, the string encoder of
         # ensure_ascii=False, indent, key and item separators, sort_keys, skipkeys, allow_nan
-        encode = _c_encoders[1]({}, _no_default, _c_encoders[0], None, ":", ",", False, False, True)
         try:
+            encode = _c_encoders[1]({}, _no_default, _c_encoders[0], None, ":", ",", False, False, True)
             return "".join(encode(obj, 0))
         except (TypeError, ValueError, RecursionError):
-            pass  # json.dumps raises it in its own words
+            pass  # json.dumps raises it in its own words (or, were the C call's signature to change, answers)
     return _json_dumps(obj)
 
 
