@@ -24,6 +24,11 @@ def might_capture(raw: bytes) -> bool:
 
 
 def handle(ctx: hookrun.Context) -> "str | None":
+    from memory.core import paths
+
+    project = paths.project_dir_from_env()
+    if project:  # a capture asks git about the project: git runs on the other core while the handler imports
+        paths.start_git_info(project)
     from memory.capture import capture  # the first heavy import: past the gate
 
     return capture.handle(ctx)

@@ -54,6 +54,18 @@ class GitInfo:
 
 
 _cache: dict[str, GitInfo | None] = {}
+_REV_PARSE = ["rev-parse", "--git-common-dir", "--show-toplevel", "--absolute-git-dir", "HEAD", "--abbrev-ref", "HEAD"]
+_started: dict[str, tuple[int, int, float]] = {}  # folder -> git_info's git call, started early (start_git_info)
+
+
+def start_git_info(folder: str) -> None:
+    """Start git_info(folder)'s git call now, so that what the caller does next runs beside it (the capture
+    hook starts it before importing its handler); git_info(folder) collects the answer."""
+    folder = os.path.abspath(folder)
+    if folder not in _cache and folder not in _started and os.path.isdir(folder):
+        started = _spawn(_REV_PARSE, folder, GIT_TIMEOUT)
+        if started is not None:
+            _started[folder] = started
 
 
 def git_info(folder: str) -> GitInfo | None:
@@ -63,8 +75,8 @@ def git_info(folder: str) -> GitInfo | None:
         return _cache[folder]
     info = None
     if os.path.isdir(folder):
-        lines = git_lines(["rev-parse", "--git-common-dir", "--show-toplevel", "--absolute-git-dir", "HEAD",
-                           "--abbrev-ref", "HEAD"], folder)
+        started = _started.pop(folder, None)
+        lines = _collect(*started) if started is not None else git_lines(_REV_PARSE, folder)
         if len(lines) >= 3 and lines[1]:
             head = lines[3] if len(lines) > 3 and len(lines[3]) >= 40 and set(lines[3]) <= _HEX else None
             branch = lines[4] if head and len(lines) > 4 and lines[4] != "HEAD" else None
@@ -79,33 +91,47 @@ def git_lines(args: list, folder: str, timeout: float | None = None) -> list:
     posix_spawn instead of subprocess: importing subprocess costs the capture hook ~7 ms on every run.
     """
     timeout = GIT_TIMEOUT if timeout is None else timeout
-    env = {k: v for k, v in os.environ.items() if k not in _GIT_ENV_TO_DROP}
-    argv = ["git", "-C", folder] + args
     if not hasattr(os, "posix_spawnp"):  # pragma: no cover - Windows
         import subprocess
+        env = {k: v for k, v in os.environ.items() if k not in _GIT_ENV_TO_DROP}
         try:
-            out = subprocess.run(argv, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                 stderr=subprocess.DEVNULL, timeout=timeout).stdout
+            out = subprocess.run(["git", "-C", folder] + args, env=env, stdin=subprocess.DEVNULL,
+                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, timeout=timeout).stdout
         except (OSError, subprocess.SubprocessError):
             return []
         return out.decode("utf-8", "replace").splitlines()
-    import select
+    started = _spawn(args, folder, timeout)
+    return _collect(*started) if started is not None else []
+
+
+def _spawn(args: list, folder: str, timeout: float) -> tuple[int, int, float] | None:
+    """`git -C folder ARGS` started: (pid, the read end of its stdout, the monotonic deadline), or None."""
     import time
 
+    if not hasattr(os, "posix_spawnp"):  # pragma: no cover - Windows: git_lines runs it whole
+        return None
+    env = {k: v for k, v in os.environ.items() if k not in _GIT_ENV_TO_DROP}
     read_end, write_end = os.pipe()
     null = os.open(os.devnull, os.O_RDWR)
     try:
-        pid = os.posix_spawnp("git", argv, env, file_actions=[
+        pid = os.posix_spawnp("git", ["git", "-C", folder] + args, env, file_actions=[
             (os.POSIX_SPAWN_DUP2, null, 0), (os.POSIX_SPAWN_DUP2, write_end, 1), (os.POSIX_SPAWN_DUP2, null, 2),
             (os.POSIX_SPAWN_CLOSE, read_end)])
     except OSError:
         os.close(read_end)
-        return []
+        return None
     finally:
         os.close(write_end)
         os.close(null)
+    return pid, read_end, time.monotonic() + timeout
+
+
+def _collect(pid: int, read_end: int, deadline: float) -> list:
+    """The lines a started git call printed ([] when it failed or passed its deadline: then it is killed)."""
+    import select
+    import time
+
     chunks: list[bytes] = []
-    deadline = time.monotonic() + timeout
     poller = select.poll()
     poller.register(read_end, select.POLLIN | select.POLLHUP)
     try:

@@ -190,3 +190,28 @@ def test_outside_git_the_project_is_the_folder_holding_the_memory(tmp_path, monk
     assert paths.memory_dir(str(project / ".beads" / "memory")) == expected  # where the installed recall.sh is
     assert paths.memory_dir(None, project=str(project)) == expected
     assert paths.memory_dir(str(tmp_path / "other")) == str(tmp_path / "other" / ".beads" / "memory")
+
+
+def test_a_git_call_started_early_gives_what_git_info_gives(repo, tmp_path, monkeypatch):
+    """start_git_info runs git_info's git call beside the caller's work; git_info collects the same answer."""
+    git(repo, "worktree", "add", "-q", ".worktrees/bd-7", "-b", "bd-7")
+    folders = [str(repo), str(repo / ".worktrees" / "bd-7"), str(tmp_path)]  # a repo, a worktree, no repo
+    paths._cache.clear()
+    direct = {f: paths.git_info(f) for f in folders}
+    paths._cache.clear()
+    for folder in folders + [str(tmp_path / "missing")]:
+        paths.start_git_info(folder)
+    assert sorted(paths._started) == sorted(folders)  # nothing started for a folder that does not exist
+
+    def no_new_call(*a, **k):
+        raise AssertionError("git_info ran git again instead of collecting the started call")
+
+    monkeypatch.setattr(paths, "git_lines", no_new_call)
+    for folder in folders:
+        got, want = paths.git_info(folder), direct[folder]
+        assert (got and (got.common_dir, got.toplevel, got.head, got.branch, got.git_dir)) == \
+            (want and (want.common_dir, want.toplevel, want.head, want.branch, want.git_dir))
+    assert paths._started == {}
+    paths.start_git_info(str(repo))  # known already: nothing started
+    assert paths._started == {}
+    paths._cache.clear()
