@@ -49,8 +49,8 @@ def json_loads(data: str | bytes) -> Any:
             value, end = scan(text, 0)
             if not text[end:].strip(jsonline.WHITESPACE):
                 return value
-        except (StopIteration, ValueError, RecursionError):
-            pass
+        except (StopIteration, ValueError, RecursionError, SystemError):
+            pass  # SystemError: the scanner raises its errors through json.decoder, loaded only by an import of json
     import json  # not an object, or not valid: json answers (the error as json words it)
 
     return json.loads(data)

@@ -36,3 +36,18 @@ def test_dumps_gives_what_json_gives(obj):
     expected = outcome(lambda o: json.dumps(o, ensure_ascii=False, separators=(",", ":")), obj)
     assert outcome(jsonio.dumps, obj) == expected
     assert outcome(jsonio.dumps, obj) == expected  # the encoder is built per call: no state left behind
+
+
+def test_a_broken_object_in_a_fresh_interpreter_is_json_s_error():
+    """The C scanner raises its errors through json.decoder, which nothing has imported yet on the hook path."""
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); from memory.core import jsonio, jsonline\n"
+            "for loads in (jsonio.json_loads, jsonline.loads):\n"
+            "    try:\n        loads(b'{\"key\": \"torn')\n    except ValueError as exc:\n"
+            "        print(type(exc).__name__)\n")
+    out = subprocess.run([sys.executable, "-c", code, str(ROOT)], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["JSONDecodeError", "JSONDecodeError"]
