@@ -125,6 +125,7 @@ def test_16_writers_and_a_folder_at_once_lose_nothing_and_store_nothing_twice(me
         now = contents(mem)
         assert seen <= now  # a reader never loses what it saw (a fold moves lines, it never hides them)
         seen = now
+        time.sleep(0.002)  # a reader among the writers, not one that takes a core from them
     assert all(p.wait(timeout=120) == 0 for p in writers) and compactor.wait(timeout=120) == 0
     expected = {e["content"] for e in seeds} | {f"writer {w} insight {i}" for w in range(16) for i in range(12)}
     assert contents(mem) == expected
