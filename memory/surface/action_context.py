@@ -6,8 +6,9 @@ BeforeTool carries no context). Codex CLI: PreToolUse/PostToolUse (apply_patch n
 call's output says how it exited). Cursor: its tool hooks carry no model-visible context.
 
 - File-scoped: entries about the file, its folder or its kind (memory.search.action_paths, a derived cue map).
-- Error-triggered: the failing command and its output ranked against the knowledge (memory.search.rank over the
-  derived index, memory.search.index), behind a bar of its own (error text is long and lexical).
+- Error-triggered: what the failing command ran and the lines of its output that say what failed
+  (memory.search.error_text) ranked against the knowledge (memory.search.rank over the derived index), behind a
+  bar of its own, and only entries sharing a rare word with those lines.
 - At most `action_max_entries` entries in `action_budget_chars`; nothing when nothing passes; never an entry
   the session was already given (memory.surface.injected, shared with session start and prompt time), claimed under
   the state lock so parallel tool calls never both show one.
@@ -20,8 +21,12 @@ from __future__ import annotations
 
 import os
 
+from memory import TYPE_CHECKING
 from memory.core import layout
 from memory.runtimes import hookrun
+
+if TYPE_CHECKING:
+    from memory.search.corpus import Corpus
 
 HOOK = "action_context"
 FILE_HEADING = "## Knowledge about this file"
@@ -144,7 +149,7 @@ def handle(ctx: hookrun.Context) -> str | None:
         if files:
             found = file_entries(memory_dir, fp, rels, settings)
         else:
-            found = error_entries(memory_dir, str(failure), settings)
+            found = error_entries(memory_dir, str(failure), settings, payload.shell_command(data))
         cache_put(memory_dir, session, event, fp, found)
     if not found:
         return None
@@ -169,29 +174,56 @@ def file_entries(memory_dir: str, fp: list[int], rels: list[str], settings: dict
             if score >= floor]
 
 
-def error_entries(memory_dir: str, failure: str, settings: dict) -> list[list[str]]:
-    """[key, line] of the entries the error calls for: the index's ranker on the command and the end of
-    its output, only the words the knowledge has (the rest would only lower every score's share), behind
-    the error bar."""
-    from memory.search import index, rank
+def error_entries(memory_dir: str, failure: str, settings: dict, command: str | None = None) -> list[list[str]]:
+    """[key, line] of the entries the error calls for. Ranked (memory.search.rank over the derived index) on
+    what the error is about (memory.search.error_text: what the command ran, the lines that report the failure
+    without paths, numbers and the words every failure uses), only the words the knowledge has (the rest would
+    only lower every score's share); behind the error bar, and grounded: an entry must share with the error
+    lines a word that few entries have (sharing only the command's words, it says how to run it: done)."""
+    from memory.search import error_text, index, rank
+    from memory.search.concepts import concepts
 
-    text = failure if len(failure) <= ERROR_QUERY_CHARS else \
-        failure.split("\n", 1)[0][:500] + "\n" + failure[-ERROR_QUERY_CHARS:]
+    if command is None or not failure.startswith(command):
+        command, _, output = failure.partition("\n")
+    else:
+        output = failure[len(command):]
+    if len(output) > ERROR_QUERY_CHARS:
+        output = output.split("\n", 1)[0][:500] + "\n" + output[-ERROR_QUERY_CHARS:]
+    text, errors = error_text.query(command, output)
     corpus = index.load(memory_dir, inline_limit=index.INLINE_BUILD_BYTES)
     if corpus.partial:
         index.build_in_background(memory_dir)
-    query = rank.Query(text)
-    query.terms = [t for t in query.terms if corpus.postings(t)]
+    query = rank.Query("")
+    words = error_text.ranking_terms(text)  # not "error", "failed", "exit code": every failure says them
+    query.concepts = list(dict.fromkeys(concepts(words)))
+    query.terms = [t for t in words if corpus.postings(t)]
     if not query.terms:
         return []
     limit = 3 * int(settings["action_max_entries"]) + 2
     ranked = rank.search(corpus, text, limit=limit, query=query)
     bar, terms = float(settings["action_error_min_fraction"]), int(settings["action_error_min_terms"])
-    if not ranked or ranked[0].fraction < bar or ranked[0].matched < terms:
-        return []
-    passing = [s for s in ranked if s.fraction >= bar and s.matched >= terms]
+    share = float(settings["action_error_rare_share"])
+    # an output that says only that it failed (a timeout): what the command ran is all there is to go on
+    said = errors if error_text.ranking_terms(errors) else error_text.command_words(command)
+    rare = _rare_terms(corpus, said, share)
+    passing = [s for s in ranked if s.fraction >= bar and s.matched >= terms and _shares(s.entry, rare)]
     return [[str(s.entry.get("key")), line(str(s.entry.get("type", "")), str(s.entry.get("content", "")))]
             for s in passing]
+
+
+def _rare_terms(corpus: Corpus, said: str, share: float) -> set[str]:
+    """The words of `said` that at most `share` of the live entries (and at least one, or two) hold."""
+    from memory.search import error_text, rank
+
+    most = max(2.0, share * corpus.live_count())
+    return {t for t in error_text.ranking_terms(said) if 0 < rank.doc_freq(corpus, t) <= most}
+
+
+def _shares(entry: dict, words: set[str]) -> bool:
+    from memory.search import corpus
+
+    fields = corpus.entry_terms(entry)
+    return any(words.intersection(fields[f]) for f in corpus.LEXICAL_FIELDS)
 
 
 def line(kind: str, content: str, limit: int = 900) -> str:

@@ -82,6 +82,26 @@ def test_a_failed_command_gets_the_entry_its_error_explains(tmp_path):
     assert context(again, "PostToolUseFailure") == ""
 
 
+def test_an_entry_matching_only_the_command_is_not_given(tmp_path):
+    """How to run the tests is what the agent just did: the error lines must share a rare word with the entry."""
+    how = "Run one test file with `TZ=UTC yarn vitest run path/to/file.test.ts` from the repository root."
+    slots = "getSlots vitest tests see hourly slots shifted by the machine's UTC offset unless TZ=UTC is set."
+    repo = project(tmp_path, [entry.build(how, "BD-20", "x"), entry.build(slots, "BD-21", "x")]
+                   + [entry.build(f"Note {i} about the {word} service.", f"BD-{30 + i}", "x")
+                      for i, word in enumerate(("billing", "search", "mailer", "queue", "auth", "cache"))])
+    slug = ("Exit code 1\n ❯ packages/lib/slugify.test.ts (9 tests | 1 failed) 7ms\n"
+            "   × slugify > collapses repeated separators 3ms\n"
+            "     → expected 'hello--world' to be 'hello-world' // Object.is equality")
+    command = "TZ=UTC yarn vitest run packages/lib/slugify.test.ts"
+    assert context(run_hook("action_context", failure(repo, command, slug), repo), "PostToolUseFailure") == ""
+    shifted = ("Exit code 1\n ❯ packages/features/slots.test.ts (24 tests | 3 failed) 412ms\n"
+               "   × getSlots > can fit 24 hourly slots for an empty day 38ms\n"
+               "     → expected '2021-06-20T23:00:00.000Z' to be '2021-06-21T00:00:00.000Z'")
+    text = context(run_hook("action_context", failure(repo, "yarn vitest run packages/features/slots.test.ts",
+                                                      shifted, session="s2"), repo), "PostToolUseFailure")
+    assert slots in text and how not in text
+
+
 def test_silence_on_negatives(tmp_path):
     repo = project(tmp_path)
     for rel in ("docs/changelog.md", "web/src/components/Header.tsx", "README.md", "src/api/views.py"):
