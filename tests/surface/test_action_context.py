@@ -82,6 +82,50 @@ def test_a_failed_command_gets_the_entry_its_error_explains(tmp_path):
     assert context(again, "PostToolUseFailure") == ""
 
 
+def test_an_entry_matching_only_the_command_is_not_given(tmp_path):
+    """How to run the tests is what the agent just did: the error lines must share a rare word with the entry."""
+    how = "Run one test file with `TZ=UTC yarn vitest run path/to/file.test.ts` from the repository root."
+    slots = "getSlots vitest tests see hourly slots shifted by the machine's UTC offset unless TZ=UTC is set."
+    repo = project(tmp_path, [entry.build(how, "BD-20", "x"), entry.build(slots, "BD-21", "x")]
+                   + [entry.build(f"Note {i} about the {word} service.", f"BD-{30 + i}", "x")
+                      for i, word in enumerate(("billing", "search", "mailer", "queue", "auth", "cache"))])
+    slug = ("Exit code 1\n ❯ packages/lib/slugify.test.ts (9 tests | 1 failed) 7ms\n"
+            "   × slugify > collapses repeated separators 3ms\n"
+            "     → expected 'hello--world' to be 'hello-world' // Object.is equality")
+    command = "TZ=UTC yarn vitest run packages/lib/slugify.test.ts"
+    assert context(run_hook("action_context", failure(repo, command, slug), repo), "PostToolUseFailure") == ""
+    shifted = ("Exit code 1\n ❯ packages/features/slots.test.ts (24 tests | 3 failed) 412ms\n"
+               "   × getSlots > can fit 24 hourly slots for an empty day 38ms\n"
+               "     → expected '2021-06-20T23:00:00.000Z' to be '2021-06-21T00:00:00.000Z'")
+    text = context(run_hook("action_context", failure(repo, "yarn vitest run packages/features/slots.test.ts",
+                                                      shifted, session="s2"), repo), "PostToolUseFailure")
+    assert slots in text and how not in text
+
+
+STD_FS = "NEVER use `std::fs` directly in uv code; use the `uv_fs` crate (clippy disallows `std::fs::read_dir`)."
+
+
+def test_an_edit_gets_the_entry_about_what_it_writes(tmp_path):
+    """An Edit is judged on what it adds too: the new `std::fs::read_dir` call calls for the std::fs rule; the
+    same file read, or an edit adding nothing it names, gets nothing."""
+    notes = [entry.build(f"Note {i} about the {word} crate and its tests.", f"BD-{30 + i}", "x")
+             for i, word in enumerate(("resolver", "installer", "cache", "client", "pep440", "python", "git"))]
+    repo = project(tmp_path, [entry.build(STD_FS, "BD-20", "x"), *notes])
+    rel = "crates/uv-python/src/managed.rs"
+    assert context(run_hook("action_context", file_event(repo, rel), repo), "PreToolUse") == ""
+    edit = file_event(repo, rel, fixture="PreToolUse-17.json", session="s2")
+    edit["tool_input"].update(old_string="        let entries = match fs_err::read_dir(&self.root) {\n",
+                              new_string="        let entries = match std::fs::read_dir(&self.root) {\n")
+    text = context(run_hook("action_context", edit, repo), "PreToolUse")
+    assert text.startswith("## Knowledge about this file\n") and STD_FS in text
+    plain = file_event(repo, rel, fixture="PreToolUse-17.json", session="s3")
+    plain["tool_input"].update(old_string="let a = 1;\n", new_string="let a = 2; // the first value\n")
+    assert context(run_hook("action_context", plain, repo), "PreToolUse") == ""
+    write = file_event(repo, "crates/uv-python/src/new.rs", fixture="PreToolUse-13.json", session="s4")
+    write["tool_input"]["content"] = "use std::fs;\nfn list() { std::fs::read_dir(\".\").unwrap(); }\n"
+    assert STD_FS in context(run_hook("action_context", write, repo), "PreToolUse")
+
+
 def test_silence_on_negatives(tmp_path):
     repo = project(tmp_path)
     for rel in ("docs/changelog.md", "web/src/components/Header.tsx", "README.md", "src/api/views.py"):
@@ -228,6 +272,8 @@ def test_nothing_to_add_is_decided_without_json_re_or_git(tmp_path, monkeypatch)
     assert action_context.nothing_to_add(spaced) is True
     escaped = raw.replace(b"/guide/", b"\\/guide\\/")  # an escape: the full parser decides
     assert action_context.nothing_to_add(escaped) is False
+    edit = file_event(repo, "docs/guide/setup.md", fixture="PreToolUse-17.json")
+    assert action_context.nothing_to_add(json.dumps(edit).encode()) is False  # what an edit adds is ranked
 
 
 def test_what_session_start_gave_in_full_is_not_given_again(tmp_path):
