@@ -10,8 +10,9 @@ and pins come out exactly as memory.store.view gives them: liveness is the index
 control lines it records. Whenever the index cannot answer cheaply and exactly (an archive to index from
 scratch, a file changed under us, damage), `find` returns None and the caller scans the files instead.
 
-The segment files are read through memory.search.segfile, which imports nothing heavier than marshal: this
-module is recall.sh's quick path too (memory.commands.recall_quick), where the index is used only when current.
+The segment files are read through memory.search.segfile (marshal) and each line through memory.core.jsonline
+(CPython's JSON scanner): this path imports no `json` and no `re`, which would cost `recall.sh KEYWORD --all`
+~7 ms of the ~20 ms `grep | jq` takes (docs/performance.md).
 """
 from __future__ import annotations
 
