@@ -89,15 +89,16 @@ def search(memory_dir: str, terms: Sequence[str], entry_type: str | None, recent
            include_archive: bool, history: bool = False) -> tuple[list[dict], int]:
     """The chosen entries and how many malformed lines the files hold.
 
-    With a keyword, only the lines that can match are parsed: those holding the longest plain-ASCII run
+    A keyword is looked up in the derived index (memory.search.find), which reads only the matching lines.
+    Where the index cannot answer, only the lines that can match are parsed: those holding the longest plain-ASCII run
     of a term (every line whose fold holds the term holds that run in its lowercased bytes) plus the
     lines bytes cannot judge (FOLDS_TO_ASCII, JSON escapes). `select` then decides on the parsed entries.
     tests/commands/test_recall.py holds this path to the answer of parsing every line.
     """
-    if terms and include_archive and not history:
+    if terms and not history:
         from memory.search import find
 
-        found = find.find(memory_dir, terms)
+        found = find.find(memory_dir, terms, include_archive=include_archive)
         if found is not None:  # the index answered: only the matching lines were read
             return select(found[0], (), entry_type, recent), found[1]  # every one holds the terms
     import re

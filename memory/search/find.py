@@ -34,10 +34,12 @@ MANY_WORDS = 512  # a term inside more words than this ("e") is looked for in th
 READ_COLUMNS = 64  # more lines to read than this: their offsets, lengths and CRCs in one read each
 
 
-def find(memory_dir: str, terms: Sequence[str], refresh: bool = True) -> tuple[list[dict], int] | None:
-    """(The live entries of both files holding every term, newest first, pins applied; malformed lines
-    in the files), or None when the index cannot tell. With `refresh`, an index that is not current is
-    brought up to date first (memory.search.index); without, such an index is a None."""
+def find(memory_dir: str, terms: Sequence[str], refresh: bool = True,
+         include_archive: bool = True) -> tuple[list[dict], int] | None:
+    """(The live entries of both files (without `include_archive`: of the active knowledge) holding every
+    term, newest first, pins applied; malformed lines in those files), or None when the index cannot tell.
+    With `refresh`, an index that is not current is brought up to date first (memory.search.index); without,
+    such an index is a None."""
     if not all(_regular_or_absent(os.path.join(memory_dir, name)) for name in (ACTIVE, ARCHIVE)):
         return None  # the scan says which file is wrong and why
     pair = current(memory_dir)
@@ -52,7 +54,7 @@ def find(memory_dir: str, terms: Sequence[str], refresh: bool = True) -> tuple[l
     if pair is None:
         return None
     try:
-        return _search(memory_dir, pair[0], pair[1], terms)
+        return _search(memory_dir, pair[0] if include_archive else None, pair[1], terms)
     except OSError:  # a knowledge file that cannot be read: the scan says which and why
         return None
     except Exception:  # damage seen only now (a column cut short or out of bounds): the scan answers, and

@@ -503,7 +503,7 @@ def test_the_plain_keyword_form_parses_as_argparse_parses_it(argv):
 
 
 def test_the_keyword_path_imports_no_argparse_re_or_json(repo):
-    """What keeps `recall.sh KEYWORD --all` under `grep | jq` (docs/performance.md): none of the three."""
+    """What keeps `recall.sh KEYWORD [--all]` under `grep | jq` (docs/performance.md): none of the three."""
     mem = repo / ".beads" / "memory"
     mem.mkdir(parents=True)
     random_files(mem, random.Random(3), 30)
@@ -512,7 +512,7 @@ def test_the_keyword_path_imports_no_argparse_re_or_json(repo):
              " sys.stdout.flush(); print(status, sorted({'argparse', 're', 'json'} & set(sys.modules)),"
              " file=sys.stderr)")
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORY_HOOKS")}
-    for argv in (["deploy", "--all"], ["topic", "--all"], ["zzz", "--all"]):
+    for argv in (["deploy", "--all"], ["topic", "--all"], ["zzz", "--all"], ["deploy"], ["topic"]):
         proc = subprocess.run([sys.executable, "-S", "-c", probe, str(ROOT), *argv], cwd=repo, env=env,
                               capture_output=True, text=True)
         assert proc.stderr.splitlines()[-1] in ("0 []", "1 []"), (argv, proc.stderr)

@@ -15,9 +15,11 @@ from memory.search import find, index
 from memory.store import entry, store
 
 
-def scan(memory_dir, terms):
-    """The answer without any index: every line of both files, latest per key, filtered in memory."""
-    return recall.select(store.latest(store.load(str(memory_dir), include_archive=True).entries), terms, None, None)
+def scan(memory_dir, terms, include_archive=True):
+    """The answer without any index: every line of both files (or the active knowledge's), latest per key,
+    filtered in memory."""
+    lines = store.load(str(memory_dir), include_archive=include_archive).entries
+    return recall.select(store.latest(lines), terms, None, None)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -28,17 +30,18 @@ def test_the_index_answers_exactly_what_the_scan_answers(tmp_path_factory, seed,
     mem = tmp_path_factory.mktemp("m")
     random_files(mem, random.Random(seed), 40)
     terms = recall.terms_of([term])
-    found = find.find(str(mem), terms)
-    assert found is not None
-    assert found[0] == scan(mem, terms)
-    assert found[1] == store.load(str(mem), include_archive=True).malformed
+    for include_archive in (True, False):  # recall.sh KEYWORD --all, recall.sh KEYWORD
+        found = find.find(str(mem), terms, include_archive=include_archive)
+        assert found is not None
+        assert found[0] == scan(mem, terms, include_archive), include_archive
+        assert found[1] == store.load(str(mem), include_archive=include_archive).malformed, include_archive
 
 
 def test_recall_keyword_all_goes_through_the_index_and_after_a_capture_too(mem, monkeypatch):
     random_files(mem, random.Random(7), 30)
     calls = []
     real = find.find
-    monkeypatch.setattr(find, "find", lambda *a: calls.append(a) or real(*a))
+    monkeypatch.setattr(find, "find", lambda *a, **k: calls.append(a) or real(*a, **k))
     chosen, _ = recall.search(str(mem), ["deploy"], None, None, include_archive=True)
     assert calls and chosen == scan(mem, ["deploy"])
     write(mem / store.ACTIVE, [entry.build("LEARNED: deploy freshly captured", "BD-9", "orchestrator", ts=2e9)])
