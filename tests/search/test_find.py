@@ -30,11 +30,29 @@ def test_the_index_answers_exactly_what_the_scan_answers(tmp_path_factory, seed,
     mem = tmp_path_factory.mktemp("m")
     random_files(mem, random.Random(seed), 40)
     terms = recall.terms_of([term])
-    for include_archive in (True, False):  # recall.sh KEYWORD --all, recall.sh KEYWORD
-        found = find.find(str(mem), terms, include_archive=include_archive)
-        assert found is not None
-        assert found[0] == scan(mem, terms, include_archive), include_archive
-        assert found[1] == store.load(str(mem), include_archive=include_archive).malformed, include_archive
+    found = find.find(str(mem), terms)
+    assert found is not None
+    assert found[0] == scan(mem, terms)
+    assert found[1] == store.load(str(mem), include_archive=True).malformed
+    alone = find.find(str(mem), terms, include_archive=False)  # recall.sh KEYWORD: the active knowledge
+    if alone is not None:  # None where an archived line outranks an active one (ts reversed): the scan answers
+        assert alone[0] == scan(mem, terms, include_archive=False)
+        assert alone[1] == store.load(str(mem)).malformed
+
+
+@pytest.mark.parametrize("archived_ts", [5, 500, float("nan")], ids=["older", "newer", "nan"])
+def test_the_active_knowledge_alone_from_the_index_only_when_the_archive_is_older(mem, archived_ts):
+    old = dict(entry.build("LEARNED[deploy-step]: deploy with the old script", "BD-1", "orchestrator"), ts=archived_ts)
+    write(mem / store.ARCHIVE, [old, entry.build("LEARNED: deploy notes from last year", "BD-2", "orchestrator", ts=1)])
+    write(mem / store.ACTIVE, [entry.build("LEARNED[deploy-step]: deploy with make release", "BD-3", "orchestrator",
+                                           ts=100),
+                               entry.build("LEARNED: the deploy queue retries", "BD-4", "orchestrator", ts=101)])
+    index.load(str(mem))
+    alone = find.find(str(mem), ["deploy"], include_archive=False)
+    assert (alone is not None) == (archived_ts == 5)
+    chosen, _ = recall.search(str(mem), ["deploy"], None, None, include_archive=False)
+    assert chosen == scan(mem, ["deploy"], include_archive=False)
+    assert [e["bead"] for e in chosen] == ["BD-4", "BD-3"]  # the archive's lines are not the active knowledge
 
 
 def test_recall_keyword_all_goes_through_the_index_and_after_a_capture_too(mem, monkeypatch):
