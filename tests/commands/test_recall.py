@@ -506,7 +506,8 @@ def test_the_keyword_path_imports_no_argparse_re_or_json(repo):
     """What keeps `recall.sh KEYWORD [--all]` under `grep | jq` (docs/performance.md): none of the three."""
     mem = repo / ".beads" / "memory"
     mem.mkdir(parents=True)
-    random_files(mem, random.Random(3), 30)
+    write(repo, [e(f"LEARNED: deploy topic {i}", ts=i) for i in range(20)], name=store.ARCHIVE)  # rotated: older
+    write(repo, [e(f"LEARNED: deploy step {i}", ts=100 + i) for i in range(20)] + [e("topic", ts=200)])
     index.load(str(mem))
     probe = ("import sys; sys.path[0] = sys.argv.pop(1); from memory.commands import recall; status = recall.main();"
              " sys.stdout.flush(); print(status, sorted({'argparse', 're', 'json'} & set(sys.modules)),"
