@@ -417,7 +417,7 @@ READ_COMMANDS = [["deploy"], ["deploy", "--all"], ["deploy", "queue"], ["deploy"
 
 @pytest.mark.parametrize("args", READ_COMMANDS, ids=" ".join)
 def test_every_read_command_reports_malformed_lines(repo, args):
-    """#21 item 17: the same count on stderr whatever the command (quick path and ranked included)."""
+    """#21 item 17: the same count on stderr whatever the command (keyword path and ranked included)."""
     write(repo, [dict(e("deploy queue drains first", ts=1), pinned=True)])
     write(repo, [e("old deploy queue note", ts=0)], store.ARCHIVE)
     memory = repo / ".beads" / "memory"
@@ -426,7 +426,7 @@ def test_every_read_command_reports_malformed_lines(repo, args):
         fh.write("<<<<<<< HEAD\n")  # a conflict marker: not holding it
         fh.write('{"just": "json"}\n')  # an object that is not an entry
     recall(repo, "--pin", "learned-deploy-queue-drains-first")
-    recall(repo, "deploy", "--all")  # the index built: the quick path answers `deploy --all`
+    recall(repo, "deploy", "--all")  # the index built: the keyword path answers `deploy --all` from it
     proc = recall(repo, *args)
     counts = {"--stats": "3 line(s) skipped"}
     assert (counts.get(args[0]) or "3 malformed line(s) skipped") in proc.stderr + proc.stdout, proc.stderr

@@ -301,8 +301,7 @@ def test_file_size_limit_mid_write(repo):
         resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
 
     payload = json.dumps(bash_payload('bd comment BD-1 "LEARNED: this line is cut by RLIMIT_FSIZE"', repo)).encode()
-    env = clean_env()
-    env["CLAUDE_PROJECT_DIR"] = str(repo)
+    env = clean_env(CLAUDE_PROJECT_DIR=str(repo), PYTHONDONTWRITEBYTECODE="1")  # the limit would cut a .pyc short
     proc = subprocess.run([sys.executable, str(ROOT / "hooks" / "memory_capture.py")], input=payload, cwd=repo,
                           env=env, capture_output=True, preexec_fn=limit_size)
     assert proc.returncode == 0
