@@ -102,6 +102,20 @@ def test_an_entry_matching_only_the_command_is_not_given(tmp_path):
     assert slots in text and how not in text
 
 
+def test_an_error_gets_the_entry_that_names_what_its_code_stands_for(tmp_path):
+    """`B006` prints no "bugbear": the entry about the flake8-bugbear selects is reached through the code's rule set
+    (memory.search.error_links); the entry on how to run ruff is not."""
+    bugbear = "Python code: ruff extends its selects with flake8-bugbear (`B`); mutable defaults are real bugs here."
+    how = "Run `ruff check python/` and `ruff format python/` before committing Python changes."
+    repo = project(tmp_path, [entry.build(bugbear, "BD-20", "x"), entry.build(how, "BD-21", "x")]
+                   + [entry.build(f"Note {i} about the {word} module and its defaults.", f"BD-{30 + i}", "x")
+                      for i, word in enumerate(("resolver", "installer", "cache", "client", "python", "git"))])
+    out = ("Exit code 1\npython/uv/_find_uv.py:9:25: B006 Do not use mutable data structures for argument "
+           "defaults\nFound 1 error.")
+    text = context(run_hook("action_context", failure(repo, "ruff check python/", out), repo), "PostToolUseFailure")
+    assert bugbear in text and how not in text
+
+
 STD_FS = "NEVER use `std::fs` directly in uv code; use the `uv_fs` crate (clippy disallows `std::fs::read_dir`)."
 
 
