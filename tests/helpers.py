@@ -222,7 +222,10 @@ def fake_model_api(fake: str, script: list, out: Path) -> Iterator[int]:
 
 # -- the real Claude Code CLI (tests/e2e, tests/install/test_marketplace.py) --------------------------------
 
-HARNESS = ROOT.parent / "shared" / "tools" / "claude-real"
+# beside the project's checkout (/work/main -> /work/shared), or two up from a worktree (/work/wt/<name>)
+HARNESS = next((up / "shared" / "tools" / "claude-real" for up in (ROOT.parent, ROOT.parent.parent)
+                if (up / "shared" / "tools" / "claude-real" / "run-scenario.sh").exists()),
+               ROOT.parent / "shared" / "tools" / "claude-real")
 CLAUDE_HOME = Path(os.environ.get("CLAUDE_REAL_HOME", Path.home() / ".cache" / "claude-real"))
 CLAUDE = CLAUDE_HOME / "node_modules" / ".bin" / "claude"
 
