@@ -180,7 +180,7 @@ def copy_tree(src: Path, dest: Path) -> Path:
     wrote (a remote's url, a worktree's gitdir links) moved to `dest`: what git would have made at `dest`."""
     shutil.copytree(src, dest, symlinks=True, dirs_exist_ok=True)
     old, new = str(src).encode(), str(dest).encode()
-    for root, dirs, files in os.walk(dest):
+    for root, _dirs, files in os.walk(dest):
         for name in files:
             if name in (".git", "config", "gitdir") and ("/.git" in root or name == ".git"):
                 file = os.path.join(root, name)
