@@ -77,10 +77,13 @@ def _rule_set(code: str) -> str:
 def _hours_apart(line: str) -> bool:
     """Whether the line compares timestamps that differ by a whole number of hours, 1 to 14 (a UTC offset):
     `expected '2021-06-20T23:00:00Z' to be '2021-06-21T00:00:00Z'`."""
+    found = _TIMESTAMP.findall(line)
+    if len(found) < 2:
+        return False
     from datetime import datetime
 
     stamps = []
-    for day, hour, minute, second in _TIMESTAMP.findall(line):
+    for day, hour, minute, second in found:
         try:
             stamps.append(datetime.fromisoformat(f"{day}T{hour}:{minute}:{second or '00'}"))
         except ValueError:
