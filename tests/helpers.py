@@ -180,7 +180,7 @@ def copy_tree(src: Path, dest: Path) -> Path:
     wrote (a remote's url, a worktree's gitdir links) moved to `dest`: what git would have made at `dest`."""
     shutil.copytree(src, dest, symlinks=True, dirs_exist_ok=True)
     old, new = str(src).encode(), str(dest).encode()
-    for root, dirs, files in os.walk(dest):
+    for root, _dirs, files in os.walk(dest):
         for name in files:
             if name in (".git", "config", "gitdir") and ("/.git" in root or name == ".git"):
                 file = os.path.join(root, name)
@@ -222,7 +222,10 @@ def fake_model_api(fake: str, script: list, out: Path) -> Iterator[int]:
 
 # -- the real Claude Code CLI (tests/e2e, tests/install/test_marketplace.py) --------------------------------
 
-HARNESS = ROOT.parent / "shared" / "tools" / "claude-real"
+# beside the project's checkout (/work/main -> /work/shared), or two up from a worktree (/work/wt/<name>)
+HARNESS = next((up / "shared" / "tools" / "claude-real" for up in (ROOT.parent, ROOT.parent.parent)
+                if (up / "shared" / "tools" / "claude-real" / "run-scenario.sh").exists()),
+               ROOT.parent / "shared" / "tools" / "claude-real")
 CLAUDE_HOME = Path(os.environ.get("CLAUDE_REAL_HOME", Path.home() / ".cache" / "claude-real"))
 CLAUDE = CLAUDE_HOME / "node_modules" / ".bin" / "claude"
 

@@ -10,7 +10,8 @@ message, its code (`TS2305`, `B006`, `SC2045`, `YN0018`), the module or tool it 
                             with paths, numbers and hashes left out
 
 Tool-agnostic: the markers are the words tools use to report a failure (error, failed, panicked, cannot,
-not found, …) and the shape of an error code, never the names of particular tools.
+not found, …) and the shape of an error code, never the names of particular tools (what a code or an error
+identifier of a known tool stands for is memory.search.error_links).
 """
 from __future__ import annotations
 
@@ -26,7 +27,8 @@ _FAILURE = re.compile(
     r"(?:error|exception)s?\b|\b(?:failed|failure|failing|fail|fatal|panicked|panic|cannot|can't|could not|"
     r"couldn't|unable|not found|no such|denied|missing|invalid|unexpected|refused|timed out|undefined|"
     r"mismatch|not allowed|disallowed|deprecated|unknown|unresolved|conflict|expected|violation|forbidden|"
-    r"does not exist|doesn't exist|not installed|requires?|aborted|killed|traceback|warning)\b"
+    r"does not exist|doesn't exist|not installed|requires?|aborted|killed|traceback|warning|"
+    r"implied by)\b"  # rustc's note naming the lint a `-D warnings` turned into the error
     r"|[×✕✖✗✘]|^\s*[EX]\s{2,}|\b[A-Z]{1,5}-?\d{3,5}\b",
     re.IGNORECASE)
 # lines that never say what failed: source echoed with a gutter, carets, stack frames, diff hunks, rules
@@ -107,6 +109,10 @@ def ranking_terms(text: str) -> list[str]:
 
 def query(command: str, output: str) -> tuple[str, str]:
     """(text to rank, its error part): the command without file paths and numbers, then the cleaned error
-    lines."""
-    errors = "\n".join(clean(line) for line in lines(output))
+    lines and what they stand for (memory.search.error_links)."""
+    from memory.search import error_links
+
+    said = lines(output)
+    links = error_links.words(command, "\n".join(said))  # `B006` is flake8-bugbear: the words an entry would use
+    errors = "\n".join([clean(line) for line in said] + ([links] if links else []))
     return f"{command_words(command)}\n{errors}", errors

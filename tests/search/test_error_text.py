@@ -64,3 +64,9 @@ def test_query_is_the_command_then_the_error_lines():
     text, errors = error_text.query("TZ=UTC yarn vitest run packages/lib/slugify.test.ts", VITEST)
     assert text.startswith("yarn vitest run\n") and text.endswith(errors)
     assert "slugify > collapses repeated separators" in errors and "slugify.test.ts" not in errors
+
+
+def test_rustc_s_note_naming_the_lint_is_an_error_line():
+    out = CLIPPY + "\n    = note: `-D clippy::print-stdout` implied by `-D warnings`"
+    assert "= note: `-D clippy::print-stdout` implied by `-D warnings`" in error_text.lines(out)
+    assert "stdout" in error_text.query("cargo clippy", out)[1]
