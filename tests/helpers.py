@@ -175,6 +175,19 @@ def source_copy(dest: Path) -> Path:
     return dest
 
 
+MIGRATION_RULE = "Database migrations must be reversible: every alembic upgrade needs a downgrade."
+
+
+def seed_rule_among_notes(repo: Path) -> None:
+    """A knowledge base of one rule (MIGRATION_RULE, BD-3) among twenty newer unrelated notes."""
+    from memory.store import entry, store
+
+    d = str(repo / ".beads" / "memory")
+    store.append(d, [entry.build(MIGRATION_RULE, "BD-3", "orchestrator", ts=1_600_000_000)])
+    store.append(d, [entry.build(f"Note {i}: the release notes rule number {i} applies here.", f"BD-{100 + i}",
+                                 "orchestrator", ts=1_700_000_000 + i) for i in range(20)])
+
+
 def copy_tree(src: Path, dest: Path) -> Path:
     """Copy a folder of repositories (worktrees, local remotes) made once by git, with the absolute paths git
     wrote (a remote's url, a worktree's gitdir links) moved to `dest`: what git would have made at `dest`."""
