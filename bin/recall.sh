@@ -31,9 +31,9 @@ if [ -x "$root/.venv/bin/python" ]; then py=$root/.venv/bin/python
 elif command -v python3 >/dev/null 2>&1; then py=python3
 else py=python
 fi
-# Our code first, never the current folder (`-m` would import a `memory` package of the project you are
-# in). -S: the quick path (memory.commands.recall_quick) needs no site-packages; the full path adds them itself.
-MEMORY_HOOKS_ANCHOR=$anchor exec "$py" -S -c 'import os, sys
+# Our code first, never the current folder (`-m` would import a `memory` package of the project you are in).
+MEMORY_HOOKS_ANCHOR=$anchor exec "$py" -c 'import os, sys
 sys.path[0] = os.path.abspath(sys.argv.pop(1))
-from memory.commands import recall_quick
-recall_quick.run()' "$root" "$@"
+from memory.commands.recall import main
+from memory.core.cli import run_cli
+run_cli(main)' "$root" "$@"

@@ -1,12 +1,21 @@
 """pytest fixtures; the helpers themselves live in tests/helpers.py (re-exported for older imports)."""
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+# `python3` in what the tests start (install.sh, recall.sh, hooks registered without a venv) is the interpreter
+# under test: `PYTHON=python3.9 tests/run.sh` then tests 3.9 throughout, and no version-manager shim (a shell
+# script, ~70 ms a start) runs in front of every process.
+os.environ["PATH"] = os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")
+# Each test installs a fresh copy of the code: with PYTHONDONTWRITEBYTECODE (set in some shells and images)
+# every hook process the tests start would compile every module it imports, about 3x the process's cost.
+# The tests are about what the hooks do, so the processes they start cache their bytecode as users' do.
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 from helpers import (  # noqa: E402,F401
     FIXTURES,

@@ -6,8 +6,10 @@ import contextlib
 import json
 import os
 import random
+import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -53,11 +55,20 @@ def git(cwd, *args: str) -> str:
                           text=True).stdout.strip()
 
 
+_REPO_TEMPLATE: list[Path] = []
+
+
 def make_repo(path: Path) -> Path:
-    """A real git repository with one commit on `main` at `path`."""
-    path.mkdir(parents=True, exist_ok=True)
-    git(path, "init", "-q", "-b", "main")
-    git(path, "commit", "-q", "--allow-empty", "-m", "init")
+    """A real git repository with one commit on `main` at `path` (files already there stay untracked): a copy
+    of one made by git in this process (a copy costs a tenth of `git init` + `git commit`; most tests start
+    with a repository)."""
+    if not _REPO_TEMPLATE:
+        template = Path(tempfile.mkdtemp(prefix="memory-hooks-test-repo-")) / "repo"
+        template.mkdir()
+        git(template, "init", "-q", "-b", "main")
+        git(template, "commit", "-q", "--allow-empty", "-m", "init")
+        _REPO_TEMPLATE.append(template)
+    shutil.copytree(_REPO_TEMPLATE[0], path, dirs_exist_ok=True)
     return path
 
 
@@ -164,6 +175,34 @@ def source_copy(dest: Path) -> Path:
     return dest
 
 
+MIGRATION_RULE = "Database migrations must be reversible: every alembic upgrade needs a downgrade."
+
+
+def seed_rule_among_notes(repo: Path) -> None:
+    """A knowledge base of one rule (MIGRATION_RULE, BD-3) among twenty newer unrelated notes."""
+    from memory.store import entry, store
+
+    d = str(repo / ".beads" / "memory")
+    store.append(d, [entry.build(MIGRATION_RULE, "BD-3", "orchestrator", ts=1_600_000_000)])
+    store.append(d, [entry.build(f"Note {i}: the release notes rule number {i} applies here.", f"BD-{100 + i}",
+                                 "orchestrator", ts=1_700_000_000 + i) for i in range(20)])
+
+
+def copy_tree(src: Path, dest: Path) -> Path:
+    """Copy a folder of repositories (worktrees, local remotes) made once by git, with the absolute paths git
+    wrote (a remote's url, a worktree's gitdir links) moved to `dest`: what git would have made at `dest`."""
+    shutil.copytree(src, dest, symlinks=True, dirs_exist_ok=True)
+    old, new = str(src).encode(), str(dest).encode()
+    for root, _dirs, files in os.walk(dest):
+        for name in files:
+            if name in (".git", "config", "gitdir") and ("/.git" in root or name == ".git"):
+                file = os.path.join(root, name)
+                data = Path(file).read_bytes()
+                if old in data:
+                    Path(file).write_bytes(data.replace(old, new))
+    return dest
+
+
 def installed_project(path: Path) -> Path:
     """A real git repository with memory-hooks installed by install.sh (no venv, no self-check)."""
     make_repo(path)
@@ -196,7 +235,10 @@ def fake_model_api(fake: str, script: list, out: Path) -> Iterator[int]:
 
 # -- the real Claude Code CLI (tests/e2e, tests/install/test_marketplace.py) --------------------------------
 
-HARNESS = ROOT.parent / "shared" / "tools" / "claude-real"
+# beside the project's checkout (/work/main -> /work/shared), or two up from a worktree (/work/wt/<name>)
+HARNESS = next((up / "shared" / "tools" / "claude-real" for up in (ROOT.parent, ROOT.parent.parent)
+                if (up / "shared" / "tools" / "claude-real" / "run-scenario.sh").exists()),
+               ROOT.parent / "shared" / "tools" / "claude-real")
 CLAUDE_HOME = Path(os.environ.get("CLAUDE_REAL_HOME", Path.home() / ".cache" / "claude-real"))
 CLAUDE = CLAUDE_HOME / "node_modules" / ".bin" / "claude"
 

@@ -3,26 +3,28 @@
 Exit status: 0 when something was found, 1 when nothing was, 2 on a usage error or when a knowledge file
 cannot be read (a directory, a symlink, no permission), 3 when a file could not be written (nothing stored)
 or on an unexpected failure: always one line on stderr, never a traceback.
+
+`recall.sh KEYWORD [--all]` is what a person or an agent types and waits for, in place of `grep | jq`; its
+path imports no argparse, `re` or `json` (each ~5 ms, with `re`, of the ~20 ms `grep | jq` takes:
+docs/performance.md). Everything else imports what it needs where it needs it.
 """
 from __future__ import annotations
 
-import argparse
 import os
-import re
 import sys
-from collections import Counter
-from collections.abc import Sequence
 
 from memory import TYPE_CHECKING
-from memory.commands import recall_commands
-from memory.core import cli, jsonio, paths, render
+from memory.core import cli, paths, render
 from memory.core.cli import FAILED, FOUND, NOTHING, USAGE  # noqa: F401 - recall's statuses too
 from memory.core.render import format_entry
 from memory.core.textmatch import fold, haystack, matches, terms_of  # noqa: F401 - recall's API too
-from memory.store import store
 
 if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Sequence
     from typing import Any
+
+    from memory.store import store
 
 # Characters whose fold holds ASCII or vanishes (ß -> ss, ﬁ -> fi, KELVIN SIGN -> k, İ -> i, U+0307 -> ""):
 # a line holding one may match an ASCII keyword its bytes do not contain, so the fast path parses it.
@@ -30,7 +32,50 @@ if TYPE_CHECKING:
 FOLDS_TO_ASCII = ("\u00df\u0130\u0131\u0149\u017f\u01f0\u0307\u037e\u1e96\u1e97\u1e98\u1e99\u1e9a\u1e9e"
                   "\u1fef\u212a\ufb00\ufb01\ufb02\ufb03\ufb04\ufb05\ufb06")
 # printable ASCII except the two characters JSON escapes: what a keyword shares byte for byte with a line
-_PLAIN_ASCII = re.compile(r'[ !#-\[\]-~]+')
+PLAIN_ASCII = r'[ !#-\[\]-~]+'
+
+
+class Options:
+    """recall.sh's command line. The class attributes are the defaults: argparse fills an instance
+    (build_parser), and `parse` does for the plain keyword form without argparse."""
+
+    keywords: Sequence[str] = ()  # not []: parse_intermixed_args drops an attribute that equals []
+    exact = False
+    limit = 10
+    explain = False
+    entry_type: str | None = None
+    recent: int | None = None
+    stats = False
+    all = False
+    json = False
+    history = False
+    pinned = False
+    stale: int | None = None
+    add: str | None = None
+    forget: str | None = None
+    pin: str | None = None
+    unpin: str | None = None
+    redact: list[str] | None = None
+    approve: str | None = None
+    held = False
+    handoffs: int | None = None
+    handoff: str | None = None
+    setup_git = False
+    doctor = False
+    import_source: str | None = None
+    memory_dir: str | None = None
+
+
+def parse(argv: list[str]) -> Options:
+    """The command line's options. Words and `--all` alone (the keyword search) need no argparse, whose
+    import (with `re`) costs more than the search itself; anything else is argparse's
+    (tests/commands/test_recall.py holds the two to the same options)."""
+    words = [arg for arg in argv if arg != "--all"]
+    if words and not any(word.startswith("-") for word in words):
+        options = Options()
+        options.keywords, options.all = words, len(words) < len(argv)
+        return options
+    return build_parser().parse_intermixed_args(argv, Options())  # `recall.sh pytest --all ci`: words around
 
 
 def select(latest: list[dict], terms: Sequence[str], entry_type: str | None, recent: int | None) -> list[dict]:
@@ -41,23 +86,26 @@ def select(latest: list[dict], terms: Sequence[str], entry_type: str | None, rec
 
 
 def search(memory_dir: str, terms: Sequence[str], entry_type: str | None, recent: int | None,
-           include_archive: bool, history: bool = False) -> tuple[list[dict], store.Snapshot]:
-    """The chosen entries and the snapshot they came from.
+           include_archive: bool, history: bool = False) -> tuple[list[dict], int]:
+    """The chosen entries and how many malformed lines the files hold.
 
-    With a keyword, only the lines that can match are parsed: those holding the longest plain-ASCII run
+    A keyword is looked up in the derived index (memory.search.find), which reads only the matching lines.
+    Where the index cannot answer, only the lines that can match are parsed: those holding the longest plain-ASCII run
     of a term (every line whose fold holds the term holds that run in its lowercased bytes) plus the
     lines bytes cannot judge (FOLDS_TO_ASCII, JSON escapes). `select` then decides on the parsed entries.
     tests/commands/test_recall.py holds this path to the answer of parsing every line.
     """
-    if terms and include_archive and not history:
+    if terms and not history:
         from memory.search import find
 
-        found = find.find(memory_dir, terms)
+        found = find.find(memory_dir, terms, include_archive=include_archive)
         if found is not None:  # the index answered: only the matching lines were read
-            snapshot = store.Snapshot()
-            snapshot.malformed = found[1]
-            return select(found[0], (), entry_type, recent), snapshot  # every one holds the terms
-    runs = [run for term in terms for run in _PLAIN_ASCII.findall(term)]
+            return select(found[0], (), entry_type, recent), found[1]  # every one holds the terms
+    import re
+
+    from memory.store import store
+
+    runs = [run for term in terms for run in re.findall(PLAIN_ASCII, term)]
     if runs:
         needle = max(runs, key=len)
         # a character can only add to a match of the needle with a letter the needle has (ß: an "s");
@@ -67,9 +115,9 @@ def search(memory_dir: str, terms: Sequence[str], entry_type: str | None, recent
     else:
         snapshot = store.load(memory_dir, include_archive)
     if history:
-        return versions(snapshot.entries, terms, entry_type), snapshot
+        return versions(snapshot.entries, terms, entry_type), snapshot.malformed
     latest = store.latest(snapshot.entries, include_held=True, cache_dir=memory_dir)  # a person reads: held marked
-    return select(latest, terms, entry_type, recent), snapshot
+    return select(latest, terms, entry_type, recent), snapshot.malformed
 
 
 def versions(lines: list[dict], terms: Sequence[str], entry_type: str | None) -> list[dict]:
@@ -91,6 +139,10 @@ def _ts(line: dict) -> float:
 
 def stats(memory_dir: str, snapshot: store.Snapshot, latest: list[dict]) -> str:
     """Counts per type, source and tag, with the archive's size and malformed lines."""
+    from collections import Counter
+
+    from memory.store import store
+
     archive = store.read_file(store.path(memory_dir, store.ARCHIVE))
     types = Counter(str(e.get("type")) for e in latest)
     sources = Counter(str(e.get("source")) for e in latest)
@@ -112,6 +164,9 @@ def stats(memory_dir: str, snapshot: store.Snapshot, latest: list[dict]) -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The command line as argparse reads it (defaults: Options)."""
+    import argparse
+
     parser = argparse.ArgumentParser(
         prog="recall.sh", description="Search the project's knowledge (.beads/memory/knowledge.jsonl).",
         epilog="Exit status: 0 found, 1 nothing found, 2 usage error or unreadable knowledge file, 3 a file "
@@ -120,7 +175,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="one word: case-insensitive text to find in content, key, tags or bead; "
                              "several words or a sentence: ranked, best first (--exact: entries holding all)")
     parser.add_argument("--exact", action="store_true", help="several words: every one must occur, no ranking")
-    parser.add_argument("--limit", type=int, metavar="N", default=10, help="ranked: at most N results (10)")
+    parser.add_argument("--limit", type=int, metavar="N", help="ranked: at most N results (10)")
     parser.add_argument("--explain", action="store_true", help="ranked: why each entry scored")
     parser.add_argument("--type", dest="entry_type", metavar="T", help="only entries of this type (e.g. learned)")
     parser.add_argument("--recent", type=int, nargs="?", const=10, metavar="N",
@@ -188,68 +243,84 @@ def _main(argv: list[str]) -> int:
     if any(a == "--import" or a.startswith("--import=") for a in argv):
         from memory.capture import importer
         return importer.main(importer.from_recall_argv(argv))
-    parser = build_parser()
-    args = parser.parse_intermixed_args(argv)  # `recall.sh pytest --all ci`: the words around an option
+    args = parse(argv)
     if args.recent is not None and args.recent < 1:
-        parser.error("--recent takes a positive number")
+        _usage_error("--recent takes a positive number")
     if args.limit < 1:
-        parser.error("--limit takes a positive number")
+        _usage_error("--limit takes a positive number")
     terms = terms_of(args.keywords)
-    memory_dir = args.memory_dir or paths.memory_dir(os.environ.get("MEMORY_HOOKS_ANCHOR") or os.getcwd())
+    memory_dir = args.memory_dir or _memory_dir()
     writes = [(kind, value) for kind, value in (("add", args.add), ("forget", args.forget), ("pin", args.pin),
                                                 ("unpin", args.unpin), ("redact", args.redact),
                                                 ("approve", args.approve))
               if value is not None]
     if writes:
-        return _write(parser, memory_dir, writes, terms)
+        return _write(memory_dir, writes, terms)
     status = _command(memory_dir, args)
     if status is not None:
         return status
     if not (terms or args.entry_type or args.recent or args.stats or args.pinned):
-        parser.print_usage(sys.stderr)
+        build_parser().print_usage(sys.stderr)
         print("recall.sh: give a KEYWORD, --type, --recent N, --pinned or --stats (see --help)", file=sys.stderr)
         return USAGE
-    try:
-        if args.stats:
+    if args.stats:
+        from memory.store import store
+
+        try:
             snapshot = store.load(memory_dir, include_archive=args.all)
             latest = store.latest(snapshot.entries, include_held=True, cache_dir=memory_dir)
             report = stats(memory_dir, snapshot, latest)
-        else:
-            chosen, snapshot = search(memory_dir, terms, args.entry_type, args.recent, args.all, args.history)
-            if args.pinned:
-                chosen = [e for e in chosen if e.get("pinned")]
-            in_archive = [] if chosen or args.all or args.pinned else \
-                search(memory_dir, terms, args.entry_type, args.recent, True, args.history)[0]
-    except OSError as exc:  # not a regular file, a symlink, no permission: say which file and why
-        return cli.cannot_read(exc, memory_dir)
-    if args.stats:
+        except OSError as exc:  # not a regular file, a symlink, no permission: say which file and why
+            return cli.cannot_read(exc, memory_dir)
         print(report)
         return FOUND if snapshot.entries else NOTHING
+    try:
+        chosen, malformed = search(memory_dir, terms, args.entry_type, args.recent, args.all, args.history)
+        if args.pinned:
+            chosen = [e for e in chosen if e.get("pinned")]
+        in_archive = [] if chosen or args.all or args.pinned else \
+            search(memory_dir, terms, args.entry_type, args.recent, True, args.history)[0]
+    except OSError as exc:
+        return cli.cannot_read(exc, memory_dir)
     if len(terms) > 1 and not (args.exact or args.history or args.pinned):
         return ranked(memory_dir, " ".join(args.keywords), args)
-    return _print_found(chosen, in_archive, snapshot, args, argv)
+    return _print_found(chosen, in_archive, malformed, args, argv)
 
 
-def _command(memory_dir: str, args: argparse.Namespace) -> int | None:
+def _memory_dir() -> str:
+    """The memory folder of recall.sh's anchor (the installed copy's project, else the current folder):
+    without running git where the answer is git's own (memory.core.paths)."""
+    anchor = os.environ.get("MEMORY_HOOKS_ANCHOR") or os.getcwd()
+    return paths.memory_dir_without_git(anchor) or paths.memory_dir(anchor)
+
+
+def _usage_error(message: str) -> None:
+    build_parser().error(message)  # exits with USAGE, the usage line first
+
+
+def _command(memory_dir: str, args: Options) -> int | None:
     """The commands that are not a search (--held, --setup-git, --handoffs, --stale); None for a search."""
     if args.held:
         from memory.commands import review
 
         return review.list_held(memory_dir, args.json)
+    if not (args.setup_git or args.handoffs is not None or args.handoff or args.stale is not None):
+        return None
+    from memory.commands import recall_commands
+
     if args.setup_git:
         return recall_commands.setup_git()
-    if args.handoffs is not None or args.handoff:
-        return recall_commands.handoffs(memory_dir, args.handoffs, args.handoff)
     if args.stale is not None:
         return recall_commands.stale(memory_dir, args.stale, args.json)
-    return None
+    return recall_commands.handoffs(memory_dir, args.handoffs, args.handoff)
 
 
-def _print_found(chosen: list[dict], in_archive: list[dict], snapshot: store.Snapshot, args: argparse.Namespace,
-                 argv: list[str]) -> int:
+def _print_found(chosen: list[dict], in_archive: list[dict], malformed: int, args: Options, argv: list[str]) -> int:
     """The keyword / filter answer: entries (or JSON lines), then what the agent should know on stderr."""
     out = sys.stdout
     if args.json:
+        from memory.core import jsonio
+
         out.write("".join(render.escape_control(jsonio.dumps(e)) + "\n" for e in chosen))
     else:
         if args.history:
@@ -258,31 +329,32 @@ def _print_found(chosen: list[dict], in_archive: list[dict], snapshot: store.Sna
                 out.write(f"\n{len(chosen)} line{'' if len(chosen) == 1 else 's'} (every version, oldest first)\n")
         else:
             out.write(render.found(chosen))
-    sys.stderr.write(render.found_notes(snapshot.malformed, bool(chosen)))
+    sys.stderr.write(render.found_notes(malformed, bool(chosen)))
     if in_archive:
         import shlex
 
+        from memory.core import layout
+
         again = " ".join(shlex.quote(render.strip_control(arg)) for arg in argv + ["--all"])
         count = f"{len(in_archive)} match{'' if len(in_archive) == 1 else 'es'}"
-        print(f"recall.sh: {count} in {store.ARCHIVE} (older entries, rotated out); to see: recall.sh {again}",
+        print(f"recall.sh: {count} in {layout.ARCHIVE} (older entries, rotated out); to see: recall.sh {again}",
               file=sys.stderr)
     return FOUND if chosen else NOTHING
 
 
-def _write(parser: argparse.ArgumentParser, memory_dir: str, writes: list[tuple[str, Any]],
-           terms: list[str]) -> int:
+def _write(memory_dir: str, writes: list[tuple[str, Any]], terms: list[str]) -> int:
     """--add / --forget / --pin / --unpin / --redact / --approve: one at a time, never mixed with a search."""
     from memory.capture import edit
 
     if len(writes) > 1 or terms:
-        parser.error("--add, --forget, --pin, --unpin, --redact and --approve go alone (quote a TEXT with spaces)")
+        _usage_error("--add, --forget, --pin, --unpin, --redact and --approve go alone (quote a TEXT with spaces)")
     kind, value = writes[0]
     cwd = os.environ.get("MEMORY_HOOKS_ANCHOR") or os.getcwd()
     if kind == "redact":
         from memory.commands import rewrite
 
         if len(value) > 2 or not value[0].strip() or (len(value) == 2 and not value[1]):
-            parser.error("--redact takes KEY and an optional TEXT (quote a TEXT with spaces)")
+            _usage_error("--redact takes KEY and an optional TEXT (quote a TEXT with spaces)")
         return rewrite.main(memory_dir, value[0].strip(), value[1] if len(value) == 2 else None)
     if kind == "add":
         return edit.add(memory_dir, value, cwd)
@@ -293,9 +365,10 @@ def _write(parser: argparse.ArgumentParser, memory_dir: str, writes: list[tuple[
     return edit.control(memory_dir, kind, value.strip(), cwd)
 
 
-def ranked(memory_dir: str, text: str, args: argparse.Namespace) -> int:
+def ranked(memory_dir: str, text: str, args: Options) -> int:
     """Several words: the knowledge ranked against them (memory.search.rank over the index, both files), best
     first, each with its score; no gate, since a person asked."""
+    from memory.core import jsonio
     from memory.search import index, rank
 
     corpus = index.load(memory_dir)

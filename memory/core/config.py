@@ -41,6 +41,12 @@ DEFAULTS = {
     "action_file_follow": 0.6,  # and at least this share of the best entry's score
     "action_error_min_fraction": 0.30,  # of the best score the error's words could reach (memory.search.rank)
     "action_error_min_terms": 2,  # distinct words of the error the entry must share
+    # an edit: what it adds (memory.runtimes.payload.added_text) ranked like an error
+    "action_edit_min_fraction": 0.30,
+    "action_edit_min_terms": 2,
+    # errors and edits: an entry must hold a word of the error lines / the added code that at most this share
+    # of the entries hold (memory.search.grounded)
+    "action_rare_share": 0.08,
 }
 MAX_INJECTED_CHARS = 9000  # the runtimes drop context past 10,000 characters
 

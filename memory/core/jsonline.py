@@ -1,10 +1,11 @@
 """One JSONL line parsed exactly as `json.loads` parses it, without importing `json`.
 
-`import json` costs ~7 ms (it pulls in `re`), a third of what recall.sh's quick path may take in all. The
-parser itself is CPython's C scanner (`_json`, which `json` uses too); this module only does what
-`json.loads` does around it. Where `_json` is missing (another Python implementation) or the line is
-anything but a plain UTF-8 object, `json.loads` itself decides. tests/core/test_jsonline.py holds the two to
-the same answers.
+`import json` costs ~7 ms (it pulls in `re`): a third of the ~20 ms `grep | jq` takes, which
+`recall.sh KEYWORD --all` must not exceed (with `json` it took 1.00x at 1,000 entries, with this module
+0.68x: docs/performance.md). The parser itself is CPython's C scanner (`_json`, which `json` uses too);
+this module only does what `json.loads` does around it. Where `_json` is missing (another Python
+implementation) or the line is anything but a plain UTF-8 object, `json.loads` itself decides.
+tests/core/test_jsonline.py holds the two to the same answers.
 """
 from __future__ import annotations
 

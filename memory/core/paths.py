@@ -3,8 +3,8 @@
 A supervisor working in `.worktrees/bd-12` must write to the main checkout, not to a worktree that
 will be deleted; `git rev-parse --git-common-dir` names the main repository from any of its worktrees.
 Outside git, the project is the folder holding `.beads/memory` (a folder inside the memory folder, where
-the installed recall.sh lives, belongs to the project above it). Every entry point (hooks, recall.sh and
-its quick path, memory-doctor, install.sh) asks this module: one answer in git, outside git, in a worktree
+the installed recall.sh lives, belongs to the project above it). Every entry point (hooks, recall.sh,
+memory-doctor, install.sh) asks this module: one answer in git, outside git, in a worktree
 and in a submodule.
 """
 from __future__ import annotations
@@ -205,10 +205,11 @@ def outside_git_root(folder: str, search_up: bool) -> str:
 
 
 def memory_dir_without_git(anchor: str) -> str | None:
-    """memory_dir(anchor)'s answer where it can be had without running git (recall.sh's quick path), else
+    """memory_dir(anchor)'s answer where it can be had without running git (recall.sh: ~2 ms a search), else
     None: $MEMORY_HOOKS_DIR; the nearest folder up holding a `.git` directory of ours (a plain checkout); no
-    `.git` anywhere up (outside git). A worktree or a submodule (`.git` is a file), a limit on git's search,
-    or a repository another user owns (git refuses it): None, and git decides."""
+    `.git` anywhere up (outside git) and no project announced. A worktree or a submodule (`.git` is a file),
+    a limit on git's search, a repository another user owns (git refuses it), or a folder outside git with
+    a project announced (memory_dir asks git about that project): None, and git decides."""
     override = os.environ.get(OVERRIDE_ENV)
     if override:
         return os.path.abspath(override)
@@ -226,6 +227,8 @@ def memory_dir_without_git(anchor: str) -> str | None:
             return None
         parent = os.path.dirname(folder)
         if parent == folder:
+            if project_dir_from_env():
+                return None
             return os.path.join(outside_git_root(anchor, search_up=True), layout.MEMORY_SUBDIR)
         folder = parent
 

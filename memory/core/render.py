@@ -22,7 +22,7 @@ _control: Pattern[str] | None = None
 
 
 def _control_runs() -> Pattern[str]:
-    """The pattern, compiled on first use: `re` costs recall.sh's quick path ~5 ms, and printable text
+    """The pattern, compiled on first use: `re` costs `recall.sh KEYWORD` ~5 ms, and printable text
     (nearly all of it) never needs it."""
     global _control
     if _control is None:

@@ -1,6 +1,6 @@
 """What a knowledge line is: the entry and control types, and the checks every reader applies.
 
-Imports nothing: it is on every read path, recall.sh's quick keyword search included (memory.store.entry, which
+Imports nothing: it is on every read path, `recall.sh KEYWORD --all` included (memory.store.entry, which
 builds entries, needs `re` and the redactor; a reader needs neither).
 """
 from __future__ import annotations

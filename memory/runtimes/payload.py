@@ -268,6 +268,33 @@ def tool_files(payload: dict[str, Any], shell_reads: bool = False) -> list[str]:
     return []
 
 
+ADDED_CHARS = 4000  # what an edit adds, as far as action time reads it
+
+
+def added_text(payload: dict[str, Any]) -> str:
+    """What a file tool call writes that was not there: an Edit's / replace's new lines (those not in its old
+    string), each MultiEdit edit's, a Write's content, a patch's `+` lines; "" for reads and anything else."""
+    name = payload.get("tool_name")
+    args = tool_input(payload)
+    parts: list[str] = []
+    if name in PATCH_TOOLS or name in SHELL_TOOLS and "apply_patch" in str(args.get("command")):
+        patch = args.get("patch") or args.get("input") or args.get("command")
+        if isinstance(patch, str):
+            parts = [line[1:] for line in patch.splitlines() if line.startswith("+") and not line.startswith("+++")]
+    elif name in FILE_TOOLS:
+        edits = args.get("edits")
+        for edit in edits if isinstance(edits, list) else [args]:
+            if not isinstance(edit, dict):
+                continue
+            new = edit.get("new_string") if isinstance(edit.get("new_string"), str) else edit.get("content")
+            if not isinstance(new, str):
+                continue
+            old = edit.get("old_string")
+            before = set(old.splitlines()) if isinstance(old, str) else set()
+            parts.extend(line for line in new.splitlines() if line not in before)
+    return "\n".join(parts)[:ADDED_CHARS]
+
+
 _SHELL_FAILED = ("Exit Code: ", "Process exited with code ", "Exit code ")
 ERROR_TAIL = 4000
 # what a failed command's output ends with, when the runtime does not say how it exited (Codex)

@@ -129,6 +129,12 @@ def _doc_freq(corpus: Corpus, key: str, width: int) -> int:
     return corpus.posting_rows(key) // width
 
 
+def doc_freq(corpus: Corpus, term: str) -> int:
+    """Live documents holding the word `term` (its postings read: exact, unlike _doc_freq)."""
+    live = corpus.live
+    return sum(1 for rows, base in corpus.postings(term) for i in range(0, len(rows), 5) if live[rows[i] + base])
+
+
 def planned(corpus: Corpus, query: Query, params: type[Params] = Params) -> tuple[list[str], list[str]]:
     """The query words and concepts worth scoring, in query order: every one below `large` entries; in
     a large knowledge base not the common ones, and the rest rarest first within `posting_budget` rows."""

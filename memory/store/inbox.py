@@ -10,7 +10,7 @@ the inbox into knowledge.jsonl when a person asks for it.
 
 The *active knowledge* is knowledge.jsonl followed by the inbox's files in name order (oldest first).
 This module lists, writes and addresses those files, and stays light (os, zlib): memory.search.find reads
-entries through it on recall.sh's quick path. Parsing is memory.store.reading's.
+entries through it on `recall.sh KEYWORD --all`'s path. Parsing is memory.store.reading's.
 """
 from __future__ import annotations
 

@@ -11,7 +11,7 @@ import os
 from memory import TYPE_CHECKING
 from memory.core import jsonio, layout
 from memory.core.fsio import read_file  # noqa: F401 - the store's callers read knowledge files through here
-from memory.store.entry import is_line
+from memory.core.shape import is_line
 
 if TYPE_CHECKING:
     from typing import Callable

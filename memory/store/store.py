@@ -24,8 +24,8 @@ import time
 
 from memory import TYPE_CHECKING
 from memory.core import fsio, jsonio, layout, locking
+from memory.core.shape import is_line
 from memory.store import inbox
-from memory.store.entry import is_line
 from memory.store.reading import (  # noqa: F401 - the read side, where callers have always found it
     Snapshot,
     latest,

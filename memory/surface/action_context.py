@@ -6,8 +6,9 @@ BeforeTool carries no context). Codex CLI: PreToolUse/PostToolUse (apply_patch n
 call's output says how it exited). Cursor: its tool hooks carry no model-visible context.
 
 - File-scoped: entries about the file, its folder or its kind (memory.search.action_paths, a derived cue map).
-- Error-triggered: the failing command and its output ranked against the knowledge (memory.search.rank over the
-  derived index, memory.search.index), behind a bar of its own (error text is long and lexical).
+- Error-triggered: what the failing command ran and the lines of its output that say what failed
+  (memory.search.error_text) ranked against the knowledge (memory.search.rank over the derived index), behind a
+  bar of its own, and only entries sharing a rare word with those lines.
 - At most `action_max_entries` entries in `action_budget_chars`; nothing when nothing passes; never an entry
   the session was already given (memory.surface.injected, shared with session start and prompt time), claimed under
   the state lock so parallel tool calls never both show one.
@@ -52,6 +53,9 @@ _FILE_TOOLS = tuple(b'"tool_name":' + space + b'"' + name + b'"' for name in
                     for space in (b"", b" "))
 
 
+_WRITES = (b'"new_string"', b'"content"', b'"edits"')
+
+
 def _raw_string(raw: bytes, key: bytes) -> str | None:
     """The value of `"key":"…"` when the payload has it once and without escapes (else None: parse it
     properly). A key inside a string value can't match: its quotes would be escaped."""
@@ -74,6 +78,8 @@ def nothing_to_add(raw: bytes) -> bool:
     cue map has no entry about the file. False means "look closer" (the full handler decides)."""
     if not any(tool in raw for tool in _FILE_TOOLS) or not any(event in raw for event in _FILE_EVENTS):
         return False
+    if any(field in raw for field in _WRITES):
+        return False  # an edit: what it writes is ranked too (edit_entries)
     from memory.core import paths
     from memory.search import action_paths
 
@@ -134,17 +140,21 @@ def handle(ctx: hookrun.Context) -> str | None:
     session = payload.session_id(data)
     root = os.path.dirname(os.path.dirname(memory_dir))
     bars = ",".join(str(settings[name]) for name in sorted(settings) if name.startswith("action_"))
+    added = payload.added_text(data) if files else ""
     if files:
         rels = [action_paths.relative(f, root) for f in files]
-        event = f"f:{bars}:" + "\n".join(rels)
+        event = f"f:{bars}:" + "\n".join(rels) + "\n" + added
     else:
         event = f"e:{bars}:{failure}"
     found = cache_get(memory_dir, session, event, fp)
     if found is None:
         if files:
             found = file_entries(memory_dir, fp, rels, settings)
+            if added:  # an edit: also what it writes; the file's own entries first
+                known = {key for key, _ in found}
+                found += [hit for hit in edit_entries(memory_dir, added, settings) if hit[0] not in known]
         else:
-            found = error_entries(memory_dir, str(failure), settings)
+            found = error_entries(memory_dir, str(failure), settings, payload.shell_command(data))
         cache_put(memory_dir, session, event, fp, found)
     if not found:
         return None
@@ -169,29 +179,43 @@ def file_entries(memory_dir: str, fp: list[int], rels: list[str], settings: dict
             if score >= floor]
 
 
-def error_entries(memory_dir: str, failure: str, settings: dict) -> list[list[str]]:
-    """[key, line] of the entries the error calls for: the index's ranker on the command and the end of
-    its output, only the words the knowledge has (the rest would only lower every score's share), behind
-    the error bar."""
-    from memory.search import index, rank
+def error_entries(memory_dir: str, failure: str, settings: dict, command: str | None = None) -> list[list[str]]:
+    """[key, line] of the entries the error calls for: ranked on what the command ran and the lines that
+    report the failure (memory.search.error_text: no paths, numbers or words every failure uses), behind the
+    error bar, and grounded (memory.search.grounded): an entry must share with those lines a word few entries
+    have (sharing only the command's words, it says how to run the command: done already)."""
+    from memory.search import error_text
 
-    text = failure if len(failure) <= ERROR_QUERY_CHARS else \
-        failure.split("\n", 1)[0][:500] + "\n" + failure[-ERROR_QUERY_CHARS:]
-    corpus = index.load(memory_dir, inline_limit=index.INLINE_BUILD_BYTES)
-    if corpus.partial:
-        index.build_in_background(memory_dir)
-    query = rank.Query(text)
-    query.terms = [t for t in query.terms if corpus.postings(t)]
-    if not query.terms:
-        return []
-    limit = 3 * int(settings["action_max_entries"]) + 2
-    ranked = rank.search(corpus, text, limit=limit, query=query)
-    bar, terms = float(settings["action_error_min_fraction"]), int(settings["action_error_min_terms"])
-    if not ranked or ranked[0].fraction < bar or ranked[0].matched < terms:
-        return []
-    passing = [s for s in ranked if s.fraction >= bar and s.matched >= terms]
+    if command is None or not failure.startswith(command):
+        command, _, output = failure.partition("\n")
+    else:
+        output = failure[len(command):]
+    if len(output) > ERROR_QUERY_CHARS:
+        output = output.split("\n", 1)[0][:500] + "\n" + output[-ERROR_QUERY_CHARS:]
+    text, errors = error_text.query(command, output)
+    said = error_text.ranking_terms(errors)
+    # an output that says only that it failed (a timeout): what the command ran is all there is to go on
+    grounding = said or error_text.ranking_terms(error_text.command_words(command))
+    return _grounded(memory_dir, error_text.ranking_terms(text), grounding, settings, "error")
+
+
+def edit_entries(memory_dir: str, added: str, settings: dict) -> list[list[str]]:
+    """[key, line] of the entries about what an edit writes (`std::fs::read_dir`, `@dataclass`, a new
+    dependency line): its words ranked, behind the edit bar, grounded in a rare word of it."""
+    from memory.search.tokenize import terms
+
+    words = list(dict.fromkeys(terms(added)))
+    return _grounded(memory_dir, words, words, settings, "edit") if words else []
+
+
+def _grounded(memory_dir: str, words: list[str], grounding: list[str], settings: dict, kind: str) -> list[list[str]]:
+    from memory.search import grounded
+
+    found = grounded.passing(memory_dir, words, grounding, float(settings[f"action_{kind}_min_fraction"]),
+                             int(settings[f"action_{kind}_min_terms"]), float(settings["action_rare_share"]),
+                             3 * int(settings["action_max_entries"]) + 2)
     return [[str(s.entry.get("key")), line(str(s.entry.get("type", "")), str(s.entry.get("content", "")))]
-            for s in passing]
+            for s in found]
 
 
 def line(kind: str, content: str, limit: int = 900) -> str:

@@ -104,6 +104,7 @@ def limited(size):
 
 def recall_limited(repo, size, *args):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("MEMORY_HOOKS", "CLAUDE"))}
+    env["PYTHONDONTWRITEBYTECODE"] = "1"  # the limit would cut the interpreter's own .pyc short (it never checks)
     return subprocess.run([RECALL, *args], cwd=repo, capture_output=True, text=True, env=env,
                           preexec_fn=limited(size))
 

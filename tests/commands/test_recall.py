@@ -1,16 +1,20 @@
 """recall.sh run as a user runs it (the POSIX launcher), over real files."""
 import json
 import os
+import random
 import shutil
 import subprocess
+import sys
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import ROOT, fixture_payload, run_hook
+from helpers import random_files
 from memory.commands import recall as recall_module
-from memory.core import jsonio
+from memory.core import jsonio, paths
+from memory.search import find, index
 from memory.store import entry, store
 
 RECALL = str(ROOT / "bin" / "recall.sh")
@@ -413,7 +417,7 @@ READ_COMMANDS = [["deploy"], ["deploy", "--all"], ["deploy", "queue"], ["deploy"
 
 @pytest.mark.parametrize("args", READ_COMMANDS, ids=" ".join)
 def test_every_read_command_reports_malformed_lines(repo, args):
-    """#21 item 17: the same count on stderr whatever the command (quick path and ranked included)."""
+    """#21 item 17: the same count on stderr whatever the command (keyword path and ranked included)."""
     write(repo, [dict(e("deploy queue drains first", ts=1), pinned=True)])
     write(repo, [e("old deploy queue note", ts=0)], store.ARCHIVE)
     memory = repo / ".beads" / "memory"
@@ -422,7 +426,7 @@ def test_every_read_command_reports_malformed_lines(repo, args):
         fh.write("<<<<<<< HEAD\n")  # a conflict marker: not holding it
         fh.write('{"just": "json"}\n')  # an object that is not an entry
     recall(repo, "--pin", "learned-deploy-queue-drains-first")
-    recall(repo, "deploy", "--all")  # the index built: the quick path answers `deploy --all`
+    recall(repo, "deploy", "--all")  # the index built: the keyword path answers `deploy --all` from it
     proc = recall(repo, *args)
     counts = {"--stats": "3 line(s) skipped"}
     assert (counts.get(args[0]) or "3 malformed line(s) skipped") in proc.stderr + proc.stdout, proc.stderr
@@ -472,3 +476,90 @@ def test_an_unexpected_failure_is_one_line_and_logged(repo, tmp_path):
     assert proc.returncode == 3 and "Traceback" not in proc.stderr
     assert proc.stderr.startswith("recall.sh: unexpected failure: RuntimeError: boom") and proc.stderr.count("\n") == 1
     assert "RuntimeError: boom" in (repo / ".beads" / "memory" / "errors.log").read_text()
+
+
+# --- the keyword path: `recall.sh KEYWORD [--all]`, what a person waits for ----------------------------------------
+
+PLAIN = [["deploy"], ["deploy", "--all"], ["--all", "deploy"], ["deploy", "cache", "--all"], ["deploy cache"],
+         ["deploy", "--all", "--all"], ["ß", "--all"]]
+OTHERS = [["--all"], [], ["--all", "--json", "deploy"], ["deploy", "--al"], ["deploy", "-x"], ["deploy", "--", "-x"],
+          ["--limit", "3", "deploy", "cache"], ["deploy", "--recent"]]
+
+
+@pytest.mark.parametrize("argv", PLAIN + OTHERS, ids=repr)
+def test_the_plain_keyword_form_parses_as_argparse_parses_it(argv):
+    """Words and --all are read without argparse; every option argparse knows has its default in Options."""
+    parser = recall_module.build_parser()
+    try:
+        expected = parser.parse_intermixed_args(argv, recall_module.Options())
+    except SystemExit:
+        assert argv not in PLAIN
+        return
+    got = recall_module.parse(argv)
+    for action in parser._actions:
+        if action.dest != "help":
+            assert hasattr(recall_module.Options, action.dest), action.dest
+            assert getattr(got, action.dest) == getattr(expected, action.dest), (argv, action.dest)
+
+
+def test_the_keyword_path_imports_no_argparse_re_or_json(repo):
+    """What keeps `recall.sh KEYWORD [--all]` under `grep | jq` (docs/performance.md): none of the three."""
+    mem = repo / ".beads" / "memory"
+    mem.mkdir(parents=True)
+    write(repo, [e(f"LEARNED: deploy topic {i}", ts=i) for i in range(20)], name=store.ARCHIVE)  # rotated: older
+    write(repo, [e(f"LEARNED: deploy step {i}", ts=100 + i) for i in range(20)] + [e("topic", ts=200)])
+    index.load(str(mem))
+    probe = ("import sys; sys.path[0] = sys.argv.pop(1); from memory.commands import recall; status = recall.main();"
+             " sys.stdout.flush(); print(status, sorted({'argparse', 're', 'json'} & set(sys.modules)),"
+             " file=sys.stderr)")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORY_HOOKS")}
+    for argv in (["deploy", "--all"], ["topic", "--all"], ["zzz", "--all"], ["deploy"], ["topic"]):
+        proc = subprocess.run([sys.executable, "-S", "-c", probe, str(ROOT), *argv], cwd=repo, env=env,
+                              capture_output=True, text=True)
+        assert proc.stderr.splitlines()[-1] in ("0 []", "1 []"), (argv, proc.stderr)
+
+
+def test_keyword_all_after_a_capture_answers_with_it_and_brings_the_index_up(repo):
+    mem = repo / ".beads" / "memory"
+    mem.mkdir(parents=True)
+    random_files(mem, random.Random(4), 30)
+    index.load(str(mem))
+    write(repo, [entry.build("LEARNED: deploy freshly captured", "BD-9", "orchestrator", ts=2e9)])
+    assert find.current(str(mem)) is None  # the index is one capture behind
+    proc = recall(repo, "deploy", "--all")
+    assert proc.returncode == 0 and "deploy freshly captured" in proc.stdout.split("\n\n")[0]  # the newest
+    assert find.current(str(mem)) is not None
+
+
+def test_the_memory_folder_is_the_one_git_names(repo, tmp_path, monkeypatch):
+    monkeypatch.delenv("MEMORY_HOOKS_DIR", raising=False)
+    monkeypatch.delenv("GIT_CEILING_DIRECTORIES", raising=False)
+    (repo / "src" / "deep").mkdir(parents=True)
+    monkeypatch.setenv("MEMORY_HOOKS_ANCHOR", str(repo / "src" / "deep"))
+    assert recall_module._memory_dir() == str(repo / ".beads" / "memory")
+    subprocess.run(["git", "worktree", "add", "-q", str(tmp_path / "wt")], cwd=repo, check=True)
+    monkeypatch.setenv("MEMORY_HOOKS_ANCHOR", str(tmp_path / "wt"))
+    assert recall_module._memory_dir() == str(repo / ".beads" / "memory")  # a worktree: git names the main checkout
+    monkeypatch.setenv("MEMORY_HOOKS_ANCHOR", str(tmp_path))
+    assert recall_module._memory_dir() == paths.memory_dir(str(tmp_path))  # no repository
+    monkeypatch.setenv("MEMORY_HOOKS_DIR", str(tmp_path / "elsewhere"))
+    assert recall_module._memory_dir() == str(tmp_path / "elsewhere")
+
+
+def test_from_a_worktree_keyword_all_reads_the_main_checkouts_memory(repo, tmp_path):
+    mem = repo / ".beads" / "memory"
+    mem.mkdir(parents=True)
+    write(repo, [entry.build("LEARNED: deploy from main", "BD-1", "orchestrator", ts=1)])
+    index.load(str(mem))
+    subprocess.run(["git", "worktree", "add", "-q", str(tmp_path / "wt")], cwd=repo, check=True)
+    proc = recall(tmp_path / "wt", "deploy", "--all")
+    assert proc.returncode == 0 and "deploy from main" in proc.stdout
+
+
+def test_a_closed_pipe_is_not_an_error(repo):
+    mem = repo / ".beads" / "memory"
+    mem.mkdir(parents=True)
+    write(repo, [entry.build(f"LEARNED: deploy number {i}", "BD-1", "orchestrator", ts=i) for i in range(3000)])
+    index.load(str(mem))
+    proc = subprocess.run(f"'{RECALL}' deploy --all | head -1", shell=True, cwd=repo, capture_output=True, text=True)
+    assert proc.stdout.startswith("[LEARN]") and proc.stderr == ""

@@ -39,7 +39,7 @@ def test_redact_text_in_both_files_and_every_search_path(repo):
     recall(repo, "--add", f"DECISION[db]: use postgres 15; admin password {SECRET} until rotation")
     recall(repo, "--add", "LEARNED: the deploy queue drains first")
     recall(repo, "--pin", "decision-db")
-    assert recall(repo, SECRET.lower(), "--all").returncode == 0  # found, and the index built (quick path)
+    assert recall(repo, SECRET.lower(), "--all").returncode == 0  # found; the index built and read
     neighbour = (repo / ".beads" / "memory" / store.ACTIVE).read_text().splitlines()[1]
 
     proc = recall(repo, "--redact", "db", SECRET)

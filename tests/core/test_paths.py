@@ -114,7 +114,7 @@ SITUATIONS = ["git", "outside git", "worktree", "submodule"]
 
 @pytest.mark.parametrize("kind", SITUATIONS)
 def test_every_entry_point_uses_the_same_memory_folder(kind, tmp_path):
-    """Hooks as registered, the installed recall.sh (full and quick path), the clone's recall.sh, both
+    """Hooks as registered, the installed recall.sh (a scan, then the index), the clone's recall.sh, both
     memory-doctors and install.sh, each run as a user runs it from a subfolder: one memory folder."""
     project, memory = _situation(kind, tmp_path)
     sub = project / "src" / "deep"
@@ -141,7 +141,7 @@ def test_every_entry_point_uses_the_same_memory_folder(kind, tmp_path):
     for recall in (installed_recall, str(ROOT / "bin" / "recall.sh")):
         stats = subprocess.run([recall, "--stats"], cwd=sub, env=env, capture_output=True, text=True)
         assert f"memory:     {memory}\n" in stats.stdout, (recall, stats.stdout, stats.stderr)
-        for _ in range(2):  # the second answer comes from the index the first one built: the quick path
+        for _ in range(2):  # the second answer comes from the index the first one built
             found = subprocess.run([recall, "zebra", "--all"], cwd=sub, env=env, capture_output=True, text=True)
             assert {f"    {kind} hook zebra", f"    {kind} recall zebra"} <= set(found.stdout.splitlines()), \
                 (recall, found.stdout, found.stderr)
@@ -157,7 +157,7 @@ def test_every_entry_point_uses_the_same_memory_folder(kind, tmp_path):
 
 @pytest.mark.parametrize("kind", SITUATIONS)
 def test_the_quick_resolution_agrees_with_git(kind, tmp_path, monkeypatch):
-    """recall.sh's quick path answers without git only where that answer is git's own."""
+    """recall.sh resolves its memory folder without git only where that answer is git's own."""
     project, memory = _situation(kind, tmp_path)
     for env_name in ("MEMORY_HOOKS_DIR", "CLAUDE_PROJECT_DIR", "CURSOR_PROJECT_DIR", "GEMINI_PROJECT_DIR",
                      "GIT_CEILING_DIRECTORIES"):
@@ -190,6 +190,18 @@ def test_outside_git_the_project_is_the_folder_holding_the_memory(tmp_path, monk
     assert paths.memory_dir(str(project / ".beads" / "memory")) == expected  # where the installed recall.sh is
     assert paths.memory_dir(None, project=str(project)) == expected
     assert paths.memory_dir(str(tmp_path / "other")) == str(tmp_path / "other" / ".beads" / "memory")
+
+
+def test_outside_git_with_a_project_announced_git_decides(repo, tmp_path, monkeypatch):
+    """memory_dir asks git about the announced project when the folder is outside any repository."""
+    for env_name in ("MEMORY_HOOKS_DIR", "CURSOR_PROJECT_DIR", "GEMINI_PROJECT_DIR", "GIT_CEILING_DIRECTORIES"):
+        monkeypatch.delenv(env_name, raising=False)
+    outside = tmp_path / "scratch"
+    outside.mkdir()
+    monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(repo))
+    assert paths.memory_dir(str(outside)) == str(repo / ".beads" / "memory")
+    assert paths.memory_dir_without_git(str(outside)) is None
+    assert paths.memory_dir_without_git(str(repo)) == str(repo / ".beads" / "memory")
 
 
 def test_a_git_call_started_early_gives_what_git_info_gives(repo, tmp_path, monkeypatch):

@@ -37,8 +37,6 @@ def seeded(project):
 def claude_requests(tmp_path, project, turns):
     import test_e2e_claude as claude
 
-    if not (claude.HARNESS / "run-scenario.sh").exists():  # a worktree of /work/wt/<name>: ../../shared
-        claude.HARNESS = ROOT.parent.parent / "shared" / "tools" / "claude-real"
     if not claude.CLAUDE.exists() or not (claude.HARNESS / "run-scenario.sh").exists():
         pytest.skip("real Claude Code CLI not installed")
     path = claude.scenario(tmp_path / "action.json", "e2e-action", PROMPT, turns)

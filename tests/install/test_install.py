@@ -48,10 +48,10 @@ def settings(repo):
 
 
 def tree(repo):
-    """Every file below the repo (outside .git) with its bytes."""
+    """Every file below the repo (outside .git and Python's own bytecode caches) with its bytes."""
     out = {}
     for folder, dirs, files in os.walk(repo):
-        dirs[:] = [d for d in dirs if d != ".git"]
+        dirs[:] = [d for d in dirs if d not in (".git", "__pycache__")]
         for name in files:
             path = Path(folder) / name
             out[str(path.relative_to(repo))] = path.read_bytes()

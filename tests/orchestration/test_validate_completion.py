@@ -6,16 +6,19 @@ import time
 import pytest
 
 from conftest import FIXTURES, ROOT, fixture_payload, git, run_hook
+from helpers import copy_tree, make_repo
 
 FAKE_BD = str(ROOT / "tests" / "fake_bd")
 REPORT = "All done.\n\nBEAD BD-12 COMPLETE\nWorktree: .worktrees/bd-BD-12\nBranch: bd-BD-12"
 
 
-@pytest.fixture
-def project(repo, tmp_path):
+@pytest.fixture(scope="module")
+def project_template(tmp_path_factory):
     """Main checkout with a bare remote, and the bead's worktree pushed and clean; bd says inreview."""
-    remote = tmp_path / "remote.git"
-    git(tmp_path, "init", "-q", "--bare", str(remote))
+    base = tmp_path_factory.mktemp("completion")
+    repo = make_repo(base / "project")
+    remote = base / "remote.git"
+    git(base, "init", "-q", "--bare", str(remote))
     git(repo, "remote", "add", "origin", str(remote))
     git(repo, "push", "-q", "-u", "origin", "main")
     git(repo, "worktree", "add", "-q", ".worktrees/bd-BD-12", "-b", "bd-BD-12")
@@ -24,9 +27,15 @@ def project(repo, tmp_path):
     git(wt, "add", "feature.txt")
     git(wt, "commit", "-q", "-m", "feature")
     git(wt, "push", "-q", "-u", "origin", "bd-BD-12")
-    (tmp_path / "bd-state").mkdir()
-    set_status(tmp_path, "inreview")
-    return repo
+    (base / "bd-state").mkdir()
+    set_status(base, "inreview")
+    return base
+
+
+@pytest.fixture
+def project(project_template, tmp_path):
+    """A copy of the template for each test (the gate's git commands see a repository made at tmp_path)."""
+    return copy_tree(project_template, tmp_path) / "project"
 
 
 def set_status(tmp_path, status):

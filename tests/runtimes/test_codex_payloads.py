@@ -4,8 +4,7 @@ import json
 
 import pytest
 
-from helpers import FIXTURES, knowledge, run_hook
-from memory.store import entry, store
+from helpers import FIXTURES, knowledge, run_hook, seed_rule_among_notes
 
 CODEX = FIXTURES / "codex" / "0.169.0"
 
@@ -24,11 +23,7 @@ def test_post_tool_use_bash_captures_and_answers(repo):
 
 
 def test_session_start_and_prompt_answer_in_the_shape_codex_accepts(repo):
-    d = str(repo / ".beads" / "memory")
-    store.append(d, [entry.build("Database migrations must be reversible: every alembic upgrade needs a downgrade.",
-                                 "BD-3", "orchestrator", ts=1_600_000_000)])
-    store.append(d, [entry.build(f"Note {i}: the release notes rule number {i} applies here.", f"BD-{100 + i}",
-                                 "orchestrator", ts=1_700_000_000 + i) for i in range(20)])  # a knowledge base
+    seed_rule_among_notes(repo)
     start = json.loads(run_hook("session_start", payload("SessionStart-1", repo), repo).stdout)
     assert set(start) == {"hookSpecificOutput"}  # Codex rejects any extra field
     assert set(start["hookSpecificOutput"]) == {"hookEventName", "additionalContext"}

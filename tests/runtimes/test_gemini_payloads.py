@@ -2,7 +2,7 @@
 session_id, transcript_path, cwd, hook_event_name, timestamp, plus the event's fields)."""
 import json
 
-from helpers import knowledge, run_hook
+from helpers import knowledge, run_hook, seed_rule_among_notes
 from memory.store import entry, store
 
 TS = "2026-11-22T12:51:43.393Z"
@@ -40,11 +40,7 @@ def test_the_same_command_twice_is_two_captures_and_an_error_is_none(repo):
 
 
 def test_before_agent_ranks_the_prompt_without_the_session_start_block(repo):
-    d = str(repo / ".beads" / "memory")
-    store.append(d, [entry.build("Database migrations must be reversible: every alembic upgrade needs a downgrade.",
-                                 "BD-3", "orchestrator", ts=1_600_000_000)])
-    store.append(d, [entry.build(f"Note {i}: the release notes rule number {i} applies here.", f"BD-{100 + i}",
-                                 "orchestrator", ts=1_700_000_000 + i) for i in range(20)])  # a knowledge base
+    seed_rule_among_notes(repo)
     block = "<hook_context>## Recent Knowledge (1 entries)\n  [LEARN] something else  (orchestrator)</hook_context>"
     proc = run_hook("prompt_recall", gemini("BeforeAgent", repo, prompt=f"{block}\n\nadd an alembic migration"), repo)
     out = json.loads(proc.stdout)["hookSpecificOutput"]

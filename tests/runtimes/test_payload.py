@@ -48,3 +48,23 @@ def test_capture_id_equal_for_both_cursor_hook_shapes():
     via_claude = {"conversation_id": "c", "generation_id": "g", "session_id": "c", "hook_event_name": "postToolUse",
                   "tool_name": "Shell", "tool_use_id": "t", "tool_input": {"command": "x"}}
     assert payload.capture_id(native, "x") == payload.capture_id(via_claude, "x")
+
+
+def test_added_text_is_what_an_edit_writes_that_was_not_there():
+    edit = {"tool_name": "Edit", "tool_input": {"file_path": "/a.py", "old_string": "x = 1\ny = 2\n",
+                                                "new_string": "x = 1\nimport dayjs\ny = 2\n"}}
+    assert payload.added_text(edit) == "import dayjs"
+    multi = {"tool_name": "MultiEdit", "tool_input": {"file_path": "/a.py", "edits": [
+        {"old_string": "class A:\n", "new_string": "@dataclass\nclass A:\n"}, "junk",
+        {"old_string": "b", "new_string": "c"}]}}
+    assert payload.added_text(multi) == "@dataclass\nc"
+    assert payload.added_text({"tool_name": "Write", "tool_input": {"file_path": "/n.rs", "content": "use std::fs;"}}) \
+        == "use std::fs;"
+    patch = "*** Begin Patch\n*** Update File: a.py\n@@\n-x = 1\n+x = 2\n*** End Patch"
+    assert payload.added_text({"tool_name": "apply_patch", "tool_input": {"input": patch}}) == "x = 2"
+    assert payload.added_text({"tool_name": "Bash", "tool_input": {"command": "apply_patch <<'EOF'\n" + patch}}) \
+        == "x = 2"
+    assert payload.added_text({"tool_name": "Read", "tool_input": {"file_path": "/a.py"}}) == ""
+    assert payload.added_text({"tool_name": "Edit", "tool_input": "garbage"}) == ""
+    big = {"tool_name": "Write", "tool_input": {"file_path": "/b", "content": "x" * 10 * payload.ADDED_CHARS}}
+    assert len(payload.added_text(big)) == payload.ADDED_CHARS

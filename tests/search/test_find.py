@@ -15,9 +15,11 @@ from memory.search import find, index
 from memory.store import entry, store
 
 
-def scan(memory_dir, terms):
-    """The answer without any index: every line of both files, latest per key, filtered in memory."""
-    return recall.select(store.latest(store.load(str(memory_dir), include_archive=True).entries), terms, None, None)
+def scan(memory_dir, terms, include_archive=True):
+    """The answer without any index: every line of both files (or the active knowledge's), latest per key,
+    filtered in memory."""
+    lines = store.load(str(memory_dir), include_archive=include_archive).entries
+    return recall.select(store.latest(lines), terms, None, None)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -32,13 +34,32 @@ def test_the_index_answers_exactly_what_the_scan_answers(tmp_path_factory, seed,
     assert found is not None
     assert found[0] == scan(mem, terms)
     assert found[1] == store.load(str(mem), include_archive=True).malformed
+    alone = find.find(str(mem), terms, include_archive=False)  # recall.sh KEYWORD: the active knowledge
+    if alone is not None:  # None where an archived line outranks an active one (ts reversed): the scan answers
+        assert alone[0] == scan(mem, terms, include_archive=False)
+        assert alone[1] == store.load(str(mem)).malformed
+
+
+@pytest.mark.parametrize("archived_ts", [5, 500, float("nan")], ids=["older", "newer", "nan"])
+def test_the_active_knowledge_alone_from_the_index_only_when_the_archive_is_older(mem, archived_ts):
+    old = dict(entry.build("LEARNED[deploy-step]: deploy with the old script", "BD-1", "orchestrator"), ts=archived_ts)
+    write(mem / store.ARCHIVE, [old, entry.build("LEARNED: deploy notes from last year", "BD-2", "orchestrator", ts=1)])
+    write(mem / store.ACTIVE, [entry.build("LEARNED[deploy-step]: deploy with make release", "BD-3", "orchestrator",
+                                           ts=100),
+                               entry.build("LEARNED: the deploy queue retries", "BD-4", "orchestrator", ts=101)])
+    index.load(str(mem))
+    alone = find.find(str(mem), ["deploy"], include_archive=False)
+    assert (alone is not None) == (archived_ts == 5)
+    chosen, _ = recall.search(str(mem), ["deploy"], None, None, include_archive=False)
+    assert chosen == scan(mem, ["deploy"], include_archive=False)
+    assert [e["bead"] for e in chosen] == ["BD-4", "BD-3"]  # the archive's lines are not the active knowledge
 
 
 def test_recall_keyword_all_goes_through_the_index_and_after_a_capture_too(mem, monkeypatch):
     random_files(mem, random.Random(7), 30)
     calls = []
     real = find.find
-    monkeypatch.setattr(find, "find", lambda *a: calls.append(a) or real(*a))
+    monkeypatch.setattr(find, "find", lambda *a, **k: calls.append(a) or real(*a, **k))
     chosen, _ = recall.search(str(mem), ["deploy"], None, None, include_archive=True)
     assert calls and chosen == scan(mem, ["deploy"])
     write(mem / store.ACTIVE, [entry.build("LEARNED: deploy freshly captured", "BD-9", "orchestrator", ts=2e9)])

@@ -202,7 +202,7 @@ def test_a_large_archive_without_an_index_is_left_to_a_background_build(mem):
 
 
 def test_the_recorded_fingerprint_is_this_versions():
-    """recall.sh's quick path checks an index's version against segfile.FINGERPRINT without importing the
+    """recall.sh's keyword path checks an index's version against segfile.FINGERPRINT without importing the
     tokenizer: when tokens, concepts or tags change, set it to the value printed here."""
     assert index.fingerprint() == segfile.FINGERPRINT, \
         f"set memory/search/segfile.py FINGERPRINT = {index.fingerprint()}"

@@ -59,13 +59,16 @@ def test_32_hook_processes_capture_across_the_rotation_boundary(repo):
 
 
 def test_32_processes_many_rotations(tmp_path):
+    """Appends and folds from 32 processes carry the knowledge across the rotation boundary twice."""
     memory = tmp_path / "memory"
-    procs = [subprocess.Popen([sys.executable, WORKER, str(memory), str(i * 100), "60"]) for i in range(32)]
+    seed(memory, 990)  # just below the boundary: every append below is near a rotation
+    procs = [subprocess.Popen([sys.executable, WORKER, str(memory), str(i * 100), "16"]) for i in range(32)]
     assert all(p.wait(120) == 0 for p in procs)
     lines = all_lines(memory)
     beads = [e["bead"] for e in lines]
-    assert len(beads) == len(set(beads)) == 32 * 60
+    assert len(beads) == len(set(beads)) == 990 + 32 * 16
     assert len((memory / store.ACTIVE).read_bytes().splitlines()) <= 1000
+    assert len((memory / store.ARCHIVE).read_bytes().splitlines()) >= 2 * store.ROTATE_CHUNK
 
 
 def operations_in_one_rotating_append(tmp_path) -> int:
@@ -95,7 +98,9 @@ def test_killed_at_every_step_of_rotation_loses_and_duplicates_nothing(tmp_path,
         seed(memory, 1000)
         killed = subprocess.run([sys.executable, WORKER, str(memory), "5000", "1", str(die_at), mode])
         assert killed.returncode == -9, f"worker did not die at op {die_at}"
-        subprocess.run([sys.executable, WORKER, str(memory), "6000", "1"], check=True)  # recovery + next append
+        # the next writer (this process): recovery, its append and the fold
+        store.append(str(memory), [entry.build("insight 6000", "BD-6000", "orchestrator", ts=6000)])
+        store.compact(str(memory))
         lines = all_lines(memory)
         beads = [e["bead"] for e in lines]
         assert len(beads) == len(set(beads)), f"duplicates after dying at op {die_at} ({mode})"

@@ -3,6 +3,7 @@ reads or edits and about a failed command, once per session, within the budget, 
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 from helpers import ROOT, assert_protocol, clean_env, error_log, fixture_payload, make_repo, run_hook
 from memory.core import layout, render
@@ -80,6 +81,68 @@ def test_a_failed_command_gets_the_entry_its_error_explains(tmp_path):
     assert text.startswith("## Knowledge about this error\n") and PSYCOPG in text and ROUTES not in text
     again = run_hook("action_context", failure(repo, "pytest tests/test_db.py -q", error), repo)
     assert context(again, "PostToolUseFailure") == ""
+
+
+def with_notes(tmp_path, texts: list, note: str, words: tuple) -> Path:
+    """A project holding `texts` (BD-20, BD-21, …) and a note per word (`note` formatted with it), so that a word
+    of the texts is rare among the entries."""
+    return project(tmp_path, [entry.build(text, f"BD-{20 + i}", "x") for i, text in enumerate(texts)]
+                   + [entry.build(note.format(word), f"BD-{30 + i}", "x") for i, word in enumerate(words)])
+
+
+def test_an_entry_matching_only_the_command_is_not_given(tmp_path):
+    """How to run the tests is what the agent just did: the error lines must share a rare word with the entry."""
+    how = "Run one test file with `TZ=UTC yarn vitest run path/to/file.test.ts` from the repository root."
+    slots = "getSlots vitest tests see hourly slots shifted by the machine's UTC offset unless TZ=UTC is set."
+    repo = with_notes(tmp_path, [how, slots], "Note about the {} service.",
+                      ("billing", "search", "mailer", "queue", "auth", "cache"))
+    slug = ("Exit code 1\n ❯ packages/lib/slugify.test.ts (9 tests | 1 failed) 7ms\n"
+            "   × slugify > collapses repeated separators 3ms\n"
+            "     → expected 'hello--world' to be 'hello-world' // Object.is equality")
+    command = "TZ=UTC yarn vitest run packages/lib/slugify.test.ts"
+    assert context(run_hook("action_context", failure(repo, command, slug), repo), "PostToolUseFailure") == ""
+    shifted = ("Exit code 1\n ❯ packages/features/slots.test.ts (24 tests | 3 failed) 412ms\n"
+               "   × getSlots > can fit 24 hourly slots for an empty day 38ms\n"
+               "     → expected '2021-06-20T23:00:00.000Z' to be '2021-06-21T00:00:00.000Z'")
+    text = context(run_hook("action_context", failure(repo, "yarn vitest run packages/features/slots.test.ts",
+                                                      shifted, session="s2"), repo), "PostToolUseFailure")
+    assert slots in text and how not in text
+
+
+def test_an_error_gets_the_entry_that_names_what_its_code_stands_for(tmp_path):
+    """`B006` prints no "bugbear": the entry about the flake8-bugbear selects is reached through the code's rule set
+    (memory.search.error_links); the entry on how to run ruff is not."""
+    bugbear = "Python code: ruff extends its selects with flake8-bugbear (`B`); mutable defaults are real bugs here."
+    how = "Run `ruff check python/` and `ruff format python/` before committing Python changes."
+    repo = with_notes(tmp_path, [bugbear, how], "Note about the {} module and its defaults.",
+                      ("resolver", "installer", "cache", "client", "python", "git"))
+    out = ("Exit code 1\npython/uv/_find_uv.py:9:25: B006 Do not use mutable data structures for argument "
+           "defaults\nFound 1 error.")
+    text = context(run_hook("action_context", failure(repo, "ruff check python/", out), repo), "PostToolUseFailure")
+    assert bugbear in text and how not in text
+
+
+STD_FS = "NEVER use `std::fs` directly in uv code; use the `uv_fs` crate (clippy disallows `std::fs::read_dir`)."
+
+
+def test_an_edit_gets_the_entry_about_what_it_writes(tmp_path):
+    """An Edit is judged on what it adds too: the new `std::fs::read_dir` call calls for the std::fs rule; the
+    same file read, or an edit adding nothing it names, gets nothing."""
+    repo = with_notes(tmp_path, [STD_FS], "Note about the {} crate and its tests.",
+                      ("resolver", "installer", "cache", "client", "pep440", "python", "git"))
+    rel = "crates/uv-python/src/managed.rs"
+    assert context(run_hook("action_context", file_event(repo, rel), repo), "PreToolUse") == ""
+    edit = file_event(repo, rel, fixture="PreToolUse-17.json", session="s2")
+    edit["tool_input"].update(old_string="        let entries = match fs_err::read_dir(&self.root) {\n",
+                              new_string="        let entries = match std::fs::read_dir(&self.root) {\n")
+    text = context(run_hook("action_context", edit, repo), "PreToolUse")
+    assert text.startswith("## Knowledge about this file\n") and STD_FS in text
+    plain = file_event(repo, rel, fixture="PreToolUse-17.json", session="s3")
+    plain["tool_input"].update(old_string="let a = 1;\n", new_string="let a = 2; // the first value\n")
+    assert context(run_hook("action_context", plain, repo), "PreToolUse") == ""
+    write = file_event(repo, "crates/uv-python/src/new.rs", fixture="PreToolUse-13.json", session="s4")
+    write["tool_input"]["content"] = "use std::fs;\nfn list() { std::fs::read_dir(\".\").unwrap(); }\n"
+    assert STD_FS in context(run_hook("action_context", write, repo), "PreToolUse")
 
 
 def test_silence_on_negatives(tmp_path):
@@ -228,6 +291,8 @@ def test_nothing_to_add_is_decided_without_json_re_or_git(tmp_path, monkeypatch)
     assert action_context.nothing_to_add(spaced) is True
     escaped = raw.replace(b"/guide/", b"\\/guide\\/")  # an escape: the full parser decides
     assert action_context.nothing_to_add(escaped) is False
+    edit = file_event(repo, "docs/guide/setup.md", fixture="PreToolUse-17.json")
+    assert action_context.nothing_to_add(json.dumps(edit).encode()) is False  # what an edit adds is ranked
 
 
 def test_what_session_start_gave_in_full_is_not_given_again(tmp_path):
