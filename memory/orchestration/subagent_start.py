@@ -14,6 +14,9 @@ from memory.runtimes import hookrun
 
 HOOK = "subagent_start"
 TAIL_BYTES = 1 << 20
+# Claude Code can fire SubagentStart before the parent's dispatching call is in its transcript (seen with the
+# real CLI on a loaded machine): a supervisor's transcript without it is read again after these pauses.
+REREAD_AFTER_S = (0.05, 0.1, 0.2)
 
 
 def dispatched_bead(transcript: str | None, agent_type: str) -> str | None:
@@ -60,7 +63,13 @@ def handle(ctx: hookrun.Context) -> str | None:
     config = completion.load_config(ctx.memory_dir)
     if not completion.applies(agent_type, None, config):
         return None
-    bead = dispatched_bead(payload.text_field(data, "transcript_path"), agent_type)
+    transcript = payload.text_field(data, "transcript_path")
+    bead = dispatched_bead(transcript, agent_type)
+    for pause in REREAD_AFTER_S if transcript and os.path.isfile(transcript) else ():
+        if bead:
+            break
+        time.sleep(pause)
+        bead = dispatched_bead(transcript, agent_type)
     git = paths.git_info(cwd or project or ".")
     beads = {bead.lower()} if bead else focus.bead_candidates(git.branch if git else None, cwd)
     if not beads:

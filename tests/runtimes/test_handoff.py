@@ -242,6 +242,35 @@ def test_a_dispatched_supervisor_starts_with_its_beads_handoff(repo, tmp_path):
     assert run_hook("subagent_start", payload, repo).stdout == b""
 
 
+LATE_CALL = """
+import json, runpy, sys, time
+transcript, line, hook = sys.argv[1:4]
+real_sleep = time.sleep
+def sleep(seconds):  # the CLI writes the dispatching call while the hook pauses
+    with open(transcript, "a") as fh:
+        fh.write(line + "\\n")
+    real_sleep(seconds)
+time.sleep = sleep
+sys.argv = [hook]
+runpy.run_path(hook, run_name="__main__")
+"""
+
+
+def test_a_dispatching_call_written_after_subagent_start_fired_is_still_found(repo, tmp_path):
+    """The real CLI may fire SubagentStart before the parent's Agent call reaches its transcript."""
+    handoff.save(str(repo / ".beads" / "memory"), {"id": "h1", "bead": "BD-12", "event": "SubagentStop",
+                                                   "ended": time.time() - 60, "task": {"first": "refunds for BD-12"}})
+    parent = tmp_path / "parent.jsonl"
+    parent.write_text(json.dumps(record("user", role="user", content="dispatch the supervisor")) + "\n")
+    call = {"type": "tool_use", "id": "a1", "name": "Agent", "input": {
+        "subagent_type": "swift-supervisor", "description": "x", "prompt": "BEAD_ID: BD-12\n\nDo it."}}
+    payload = fixture_payload("claude-code/2.1.330/SubagentStart-1.json")
+    payload.update(cwd=str(repo), transcript_path=str(parent), agent_type="swift-supervisor")
+    proc = run_hook("subagent_start", payload, repo, python_args=[
+        "-c", LATE_CALL, str(parent), json.dumps(record("assistant", role="assistant", content=[call]))])
+    assert "refunds for BD-12" in json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
+
+
 @pytest.mark.parametrize("trigger, padding, written", [("auto", 0, False), ("auto", 300_000, True),
                                                         ("manual", 0, True)])
 def test_gemini_precompress_far_from_a_compression_is_answered_at_once(repo, tmp_path, trigger, padding, written):
