@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import ROOT, bash_payload, clean_env, git, held_lock, knowledge, make_repo, run_hook
+from helpers import ROOT, bash_payload, clean_env, copy_tree, git, held_lock, knowledge, make_repo, run_hook
 from memory.store import store
 
 DOCTOR = str(ROOT / "bin" / "memory-doctor")
@@ -27,11 +27,24 @@ def report(repo, *args, cwd=None):
     return proc.returncode, data, {c["check"]: c for c in data["checks"]}
 
 
-def installed(repo, venv=False):
+def _install_and_capture(repo, venv=False):
     flags = ["--no-self-check"] + ([] if venv else ["--no-venv"])
     subprocess.run([str(ROOT / "install.sh"), *flags, str(repo)], check=True, capture_output=True)
     run_hook("memory_capture", bash_payload('bd comment BD-1 "LEARNED: doctor sees this"', repo), repo)
     return repo
+
+
+_INSTALLED: list = []
+
+
+def installed(repo, venv=False):
+    """`repo` installed by install.sh with one memory captured by the hook. Without the virtualenv: a copy of
+    one such project made once for this module (the doctor reads it; a copy is what a fresh install makes)."""
+    if venv:
+        return _install_and_capture(repo, venv=True)
+    if not _INSTALLED:
+        _INSTALLED.append(_install_and_capture(make_repo(Path(tempfile.mkdtemp(prefix="mh-doctor-tpl-")) / "project")))
+    return copy_tree(_INSTALLED[0], repo)
 
 
 @pytest.mark.slow  # builds a real virtualenv with pip (~10 s)
