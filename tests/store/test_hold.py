@@ -7,7 +7,7 @@ import subprocess
 import pytest
 
 from conftest import ROOT, bash_payload, fixture_payload, git, knowledge, run_hook
-from helpers import hook_context
+from helpers import copy_tree, hook_context, make_repo
 from memory.store import entry, hold, store
 
 RECALL = str(ROOT / "bin" / "recall.sh")
@@ -45,8 +45,7 @@ def merged_line(repo, content, ts=1_700_000_500):
     return line["key"]
 
 
-@pytest.fixture
-def poisoned(repo):
+def _poison(repo):
     """One clean entry and five held ones, each arriving a different way; returns the held keys."""
     note = capture(repo, f'bd comment BD-1 "LEARNED: {CLEAN}"')
     assert "held" not in note
@@ -68,6 +67,20 @@ def poisoned(repo):
     keys.append(merged_line(repo, "payments tests: use the stripe mock\u200b and the fixtures in tests/payments"))
     assert len(set(keys)) == 5 and len(knowledge(repo)) == 6  # nothing lost: every line is in the file
     return keys
+
+
+@pytest.fixture(scope="module")
+def poisoned_project(tmp_path_factory):
+    repo = make_repo(tmp_path_factory.mktemp("hold") / "project")
+    return repo, _poison(repo)
+
+
+@pytest.fixture
+def poisoned(repo, poisoned_project):
+    """`repo` with one clean entry and five held ones (see _poison): a copy of the project this module poisoned
+    once through the real hooks and recall.sh; returns the held keys."""
+    copy_tree(poisoned_project[0], repo)
+    return list(poisoned_project[1])
 
 
 def test_held_entries_never_reach_session_start(repo, poisoned):
