@@ -10,6 +10,7 @@ import subprocess
 import pytest
 
 from conftest import bash_payload, bd_env, knowledge, run_hook
+from helpers import copy_tree, make_repo
 from memory.surface import bdprime
 
 MEMORY = "the staging deploy needs the VPN up before kubectl can reach the cluster"
@@ -21,19 +22,34 @@ def bd_hook(command="bd prime --hook-json"):
     return {"hooks": {"SessionStart": [{"matcher": "", "hooks": [{"type": "command", "command": command}]}]}}
 
 
-@pytest.fixture
-def setup(repo, tmp_path):
-    """A project whose agent ran `bd remember` (bd stored it, the hook captured it) and one bd comment."""
-    state, home = tmp_path / "bd", tmp_path / "home"
-    home.mkdir()
-    state.mkdir()
-    (state / "issues.json").write_text(json.dumps({"BD-1": {"status": "open"}}))
-    env = {**bd_env(state), "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config")}
+def _env(base):
+    """The fake bd's state in base/bd, HOME in base/home."""
+    home = base / "home"
+    return {**bd_env(base / "bd"), "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config")}
+
+
+@pytest.fixture(scope="module")
+def remembered(tmp_path_factory):
+    """base/project, whose agent ran `bd remember` (bd stored it, the hook captured it) and one bd comment;
+    base/bd holds bd's state, base/home is HOME. Made once for this module."""
+    base = tmp_path_factory.mktemp("bdprime")
+    repo = make_repo(base / "project")
+    (base / "home").mkdir()
+    (base / "bd").mkdir()
+    (base / "bd" / "issues.json").write_text(json.dumps({"BD-1": {"status": "open"}}))
+    env = _env(base)
     for command in [f'bd remember "{MEMORY}" --key staging-vpn', f'bd comment BD-1 "LEARNED: {OTHER}"']:
         subprocess.run(["bash", "-c", command], cwd=repo, env={**os.environ, **env}, check=True, capture_output=True)
         assert run_hook("memory_capture", bash_payload(command, repo), repo, env=env).returncode == 0
     assert [e.get("bd_key") for e in knowledge(repo)] == ["staging-vpn", None]
-    return repo, env, home
+    return base
+
+
+@pytest.fixture
+def setup(repo, tmp_path, remembered):
+    """A copy of the `remembered` project (and bd's state, HOME) at tmp_path, for the test to change."""
+    copy_tree(remembered, tmp_path)
+    return repo, _env(tmp_path), tmp_path / "home"
 
 
 def start(repo, env, args=(), session="s-1", source="startup") -> str:
