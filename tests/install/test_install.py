@@ -5,11 +5,12 @@ import os
 import stat
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 
-from helpers import ROOT, bash_payload, clean_env, fixture_payload, git, knowledge, make_repo
+from helpers import ROOT, bash_payload, clean_env, copy_tree, fixture_payload, git, knowledge, make_repo
 from memory.core import layout
 from memory.install import plan as installer
 from memory.runtimes import registration, runtimes
@@ -41,6 +42,19 @@ def install(target, *args, env=None, check=True):
     if check:
         assert proc.returncode == 0, proc.stdout + proc.stderr
     return proc
+
+
+_INSTALLED: list = []
+
+
+def installed_copy(repo):
+    """`repo` as `install.sh --no-venv --no-self-check` leaves a fresh repository: a copy of one this module
+    installed once (what install.sh writes names no absolute path), for the tests whose subject comes after."""
+    if not _INSTALLED:
+        template = make_repo(Path(tempfile.mkdtemp(prefix="mh-install-tpl-")) / "project")
+        install(template, "--no-venv", "--no-self-check")
+        _INSTALLED.append(template)
+    return copy_tree(_INSTALLED[0], repo)
 
 
 def settings(repo):
@@ -104,7 +118,7 @@ def test_fresh_repo(repo):
 
 
 def test_registered_commands_capture_and_surface(repo):
-    install(repo, "--no-venv", "--no-self-check")
+    installed_copy(repo)
     proc = run_registered(repo, "memory_capture", bash_payload('bd comment BD-1 "LEARNED: installed hooks work"', repo))
     assert proc.returncode == 0
     assert [e["content"] for e in knowledge(repo)] == ["installed hooks work"]
@@ -135,7 +149,7 @@ def test_existing_settings_are_merged_not_replaced(repo):
 
 
 def test_second_run_changes_nothing(repo):
-    install(repo, "--no-venv", "--no-self-check")
+    installed_copy(repo)
     before = tree(repo)
     out = install(repo, "--no-venv", "--no-self-check").stdout
     assert "already up to date" in out and tree(repo) == before
@@ -280,7 +294,7 @@ def test_events_unknown_to_us_are_kept(repo):
 
 
 def test_uninstall_keeps_files_the_user_added(repo):
-    install(repo, "--no-venv", "--no-self-check")
+    installed_copy(repo)
     mine = repo / ".claude" / "hooks" / "memory-hooks" / "hooks" / "my_local_tweak.py"
     mine.write_text("# mine\n")
     install(repo, "--uninstall")
@@ -289,7 +303,7 @@ def test_uninstall_keeps_files_the_user_added(repo):
 
 
 def test_reinstall_keeps_files_the_user_added_and_drops_ones_we_no_longer_ship(repo):
-    install(repo, "--no-venv", "--no-self-check")
+    installed_copy(repo)
     base = repo / ".claude" / "hooks" / "memory-hooks"
     mine = base / "hooks" / "my_local_tweak.py"
     mine.write_text("# mine\n")
@@ -491,7 +505,6 @@ def _unprivileged(argv):
                                                    for p in os.environ["PATH"].split(os.pathsep)),
                     reason="running as root without setpriv: nothing is read-only")
 def test_target_without_write_permission_exits_3(tmp_path):
-    import tempfile
     base = Path(tempfile.mkdtemp(prefix="mh-readonly-"))  # outside pytest's 0700 tmp folder: others may enter
     try:
         os.chmod(base, 0o755)
@@ -529,7 +542,7 @@ def _expected_mode(rel):
 
 
 def test_only_hooks_bin_and_recall_are_executable(repo):
-    install(repo, "--no-venv", "--no-self-check")
+    installed_copy(repo)
     modes = _modes(repo)
     assert any(rel.startswith("memory/") for rel in modes) and any(rel.startswith("hooks/") for rel in modes)
     assert {rel: oct(m) for rel, m in modes.items()} == {rel: oct(_expected_mode(rel)) for rel in modes}
@@ -547,7 +560,7 @@ def test_purge_leaves_nothing_the_hooks_wrote(repo, monkeypatch):
     from memory.core import errorlog
     from memory.search import index
 
-    install(repo, "--no-venv", "--no-self-check")
+    installed_copy(repo)
     memory = repo / ".beads" / "memory"
     foreground = {"MEMORY_HOOKS_FOREGROUND": "1"}
     # 1,001 lines and a torn last line: the next capture rotates (archive) and moves the fragment aside
@@ -613,7 +626,7 @@ def _write_every_machine_local_file(memory):
 
 
 def test_gitignore_block_names_every_machine_local_file(repo):
-    install(repo, "--no-venv", "--no-self-check")
+    installed_copy(repo)
     memory = repo / ".beads" / "memory"
     _write_every_machine_local_file(memory)
     (memory / store.ARCHIVE).write_text("x\n")
@@ -707,7 +720,7 @@ def test_teammate_hint_names_the_repository_installed_from(repo, tmp_path):
 
 
 def test_teammate_hint_without_a_known_source_says_where_to_look(repo, tmp_path):
-    install(repo, "--no-venv", "--no-self-check")
+    installed_copy(repo)
     manifest_path = repo / ".claude" / "hooks" / "memory-hooks" / "install.json"
     manifest = json.loads(manifest_path.read_text())
     manifest.pop("source", None)
@@ -821,7 +834,7 @@ def test_no_gemini_leaves_it_alone_and_a_broken_file_is_refused(repo):
 
 
 def test_a_fresh_gemini_settings_file_goes_on_uninstall(repo):
-    install(repo, "--no-venv", "--no-self-check")
+    installed_copy(repo)
     assert registration.registered_events(json.loads((repo / ".gemini" / "settings.json").read_text()))
     install(repo, "--uninstall")
     assert not (repo / ".gemini").exists()
@@ -873,6 +886,23 @@ def _age_the_install(repo) -> None:
         path.write_text(path.read_text() + "# an older version\n")
 
 
+_AGED: list = []
+
+
+def _aged_install_with_new_settings(repo) -> None:
+    """`repo` with USER_SETTINGS installed into, the install aged (so the next run rewrites code as well as
+    settings), then the settings reformatted: a copy of one made once for this module."""
+    if not _AGED:
+        template = make_repo(Path(tempfile.mkdtemp(prefix="mh-install-aged-")) / "project")
+        (template / ".claude").mkdir()
+        (template / ".claude" / "settings.json").write_text(json.dumps(USER_SETTINGS, indent=4) + "\n")
+        install(template, "--no-venv", "--no-self-check")
+        _age_the_install(template)
+        (template / ".claude" / "settings.json").write_text(json.dumps(USER_SETTINGS, indent=2) + "\n")
+        _AGED.append(template)
+    copy_tree(_AGED[0], repo)
+
+
 def modes(repo):
     return {rel: os.stat(repo / rel).st_mode for rel in tree(repo)}
 
@@ -881,11 +911,7 @@ def modes(repo):
 def test_an_install_that_fails_halfway_puts_back_everything_it_wrote(repo, fail_at):
     """A full disk at the Nth file written: exit 3 with one line, and the repository exactly as before,
     its settings, an older install's code and all (no half-new, half-old hooks)."""
-    (repo / ".claude").mkdir()
-    (repo / ".claude" / "settings.json").write_text(json.dumps(USER_SETTINGS, indent=4) + "\n")
-    install(repo, "--no-venv", "--no-self-check")
-    _age_the_install(repo)  # so the run below rewrites code as well as settings
-    (repo / ".claude" / "settings.json").write_text(json.dumps(USER_SETTINGS, indent=2) + "\n")
+    _aged_install_with_new_settings(repo)
     before, before_modes = tree(repo), modes(repo)
     proc = subprocess.run([sys.executable, "-c", _FAILING_INSTALL, str(ROOT), str(fail_at), str(repo), "--no-venv",
                            "--no-self-check"], capture_output=True, text=True, env=clean_env())
@@ -900,11 +926,7 @@ def test_an_install_that_fails_halfway_puts_back_everything_it_wrote(repo, fail_
 def test_the_fault_injection_reaches_the_middle_of_a_real_run(repo):
     """Guard for the test above: with nothing failing, the same run writes more files than its largest
     fail_at (60), so each case stops an install in the middle, not after its end."""
-    (repo / ".claude").mkdir()
-    (repo / ".claude" / "settings.json").write_text(json.dumps(USER_SETTINGS, indent=4) + "\n")
-    install(repo, "--no-venv", "--no-self-check")
-    _age_the_install(repo)
-    (repo / ".claude" / "settings.json").write_text(json.dumps(USER_SETTINGS, indent=2) + "\n")
+    _aged_install_with_new_settings(repo)
     report = "code = cli.main(sys.argv[3:]); print(calls[0], file=sys.stderr); sys.exit(code)"
     counting = _FAILING_INSTALL.replace("sys.exit(cli.main(sys.argv[3:]))", report)
     proc = subprocess.run([sys.executable, "-c", counting, str(ROOT), "0", str(repo), "--no-venv", "--no-self-check"],
@@ -1049,7 +1071,7 @@ def _committable(repo):
 
 
 def test_uninstall_keeps_the_machine_local_files_out_of_git(repo):
-    install(repo, "--no-venv", "--no-self-check")
+    installed_copy(repo)
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "install")
     run_registered(repo, "memory_capture", bash_payload('bd comment BD-1 "LEARNED: kept after uninstall"', repo))
@@ -1065,7 +1087,7 @@ def test_uninstall_keeps_the_machine_local_files_out_of_git(repo):
 
 
 def test_a_teammates_clone_keeps_ignoring_its_machine_local_files_after_an_uninstall(repo, tmp_path):
-    install(repo, "--no-venv", "--no-self-check")
+    installed_copy(repo)
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "install")
     teammate = tmp_path / "teammate"
@@ -1082,7 +1104,7 @@ def test_a_teammates_clone_keeps_ignoring_its_machine_local_files_after_an_unins
 def test_uninstall_settles_parked_captures_into_the_knowledge(repo):
     from memory.core import locking
 
-    install(repo, "--no-venv", "--no-self-check")
+    installed_copy(repo)
     memory = repo / ".beads" / "memory"
     with locking.exclusive(str(memory / store.LOCK)):  # the lock stayed busy: the capture is parked
         run_registered(repo, "memory_capture", bash_payload('bd comment BD-1 "LEARNED: parked then kept"', repo),
