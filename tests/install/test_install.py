@@ -83,9 +83,12 @@ def run_registered(repo, hook, payload, command_for=registration.claude_command,
                           capture_output=True, text=isinstance(payload, str))
 
 
-def test_fresh_repo(repo):
+def test_fresh_repo(tmp_path):
+    """A first install with its self-check, into a repository whose path has spaces and parentheses."""
+    repo = make_repo(tmp_path / "my projects" / "app (v2)")
     out = install(repo, "--no-venv").stdout
     assert "self-check" in out and "FAILED" not in out
+    assert "Claude Code: capture" in out and "Cursor: session start" in out
     config = settings(repo)
     assert registration.schema_problems(config) == []
     assert registration.registered_events(config) == [("SessionStart", "startup|resume|clear|compact"),
@@ -205,12 +208,6 @@ def test_existing_cursor_hooks_are_kept(repo):
 def test_no_cursor_flag(repo):
     install(repo, "--no-venv", "--no-cursor", "--no-self-check")
     assert not (repo / ".cursor").exists()
-
-
-def test_path_with_spaces_and_self_check(tmp_path):
-    repo = make_repo(tmp_path / "my projects" / "app (v2)")
-    out = install(repo, "--no-venv").stdout
-    assert "Claude Code: capture" in out and "FAILED" not in out and "Cursor: session start" in out
 
 
 def test_install_from_inside_a_worktree(repo):
@@ -937,6 +934,18 @@ def test_the_fault_injection_reaches_the_middle_of_a_real_run(repo):
 
 # --- the target: never the bundle itself, never a guess outside git ---------------------------------------
 
+_BUNDLE: list = []
+
+
+def _shared_bundle():
+    """One _copy_of_memory_hooks for this module's tests that only run its install.sh (each test that checks
+    the bundle is left alone checks it on this copy)."""
+    if not _BUNDLE:
+        _BUNDLE.append(_copy_of_memory_hooks(Path(tempfile.mkdtemp(prefix="mh-bundle-")),
+                                             "https://example.com/memory-hooks.git"))
+    return _BUNDLE[0]
+
+
 def _run_install(src, *args, cwd):
     return subprocess.run([str(src / "install.sh"), *args], cwd=cwd, capture_output=True, text=True,
                           env=clean_env(HOME=str(cwd)))
@@ -944,7 +953,7 @@ def _run_install(src, *args, cwd):
 
 @pytest.mark.parametrize("args", [(), ("--dry-run",), (".",), ("hooks",), ("--uninstall",)])
 def test_the_bundle_itself_is_refused(tmp_path, args):
-    src = _copy_of_memory_hooks(tmp_path, "https://example.com/memory-hooks.git")
+    src = _shared_bundle()
     before = tree(src)
     proc = _run_install(src, *args, cwd=src)
     assert proc.returncode == 2 and "is the memory-hooks bundle itself" in proc.stderr, proc.stdout + proc.stderr
@@ -963,7 +972,7 @@ def test_a_worktree_of_the_bundle_is_refused(tmp_path):
 
 @pytest.mark.parametrize("args", [(), ("--dry-run",)])
 def test_outside_git_without_a_path_asks_for_one(tmp_path, args):
-    src = _copy_of_memory_hooks(tmp_path, "https://example.com/memory-hooks.git")
+    src = _shared_bundle()
     home = tmp_path / "home"
     home.mkdir()
     proc = _run_install(src, *args, cwd=home)
@@ -974,7 +983,7 @@ def test_outside_git_without_a_path_asks_for_one(tmp_path, args):
 
 
 def test_without_a_path_the_current_repository_is_the_target(repo, tmp_path):
-    src = _copy_of_memory_hooks(tmp_path, "https://example.com/memory-hooks.git")
+    src = _shared_bundle()
     (repo / "src").mkdir()
     proc = _run_install(src, "--no-venv", "--no-self-check", cwd=repo / "src")
     assert proc.returncode == 0 and f"memory-hooks installed into {repo}\n" in proc.stdout
