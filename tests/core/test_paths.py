@@ -1,11 +1,13 @@
 import json
 import os
 import subprocess
+import tempfile
+from pathlib import Path
 
 import pytest
 
 from conftest import git
-from helpers import ROOT, bash_payload, clean_env, knowledge, make_repo
+from helpers import ROOT, bash_payload, clean_env, copy_tree, knowledge, make_repo
 from memory.core import paths
 from memory.runtimes import registration
 
@@ -110,13 +112,25 @@ def _situation(kind, tmp_path):
 
 
 SITUATIONS = ["git", "outside git", "worktree", "submodule"]
+_MADE: dict = {}
+
+
+def _situation_at(kind, base):
+    """_situation(kind) at `base`: a copy of the one this module made once for `kind` (copy_tree moves git's
+    absolute paths along), so each test may write into its own."""
+    if kind not in _MADE:
+        made = Path(tempfile.mkdtemp(prefix="mh-paths-"))
+        _MADE[kind] = (made, _situation(kind, made))
+    made, (project, memory) = _MADE[kind]
+    copy_tree(made, base)
+    return base / project.relative_to(made), base / memory.relative_to(made)
 
 
 @pytest.mark.parametrize("kind", SITUATIONS)
 def test_every_entry_point_uses_the_same_memory_folder(kind, tmp_path):
     """Hooks as registered, the installed recall.sh (a scan, then the index), the clone's recall.sh, both
     memory-doctors and install.sh, each run as a user runs it from a subfolder: one memory folder."""
-    project, memory = _situation(kind, tmp_path)
+    project, memory = _situation_at(kind, tmp_path)
     sub = project / "src" / "deep"
     sub.mkdir(parents=True)
     env = clean_env(HOME=str(tmp_path), MEMORY_HOOKS_FOREGROUND="1")
@@ -158,7 +172,7 @@ def test_every_entry_point_uses_the_same_memory_folder(kind, tmp_path):
 @pytest.mark.parametrize("kind", SITUATIONS)
 def test_the_quick_resolution_agrees_with_git(kind, tmp_path, monkeypatch):
     """recall.sh resolves its memory folder without git only where that answer is git's own."""
-    project, memory = _situation(kind, tmp_path)
+    project, memory = _situation_at(kind, tmp_path)
     for env_name in ("MEMORY_HOOKS_DIR", "CLAUDE_PROJECT_DIR", "CURSOR_PROJECT_DIR", "GEMINI_PROJECT_DIR",
                      "GIT_CEILING_DIRECTORIES"):
         monkeypatch.delenv(env_name, raising=False)
