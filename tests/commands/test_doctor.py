@@ -169,34 +169,45 @@ def test_every_runtimes_registration_is_reported(repo):
     assert "AfterTool[run_shell_command]" in lines[2] and "PostToolUse[Bash]" in lines[3]
 
 
-@pytest.mark.parametrize("rel", [".gemini/settings.json", ".codex/hooks.json", ".cursor/hooks.json"])
-def test_a_broken_runtime_file_fails(repo, rel):
+def test_a_broken_runtime_file_fails(repo):
+    """Each broken file is one failure of its own, naming the runtime that runs no hook from it."""
+    broken = [".gemini/settings.json", ".codex/hooks.json", ".cursor/hooks.json"]
     installed(repo)
-    (repo / rel).write_text('{"hooks": {"SessionStart": [}\n')
+    for rel in broken:
+        (repo / rel).write_text('{"hooks": {"SessionStart": [}\n')
     code, data, _ = report(repo)
-    [failure] = [c for c in _registered(data) if c["level"] == "FAIL"]
-    assert code == 2 and failure["detail"].startswith(f"{rel}:") and "not valid JSON" in failure["detail"]
-    assert f"{RUNTIME_FILES[rel]} runs no hook from it" in failure["detail"]
+    failures = [c["detail"] for c in _registered(data) if c["level"] == "FAIL"]
+    assert code == 2 and len(failures) == len(broken), failures
+    for rel in broken:
+        [failure] = [f for f in failures if f.startswith(f"{rel}:")]
+        assert "not valid JSON" in failure and f"{RUNTIME_FILES[rel]} runs no hook from it" in failure
 
 
-@pytest.mark.parametrize("rel", [".gemini/settings.json", ".codex/hooks.json"])
-def test_a_missing_event_an_old_command_and_a_missing_hook_file_are_reported(repo, rel):
+def test_a_missing_event_an_old_command_and_a_missing_hook_file_are_reported(repo):
+    """In Gemini's and Codex's files at once: each file's lost event, old command and missing hook file."""
     installed(repo)
-    config = json.loads((repo / rel).read_text())
-    event = next(iter(config["hooks"]))
-    del config["hooks"][event]  # one event lost
-    handler = next(iter(config["hooks"].values()))[0]["hooks"][0]
-    hook = re.search(r"hooks/(\w+)\.py", handler["command"]).group(1)
-    handler["command"] = f"python3 .claude/hooks/memory-hooks/hooks/{hook}.py"  # an older install.sh's
-    (repo / rel).write_text(json.dumps(config))
+    lost = {}
+    for rel in (".gemini/settings.json", ".codex/hooks.json"):
+        config = json.loads((repo / rel).read_text())
+        event = next(iter(config["hooks"]))
+        del config["hooks"][event]  # one event lost
+        handler = next(iter(config["hooks"].values()))[0]["hooks"][0]
+        hook = re.search(r"hooks/(\w+)\.py", handler["command"]).group(1)
+        handler["command"] = f"python3 .claude/hooks/memory-hooks/hooks/{hook}.py"  # an older install.sh's
+        (repo / rel).write_text(json.dumps(config))
+        lost[RUNTIME_FILES[rel]] = event
     checks = _registered(report(repo)[1])
-    label = RUNTIME_FILES[rel]
-    assert any(c["level"] == "WARN" and c["detail"].startswith(f"{label}: not registered for {event}") for c in checks)
-    assert any(c["level"] == "WARN" and "registered by another version" in c["detail"] for c in checks)
+    for label, event in lost.items():
+        assert any(c["level"] == "WARN" and c["detail"].startswith(f"{label}: not registered for {event}")
+                   for c in checks), (label, checks)
+        assert any(c["level"] == "WARN" and c["detail"].startswith(f"{label}:") and
+                   "registered by another version" in c["detail"] for c in checks), (label, checks)
     (repo / ".claude/hooks/memory-hooks/hooks/capture_reply.py").unlink()
     code, data, _ = report(repo)
-    assert code == 2 and any(c["level"] == "FAIL" and c["detail"].startswith(f"{label}:") and
-                             "hooks/capture_reply.py, which is not installed" in c["detail"] for c in _registered(data))
+    for label in lost:
+        assert code == 2 and any(c["level"] == "FAIL" and c["detail"].startswith(f"{label}:") and
+                                 "hooks/capture_reply.py, which is not installed" in c["detail"]
+                                 for c in _registered(data)), label
 
 
 def test_a_runtime_left_out_at_install_is_not_reported(repo):
