@@ -1,14 +1,42 @@
 """The capture hook run as Claude Code and Cursor run it: a subprocess fed real payload shapes."""
+import io
 import json
 import os
 import subprocess
+import sys
 
 import pytest
 
 from conftest import FIXTURES, ROOT, bash_payload, error_log, fixture_payload, git, knowledge, make_repo, run_hook
+from helpers import RUNTIME_ENV_PREFIXES
 
 EXAMPLE = 'bd comment BD-001 "LEARNED: TaskGroup requires @Sendable closures in strict concurrency mode."'
 FAKE_BD = str(ROOT / "tests" / "fake_bd")
+
+
+@pytest.fixture
+def capture_here(monkeypatch):
+    """The capture hook's handler (memory.capture.capture_gate.main) run in this process as
+    hooks/memory_capture.py runs it: the payload as JSON on stdin, CLAUDE_PROJECT_DIR and cwd the project,
+    the answer on stdout. Without the interpreter start, for the parametrized tests of what a command's text
+    becomes; the other tests here run the hook file itself, on the same paths."""
+    from memory.capture import capture_gate
+
+    def run(payload, cwd):
+        for name in list(os.environ):
+            if name.startswith(RUNTIME_ENV_PREFIXES):
+                monkeypatch.delenv(name)
+        monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(cwd))
+        monkeypatch.setenv("MEMORY_HOOKS_FOREGROUND", "1")
+        monkeypatch.chdir(cwd)
+        out = io.BytesIO()
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(json.dumps(payload).encode())))
+        monkeypatch.setattr(sys, "stdout", io.TextIOWrapper(out, encoding="utf-8"))
+        code = capture_gate.main([])
+        sys.stdout.flush()
+        return subprocess.CompletedProcess([], code, out.getvalue(), b"")
+
+    return run
 
 
 def context(proc) -> str:
@@ -203,12 +231,12 @@ def test_non_latin_insights_get_distinct_keys(repo):
     ('bd comment BD-1 "Learned: capitalised at the start"', "capitalised at the start"),
     ('bd comment BD-1 "Done with the fix.\n- learned: as a list item"', "as a list item"),
 ])
-def test_capture_forms(repo, tmp_path, command, content):
+def test_capture_forms(repo, tmp_path, command, content, capture_here):
     notes = tmp_path / "notes.md"
     notes.write_text("LEARNED: attached file form\n")
     (repo / "sub").mkdir()
     command = command.replace("/tmp/__NOTES__", str(notes)).replace("__NOTES__", str(notes))
-    proc = run_hook("memory_capture", bash_payload(command, repo), repo)
+    proc = capture_here(bash_payload(command, repo), repo)
     assert proc.returncode == 0
     assert [e["content"] for e in knowledge(repo)] == [content]
     assert "captured 1 insight" in context(proc)
@@ -284,8 +312,8 @@ _CLI_PW = "Tr0ub4dor3xyz"
     f"the API answers curl -u deploy:{_CLI_PW} https://ci.internal/api",
     f"run PGPASSWORD={_CLI_PW} psql -h db -U app before the restore",
 ])
-def test_command_line_credentials_are_redacted_and_the_note_is_truthful(repo, insight):
-    proc = run_hook("memory_capture", bash_payload(f'bd comment BD-3 "LEARNED: {insight}"', repo), repo)
+def test_command_line_credentials_are_redacted_and_the_note_is_truthful(repo, insight, capture_here):
+    proc = capture_here(bash_payload(f'bd comment BD-3 "LEARNED: {insight}"', repo), repo)
     assert proc.returncode == 0
     stored = b"".join(p.read_bytes() for p in (repo / ".beads").rglob("*") if p.is_file())
     assert _CLI_PW.encode() not in stored
@@ -317,9 +345,8 @@ def test_the_note_counts_every_replaced_value(repo):
 
 @pytest.mark.parametrize("marker,kind,tag", [("DECISION", "decision", "DECIDE"), ("WARNING", "warning", "WARN"),
                                              ("PATTERN", "pattern", "PATTERN"), ("LEARNED", "learned", "LEARN")])
-def test_every_entry_type_is_captured_with_its_key_prefix(repo, marker, kind, tag):
-    proc = run_hook("memory_capture", bash_payload(f'bd comment BD-3 "{marker}: services live in src/services"',
-                                                   repo), repo)
+def test_every_entry_type_is_captured_with_its_key_prefix(repo, marker, kind, tag, capture_here):
+    proc = capture_here(bash_payload(f'bd comment BD-3 "{marker}: services live in src/services"', repo), repo)
     [e] = knowledge(repo)
     assert (e["type"], e["key"], e["tags"][0]) == (kind, f"{kind}-services-live-in-src-services", kind)
     assert f"`{kind}-services-live-in-src-services`" in context(proc)
@@ -350,8 +377,8 @@ def test_explicit_key_replaces_and_the_hook_says_what_it_replaced(repo):
 
 
 @pytest.mark.parametrize("bad", ["Pnpm Tests", "-leading-dash", "x" * 61, "under_score"])
-def test_a_key_outside_the_grammar_is_not_a_key(repo, bad):
-    proc = run_hook("memory_capture", bash_payload(f'bd comment BD-1 "LEARNED[{bad}]: use the cache"', repo), repo)
+def test_a_key_outside_the_grammar_is_not_a_key(repo, bad, capture_here):
+    proc = capture_here(bash_payload(f'bd comment BD-1 "LEARNED[{bad}]: use the cache"', repo), repo)
     [e] = knowledge(repo)
     assert e["key"] == "learned-use-the-cache" and f"`{bad}` is not a key" in context(proc)
 
