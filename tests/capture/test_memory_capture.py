@@ -327,16 +327,16 @@ def test_command_line_credentials_are_redacted_and_the_note_is_truthful(repo, in
     assert "never verbatim" not in note
 
 
-def test_the_note_claims_no_redaction_when_there_was_none(repo):
-    proc = run_hook("memory_capture", bash_payload(
+def test_the_note_claims_no_redaction_when_there_was_none(repo, capture_here):
+    proc = capture_here(bash_payload(
         'bd comment BD-3 "LEARNED: mysql -u root -p app prompts for the password; use ~/.my.cnf instead"', repo), repo)
     [e] = knowledge(repo)
     assert "redacted" not in e and "<redacted:" not in e["content"]
     assert "credential" not in context(proc) and "redacted" not in context(proc)
 
 
-def test_the_note_counts_every_replaced_value(repo):
-    proc = run_hook("memory_capture", bash_payload(
+def test_the_note_counts_every_replaced_value(repo, capture_here):
+    proc = capture_here(bash_payload(
         f'bd comment BD-3 "LEARNED: sshpass -p {_CLI_PW} ssh web1, then redis-cli -a {_CLI_PW}x ping"', repo), repo)
     assert "Replaced 2 credential-shaped values (cli_password) with <redacted:TYPE>" in context(proc)
 
@@ -365,9 +365,9 @@ def test_types_through_heredoc_file_and_stdin(repo, tmp_path):
     assert sorted(e["type"] for e in knowledge(repo)) == ["decision", "decision", "pattern", "warning"]
 
 
-def test_explicit_key_replaces_and_the_hook_says_what_it_replaced(repo):
-    run_hook("memory_capture", bash_payload('bd comment BD-1 "LEARNED[pnpm-tests]: run pnpm test"', repo), repo)
-    proc = run_hook("memory_capture", bash_payload(
+def test_explicit_key_replaces_and_the_hook_says_what_it_replaced(repo, capture_here):
+    capture_here(bash_payload('bd comment BD-1 "LEARNED[pnpm-tests]: run pnpm test"', repo), repo)
+    proc = capture_here(bash_payload(
         'bd comment BD-2 "LEARNED[pnpm-tests]: run pnpm vitest --run, not pnpm test"', repo), repo)
     assert [e["key"] for e in knowledge(repo)] == ["learned-pnpm-tests", "learned-pnpm-tests"]
     assert 'replaced the earlier entry "run pnpm test"' in context(proc)
@@ -385,9 +385,9 @@ def test_a_key_outside_the_grammar_is_not_a_key(repo, bad, capture_here):
 
 @pytest.mark.parametrize("form", ["FORGET: learned-use-the-cache", "FORGET[learned-use-the-cache]",
                                   "FORGET: use-the-cache"])
-def test_forget_in_a_bd_comment_appends_a_tombstone(repo, form):
-    run_hook("memory_capture", bash_payload('bd comment BD-1 "LEARNED: use the cache"', repo), repo)
-    proc = run_hook("memory_capture", bash_payload(f'bd comment BD-1 "{form}"', repo), repo)
+def test_forget_in_a_bd_comment_appends_a_tombstone(repo, form, capture_here):
+    capture_here(bash_payload('bd comment BD-1 "LEARNED: use the cache"', repo), repo)
+    proc = capture_here(bash_payload(f'bd comment BD-1 "{form}"', repo), repo)
     lines = knowledge(repo)
     assert len(lines) == 2 and lines[1]["type"] == "forget" and lines[1]["key"] == "learned-use-the-cache"
     assert "content" not in lines[1] and "forgot `learned-use-the-cache`" in context(proc)
