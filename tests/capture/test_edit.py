@@ -14,6 +14,18 @@ def recall(repo, *args):
     return subprocess.run([RECALL, *args], cwd=repo, capture_output=True, text=True, env=env)
 
 
+def seed(monkeypatch, repo, *texts):
+    """What `recall.sh --add TEXT` does (memory.capture.edit.add), in this process: the entries a test starts
+    from. The tests above run recall.sh's --add itself."""
+    from memory.capture import edit
+
+    for name in list(os.environ):
+        if name.startswith(("MEMORY_HOOKS", "CLAUDE")):
+            monkeypatch.delenv(name)
+    for text in texts:
+        assert edit.add(str(repo / ".beads" / "memory"), text, str(repo)) == edit.DONE, text
+
+
 def live(repo):
     return {e["key"]: e for e in store.latest(knowledge(repo))}
 
@@ -63,9 +75,8 @@ def test_correct_forget_pin_unpin_and_history(repo):
     assert len(knowledge(repo)) == 6  # three adds, pin, forget, unpin: appended, nothing deleted
 
 
-def test_forget_refuses_unknown_and_ambiguous_names(repo):
-    recall(repo, "--add", "LEARNED[x]: one")
-    recall(repo, "--add", "DECISION[x]: two")
+def test_forget_refuses_unknown_and_ambiguous_names(repo, monkeypatch):
+    seed(monkeypatch, repo, "LEARNED[x]: one", "DECISION[x]: two")
     proc = recall(repo, "--forget", "x")
     assert proc.returncode == 2 and "decision-x, learned-x" in proc.stderr
     assert recall(repo, "--forget", "nope").returncode == 2
@@ -123,11 +134,11 @@ def test_an_identical_add_is_stored_once_and_said_so(repo):
     assert corrected.returncode == 0 and 'replaced the earlier entry "use postgres 15"' in corrected.stdout
 
 
-def test_a_key_nobody_types_is_suggested_never_applied(repo):
+def test_a_key_nobody_types_is_suggested_never_applied(repo, monkeypatch):
     """#21 item 15: `--pin werkzeug` with no such key proposes the key that matches; nothing is written."""
-    recall(repo, "--add", "LEARNED: werkzeug 3 dropped the url_quote helper that flask 2.2 imported at startup")
-    recall(repo, "--add", "LEARNED: json responses go through app.json.response, never json.dumps directly")
-    recall(repo, "--add", "DECISION: emit json logs in production")
+    seed(monkeypatch, repo, "LEARNED: werkzeug 3 dropped the url_quote helper that flask 2.2 imported at startup",
+         "LEARNED: json responses go through app.json.response, never json.dumps directly",
+         "DECISION: emit json logs in production")
     before = knowledge(repo)
     one = recall(repo, "--pin", "werkzeug")
     key = "learned-werkzeug-3-dropped-the-url-quote-helper-that-flask-2-2-impor"
@@ -143,8 +154,8 @@ def test_a_key_nobody_types_is_suggested_never_applied(repo):
     assert recall(repo, "--pin", key).returncode == 0  # the proposed command does it
 
 
-def test_a_forget_in_a_bd_comment_suggests_keys_too(repo):
-    recall(repo, "--add", "LEARNED: werkzeug 3 dropped url_quote")
+def test_a_forget_in_a_bd_comment_suggests_keys_too(repo, monkeypatch):
+    seed(monkeypatch, repo, "LEARNED: werkzeug 3 dropped url_quote")
     proc = run_hook("memory_capture", bash_payload('bd comment BD-1 "FORGET: werkzeug"', repo), repo)
     said = json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
     assert "nothing forgotten" in said and "`learned-werkzeug-3-dropped-url-quote`" in said
