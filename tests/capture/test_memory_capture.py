@@ -206,10 +206,10 @@ def test_cursor_capture_uses_the_workspace_root_as_project(repo, tmp_path):
     assert proc.returncode == 0 and [e["content"] for e in knowledge(repo)] == ["z"]
 
 
-def test_non_latin_insights_get_distinct_keys(repo):
+def test_non_latin_insights_get_distinct_keys(repo, capture_here):
     texts = ["在 CI 中不要使用缓存，因为缓存会过期", "Не используйте кэш в CI", "Всегда используйте кэш в CI"]
     for n, text in enumerate(texts):
-        proc = run_hook("memory_capture", bash_payload(f'bd comment BD-{n} "LEARNED: {text}"', repo), repo)
+        proc = capture_here(bash_payload(f'bd comment BD-{n} "LEARNED: {text}"', repo), repo)
         assert "replaced an earlier" not in context(proc)
     stored = knowledge(repo)
     assert [e["content"] for e in stored] == texts
@@ -409,10 +409,9 @@ def test_echoed_session_start_block_is_not_captured_back(repo):
     assert knowledge(repo) == []
 
 
-def test_same_text_under_a_second_key_is_not_stored(repo):
-    run_hook("memory_capture", bash_payload('bd comment BD-1 "LEARNED: Use the cache, always."', repo), repo)
-    proc = run_hook("memory_capture", bash_payload('bd comment BD-2 "LEARNED[cache]: use   the CACHE always"',
-                                                   repo), repo)
+def test_same_text_under_a_second_key_is_not_stored(repo, capture_here):
+    capture_here(bash_payload('bd comment BD-1 "LEARNED: Use the cache, always."', repo), repo)
+    proc = capture_here(bash_payload('bd comment BD-2 "LEARNED[cache]: use   the CACHE always"', repo), repo)
     assert len(knowledge(repo)) == 1
     assert "`learned-use-the-cache-always` already holds the same text" in context(proc)
 
