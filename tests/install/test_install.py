@@ -220,13 +220,6 @@ def test_install_from_inside_a_worktree(repo):
     assert [e["content"] for e in knowledge(repo)] == ["from the worktree"]  # main checkout's memory
 
 
-def test_dry_run_touches_nothing(repo):
-    before = tree(repo)
-    out = install(repo, "--dry-run").stdout
-    assert "+++ b/.claude/settings.json" in out and '"SessionStart"' in out
-    assert tree(repo) == before
-
-
 def test_enabled_plugin_is_not_registered_twice(repo, tmp_path):
     (repo / ".claude").mkdir()
     (repo / ".claude" / "settings.json").write_text(json.dumps({"enabledPlugins": {"memory-hooks@local": True}}))
@@ -290,13 +283,15 @@ def test_events_unknown_to_us_are_kept(repo):
     assert settings(repo)["hooks"]["PostModelSwitchV9"] == theirs["hooks"]["PostModelSwitchV9"]
 
 
-def test_uninstall_keeps_files_the_user_added(repo):
+def test_uninstall_keeps_files_the_user_added_and_takes_a_gemini_file_it_made(repo):
     installed_copy(repo)
     mine = repo / ".claude" / "hooks" / "memory-hooks" / "hooks" / "my_local_tweak.py"
     mine.write_text("# mine\n")
+    assert registration.registered_events(json.loads((repo / ".gemini" / "settings.json").read_text()))
     install(repo, "--uninstall")
     assert mine.read_text() == "# mine\n"
     assert not (repo / ".claude" / "hooks" / "memory-hooks" / "memory").exists()
+    assert not (repo / ".gemini").exists()  # the install made the file: it goes
 
 
 def test_reinstall_keeps_files_the_user_added_and_drops_ones_we_no_longer_ship(repo):
@@ -671,13 +666,16 @@ def test_the_resolver_is_the_same_in_every_launcher():
     assert blocks[0] == blocks[1] == blocks[2]
 
 
-def test_install_sh_runs_through_a_chain_of_symlinks(repo, tmp_path):
+def test_install_sh_runs_through_a_chain_of_symlinks_and_a_dry_run_touches_nothing(repo, tmp_path):
     (tmp_path / "bin").mkdir()
     (tmp_path / "bin" / "one").symlink_to(ROOT / "install.sh")
     (tmp_path / "bin" / "two").symlink_to(tmp_path / "bin" / "one")
-    proc = subprocess.run([str(tmp_path / "bin" / "two"), "--dry-run", "--no-venv", str(repo)], capture_output=True,
-                          text=True)
-    assert proc.returncode == 0 and ".claude/settings.json" in proc.stdout, proc.stderr
+    before = tree(repo)
+    proc = subprocess.run([str(tmp_path / "bin" / "two"), "--dry-run", str(repo)], capture_output=True, text=True,
+                          env=clean_env())
+    assert proc.returncode == 0, proc.stderr
+    assert "+++ b/.claude/settings.json" in proc.stdout and '"SessionStart"' in proc.stdout
+    assert tree(repo) == before  # the virtualenv too: a dry run makes none
 
 
 def _copy_of_memory_hooks(tmp_path, remote):
@@ -694,6 +692,18 @@ def _copy_of_memory_hooks(tmp_path, remote):
     return src
 
 
+_BUNDLE: list = []
+SECRET_REMOTE = "https://alice:ghp_secret123@git.example.com/team/memory-hooks.git"
+
+
+def _shared_bundle():
+    """One _copy_of_memory_hooks for this module's tests that only run its install.sh (each test that checks
+    the bundle is left alone checks it on this copy)."""
+    if not _BUNDLE:
+        _BUNDLE.append(_copy_of_memory_hooks(Path(tempfile.mkdtemp(prefix="mh-bundle-")), SECRET_REMOTE))
+    return _BUNDLE[0]
+
+
 def _session_start_context(repo):
     """What session start tells the person (systemMessage): the reinstall hint is theirs, not the model's."""
     run_registered(repo, "memory_capture", bash_payload('bd comment BD-1 "LEARNED: something to surface"', repo))
@@ -704,8 +714,8 @@ def _session_start_context(repo):
     return answer.get("systemMessage", "")
 
 
-def test_teammate_hint_names_the_repository_installed_from(repo, tmp_path):
-    src = _copy_of_memory_hooks(tmp_path, "https://alice:ghp_secret123@git.example.com/team/memory-hooks.git")
+def test_teammate_hint_names_the_repository_installed_from(repo):
+    src = _shared_bundle()  # a clone of SECRET_REMOTE
     proc = subprocess.run([str(src / "install.sh"), "--no-venv", "--no-self-check", str(repo)],
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
@@ -830,13 +840,6 @@ def test_no_gemini_leaves_it_alone_and_a_broken_file_is_refused(repo):
     assert (repo / ".gemini" / "settings.json").read_text() == '{"hooks": {\n  "AfterTool": [,]\n}}\n'
 
 
-def test_a_fresh_gemini_settings_file_goes_on_uninstall(repo):
-    installed_copy(repo)
-    assert registration.registered_events(json.loads((repo / ".gemini" / "settings.json").read_text()))
-    install(repo, "--uninstall")
-    assert not (repo / ".gemini").exists()
-
-
 def test_codex_hooks_merged_idempotent_restored_and_optional(repo):
     theirs = {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./guard.sh"}]}]}}
     (repo / ".codex").mkdir()
@@ -933,18 +936,6 @@ def test_the_fault_injection_reaches_the_middle_of_a_real_run(repo):
 
 
 # --- the target: never the bundle itself, never a guess outside git ---------------------------------------
-
-_BUNDLE: list = []
-
-
-def _shared_bundle():
-    """One _copy_of_memory_hooks for this module's tests that only run its install.sh (each test that checks
-    the bundle is left alone checks it on this copy)."""
-    if not _BUNDLE:
-        _BUNDLE.append(_copy_of_memory_hooks(Path(tempfile.mkdtemp(prefix="mh-bundle-")),
-                                             "https://example.com/memory-hooks.git"))
-    return _BUNDLE[0]
-
 
 def _run_install(src, *args, cwd):
     return subprocess.run([str(src / "install.sh"), *args], cwd=cwd, capture_output=True, text=True,
