@@ -202,20 +202,22 @@ def test_50mb_tool_response(repo):
     assert proc.returncode == 0 and [e["content"] for e in knowledge(repo)] == ["big payloads are fine"]
 
 
+GEMINI_SHELL = {"session_id": "g", "transcript_path": "/tmp/t", "hook_event_name": "AfterTool",
+                "timestamp": "2026-01-01T00:00:00Z", "tool_name": "run_shell_command",
+                "tool_input": {"command": 'bd comment G-1 "LEARNED: gemini shell works too"'},
+                "tool_response": {"llmContent": "ok", "returnDisplay": "ok"}}
+
+
 @pytest.mark.parametrize("fixture", ["public/cursor-beforeShellExecution-1.json", "public/cursor-sessionEnd-1.json",
-                                     "public/cursor-afterFileEdit-1.json", "public/cursor-beforeSubmitPrompt-1.json"])
+                                     "public/cursor-afterFileEdit-1.json", "public/cursor-beforeSubmitPrompt-1.json",
+                                     "gemini-AfterTool"])
 @pytest.mark.parametrize("hook", HOOKS)
 def test_cursor_and_gemini_shaped_payloads(hook, fixture, repo):
     from conftest import fixture_payload
-    cursor = fixture_payload(fixture)
-    gemini = {"session_id": "g", "transcript_path": "/tmp/t", "cwd": str(repo), "hook_event_name": "AfterTool",
-              "timestamp": "2026-01-01T00:00:00Z", "tool_name": "run_shell_command",
-              "tool_input": {"command": 'bd comment G-1 "LEARNED: gemini shell works too"'},
-              "tool_response": {"llmContent": "ok", "returnDisplay": "ok"}}
-    for payload in (cursor, gemini):
-        proc = run_hook(hook, payload, repo)
-        assert proc.returncode == 0 and b"Traceback" not in proc.stderr
-        assert_protocol(proc.stdout.decode())
+    payload = dict(GEMINI_SHELL, cwd=str(repo)) if fixture == "gemini-AfterTool" else fixture_payload(fixture)
+    proc = run_hook(hook, payload, repo)
+    assert proc.returncode == 0 and b"Traceback" not in proc.stderr
+    assert_protocol(proc.stdout.decode())
 
 
 # -- hostile content -------------------------------------------------------------------------------
