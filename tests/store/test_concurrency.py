@@ -71,9 +71,10 @@ def test_32_processes_many_rotations(tmp_path):
     assert len((memory / store.ARCHIVE).read_bytes().splitlines()) >= 2 * store.ROTATE_CHUNK
 
 
-def operations_in_one_rotating_append(tmp_path) -> int:
+@pytest.fixture(scope="module")
+def operations_in_one_rotating_append(tmp_path_factory) -> int:
     """How many filesystem operations an append and the fold that rotates perform (counted, not guessed)."""
-    probe = tmp_path / "probe"
+    probe = tmp_path_factory.mktemp("probe")
     seed(probe, 1000)
     code = ("import os,sys; sys.path.insert(0, sys.argv[1]); n=[0]\n"
             "for name in ('write','fsync','replace','unlink','ftruncate','link','rename'):\n"
@@ -89,15 +90,41 @@ def operations_in_one_rotating_append(tmp_path) -> int:
     return int(out.stdout)
 
 
+# One process imports tests/crash_worker.py once and forks a worker per folder: each worker is a real process
+# that appends and folds, SIGKILLed at its n-th filesystem operation (what `crash_worker.py DIR 5000 1 N MODE`
+# does), without an interpreter start per kill. Prints "N STATUS" per worker (STATUS -9: killed).
+FORKING_KILLER = """
+import os, sys
+sys.path[:0] = [sys.argv[1], os.path.join(sys.argv[1], "tests")]
+import crash_worker
+for arg in sys.argv[3:]:
+    die_at, memory = arg.split(":", 1)
+    pid = os.fork()
+    if pid == 0:
+        try:
+            sys.argv = ["crash_worker.py", memory, "5000", "1", die_at, sys.argv[2]]
+            crash_worker.main()
+        finally:
+            os._exit(0)  # not killed: never return into this loop
+    _, status = os.waitpid(pid, 0)
+    print(die_at, -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status), flush=True)
+"""
+
+
 @pytest.mark.parametrize("mode", ["before", "after", "half"])
-def test_killed_at_every_step_of_rotation_loses_and_duplicates_nothing(tmp_path, mode):
-    steps = operations_in_one_rotating_append(tmp_path)
+def test_killed_at_every_step_of_rotation_loses_and_duplicates_nothing(tmp_path, mode,
+                                                                        operations_in_one_rotating_append):
+    steps = operations_in_one_rotating_append
     assert steps >= 8
-    for die_at in range(1, steps + 1):
-        memory = tmp_path / f"{mode}-{die_at}"
+    folders = {die_at: tmp_path / f"{mode}-{die_at}" for die_at in range(1, steps + 1)}
+    for memory in folders.values():
         seed(memory, 1000)
-        killed = subprocess.run([sys.executable, WORKER, str(memory), "5000", "1", str(die_at), mode])
-        assert killed.returncode == -9, f"worker did not die at op {die_at}"
+    killed = subprocess.run([sys.executable, "-c", FORKING_KILLER, str(ROOT), mode,
+                             *(f"{n}:{memory}" for n, memory in folders.items())],
+                            capture_output=True, text=True, check=True)
+    status = dict(line.split() for line in killed.stdout.splitlines())
+    for die_at, memory in folders.items():
+        assert status.get(str(die_at)) == "-9", f"worker did not die at op {die_at}"
         # the next writer (this process): recovery, its append and the fold
         store.append(str(memory), [entry.build("insight 6000", "BD-6000", "orchestrator", ts=6000)])
         store.compact(str(memory))
