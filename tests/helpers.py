@@ -295,3 +295,48 @@ def random_files(memory_dir, rng: random.Random, count: int) -> None:
                 e["key"] = key
                 lines.append(e)
         write_raw(memory_dir / name, lines)
+
+
+# -- many real processes without an interpreter start each ----------------------------------------------------
+
+_FORK_RUNNER = """
+import json, os, sys, traceback
+spec = json.load(sys.stdin)
+exec(spec["preload"], {"__name__": "__preload__"})
+waits, running = [], []
+for argv in spec["argvs"]:
+    sys.stdout.flush()
+    pid = os.fork()
+    if pid == 0:
+        status = 1
+        try:
+            sys.argv = ["-c", *argv]
+            exec(spec["code"], {"__name__": "__main__"})
+            status = 0
+        except SystemExit as stop:
+            status = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
+        except BaseException:
+            traceback.print_exc()
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(status)
+    if spec["parallel"]:
+        running.append(pid)
+    else:
+        waits.append(os.waitpid(pid, 0)[1])
+waits += [os.waitpid(pid, 0)[1] for pid in running]
+print(json.dumps([-os.WTERMSIG(w) if os.WIFSIGNALED(w) else os.WEXITSTATUS(w) for w in waits]))
+"""
+
+
+def forked_processes(code: str, argvs: list, preload: str = "", parallel: bool = True, env: dict | None = None,
+                     timeout: float = 180) -> list:
+    """Run `code` (Python source reading sys.argv[1:], as `python -c code ARG...` runs it) once per argument list
+    in `argvs`, each in a real process of its own, forked from one interpreter that ran `preload` (the imports)
+    first: processes all at once (parallel) or one after the other, without an interpreter start each. Their
+    exit statuses in order (-9: SIGKILLed)."""
+    proc = subprocess.run([sys.executable, "-c", _FORK_RUNNER], capture_output=True, text=True, timeout=timeout, env=env,
+                          input=json.dumps({"code": code, "argvs": argvs, "preload": preload, "parallel": parallel}))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout.splitlines()[-1])

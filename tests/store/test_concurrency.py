@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import ROOT, bash_payload, clean_env, knowledge
+from helpers import ROOT, bash_payload, clean_env, forked_processes, knowledge
 from memory.store import entry, inbox, store
 
 WORKER = str(ROOT / "tests" / "crash_worker.py")
@@ -62,8 +62,9 @@ def test_32_processes_many_rotations(tmp_path):
     """Appends and folds from 32 processes carry the knowledge across the rotation boundary twice."""
     memory = tmp_path / "memory"
     seed(memory, 990)  # just below the boundary: every append below is near a rotation
-    procs = [subprocess.Popen([sys.executable, WORKER, str(memory), str(i * 100), "16"]) for i in range(32)]
-    assert all(p.wait(120) == 0 for p in procs)
+    statuses = forked_processes(CRASH_WORKER, [[str(memory), str(i * 100), "16"] for i in range(32)],
+                                preload=WORKER_IMPORTS)  # 32 real processes at once
+    assert statuses == [0] * 32
     lines = all_lines(memory)
     beads = [e["bead"] for e in lines]
     assert len(beads) == len(set(beads)) == 990 + 32 * 16
@@ -90,25 +91,9 @@ def operations_in_one_rotating_append(tmp_path_factory) -> int:
     return int(out.stdout)
 
 
-# One process imports tests/crash_worker.py once and forks a worker per folder: each worker is a real process
-# that appends and folds, SIGKILLed at its n-th filesystem operation (what `crash_worker.py DIR 5000 1 N MODE`
-# does), without an interpreter start per kill. Prints "N STATUS" per worker (STATUS -9: killed).
-FORKING_KILLER = """
-import os, sys
-sys.path[:0] = [sys.argv[1], os.path.join(sys.argv[1], "tests")]
-import crash_worker
-for arg in sys.argv[3:]:
-    die_at, memory = arg.split(":", 1)
-    pid = os.fork()
-    if pid == 0:
-        try:
-            sys.argv = ["crash_worker.py", memory, "5000", "1", die_at, sys.argv[2]]
-            crash_worker.main()
-        finally:
-            os._exit(0)  # not killed: never return into this loop
-    _, status = os.waitpid(pid, 0)
-    print(die_at, -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status), flush=True)
-"""
+# crash_worker.py as `python crash_worker.py ARG...` runs it, in processes forked by helpers.forked_processes
+CRASH_WORKER = f"import runpy; runpy.run_path({WORKER!r}, run_name='__main__')"
+WORKER_IMPORTS = f"import sys; sys.path.insert(0, {str(ROOT)!r}); from memory.store import entry, store"
 
 
 @pytest.mark.parametrize("mode", ["before", "after", "half"])
@@ -119,12 +104,12 @@ def test_killed_at_every_step_of_rotation_loses_and_duplicates_nothing(tmp_path,
     folders = {die_at: tmp_path / f"{mode}-{die_at}" for die_at in range(1, steps + 1)}
     for memory in folders.values():
         seed(memory, 1000)
-    killed = subprocess.run([sys.executable, "-c", FORKING_KILLER, str(ROOT), mode,
-                             *(f"{n}:{memory}" for n, memory in folders.items())],
-                            capture_output=True, text=True, check=True)
-    status = dict(line.split() for line in killed.stdout.splitlines())
-    for die_at, memory in folders.items():
-        assert status.get(str(die_at)) == "-9", f"worker did not die at op {die_at}"
+    # one worker at a time, each a real process SIGKILLed at its die_at-th filesystem operation
+    statuses = forked_processes(CRASH_WORKER, [[str(memory), "5000", "1", str(die_at), mode]
+                                               for die_at, memory in folders.items()],
+                                preload=WORKER_IMPORTS, parallel=False)
+    for (die_at, memory), status in zip(folders.items(), statuses):
+        assert status == -9, f"worker did not die at op {die_at}"
         # the next writer (this process): recovery, its append and the fold
         store.append(str(memory), [entry.build("insight 6000", "BD-6000", "orchestrator", ts=6000)])
         store.compact(str(memory))
