@@ -336,7 +336,8 @@ def forked_processes(code: str, argvs: list, preload: str = "", parallel: bool =
     in `argvs`, each in a real process of its own, forked from one interpreter that ran `preload` (the imports)
     first: processes all at once (parallel) or one after the other, without an interpreter start each. Their
     exit statuses in order (-9: SIGKILLed)."""
-    proc = subprocess.run([sys.executable, "-c", _FORK_RUNNER], capture_output=True, text=True, timeout=timeout, env=env,
-                          input=json.dumps({"code": code, "argvs": argvs, "preload": preload, "parallel": parallel}))
+    spec = {"code": code, "argvs": argvs, "preload": preload, "parallel": parallel}
+    proc = subprocess.run([sys.executable, "-c", _FORK_RUNNER], input=json.dumps(spec), capture_output=True,
+                          text=True, timeout=timeout, env=env)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return json.loads(proc.stdout.splitlines()[-1])
