@@ -3,6 +3,8 @@ and the one check of what a hook may print."""
 from __future__ import annotations
 
 import contextlib
+import importlib
+import io
 import json
 import os
 import random
@@ -95,6 +97,28 @@ def run_hook(name: str, stdin, cwd: Path, env: dict | None = None, args=(), pyth
     full_env.update(env or {})
     return subprocess.run([python, *python_args, str(ROOT / "hooks" / f"{name}.py"), *args], input=data, cwd=cwd,
                           env=full_env, capture_output=True, timeout=timeout)
+
+
+def hook_in_process(name: str, stdin, cwd: Path, monkeypatch, env: dict | None = None) -> bytes:
+    """hooks/<name>.py's main() in this process, given what run_hook gives a process (stdin, cwd = project,
+    CLAUDE_PROJECT_DIR, MEMORY_HOOKS_FOREGROUND, no runtime's variables, `env`): exit status 0 asserted, its stdout
+    returned. For many variants of one path whose real hook file other tests run as a process."""
+    data = stdin if isinstance(stdin, bytes) else json.dumps(stdin).encode()
+    monkeypatch.chdir(cwd)
+    for key in [k for k in os.environ if k.startswith(RUNTIME_ENV_PREFIXES)]:
+        monkeypatch.delenv(key)
+    for key, value in {"CLAUDE_PROJECT_DIR": str(cwd), "MEMORY_HOOKS_FOREGROUND": "1", **(env or {})}.items():
+        monkeypatch.setenv(key, value)  # FOREGROUND: never fork the test runner
+    module = importlib.import_module(f"hooks.{name}")
+    out = io.BytesIO()
+    real_stdin, real_stdout = sys.stdin, sys.stdout
+    sys.stdin, sys.stdout = io.TextIOWrapper(io.BytesIO(data)), io.TextIOWrapper(out, encoding="utf-8")
+    try:
+        assert module.main([]) == 0
+        sys.stdout.flush()
+        return out.getvalue()
+    finally:
+        sys.stdin, sys.stdout = real_stdin, real_stdout
 
 
 def hook_context(name: str, fixture: str, repo: Path, **fields) -> str:

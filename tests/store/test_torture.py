@@ -2,7 +2,6 @@
 
 (A longer soak of the same loops: `python bench/soak.py --minutes 10`.)
 """
-import io
 import json
 import os
 import random
@@ -19,7 +18,18 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from helpers import ROOT, assert_protocol, bash_payload, clean_env, error_log, held_lock, knowledge, make_repo, run_hook
+from helpers import (
+    ROOT,
+    assert_protocol,
+    bash_payload,
+    clean_env,
+    error_log,
+    held_lock,
+    hook_in_process,
+    knowledge,
+    make_repo,
+    run_hook,
+)
 from memory.store import entry, store
 
 WORKER = str(ROOT / "tests" / "crash_worker.py")
@@ -126,15 +136,9 @@ def test_100_random_kills_during_appends_and_rotations(tmp_path):
 
 # -- hostile stdin ---------------------------------------------------------------------------------
 
-def run_in_process(hook: str, raw: bytes, cwd: Path, monkeypatch, capsys) -> str:
+def run_in_process(hook: str, raw: bytes, cwd: Path, monkeypatch) -> str:
     """A hook's main() on `raw` as stdin, in this process (fast enough for property-based testing)."""
-    monkeypatch.chdir(cwd)
-    monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(cwd))
-    monkeypatch.setenv("MEMORY_HOOKS_FOREGROUND", "1")  # never fork the test runner
-    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(raw)))
-    module = __import__(f"hooks.{hook}", fromlist=["main"])
-    assert module.main([]) == 0
-    return capsys.readouterr().out
+    return hook_in_process(hook, raw, cwd, monkeypatch).decode("utf-8")
 
 
 json_values = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
@@ -163,8 +167,8 @@ def hostile_repo(tmp_path_factory):
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(raw=st.binary(max_size=300) | json_values.map(lambda v: json.dumps(v).encode())
        | payload_fields.map(lambda v: json.dumps(v).encode()))
-def test_hostile_stdin_property(hook, raw, hostile_repo, monkeypatch, capsys):
-    assert_protocol(run_in_process(hook, raw, hostile_repo, monkeypatch, capsys))
+def test_hostile_stdin_property(hook, raw, hostile_repo, monkeypatch):
+    assert_protocol(run_in_process(hook, raw, hostile_repo, monkeypatch))
 
 
 @pytest.mark.parametrize("hook", HOOKS)
