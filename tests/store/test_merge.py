@@ -128,7 +128,7 @@ def all_lines(repo):
     return [x for path in paths if path.exists() for x in path.read_text().splitlines()]
 
 
-def project_with_remote(tmp_path, driver=True, seeds=990, template=None):
+def project_with_remote(tmp_path, driver=True, template=None):
     """A repo set up by install.sh (attributes, .gitignore, driver config), pushed to a bare remote, with
     990 entries so that the next captures rotate. With `template` (the folder an earlier call made with
     driver=None, copied by git's paths): that copy, then the driver's configuration."""
@@ -145,7 +145,7 @@ def project_with_remote(tmp_path, driver=True, seeds=990, template=None):
                    env=clean_env())
     memory = a / ".beads" / "memory"
     memory.joinpath(store.ACTIVE).write_text("".join(line(f"seed{i}", i, f"s{i}").decode() + "\n"
-                                                     for i in range(seeds)))
+                                                     for i in range(990)))
     git(a, "add", "-A")
     git(a, "commit", "-qm", "installed")
     git(a, "push", "-q", "origin", "main")
@@ -287,11 +287,16 @@ if sys.platform == "win32":  # pragma: no cover
     del test_the_driver_as_git_runs_it
 
 
-def test_a_merge_past_the_limit_is_rotated_by_the_fold_not_by_the_next_session(tmp_path):
+def test_a_merge_past_the_limit_is_rotated_by_the_fold_not_by_the_next_session(tmp_path, remote_template):
     """Each side grows 600 lines to 850 (no rotation); the union passes 1,000; session start leaves the
     committed files alone (a rotation there would dirty the tree and block the next checkout); the fold
     a person asks for (memory-doctor --compact) rotates."""
-    _, a, b = project_with_remote(tmp_path, seeds=600)
+    _, a, b = project_with_remote(tmp_path, template=remote_template)
+    (a / ".beads" / "memory" / store.ACTIVE).write_text("".join(line(f"seed{i}", i, f"s{i}").decode() + "\n"
+                                                                for i in range(600)))  # 600 seeds, not 990
+    git(a, "commit", "-qam", "600 seeds")
+    git(a, "push", "-q", "origin", "main")
+    git(b, "pull", "-q", "--ff-only", "origin", "main")
     for side in (a, b):
         store.append(str(side / ".beads" / "memory"), [line_obj(f"{side.name}{i}", 1000 + i) for i in range(250)])
         store.compact(str(side / ".beads" / "memory"))
