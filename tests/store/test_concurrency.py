@@ -1,4 +1,5 @@
 """Many real processes at once, and processes killed mid-rotation: nothing lost, duplicated or torn."""
+import functools
 import json
 import subprocess
 import sys
@@ -24,11 +25,15 @@ def all_lines(memory: Path):
     return out
 
 
+@functools.cache
+def seed_lines(n: int) -> str:
+    """n entries S-0 … S-(n-1), as lines (built once: the kill test seeds some seventy folders alike)."""
+    return "".join(json.dumps(entry.build(f"seed {i}", f"S-{i}", "orchestrator", ts=i)) + "\n" for i in range(n))
+
+
 def seed(memory: Path, n: int) -> None:
     memory.mkdir(parents=True, exist_ok=True)
-    with open(memory / store.ACTIVE, "w") as fh:
-        for i in range(n):
-            fh.write(json.dumps(entry.build(f"seed {i}", f"S-{i}", "orchestrator", ts=i)) + "\n")
+    (memory / store.ACTIVE).write_text(seed_lines(n))
 
 
 def test_32_hook_processes_capture_across_the_rotation_boundary(repo):
