@@ -220,10 +220,13 @@ DECORATED = [
 
 
 @pytest.mark.parametrize("message", DECORATED)
-def test_markdown_decorated_report_is_read(project, tmp_path, message):
-    assert stop(project, tmp_path, message=message, agent_type="general-purpose") is None
+def test_markdown_decorated_report_is_read(project, tmp_path, message, monkeypatch):
+    """How a report is read: the gate's main() in this process (the hook file runs as a process on the plain
+    report in test_finished_bead_passes and test_wrong_bead_status_blocks)."""
+    assert stop(project, tmp_path, message=message, agent_type="general-purpose", in_process=monkeypatch) is None
     set_status(tmp_path, "open")
-    reason = stop(project, tmp_path, message=message, agent_type="general-purpose", agent_id="agent-2")["reason"]
+    reason = stop(project, tmp_path, message=message, agent_type="general-purpose", agent_id="agent-2",
+                  in_process=monkeypatch)["reason"]
     assert "- bead-status: BD-12 is 'open'" in reason and "- report:" not in reason
 
 
