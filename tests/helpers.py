@@ -3,6 +3,8 @@ and the one check of what a hook may print."""
 from __future__ import annotations
 
 import contextlib
+import importlib
+import io
 import json
 import os
 import random
@@ -95,6 +97,28 @@ def run_hook(name: str, stdin, cwd: Path, env: dict | None = None, args=(), pyth
     full_env.update(env or {})
     return subprocess.run([python, *python_args, str(ROOT / "hooks" / f"{name}.py"), *args], input=data, cwd=cwd,
                           env=full_env, capture_output=True, timeout=timeout)
+
+
+def hook_in_process(name: str, stdin, cwd: Path, monkeypatch, env: dict | None = None) -> bytes:
+    """hooks/<name>.py's main() in this process, given what run_hook gives a process (stdin, cwd = project,
+    CLAUDE_PROJECT_DIR, MEMORY_HOOKS_FOREGROUND, no runtime's variables, `env`): exit status 0 asserted, its stdout
+    returned. For many variants of one path whose real hook file other tests run as a process."""
+    data = stdin if isinstance(stdin, bytes) else json.dumps(stdin).encode()
+    monkeypatch.chdir(cwd)
+    for key in [k for k in os.environ if k.startswith(RUNTIME_ENV_PREFIXES)]:
+        monkeypatch.delenv(key)
+    for key, value in {"CLAUDE_PROJECT_DIR": str(cwd), "MEMORY_HOOKS_FOREGROUND": "1", **(env or {})}.items():
+        monkeypatch.setenv(key, value)  # FOREGROUND: never fork the test runner
+    module = importlib.import_module(f"hooks.{name}")
+    out = io.BytesIO()
+    real_stdin, real_stdout = sys.stdin, sys.stdout
+    sys.stdin, sys.stdout = io.TextIOWrapper(io.BytesIO(data)), io.TextIOWrapper(out, encoding="utf-8")
+    try:
+        assert module.main([]) == 0
+        sys.stdout.flush()
+        return out.getvalue()
+    finally:
+        sys.stdin, sys.stdout = real_stdin, real_stdout
 
 
 def hook_context(name: str, fixture: str, repo: Path, **fields) -> str:
@@ -295,3 +319,49 @@ def random_files(memory_dir, rng: random.Random, count: int) -> None:
                 e["key"] = key
                 lines.append(e)
         write_raw(memory_dir / name, lines)
+
+
+# -- many real processes without an interpreter start each ----------------------------------------------------
+
+_FORK_RUNNER = """
+import json, os, sys, traceback
+spec = json.load(sys.stdin)
+exec(spec["preload"], {"__name__": "__preload__"})
+waits, running = [], []
+for argv in spec["argvs"]:
+    sys.stdout.flush()
+    pid = os.fork()
+    if pid == 0:
+        status = 1
+        try:
+            sys.argv = ["-c", *argv]
+            exec(spec["code"], {"__name__": "__main__"})
+            status = 0
+        except SystemExit as stop:
+            status = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
+        except BaseException:
+            traceback.print_exc()
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(status)
+    if spec["parallel"]:
+        running.append(pid)
+    else:
+        waits.append(os.waitpid(pid, 0)[1])
+waits += [os.waitpid(pid, 0)[1] for pid in running]
+print(json.dumps([-os.WTERMSIG(w) if os.WIFSIGNALED(w) else os.WEXITSTATUS(w) for w in waits]))
+"""
+
+
+def forked_processes(code: str, argvs: list, preload: str = "", parallel: bool = True, env: dict | None = None,
+                     timeout: float = 180) -> list:
+    """Run `code` (Python source reading sys.argv[1:], as `python -c code ARG...` runs it) once per argument list
+    in `argvs`, each in a real process of its own, forked from one interpreter that ran `preload` (the imports)
+    first: processes all at once (parallel) or one after the other, without an interpreter start each. Their
+    exit statuses in order (-9: SIGKILLed)."""
+    spec = {"code": code, "argvs": argvs, "preload": preload, "parallel": parallel}
+    proc = subprocess.run([sys.executable, "-c", _FORK_RUNNER], input=json.dumps(spec), capture_output=True,
+                          text=True, timeout=timeout, env=env)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout.splitlines()[-1])

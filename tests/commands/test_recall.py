@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import ROOT, fixture_payload, run_hook
-from helpers import random_files
+from helpers import make_repo, random_files
 from memory.commands import recall as recall_module
 from memory.core import jsonio, paths
 from memory.search import find, index
@@ -415,9 +415,10 @@ READ_COMMANDS = [["deploy"], ["deploy", "--all"], ["deploy", "queue"], ["deploy"
                  ["--stale"], ["--stats"], ["nomatch"], ["nomatch", "--all"]]
 
 
-@pytest.mark.parametrize("args", READ_COMMANDS, ids=" ".join)
-def test_every_read_command_reports_malformed_lines(repo, args):
-    """#21 item 17: the same count on stderr whatever the command (keyword path and ranked included)."""
+@pytest.fixture(scope="module")
+def malformed_repo(tmp_path_factory):
+    """Knowledge with three malformed lines, a pin, and the index built; the read commands below only read it."""
+    repo = make_repo(tmp_path_factory.mktemp("malformed") / "project")
     write(repo, [dict(e("deploy queue drains first", ts=1), pinned=True)])
     write(repo, [e("old deploy queue note", ts=0)], store.ARCHIVE)
     memory = repo / ".beads" / "memory"
@@ -427,10 +428,19 @@ def test_every_read_command_reports_malformed_lines(repo, args):
         fh.write('{"just": "json"}\n')  # an object that is not an entry
     recall(repo, "--pin", "learned-deploy-queue-drains-first")
     recall(repo, "deploy", "--all")  # the index built: the keyword path answers `deploy --all` from it
-    proc = recall(repo, *args)
+    return repo
+
+
+@pytest.mark.parametrize("args", READ_COMMANDS, ids=" ".join)
+def test_every_read_command_reports_malformed_lines(malformed_repo, args):
+    """#21 item 17: the same count on stderr whatever the command (keyword path and ranked included)."""
+    memory = malformed_repo / ".beads" / "memory"
+    knowledge_before = [(memory / name).read_bytes() for name in (store.ACTIVE, store.ARCHIVE)]
+    proc = recall(malformed_repo, *args)
     counts = {"--stats": "3 line(s) skipped"}
     assert (counts.get(args[0]) or "3 malformed line(s) skipped") in proc.stderr + proc.stdout, proc.stderr
     assert "Traceback" not in proc.stderr
+    assert [(memory / name).read_bytes() for name in (store.ACTIVE, store.ARCHIVE)] == knowledge_before
 
 
 WRITE_COMMANDS = [["--add", "LEARNED: an insight to keep"], ["--forget", "learned-x"], ["--pin", "learned-x"],

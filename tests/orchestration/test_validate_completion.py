@@ -6,7 +6,7 @@ import time
 import pytest
 
 from conftest import FIXTURES, ROOT, fixture_payload, git, run_hook
-from helpers import copy_tree, make_repo
+from helpers import copy_tree, hook_in_process, make_repo
 
 FAKE_BD = str(ROOT / "tests" / "fake_bd")
 REPORT = "All done.\n\nBEAD BD-12 COMPLETE\nWorktree: .worktrees/bd-BD-12\nBranch: bd-BD-12"
@@ -43,15 +43,21 @@ def set_status(tmp_path, status):
 
 
 def stop(project, tmp_path, message=REPORT, agent_type="swift-supervisor", agent_id="agent-1", active=False,
-         path_with_bd=True, extra_env=None, **fields):
+         path_with_bd=True, extra_env=None, in_process=None, **fields):
+    """The gate on a recorded SubagentStop payload: the hook file as a process, or with `in_process` (pytest's
+    monkeypatch) its main() in this process (helpers.hook_in_process); the decision, or None."""
     payload = fixture_payload("claude-code/2.1.330/SubagentStop-4.json")
     payload.update(cwd=str(project), agent_type=agent_type, agent_id=agent_id, stop_hook_active=active,
                    last_assistant_message=message, **fields)
     path = (FAKE_BD + os.pathsep if path_with_bd else "") + os.environ["PATH"]
     env = {"PATH": path, "FAKE_BD_DIR": str(tmp_path / "bd-state"), **(extra_env or {})}
-    proc = run_hook("validate_completion", payload, project, env=env)
-    assert proc.returncode == 0 and b"Traceback" not in proc.stderr
-    return json.loads(proc.stdout) if proc.stdout else None
+    if in_process is not None:
+        out = hook_in_process("validate_completion", payload, project, in_process, env=env)
+    else:
+        proc = run_hook("validate_completion", payload, project, env=env)
+        assert proc.returncode == 0 and b"Traceback" not in proc.stderr
+        out = proc.stdout
+    return json.loads(out) if out else None
 
 
 def test_finished_bead_passes(project, tmp_path):
@@ -199,9 +205,11 @@ PROSE = ["Reviewed the diff; you can mark bead BD-12 complete.",
 
 @pytest.mark.parametrize("agent_type", ["general-purpose", "Explore", "code-reviewer"])
 @pytest.mark.parametrize("message", PROSE)
-def test_prose_mentioning_a_bead_leaves_ordinary_agents_alone(project, tmp_path, agent_type, message):
+def test_prose_mentioning_a_bead_leaves_ordinary_agents_alone(project, tmp_path, agent_type, message, monkeypatch):
+    """Which texts are claims: the gate's main() in this process (the hook file runs as a process on an ordinary
+    agent's claim in test_ordinary_agent_claiming_a_bead_is_checked)."""
     set_status(tmp_path, "open")  # a claim would be blocked: the bead is not in review
-    assert stop(project, tmp_path, message=message, agent_type=agent_type) is None
+    assert stop(project, tmp_path, message=message, agent_type=agent_type, in_process=monkeypatch) is None
 
 
 DECORATED = [
@@ -212,10 +220,13 @@ DECORATED = [
 
 
 @pytest.mark.parametrize("message", DECORATED)
-def test_markdown_decorated_report_is_read(project, tmp_path, message):
-    assert stop(project, tmp_path, message=message, agent_type="general-purpose") is None
+def test_markdown_decorated_report_is_read(project, tmp_path, message, monkeypatch):
+    """How a report is read: the gate's main() in this process (the hook file runs as a process on the plain
+    report in test_finished_bead_passes and test_wrong_bead_status_blocks)."""
+    assert stop(project, tmp_path, message=message, agent_type="general-purpose", in_process=monkeypatch) is None
     set_status(tmp_path, "open")
-    reason = stop(project, tmp_path, message=message, agent_type="general-purpose", agent_id="agent-2")["reason"]
+    reason = stop(project, tmp_path, message=message, agent_type="general-purpose", agent_id="agent-2",
+                  in_process=monkeypatch)["reason"]
     assert "- bead-status: BD-12 is 'open'" in reason and "- report:" not in reason
 
 

@@ -4,7 +4,9 @@ is lost, ordinary git commits them, and the merge driver and the explicit fold k
 import json
 import subprocess
 
-from helpers import ROOT, bash_payload, clean_env, git, run_hook
+import pytest
+
+from helpers import ROOT, bash_payload, clean_env, copy_tree, git, run_hook
 from memory.store import entry, inbox, store
 
 INSTALL = str(ROOT / "install.sh")
@@ -43,6 +45,25 @@ def installed(tmp_path, name="project"):
     return repo
 
 
+@pytest.fixture(scope="module")
+def installed_template(tmp_path_factory):
+    """installed(), made once for the module: each test copies it (helpers.copy_tree)."""
+    return installed(tmp_path_factory.mktemp("installed"))
+
+
+@pytest.fixture(scope="module")
+def two_branches_template(tmp_path_factory, installed_template):
+    """The installed project after two_branches_whose_knowledge_differs(), made once for the module."""
+    path = copy_tree(installed_template.parent, tmp_path_factory.mktemp("two-branches"))
+    two_branches_whose_knowledge_differs(path / "project")
+    return path / "project"
+
+
+def copied(template, tmp_path):
+    """A copy of a module's template project at tmp_path/project."""
+    return copy_tree(template.parent, tmp_path) / "project"
+
+
 def two_branches_whose_knowledge_differs(repo):
     """main and `feature` each commit a capture of their own, then compact: knowledge.jsonl differs."""
     git(repo, "checkout", "-qb", "feature")
@@ -59,9 +80,8 @@ def two_branches_whose_knowledge_differs(repo):
     assert git(repo, "show", f"main:{knowledge}") != git(repo, "show", f"feature:{knowledge}")
 
 
-def test_checkout_and_switch_work_with_uncommitted_captures_and_lose_none(tmp_path):
-    repo = installed(tmp_path)
-    two_branches_whose_knowledge_differs(repo)
+def test_checkout_and_switch_work_with_uncommitted_captures_and_lose_none(tmp_path, two_branches_template):
+    repo = copied(two_branches_template, tmp_path)
     tracked = repo / ".beads" / "memory" / "knowledge.jsonl"
     before = tracked.read_bytes()
     capture(repo, "uncommitted on main one", 1)
@@ -87,9 +107,8 @@ def test_checkout_and_switch_work_with_uncommitted_captures_and_lose_none(tmp_pa
     assert {"uncommitted on main one", "uncommitted on main two", "uncommitted on feature"} <= live(repo)
 
 
-def test_merge_of_two_branches_with_captures_and_a_fold_keeps_every_entry_once(tmp_path):
-    repo = installed(tmp_path)
-    two_branches_whose_knowledge_differs(repo)
+def test_merge_of_two_branches_with_captures_and_a_fold_keeps_every_entry_once(tmp_path, two_branches_template):
+    repo = copied(two_branches_template, tmp_path)
     git(repo, "checkout", "-q", "feature")
     for i in range(3):
         capture(repo, f"feature capture {i}", i)
@@ -115,8 +134,8 @@ def test_merge_of_two_branches_with_captures_and_a_fold_keeps_every_entry_once(t
     assert len((memory / "knowledge.jsonl").read_text().splitlines()) == len(expected)
 
 
-def test_compact_rotates_past_the_limit_and_commits_with_plain_git(tmp_path):
-    repo = installed(tmp_path)
+def test_compact_rotates_past_the_limit_and_commits_with_plain_git(tmp_path, installed_template):
+    repo = copied(installed_template, tmp_path)
     memory = repo / ".beads" / "memory"
     seeds = [entry.build(f"seed insight {i}", "BD-1", "orchestrator", ts=1_700_000_000 + i)
              for i in range(store.ROTATE_ABOVE - 2)]
@@ -141,9 +160,9 @@ def test_compact_rotates_past_the_limit_and_commits_with_plain_git(tmp_path):
     assert live(repo) == before
 
 
-def test_session_start_after_a_merge_past_the_limit_changes_no_committed_file(tmp_path):
+def test_session_start_after_a_merge_past_the_limit_changes_no_committed_file(tmp_path, installed_template):
     """Rotation used to run at session start after such a merge, which left the tree dirty."""
-    repo = installed(tmp_path)
+    repo = copied(installed_template, tmp_path)
     memory = repo / ".beads" / "memory"
     entries = [entry.build(f"merged insight {i}", "BD-1", "orchestrator", ts=1_700_000_000 + i)
                for i in range(store.ROTATE_ABOVE + 50)]

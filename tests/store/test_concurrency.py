@@ -1,4 +1,5 @@
 """Many real processes at once, and processes killed mid-rotation: nothing lost, duplicated or torn."""
+import functools
 import json
 import subprocess
 import sys
@@ -6,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import ROOT, bash_payload, clean_env, knowledge
+from helpers import ROOT, bash_payload, clean_env, forked_processes, knowledge
 from memory.store import entry, inbox, store
 
 WORKER = str(ROOT / "tests" / "crash_worker.py")
@@ -24,11 +25,15 @@ def all_lines(memory: Path):
     return out
 
 
+@functools.cache
+def seed_lines(n: int) -> str:
+    """n entries S-0 … S-(n-1), as lines (built once: the kill test seeds some seventy folders alike)."""
+    return "".join(json.dumps(entry.build(f"seed {i}", f"S-{i}", "orchestrator", ts=i)) + "\n" for i in range(n))
+
+
 def seed(memory: Path, n: int) -> None:
     memory.mkdir(parents=True, exist_ok=True)
-    with open(memory / store.ACTIVE, "w") as fh:
-        for i in range(n):
-            fh.write(json.dumps(entry.build(f"seed {i}", f"S-{i}", "orchestrator", ts=i)) + "\n")
+    (memory / store.ACTIVE).write_text(seed_lines(n))
 
 
 def test_32_hook_processes_capture_across_the_rotation_boundary(repo):
@@ -62,8 +67,9 @@ def test_32_processes_many_rotations(tmp_path):
     """Appends and folds from 32 processes carry the knowledge across the rotation boundary twice."""
     memory = tmp_path / "memory"
     seed(memory, 990)  # just below the boundary: every append below is near a rotation
-    procs = [subprocess.Popen([sys.executable, WORKER, str(memory), str(i * 100), "16"]) for i in range(32)]
-    assert all(p.wait(120) == 0 for p in procs)
+    statuses = forked_processes(CRASH_WORKER, [[str(memory), str(i * 100), "16"] for i in range(32)],
+                                preload=WORKER_IMPORTS)  # 32 real processes at once
+    assert statuses == [0] * 32
     lines = all_lines(memory)
     beads = [e["bead"] for e in lines]
     assert len(beads) == len(set(beads)) == 990 + 32 * 16
@@ -71,9 +77,10 @@ def test_32_processes_many_rotations(tmp_path):
     assert len((memory / store.ARCHIVE).read_bytes().splitlines()) >= 2 * store.ROTATE_CHUNK
 
 
-def operations_in_one_rotating_append(tmp_path) -> int:
+@pytest.fixture(scope="module")
+def operations_in_one_rotating_append(tmp_path_factory) -> int:
     """How many filesystem operations an append and the fold that rotates perform (counted, not guessed)."""
-    probe = tmp_path / "probe"
+    probe = tmp_path_factory.mktemp("probe")
     seed(probe, 1000)
     code = ("import os,sys; sys.path.insert(0, sys.argv[1]); n=[0]\n"
             "for name in ('write','fsync','replace','unlink','ftruncate','link','rename'):\n"
@@ -89,15 +96,25 @@ def operations_in_one_rotating_append(tmp_path) -> int:
     return int(out.stdout)
 
 
+# crash_worker.py as `python crash_worker.py ARG...` runs it, in processes forked by helpers.forked_processes
+CRASH_WORKER = f"import runpy; runpy.run_path({WORKER!r}, run_name='__main__')"
+WORKER_IMPORTS = f"import sys; sys.path.insert(0, {str(ROOT)!r}); from memory.store import entry, store"
+
+
 @pytest.mark.parametrize("mode", ["before", "after", "half"])
-def test_killed_at_every_step_of_rotation_loses_and_duplicates_nothing(tmp_path, mode):
-    steps = operations_in_one_rotating_append(tmp_path)
+def test_killed_at_every_step_of_rotation_loses_and_duplicates_nothing(tmp_path, mode,
+                                                                        operations_in_one_rotating_append):
+    steps = operations_in_one_rotating_append
     assert steps >= 8
-    for die_at in range(1, steps + 1):
-        memory = tmp_path / f"{mode}-{die_at}"
+    folders = {die_at: tmp_path / f"{mode}-{die_at}" for die_at in range(1, steps + 1)}
+    for memory in folders.values():
         seed(memory, 1000)
-        killed = subprocess.run([sys.executable, WORKER, str(memory), "5000", "1", str(die_at), mode])
-        assert killed.returncode == -9, f"worker did not die at op {die_at}"
+    # one worker at a time, each a real process SIGKILLed at its die_at-th filesystem operation
+    statuses = forked_processes(CRASH_WORKER, [[str(memory), "5000", "1", str(die_at), mode]
+                                               for die_at, memory in folders.items()],
+                                preload=WORKER_IMPORTS, parallel=False)
+    for (die_at, memory), status in zip(folders.items(), statuses):
+        assert status == -9, f"worker did not die at op {die_at}"
         # the next writer (this process): recovery, its append and the fold
         store.append(str(memory), [entry.build("insight 6000", "BD-6000", "orchestrator", ts=6000)])
         store.compact(str(memory))

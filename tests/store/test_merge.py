@@ -3,10 +3,11 @@ import json
 import subprocess
 import sys
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from helpers import ROOT, bash_payload, clean_env, git, run_hook
+from helpers import ROOT, bash_payload, clean_env, copy_tree, git, run_hook
 from memory.store import gitmerge, inbox, merge, store
 
 DRIVER = str(ROOT / "bin" / "memory-merge")
@@ -107,8 +108,10 @@ def clone(remote, path):
     return path
 
 
-def capture(repo, text):
-    proc = run_hook("memory_capture", bash_payload(f'bd comment BD-1 "LEARNED: {text}"', repo), repo)
+def capture(repo, *texts):
+    """The capture hook on one shell command of `bd comment` calls, one per text (a chain with &&)."""
+    command = " && ".join(f'bd comment BD-1 "LEARNED: {text}"' for text in texts)
+    proc = run_hook("memory_capture", bash_payload(command, repo), repo)
     assert proc.returncode == 0
 
 
@@ -125,9 +128,15 @@ def all_lines(repo):
     return [x for path in paths if path.exists() for x in path.read_text().splitlines()]
 
 
-def project_with_remote(tmp_path, driver=True, seeds=990):
+def project_with_remote(tmp_path, driver=True, template=None):
     """A repo set up by install.sh (attributes, .gitignore, driver config), pushed to a bare remote, with
-    990 entries so that the next captures rotate."""
+    990 entries so that the next captures rotate. With `template` (the folder an earlier call made with
+    driver=None, copied by git's paths): that copy, then the driver's configuration."""
+    if template is not None:
+        copy_tree(template, tmp_path)
+        a, b = tmp_path / "a", tmp_path / "b"
+        configure_driver(a, b, driver)
+        return tmp_path / "remote.git", a, b
     remote = tmp_path / "remote.git"
     git(tmp_path, "init", "-q", "--bare", "-b", "main", str(remote))
     a = clone(remote, tmp_path / "a")
@@ -136,30 +145,42 @@ def project_with_remote(tmp_path, driver=True, seeds=990):
                    env=clean_env())
     memory = a / ".beads" / "memory"
     memory.joinpath(store.ACTIVE).write_text("".join(line(f"seed{i}", i, f"s{i}").decode() + "\n"
-                                                     for i in range(seeds)))
+                                                     for i in range(990)))
     git(a, "add", "-A")
     git(a, "commit", "-qm", "installed")
     git(a, "push", "-q", "origin", "main")
     b = clone(remote, tmp_path / "b")
+    configure_driver(a, b, driver)
+    return remote, a, b
+
+
+def configure_driver(a, b, driver) -> None:
+    """driver True: b runs --setup-git; False: a drops the driver install.sh configured; None: as cloned."""
     if driver:
         assert gitmerge.configure(str(b))  # what install.sh / recall.sh --setup-git do in a clone
-    else:
+    elif driver is not None:
         gitmerge.unconfigure(str(a))
-    return remote, a, b
+
+
+@pytest.fixture(scope="module")
+def remote_template(tmp_path_factory):
+    """One installed project with 990 entries, its remote and a clone (no driver configured yet), made once
+    for the module: each test copies it (helpers.copy_tree)."""
+    path = tmp_path_factory.mktemp("remote-template")
+    project_with_remote(path, driver=None)
+    return path
 
 
 def diverge(a, b):
     """a captures 20 and folds them (rotating), b captures 3 and folds them; a pushes. Both sides change
     knowledge.jsonl: the driver merges it."""
-    for i in range(20):
-        capture(a, f"left insight number {i}")
+    capture(a, *(f"left insight number {i}" for i in range(20)))
     store.compact(str(a / ".beads" / "memory"))  # memory-doctor --compact
     assert (a / ".beads" / "memory" / store.ARCHIVE).exists()
     git(a, "add", "-A")
     git(a, "commit", "-qm", "a")
     git(a, "push", "-q", "origin", "main")
-    for i in range(3):
-        capture(b, f"right insight number {i}")
+    capture(b, *(f"right insight number {i}" for i in range(3)))
     store.compact(str(b / ".beads" / "memory"))
     git(b, "add", "-A")
     git(b, "commit", "-qm", "b")
@@ -175,16 +196,16 @@ def check_clean(a, b):
     assert "malformed" in doctor.stdout and " 0 malformed" in doctor.stdout and "FAIL" not in doctor.stdout
 
 
-def test_pull_merge_with_the_driver(tmp_path):
-    _, a, b = project_with_remote(tmp_path)
+def test_pull_merge_with_the_driver(tmp_path, remote_template):
+    _, a, b = project_with_remote(tmp_path, template=remote_template)
     diverge(a, b)
     git(b, "pull", "-q", "--no-rebase", "--no-edit", "origin", "main")
     git(b, "push", "-q", "origin", "main")
     check_clean(a, b)
 
 
-def test_rebase_and_cherry_pick_with_the_driver(tmp_path):
-    _, a, b = project_with_remote(tmp_path)
+def test_rebase_and_cherry_pick_with_the_driver(tmp_path, remote_template):
+    _, a, b = project_with_remote(tmp_path, template=remote_template)
     diverge(a, b)
     git(b, "pull", "-q", "--rebase", "origin", "main")
     git(b, "push", "-q", "origin", "main")
@@ -198,9 +219,9 @@ def test_rebase_and_cherry_pick_with_the_driver(tmp_path):
     assert "learned-only-on-the-side-branch" in live(b) and len(all_lines(b)) == len(set(all_lines(b)))
 
 
-def test_without_the_driver_configured_git_merges_as_text_and_conflicts(tmp_path):
+def test_without_the_driver_configured_git_merges_as_text_and_conflicts(tmp_path, remote_template):
     """The attribute alone (a clone that never ran --setup-git): git uses its built-in text merge."""
-    _, a, b = project_with_remote(tmp_path, driver=False)
+    _, a, b = project_with_remote(tmp_path, driver=False, template=remote_template)
     diverge(a, b)
     proc = subprocess.run(["git", "pull", "-q", "--no-rebase", "--no-edit", "origin", "main"], cwd=b,
                           capture_output=True, text=True)
@@ -221,9 +242,9 @@ def test_without_the_driver_configured_git_merges_as_text_and_conflicts(tmp_path
     assert "--setup-git" not in again["hookSpecificOutput"]["additionalContext"]
 
 
-def test_worktree_capture_reaches_a_teammate(tmp_path):
+def test_worktree_capture_reaches_a_teammate(tmp_path, remote_template):
     """Supervisor in .worktrees/bd-12 captures → main checkout commits → teammate pulls → their next session."""
-    _, a, b = project_with_remote(tmp_path)
+    _, a, b = project_with_remote(tmp_path, template=remote_template)
     git(a, "worktree", "add", "-q", ".worktrees/bd-12", "-b", "bd-12")
     wt = a / ".worktrees" / "bd-12"
     proc = run_hook("memory_capture", bash_payload('bd comment bd-12 "LEARNED: the worktree insight"', wt), wt,
@@ -266,11 +287,16 @@ if sys.platform == "win32":  # pragma: no cover
     del test_the_driver_as_git_runs_it
 
 
-def test_a_merge_past_the_limit_is_rotated_by_the_fold_not_by_the_next_session(tmp_path):
+def test_a_merge_past_the_limit_is_rotated_by_the_fold_not_by_the_next_session(tmp_path, remote_template):
     """Each side grows 600 lines to 850 (no rotation); the union passes 1,000; session start leaves the
     committed files alone (a rotation there would dirty the tree and block the next checkout); the fold
     a person asks for (memory-doctor --compact) rotates."""
-    _, a, b = project_with_remote(tmp_path, seeds=600)
+    _, a, b = project_with_remote(tmp_path, template=remote_template)
+    (a / ".beads" / "memory" / store.ACTIVE).write_text("".join(line(f"seed{i}", i, f"s{i}").decode() + "\n"
+                                                                for i in range(600)))  # 600 seeds, not 990
+    git(a, "commit", "-qam", "600 seeds")
+    git(a, "push", "-q", "origin", "main")
+    git(b, "pull", "-q", "--ff-only", "origin", "main")
     for side in (a, b):
         store.append(str(side / ".beads" / "memory"), [line_obj(f"{side.name}{i}", 1000 + i) for i in range(250)])
         store.compact(str(side / ".beads" / "memory"))

@@ -2,7 +2,6 @@
 
 (A longer soak of the same loops: `python bench/soak.py --minutes 10`.)
 """
-import io
 import json
 import os
 import random
@@ -19,7 +18,18 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from helpers import ROOT, assert_protocol, bash_payload, clean_env, error_log, held_lock, knowledge, make_repo, run_hook
+from helpers import (
+    ROOT,
+    assert_protocol,
+    bash_payload,
+    clean_env,
+    error_log,
+    held_lock,
+    hook_in_process,
+    knowledge,
+    make_repo,
+    run_hook,
+)
 from memory.store import entry, store
 
 WORKER = str(ROOT / "tests" / "crash_worker.py")
@@ -126,15 +136,9 @@ def test_100_random_kills_during_appends_and_rotations(tmp_path):
 
 # -- hostile stdin ---------------------------------------------------------------------------------
 
-def run_in_process(hook: str, raw: bytes, cwd: Path, monkeypatch, capsys) -> str:
+def run_in_process(hook: str, raw: bytes, cwd: Path, monkeypatch) -> str:
     """A hook's main() on `raw` as stdin, in this process (fast enough for property-based testing)."""
-    monkeypatch.chdir(cwd)
-    monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(cwd))
-    monkeypatch.setenv("MEMORY_HOOKS_FOREGROUND", "1")  # never fork the test runner
-    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(raw)))
-    module = __import__(f"hooks.{hook}", fromlist=["main"])
-    assert module.main([]) == 0
-    return capsys.readouterr().out
+    return hook_in_process(hook, raw, cwd, monkeypatch).decode("utf-8")
 
 
 json_values = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
@@ -163,8 +167,8 @@ def hostile_repo(tmp_path_factory):
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(raw=st.binary(max_size=300) | json_values.map(lambda v: json.dumps(v).encode())
        | payload_fields.map(lambda v: json.dumps(v).encode()))
-def test_hostile_stdin_property(hook, raw, hostile_repo, monkeypatch, capsys):
-    assert_protocol(run_in_process(hook, raw, hostile_repo, monkeypatch, capsys))
+def test_hostile_stdin_property(hook, raw, hostile_repo, monkeypatch):
+    assert_protocol(run_in_process(hook, raw, hostile_repo, monkeypatch))
 
 
 @pytest.mark.parametrize("hook", HOOKS)
@@ -202,20 +206,22 @@ def test_50mb_tool_response(repo):
     assert proc.returncode == 0 and [e["content"] for e in knowledge(repo)] == ["big payloads are fine"]
 
 
+GEMINI_SHELL = {"session_id": "g", "transcript_path": "/tmp/t", "hook_event_name": "AfterTool",
+                "timestamp": "2026-01-01T00:00:00Z", "tool_name": "run_shell_command",
+                "tool_input": {"command": 'bd comment G-1 "LEARNED: gemini shell works too"'},
+                "tool_response": {"llmContent": "ok", "returnDisplay": "ok"}}
+
+
 @pytest.mark.parametrize("fixture", ["public/cursor-beforeShellExecution-1.json", "public/cursor-sessionEnd-1.json",
-                                     "public/cursor-afterFileEdit-1.json", "public/cursor-beforeSubmitPrompt-1.json"])
+                                     "public/cursor-afterFileEdit-1.json", "public/cursor-beforeSubmitPrompt-1.json",
+                                     "gemini-AfterTool"])
 @pytest.mark.parametrize("hook", HOOKS)
 def test_cursor_and_gemini_shaped_payloads(hook, fixture, repo):
     from conftest import fixture_payload
-    cursor = fixture_payload(fixture)
-    gemini = {"session_id": "g", "transcript_path": "/tmp/t", "cwd": str(repo), "hook_event_name": "AfterTool",
-              "timestamp": "2026-01-01T00:00:00Z", "tool_name": "run_shell_command",
-              "tool_input": {"command": 'bd comment G-1 "LEARNED: gemini shell works too"'},
-              "tool_response": {"llmContent": "ok", "returnDisplay": "ok"}}
-    for payload in (cursor, gemini):
-        proc = run_hook(hook, payload, repo)
-        assert proc.returncode == 0 and b"Traceback" not in proc.stderr
-        assert_protocol(proc.stdout.decode())
+    payload = dict(GEMINI_SHELL, cwd=str(repo)) if fixture == "gemini-AfterTool" else fixture_payload(fixture)
+    proc = run_hook(hook, payload, repo)
+    assert proc.returncode == 0 and b"Traceback" not in proc.stderr
+    assert_protocol(proc.stdout.decode())
 
 
 # -- hostile content -------------------------------------------------------------------------------

@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from conftest import bash_payload, fixture_payload, knowledge, run_hook
+from conftest import bash_payload, fixture_payload, knowledge, make_repo, run_hook
 from memory.search import index
 from memory.store import entry, store
 
@@ -47,19 +47,28 @@ def test_an_old_entry_reaches_the_prompt_that_needs_it(repo):
     assert "[LEARN, " in text and "BD-3" in text and "years ago" in text
 
 
+@pytest.fixture(scope="module")
+def seeded_repo(tmp_path_factory):
+    """One seeded repository for the tests that expect no answer (each in a session of its own): a hook that
+    answers nothing writes nothing but the derived search index."""
+    repo = make_repo(tmp_path_factory.mktemp("seeded") / "project")
+    seed(repo)
+    return repo
+
+
 @pytest.mark.parametrize("prompt", ["what does this regex do: ^a+b$", "rename x to count please",
                                     "write a haiku about autumn leaves"])
-def test_unrelated_prompts_inject_nothing(repo, prompt):
-    seed(repo)
-    proc = ask(repo, prompt)
+def test_unrelated_prompts_inject_nothing(seeded_repo, prompt):
+    knowledge_before = knowledge(seeded_repo)
+    proc = ask(seeded_repo, prompt, session=f"s-{prompt}")
     assert proc.returncode == 0 and proc.stdout == b""
+    assert knowledge(seeded_repo) == knowledge_before
 
 
 @pytest.mark.parametrize("prompt", ["/compact", "/review the alembic migration", "yes", "Continue.", "ok",
                                     "go ahead", "   ", "alembic"])
-def test_prompts_that_ask_nothing_are_skipped(repo, prompt):
-    seed(repo)
-    assert ask(repo, prompt).stdout == b""
+def test_prompts_that_ask_nothing_are_skipped(seeded_repo, prompt):
+    assert ask(seeded_repo, prompt, session=f"s-{prompt}").stdout == b""
 
 
 def test_no_entry_twice_in_one_session(repo):
