@@ -112,10 +112,13 @@ def test_redact_a_torn_copy_too(repo):
 
 
 WRITER = """
-import sys
+import os, sys, time
 from memory.store import entry, store
-memory_dir, name, count, secret = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+memory_dir, name, count, secret, redacted_once = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
 for i in range(count):
+    deadline = time.time() + 60
+    while i == count // 2 and not os.path.exists(redacted_once) and time.time() < deadline:
+        time.sleep(0.005)  # half written: the rest only after a --redact has rewritten under us
     store.append(memory_dir, [entry.build(f"writer {name} insight {i}", "BD-1", "orchestrator"),
                               entry.build(f"admin {secret} round {name}-{i}", "", "orchestrator", "decision",
                                           key_name="db")])
@@ -130,11 +133,14 @@ def test_redact_under_concurrent_writers_loses_nothing(repo):
     filler = [entry.build(f"filler {i}", "BD-1", "orchestrator", ts=i) for i in range(store.ROTATE_ABOVE - 20)]
     write(repo, store.ACTIVE, filler)
     env = dict(os.environ, PYTHONPATH=str(ROOT), MEMORY_HOOKS_LOCK_TIMEOUT="30")
-    writers = [subprocess.Popen([sys.executable, "-c", WRITER, str(memory), str(n), "25", SECRET], env=env)
-               for n in range(4)]
+    redacted_once = repo / "redacted-once"
+    writers = [subprocess.Popen([sys.executable, "-c", WRITER, str(memory), str(n), "25", SECRET, str(redacted_once)],
+                                env=env) for n in range(4)]
     redactions = []
     while any(w.poll() is None for w in writers) or not redactions:
         redactions.append(recall(repo, "--redact", "decision-db", SECRET))
+        if redactions[-1].returncode == 0:
+            redacted_once.touch()
     assert all(w.wait(timeout=120) == 0 for w in writers)
     redactions.append(recall(repo, "--redact", "decision-db", SECRET))
     assert all(r.returncode in (0, 1) and "Traceback" not in r.stderr for r in redactions), redactions
