@@ -37,4 +37,6 @@ fi
 # One worker more than cores: part of every worker's time is waits the tests provoke (a hung bd or git cut off by
 # its timeout, a lock held by another process) that another worker fills (here: 48 s with 2 workers, 44 s with 3).
 workers=$(.venv/bin/python -c 'import os; print((os.cpu_count() or 1) + 1)')
+# the bytecode of this checkout up front: otherwise the first processes of a fresh clone all compile it at once
+.venv/bin/python -m compileall -q -j 0 memory hooks tests >/dev/null 2>&1 || true
 exec .venv/bin/python -m pytest -q -rs -n "$workers" "$@"  # -rs: why each test was skipped; -n 0: one process
