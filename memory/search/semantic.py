@@ -168,11 +168,13 @@ def similarities(memory_dir: str, entries: list[dict], prompt: str, max_new: int
     None when there is no semantic signal (no numpy/model, an error, or over `budget_s` seconds).
 
     `entries` must be all current entries (store.latest): cached rows of any others are dropped."""
+    if not entries:
+        return None  # nothing to compare with: the model is not even loaded
     start = time.monotonic()
     deadline = start + budget_s
     try:
         encoder = model(memory_dir)
-        if encoder is None or not entries or time.monotonic() > deadline:
+        if encoder is None or time.monotonic() > deadline:
             return None
         query = encoder.embed([prompt])[0]
         if time.monotonic() > deadline:
