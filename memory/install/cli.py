@@ -90,9 +90,6 @@ def setup_venv(target: str, out: TextIO) -> str:
     if os.path.isdir(venv) and not os.path.lexists(ignore):
         with open(ignore, "w", encoding="utf-8") as fh:
             fh.write("# created by memory-hooks' install.sh: machine-local, never committed\n*\n")
-    # Hooks run with PYTHONDONTWRITEBYTECODE in some environments: ship the bytecode up front.
-    subprocess.run([python, "-m", "compileall", "-q", os.path.join(target, INSTALL_DIR, "memory")],
-                   capture_output=True)
     return f"{os.path.relpath(python, target)} ({state})"
 
 
@@ -251,6 +248,9 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
         for c in changes:
             out.write(f"  {'deleted' if c.after is None else 'updated'} {c.label}\n")
         return EXIT_OK
+    from memory.install import bytecode
+
+    bytecode.ship(os.path.join(target, INSTALL_DIR))
     venv = "skipped (--no-venv)" if args.no_venv else setup_venv(target, out)
     report(out, target, main_checkout, in_git, changes, venv, plugin, args.cursor)
     if args.semantic:

@@ -549,8 +549,11 @@ def test_only_hooks_bin_and_recall_are_executable(repo):
 # --- purge: everything the hooks write, named by the modules that write it ---------------------------------
 
 def test_purge_leaves_nothing_the_hooks_wrote(repo, monkeypatch):
+    import time
+
     from memory.core import errorlog
     from memory.search import index
+    from memory.surface import start_cache
 
     installed_copy(repo)
     memory = repo / ".beads" / "memory"
@@ -571,6 +574,7 @@ def test_purge_leaves_nothing_the_hooks_wrote(repo, monkeypatch):
                 last_assistant_message="I think I am done.")
     assert json.loads(run_registered(repo, "validate_completion", stop, env=foreground).stdout)["decision"] == "block"
     start = dict(fixture_payload("claude-code/2.1.330/SessionStart-6.json"), cwd=str(repo))
+    time.sleep(start_cache.RACY_NS / 1e9)  # session start keeps its answer only for knowledge that has settled
     assert "purge me" in run_registered(repo, "session_start", start, env=foreground).stdout  # what it gave
     prompt = dict(fixture_payload("claude-code/2.1.330/UserPromptSubmit-1.json"), cwd=str(repo), prompt="purge me now")
     assert run_registered(repo, "prompt_recall", prompt, env=foreground).returncode == 0  # the ranking index
