@@ -43,6 +43,8 @@ def ship(install_root: str) -> int:
             with open(dest, "rb") as fh:
                 if fh.read() != data:
                     continue  # not our file as shipped: Python compiles it when it runs it
+            if _current_pyc(dest, data) is not None:
+                continue  # already current (a second install changes nothing)
             cached = importlib.util.cache_from_source(dest)
             pyc = _current_pyc(source, data)
             os.makedirs(os.path.dirname(cached), exist_ok=True)
