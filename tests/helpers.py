@@ -2,6 +2,7 @@
 and the one check of what a hook may print."""
 from __future__ import annotations
 
+import atexit
 import contextlib
 import importlib
 import io
@@ -66,6 +67,7 @@ def make_repo(path: Path) -> Path:
     with a repository)."""
     if not _REPO_TEMPLATE:
         template = Path(tempfile.mkdtemp(prefix="memory-hooks-test-repo-")) / "repo"
+        atexit.register(shutil.rmtree, template.parent, True)  # the process's own template, gone with it
         template.mkdir()
         git(template, "init", "-q", "-b", "main")
         git(template, "commit", "-q", "--allow-empty", "-m", "init")
