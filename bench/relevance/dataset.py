@@ -63,14 +63,25 @@ def load_actions(root: str | Path = HERE) -> list[dict]:
     return _read_jsonl(path) if path.exists() else []
 
 
+ACTION_BATCHES = (1, 2)  # an event without `batch` is of the first batch
+
+
 def action_stratum(event: dict) -> str:
-    """"file" / "error", with "-negative" for events no entry helps: the strata the split balances."""
-    return event["kind"] + ("" if event.get("relevant") else "-negative")
+    """"file" / "error", with "-b2" for the second batch and "-negative" for events no entry helps: the strata
+    the split balances. A first-batch event keeps the stratum it had before batches existed."""
+    batch = "" if event.get("batch", 1) == 1 else f"-b{event['batch']}"
+    return event["kind"] + batch + ("" if event.get("relevant") else "-negative")
 
 
 def expected_action_split(events: list[dict]) -> dict[str, str]:
-    """id -> split for action events, the prompts' rule over (project, kind, labelled or negative)."""
-    return expected_split([{"id": e["id"], "project": e["project"], "kind": action_stratum(e)} for e in events])
+    """id -> split for action events, the prompts' rule over (project, kind, labelled or negative), each batch
+    split on its own: expected_split alternates its rounding over the sorted strata, so a later batch's strata
+    among the earlier ones would move earlier events between dev and test (the dev set was tuned on)."""
+    out: dict[str, str] = {}
+    for batch in sorted({e.get("batch", 1) for e in events}):
+        out.update(expected_split([{"id": e["id"], "project": e["project"], "kind": action_stratum(e)}
+                                   for e in events if e.get("batch", 1) == batch]))
+    return out
 
 
 def payload_cwd(project: str) -> str:

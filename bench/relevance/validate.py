@@ -204,6 +204,9 @@ def _check_action(event: dict, keys: dict[str, set], split_of: dict) -> list[str
         return [f"{eid}: bad project/kind/split {project!r}/{kind!r}/{event.get('split')!r}"]
     errors = [] if event["split"] == split_of[eid] else [f"{eid}: split {event['split']} but the hash split says"
                                                          f" {split_of[eid]}"]
+    if event.get("batch", 1) not in dataset.ACTION_BATCHES or "batch" in event and event["batch"] == 1:
+        errors.append(f"{eid}: batch {event.get('batch')!r}: leave it out for the first batch, else one of"
+                      f" {dataset.ACTION_BATCHES[1:]}")
     relevant = event.get("relevant", [])
     if relevant:
         if len(relevant) > 3 or len(set(relevant)) != len(relevant):
