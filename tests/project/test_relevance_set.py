@@ -49,10 +49,39 @@ def test_the_split_is_balanced_within_each_stratum() -> None:
     events = dataset.load_actions()
     split_of = dataset.expected_action_split(events)
     for project in dataset.REPO_DIRS:
-        for stratum in ("file", "file-negative", "error", "error-negative"):
+        for stratum in ("file", "file-negative", "error", "error-negative", "error-b2", "error-b2-negative"):
             ids = [e["id"] for e in events if e["project"] == project and dataset.action_stratum(e) == stratum]
             dev = sum(split_of[i] == "dev" for i in ids)
             assert ids and abs(dev - (len(ids) - dev)) <= 1, (project, stratum)
+
+
+def test_a_later_batch_does_not_move_the_first_batch_between_splits() -> None:
+    events = dataset.load_actions()
+    first = [e for e in events if "batch" not in e]
+    assert len(first) < len(events)  # the committed set has a second batch
+    alone = dataset.expected_action_split(first)
+    together = dataset.expected_action_split(events)
+    assert {i: together[i] for i in alone} == alone
+    # a batch with one new stratum per project (labelled only) would shift the alternating rounding of the first
+    # batch's odd strata if all strata were split as one sequence; split per batch, nothing moves
+    labelled_only = first + [e for e in events if "batch" in e and e["relevant"]]
+    assert {i: dataset.expected_action_split(labelled_only)[i] for i in alone} == alone
+    mixed = dataset.expected_split([{"id": e["id"], "project": e["project"], "kind": dataset.action_stratum(e)}
+                                    for e in labelled_only])
+    assert any(mixed[i] != alone[i] for i in alone)
+
+
+def test_a_batch_is_checked() -> None:
+    projects, _ = dataset.load()
+    events = dataset.load_actions()
+    broken = copy.deepcopy(events)
+    first, second = next(e for e in broken if "batch" not in e), next(e for e in broken if "batch" in e)
+    first["batch"], second["batch"] = 1, 3
+    problems = "\n".join(validate.check_actions(projects, broken))
+    assert f"{first['id']}: batch 1: leave it out" in problems
+    assert f"{second['id']}: batch 3: leave it out" in problems
+    assert dataset.action_stratum(next(e for e in events if "batch" not in e and e["kind"] == "error")) in (
+        "error", "error-negative")
 
 
 def test_payload_for_moves_the_event_into_the_checkout() -> None:
