@@ -49,7 +49,8 @@ def test_the_split_is_balanced_within_each_stratum() -> None:
     events = dataset.load_actions()
     split_of = dataset.expected_action_split(events)
     for project in dataset.REPO_DIRS:
-        for stratum in ("file", "file-negative", "error", "error-negative", "error-b2", "error-b2-negative"):
+        for stratum in ("file", "file-negative", "error", "error-negative", "error-b2", "error-b2-negative", "error-b3",
+                        "error-b3-negative"):
             ids = [e["id"] for e in events if e["project"] == project and dataset.action_stratum(e) == stratum]
             dev = sum(split_of[i] == "dev" for i in ids)
             assert ids and abs(dev - (len(ids) - dev)) <= 1, (project, stratum)
@@ -64,11 +65,22 @@ def test_a_later_batch_does_not_move_the_first_batch_between_splits() -> None:
     assert {i: together[i] for i in alone} == alone
     # a batch with one new stratum per project (labelled only) would shift the alternating rounding of the first
     # batch's odd strata if all strata were split as one sequence; split per batch, nothing moves
-    labelled_only = first + [e for e in events if "batch" in e and e["relevant"]]
+    labelled_only = first + [e for e in events if e.get("batch") == 2 and e["relevant"]]
     assert {i: dataset.expected_action_split(labelled_only)[i] for i in alone} == alone
     mixed = dataset.expected_split([{"id": e["id"], "project": e["project"], "kind": dataset.action_stratum(e)}
                                     for e in labelled_only])
     assert any(mixed[i] != alone[i] for i in alone)
+
+
+def test_the_third_batch_does_not_move_earlier_batches_between_splits() -> None:
+    events = dataset.load_actions()
+    earlier = [e for e in events if e.get("batch", 1) in (1, 2)]
+    assert any(e.get("batch") == 3 for e in events)  # the committed set has a third batch
+    before = dataset.expected_action_split(earlier)
+    after = dataset.expected_action_split(events)
+    assert {i: after[i] for i in before} == before
+    third = dataset.expected_action_split([e for e in events if e.get("batch") == 3])
+    assert {i: after[i] for i in third} == third  # the third batch is split on its own, too
 
 
 def test_a_batch_is_checked() -> None:
@@ -76,10 +88,12 @@ def test_a_batch_is_checked() -> None:
     events = dataset.load_actions()
     broken = copy.deepcopy(events)
     first, second = next(e for e in broken if "batch" not in e), next(e for e in broken if "batch" in e)
-    first["batch"], second["batch"] = 1, 3
+    first["batch"], second["batch"] = 1, 4
     problems = "\n".join(validate.check_actions(projects, broken))
     assert f"{first['id']}: batch 1: leave it out" in problems
-    assert f"{second['id']}: batch 3: leave it out" in problems
+    assert f"{second['id']}: batch 4: leave it out" in problems
+    later = [e["id"] for e in events if e.get("batch") in (2, 3) and e["id"] != second["id"]]
+    assert later and not any(f"{i}: batch" in problems for i in later)
     assert dataset.action_stratum(next(e for e in events if "batch" not in e and e["kind"] == "error")) in (
         "error", "error-negative")
 
