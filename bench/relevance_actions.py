@@ -5,6 +5,7 @@
     python bench/relevance_actions.py --split dev
     python bench/relevance_actions.py --scale 1000       # also uv's events against its knowledge padded to 1,000
     python bench/relevance_actions.py --hook path/to/hook.py --data path/to/set   # another hook or data set
+    python bench/relevance_actions.py --split test --batch 2                 # only the second batch's events
     python bench/relevance_actions.py --split dev --set action_error_min_fraction=0.4   # try another bar
 
 The events are bench/relevance/actions.jsonl: Claude Code's PreToolUse payloads for Read/Edit/Write/MultiEdit
@@ -107,6 +108,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--hook", default=str(hs.ACTION_CONTEXT), help="the action hook file to run")
     parser.add_argument("--data", default=str(HERE / "relevance"), help="folder with actions.jsonl and knowledge")
     parser.add_argument("--split", choices=dataset.SPLITS, action="append", help="default: dev and test")
+    parser.add_argument("--batch", type=int, choices=dataset.ACTION_BATCHES,
+                        help="only the events of this batch (default: all)")
     parser.add_argument("--by-project", action="store_true", help="a line per project too")
     parser.add_argument("--scale", type=int, default=0, help="also uv's events against its knowledge padded to N")
     parser.add_argument("--set", type=parse_setting, action="append", default=[], metavar="NAME=VALUE",
@@ -130,7 +133,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"targets: a labelled entry visible for >= {TARGET_VISIBLE} of file and of error events; "
           "<= 3/20 negative events inject anything")
     for split in args.split or list(dataset.SPLITS):
-        chosen = [e for e in events if e["split"] == split and e["project"] in projects]
+        chosen = [e for e in events if e["split"] == split and e["project"] in projects
+                  and (args.batch is None or e.get("batch", 1) == args.batch)]
         print(f"{split}: {len(chosen)} events, a fresh session each, {hook.name}")
         records = [measure(e, repos[e["project"]], projects[e["project"]], hook) for e in chosen]
         if args.by_project:

@@ -41,6 +41,10 @@ DEFAULTS = {
     "action_file_follow": 0.6,  # and at least this share of the best entry's score
     "action_error_min_fraction": 0.30,  # of the best score the error's words could reach (memory.search.rank)
     "action_error_min_terms": 2,  # distinct words of the error the entry must share
+    # or this lower share, when the rare words of the error lines it holds weigh at least this many words
+    # only one entry holds (memory.search.grounded; bench/relevance_actions.py --split dev, all batches)
+    "action_error_low_fraction": 0.18,
+    "action_error_rare_weight": 2.0,
     # an edit: what it adds (memory.runtimes.payload.added_text) ranked like an error
     "action_edit_min_fraction": 0.30,
     "action_edit_min_terms": 2,

@@ -80,7 +80,8 @@ class Query:
         self.concepts = list(dict.fromkeys(concepts(self.terms)))
 
 
-def _idf(n: int, df: int) -> float:
+def word_idf(n: int, df: int) -> float:
+    """BM25's inverse document frequency of a word `df` of `n` documents hold."""
     return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
 
 
@@ -170,7 +171,7 @@ def score_all(corpus: Corpus, query: Query, params: type[Params] = Params
     words, concepts_ = planned(corpus, query, params)
     for term in words:
         acc = _word_scores(corpus, term, norms)
-        idf = _idf(n, len(acc))
+        idf = word_idf(n, len(acc))
         word_bests.append(idf * (k1 + 1))
         for doc, x in acc.items():
             scores[doc] = scores.get(doc, 0.0) + idf * x * (k1 + 1) / (k1 + x)
@@ -181,7 +182,7 @@ def score_all(corpus: Corpus, query: Query, params: type[Params] = Params
         acc = _concept_scores(corpus, concept, norms)
         if not acc:
             continue  # a concept the knowledge never mentions says nothing about relevance
-        idf = _idf(n, len(acc)) * params.concept_weight
+        idf = word_idf(n, len(acc)) * params.concept_weight
         best_concepts += idf * (k1 + 1)
         for doc, x in acc.items():
             gain = idf * x * (k1 + 1) / (k1 + x)

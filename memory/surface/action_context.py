@@ -8,7 +8,8 @@ call's output says how it exited). Cursor: its tool hooks carry no model-visible
 - File-scoped: entries about the file, its folder or its kind (memory.search.action_paths, a derived cue map).
 - Error-triggered: what the failing command ran and the lines of its output that say what failed
   (memory.search.error_text) ranked against the knowledge (memory.search.rank over the derived index), behind a
-  bar of its own, and only entries sharing a rare word with those lines.
+  bar of its own (a lower one for an entry holding several rare words of them), and only entries sharing a
+  rare word with those lines.
 - At most `action_max_entries` entries in `action_budget_chars`; nothing when nothing passes; never an entry
   the session was already given (memory.surface.injected, shared with session start and prompt time), claimed under
   the state lock so parallel tool calls never both show one.
@@ -196,7 +197,8 @@ def error_entries(memory_dir: str, failure: str, settings: dict, command: str | 
     said = error_text.ranking_terms(errors)
     # an output that says only that it failed (a timeout): what the command ran is all there is to go on
     grounding = said or error_text.ranking_terms(error_text.command_words(command))
-    return _grounded(memory_dir, error_text.ranking_terms(text), grounding, settings, "error")
+    weighty = (float(settings["action_error_low_fraction"]), float(settings["action_error_rare_weight"]))
+    return _grounded(memory_dir, error_text.ranking_terms(text), grounding, settings, "error", weighty)
 
 
 def edit_entries(memory_dir: str, added: str, settings: dict) -> list[list[str]]:
@@ -208,12 +210,13 @@ def edit_entries(memory_dir: str, added: str, settings: dict) -> list[list[str]]
     return _grounded(memory_dir, words, words, settings, "edit") if words else []
 
 
-def _grounded(memory_dir: str, words: list[str], grounding: list[str], settings: dict, kind: str) -> list[list[str]]:
+def _grounded(memory_dir: str, words: list[str], grounding: list[str], settings: dict, kind: str,
+              weighty: tuple[float, float] | None = None) -> list[list[str]]:
     from memory.search import grounded
 
     found = grounded.passing(memory_dir, words, grounding, float(settings[f"action_{kind}_min_fraction"]),
                              int(settings[f"action_{kind}_min_terms"]), float(settings["action_rare_share"]),
-                             3 * int(settings["action_max_entries"]) + 2)
+                             3 * int(settings["action_max_entries"]) + 2, weighty)
     return [[str(s.entry.get("key")), line(str(s.entry.get("type", "")), str(s.entry.get("content", "")))]
             for s in found]
 

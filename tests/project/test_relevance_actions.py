@@ -55,7 +55,7 @@ def _data(tmp_path: Path) -> Path:
         _event("uv-e01", "error", [nextest], tool_name="Bash", tool_input={"command": "cargo nextest run"},
                error="Exit code 101\nerror: no such command: `nextest`"),
         _event("uv-e02", "error", [], tool_name="Bash", tool_input={"command": "git diff --check"},
-               error="Exit code 2\ndocs/reference/cli.md:12: trailing whitespace."),
+               error="Exit code 2\ndocs/reference/cli.md:12: trailing whitespace.", batch=2),
     ]
     (tmp_path / "actions.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events))
     (tmp_path / "prompts.jsonl").write_text("")
@@ -81,6 +81,9 @@ def test_counts_hits_recall_and_negatives_through_real_processes(tmp_path: Path)
     # error: the nextest failure gets its entry; the negative names cli.md, so the stand-in injects (counted)
     assert "visible 1/1 = 1.00 [ok >= 0.6]" in error_line
     assert "negatives injecting 1/1 [over" in error_line
+    code, out = _run(["--hook", str(FAKE_HOOK), "--data", str(data), "--split", "dev", "--batch", "2"])
+    assert code == 0 and "dev: 1 events" in out  # only the batch-2 event, measured the same way
+    assert "  all      error visible 0/0 = nan" in out and "negatives injecting 1/1 [over" in out
 
 
 def test_unlabelled_entries_injected_in_full_are_counted(tmp_path: Path) -> None:

@@ -34,3 +34,18 @@ def test_a_word_most_entries_hold_grounds_nothing(tmp_path):
     words = terms("service queue")  # in 6 of 8 entries
     assert grounded.passing(memory, words, words, 0.0, 1, 0.08, 5) == []
     assert len(grounded.passing(memory, words, words, 0.0, 1, 1.0, 5)) == 5  # every entry may ground
+
+
+def test_an_entry_holding_several_rare_words_passes_at_the_lower_bar(tmp_path):
+    """`weighty`: below the bar, an entry passes only when the rare words it holds weigh two words one entry
+    holds (hourly, slots, offset: SLOTS); a word two entries hold (suite: HOW and SLOTS) is not enough."""
+    memory = knowledge(tmp_path)
+    said = terms("hourly slots shifted by an offset in the suite today")
+    words = terms("yarn vitest run") + said
+    assert grounded.passing(memory, words, said, 0.99, 1, 0.08, 5) == []  # nothing reaches this bar
+    found = grounded.passing(memory, words, said, 0.99, 1, 0.08, 5, weighty=(0.0, 2.0))
+    assert contents(found) == [SLOTS]
+    assert grounded.passing(memory, words, said, 0.99, 1, 0.08, 5, weighty=(0.98, 2.0)) == []  # the lower bar holds
+    suite = terms("the suite today")
+    assert grounded.passing(memory, words, suite, 0.99, 1, 0.08, 5, weighty=(0.0, 1.0)) == []  # suite: 2 holders
+    assert len(grounded.passing(memory, words, suite, 0.99, 1, 0.08, 5, weighty=(0.0, 0.8))) == 2

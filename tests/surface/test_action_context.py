@@ -194,6 +194,20 @@ def test_the_bar_is_read_from_config(tmp_path):
     assert context(run_hook("action_context", file_event(repo, "src/api/routes.py"), repo), "PreToolUse") == ""
 
 
+def test_below_the_error_bar_an_entry_holding_enough_rare_words_of_the_error_passes(tmp_path):
+    """config.json's lower bar and rare-word weight: of the error line's words PSYCOPG alone holds five
+    (modulenotfounderror, module, named, psycopg, psycopg2); nothing reaches a bar of 0.99."""
+    repo = project(tmp_path)
+    config = repo / ".beads" / "memory" / "config.json"
+    error = "Exit code 1\nE   ModuleNotFoundError: No module named 'psycopg2'"
+    for weight, session, given in ((2.0, "s1", True), (5.0, "s2", True), (6.0, "s3", False)):
+        config.write_text(json.dumps({"action_error_min_fraction": 0.99, "action_error_low_fraction": 0.0,
+                                      "action_error_rare_weight": weight}))
+        text = context(run_hook("action_context", failure(repo, "pytest -q", error, session), repo),
+                       "PostToolUseFailure")
+        assert (PSYCOPG in text) is given, weight
+
+
 def test_a_repeated_read_is_a_cache_lookup(tmp_path):
     """The second Read of a file never opens the cue map: garbage there stays untouched; another file rebuilds it."""
     repo = project(tmp_path)
