@@ -7,7 +7,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 
 from memory import TYPE_CHECKING
@@ -105,6 +104,8 @@ def _run_command(command: str, payload: dict, env: dict, cwd: str) -> tuple[int,
 
 def self_check(target: str, cursor: bool) -> tuple[bool, list[str]]:
     """Run the installed hooks exactly as registered, on a scratch copy of the knowledge."""
+    import tempfile  # only the self-check uses it
+
     lines, ok = [], True
     scratch = tempfile.mkdtemp(prefix="memory-hooks-selfcheck-")
     try:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import errno
+import functools
 import json
 import os
 import shutil
@@ -103,9 +104,10 @@ def source_path(rel: str) -> str:
     return os.path.join(SOURCE if top == "memory" else data_root(), rel)
 
 
-def code_files() -> list[str]:
+@functools.lru_cache(maxsize=1)  # one walk of the bundle per run (a plan, the bytecode and the report ask)
+def code_files() -> tuple[str, ...]:
     """The files of ours that go into the target's INSTALL_DIR (paths relative to it; source_path() finds each)."""
-    files = []
+    files: list[str] = []
     for folder, suffixes in (("hooks", (".py",)), ("memory", (".py",)), ("bin", ("",))):
         root = SOURCE if folder == "memory" else data_root()
         for here, dirs, names in os.walk(os.path.join(root, folder)):
@@ -116,7 +118,7 @@ def code_files() -> list[str]:
             files += [os.path.join(rel, name) for name in sorted(names)
                       if name.endswith(suffixes) and not name.startswith(".")
                       and os.path.isfile(os.path.join(here, name))]
-    return sorted(files) + ["requirements.txt"]
+    return (*sorted(files), "requirements.txt")
 
 
 def _mode_for(rel: str) -> int:
@@ -265,8 +267,6 @@ def _block_change(root: str, rel: str, begin: str, end_marker: str, block: list[
 
 def source_url() -> str | None:
     """Where this copy of memory-hooks came from (its clone's origin, credentials dropped), or None."""
-    from urllib.parse import urlsplit, urlunsplit
-
     try:
         top = subprocess.run(["git", "-C", SOURCE, "rev-parse", "--show-toplevel"], capture_output=True, text=True)
         if top.returncode or os.path.realpath(top.stdout.strip()) != os.path.realpath(SOURCE):
@@ -275,6 +275,10 @@ def source_url() -> str | None:
                              text=True).stdout.strip()
     except OSError:
         return None
+    if "@" not in url:  # no credentials to drop (and no urllib.parse to import, ~2 ms)
+        return url or None
+    from urllib.parse import urlsplit, urlunsplit
+
     parts = urlsplit(url)
     if parts.scheme and "@" in parts.netloc:  # https://user:token@host/…: never into a tracked file
         url = urlunsplit(parts._replace(netloc=parts.netloc.rsplit("@", 1)[1]))

@@ -663,6 +663,32 @@ def test_launchers_work_through_symlinks(repo, tmp_path):
         assert "not found" not in proc.stderr and "errors.log" in proc.stdout, proc.stderr
 
 
+@pytest.mark.parametrize("python3, python, chosen", [
+    ("3.8.10", "3.12.1", "python"),  # python3 too old: the next name
+    ("3.10.4", "2.7.18", "python3"),  # a two-digit minor version is new enough
+    ("3.9", None, "python3"),
+    (None, "3.13.0rc1", "python"),  # no python3 at all
+    ("3.8", "2.7.18", None),  # nothing new enough: exit 3 and one line
+])
+def test_install_sh_runs_the_first_python_new_enough(tmp_path, python3, python, chosen):
+    """install.sh reads each interpreter's version from `-V` (Python 2 prints it on stderr) and runs the
+    installer with the first one of 3.9 or newer, in the order python3, python."""
+    fakes = tmp_path / "bin"
+    fakes.mkdir()
+    for name, version in (("python3", python3), ("python", python)):
+        if version:
+            stream = " >&2" if version.startswith("2.") else ""
+            (fakes / name).write_text(f'#!/bin/sh\nif [ "$1" = -V ]; then echo "Python {version}"{stream}; exit 0; fi\n'
+                                      f'echo "{name} ran: $1 $3 $4"\n')
+            (fakes / name).chmod(0o755)
+    proc = subprocess.run([INSTALL, "--no-venv"], env=dict(clean_env(), PATH=str(fakes)), capture_output=True,
+                          text=True)
+    if chosen:
+        assert (proc.returncode, proc.stdout) == (0, f"{chosen} ran: -c {INSTALL} --no-venv\n"), proc.stderr
+    else:
+        assert (proc.returncode, proc.stderr) == (3, "install.sh: needs Python 3.9 or newer (python3)\n")
+
+
 def test_the_resolver_is_the_same_in_every_launcher():
     """The sh launchers that must find their folder before any Python runs share one symlink resolver
     (install.sh leaves it to Python's realpath)."""
