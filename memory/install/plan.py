@@ -13,11 +13,10 @@ import functools
 import json
 import os
 import shutil
-import subprocess
 import sys
 
 from memory import TYPE_CHECKING
-from memory.core import fsio, jsonedit, layout
+from memory.core import fsio, jsonedit, layout, paths
 from memory.runtimes import registration
 from memory.runtimes.registration import (
     CLAUDE_SETTINGS,
@@ -267,14 +266,10 @@ def _block_change(root: str, rel: str, begin: str, end_marker: str, block: list[
 
 def source_url() -> str | None:
     """Where this copy of memory-hooks came from (its clone's origin, credentials dropped), or None."""
-    try:
-        top = subprocess.run(["git", "-C", SOURCE, "rev-parse", "--show-toplevel"], capture_output=True, text=True)
-        if top.returncode or os.path.realpath(top.stdout.strip()) != os.path.realpath(SOURCE):
-            return None  # not a clone of its own (vendored into another repository): its origin is not ours
-        url = subprocess.run(["git", "-C", SOURCE, "remote", "get-url", "origin"], capture_output=True,
-                             text=True).stdout.strip()
-    except OSError:
-        return None
+    top = paths.git_lines(["rev-parse", "--show-toplevel"], SOURCE, 30.0)
+    if not top or os.path.realpath(top[0]) != os.path.realpath(SOURCE):
+        return None  # not a clone of its own (vendored into another repository), or no git: its origin is not ours
+    url = "".join(paths.git_lines(["remote", "get-url", "origin"], SOURCE, 30.0)).strip()
     if "@" not in url:  # no credentials to drop (and no urllib.parse to import, ~2 ms)
         return url or None
     from urllib.parse import urlsplit, urlunsplit
