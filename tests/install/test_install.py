@@ -709,15 +709,18 @@ def test_install_sh_runs_through_a_chain_of_symlinks_and_a_dry_run_touches_nothi
     assert tree(repo) == before  # the virtualenv too: a dry run makes none
 
 
-def _copy_of_memory_hooks(tmp_path, remote):
-    """A clone of this memory-hooks checkout (its current files) whose origin is `remote`."""
+def _copy_of_memory_hooks(tmp_path, remote, bytecode=False):
+    """A clone of this memory-hooks checkout (its current files) whose origin is `remote`; with `bytecode`, as
+    a clone that has run: its bytecode caches too (copied with the sources' times, so they stay current), and
+    an install from it copies them where one from a fresh clone compiles every module (tests/install/
+    test_bytecode.py installs from one)."""
     import shutil
     src = tmp_path / "src" / "memory-hooks"
     for name in ("install.sh", "requirements.txt"):
         src.mkdir(parents=True, exist_ok=True)
         shutil.copy2(ROOT / name, src / name)
     for folder in ("hooks", "memory", "bin"):
-        shutil.copytree(ROOT / folder, src / folder, ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.copytree(ROOT / folder, src / folder, ignore=None if bytecode else shutil.ignore_patterns("__pycache__"))
     make_repo(src)
     git(src, "remote", "add", "origin", remote)
     return src
@@ -731,7 +734,8 @@ def _shared_bundle():
     """One _copy_of_memory_hooks for this module's tests that only run its install.sh (each test that checks
     the bundle is left alone checks it on this copy)."""
     if not _BUNDLE:
-        _BUNDLE.append(_copy_of_memory_hooks(Path(tempfile.mkdtemp(prefix="mh-bundle-")), SECRET_REMOTE))
+        _BUNDLE.append(_copy_of_memory_hooks(Path(tempfile.mkdtemp(prefix="mh-bundle-")), SECRET_REMOTE,
+                                             bytecode=True))
     return _BUNDLE[0]
 
 
