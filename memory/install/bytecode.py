@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import py_compile
 
 from memory.core import fsio
 from memory.install import plan as installer
@@ -53,8 +52,13 @@ def ship(install_root: str) -> int:
                 os.utime(dest, ns=(st.st_atime_ns, st.st_mtime_ns))
                 fsio.atomic_write(cached, pyc, durable=False)
             else:
-                py_compile.compile(dest, cfile=cached, doraise=True)
+                import py_compile  # only when the bundle has no current .pyc to give
+
+                try:
+                    py_compile.compile(dest, cfile=cached, doraise=True)
+                except py_compile.PyCompileError:
+                    continue
             written += 1
-        except (OSError, SyntaxError, py_compile.PyCompileError, NotImplementedError, ValueError):
+        except (OSError, SyntaxError, NotImplementedError, ValueError):
             continue
     return written

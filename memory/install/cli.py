@@ -5,12 +5,11 @@ import argparse
 import json
 import os
 import shutil
-import subprocess
 import sys
-import tempfile
 import time
 
 from memory import TYPE_CHECKING
+from memory.core import paths
 from memory.install import plan as installer
 from memory.install.plan import EXIT_ERROR, EXIT_OK, EXIT_SELF_CHECK, EXIT_USAGE, INSTALL_DIR, VENV
 from memory.runtimes import registration
@@ -31,8 +30,6 @@ def resolve_target(path: str | None) -> tuple[str, str | None, bool]:
     and whether it is in git at all. A bare repository or a .git folder has no work tree: refused. Without
     a `path`, the git repository of the current folder; outside one, no guess: the user names the folder.
     The memory-hooks bundle itself (this code's own folder) is never a target."""
-    from memory.core import paths
-
     explicit = path is not None
     path = os.path.abspath(path if path is not None else ".")
     if not os.path.isdir(path):
@@ -59,17 +56,13 @@ def _inside(path: str, folder: str) -> bool:
 
 
 def _inside_git_dir(path: str) -> bool:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    try:
-        proc = subprocess.run(["git", "-C", path, "rev-parse", "--is-inside-git-dir"], env=env,
-                              capture_output=True, text=True, timeout=30)
-    except (OSError, subprocess.SubprocessError):
-        return False  # no git: not a repository either
-    return proc.returncode == 0 and proc.stdout.strip() == "true"
+    return paths.git_lines(["rev-parse", "--is-inside-git-dir"], path, 30.0) == ["true"]  # no git: [] (False)
 
 
 def setup_venv(target: str, out: TextIO) -> str:
     """Create (or reuse) the machine-local virtualenv with orjson and filelock; describe the result."""
+    import subprocess
+
     venv = os.path.join(target, VENV)
     python = os.path.join(venv, "bin", "python")
     probe = [python, "-c", "import orjson, filelock"]
@@ -94,6 +87,8 @@ def setup_venv(target: str, out: TextIO) -> str:
 
 
 def _run_command(command: str, payload: dict, env: dict, cwd: str) -> tuple[int, str, float]:
+    import subprocess
+
     start = time.perf_counter()
     try:
         proc = subprocess.run(["/bin/sh", "-c", command], input=json.dumps(payload), cwd=cwd, env=env,
@@ -105,6 +100,8 @@ def _run_command(command: str, payload: dict, env: dict, cwd: str) -> tuple[int,
 
 def self_check(target: str, cursor: bool) -> tuple[bool, list[str]]:
     """Run the installed hooks exactly as registered, on a scratch copy of the knowledge."""
+    import tempfile  # only the self-check uses it
+
     lines, ok = [], True
     scratch = tempfile.mkdtemp(prefix="memory-hooks-selfcheck-")
     try:
@@ -309,9 +306,7 @@ def report(out: TextIO, target: str, main_checkout: str | None, in_git: bool, ch
         out.write(f"  backups      {', '.join(backups)}\n")
     if in_git:
         memory_root = main_checkout or target
-        ignored = subprocess.run(["git", "check-ignore", "-q", installer.KNOWLEDGE], cwd=memory_root,
-                                 capture_output=True)
-        if ignored.returncode == 0:
+        if paths.git_lines(["check-ignore", installer.KNOWLEDGE], memory_root, 30.0):  # prints it when ignored
             shown = os.path.join(main_checkout, installer.KNOWLEDGE) if main_checkout else installer.KNOWLEDGE
             out.write(f"  WARNING      {shown} is gitignored here: teammates will not get the knowledge\n")
 

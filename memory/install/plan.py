@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import difflib
 import errno
+import functools
 import json
 import os
 import shutil
-import subprocess
 import sys
 
 from memory import TYPE_CHECKING
-from memory.core import fsio, jsonedit, layout
+from memory.core import fsio, jsonedit, layout, paths
 from memory.runtimes import registration
 from memory.runtimes.registration import (
     CLAUDE_SETTINGS,
@@ -103,9 +103,10 @@ def source_path(rel: str) -> str:
     return os.path.join(SOURCE if top == "memory" else data_root(), rel)
 
 
-def code_files() -> list[str]:
+@functools.lru_cache(maxsize=1)  # one walk of the bundle per run (a plan, the bytecode and the report ask)
+def code_files() -> tuple[str, ...]:
     """The files of ours that go into the target's INSTALL_DIR (paths relative to it; source_path() finds each)."""
-    files = []
+    files: list[str] = []
     for folder, suffixes in (("hooks", (".py",)), ("memory", (".py",)), ("bin", ("",))):
         root = SOURCE if folder == "memory" else data_root()
         for here, dirs, names in os.walk(os.path.join(root, folder)):
@@ -116,7 +117,7 @@ def code_files() -> list[str]:
             files += [os.path.join(rel, name) for name in sorted(names)
                       if name.endswith(suffixes) and not name.startswith(".")
                       and os.path.isfile(os.path.join(here, name))]
-    return sorted(files) + ["requirements.txt"]
+    return (*sorted(files), "requirements.txt")
 
 
 def _mode_for(rel: str) -> int:
@@ -265,16 +266,14 @@ def _block_change(root: str, rel: str, begin: str, end_marker: str, block: list[
 
 def source_url() -> str | None:
     """Where this copy of memory-hooks came from (its clone's origin, credentials dropped), or None."""
+    top = paths.git_lines(["rev-parse", "--show-toplevel"], SOURCE, 30.0)
+    if not top or os.path.realpath(top[0]) != os.path.realpath(SOURCE):
+        return None  # not a clone of its own (vendored into another repository), or no git: its origin is not ours
+    url = "".join(paths.git_lines(["remote", "get-url", "origin"], SOURCE, 30.0)).strip()
+    if "@" not in url:  # no credentials to drop (and no urllib.parse to import, ~2 ms)
+        return url or None
     from urllib.parse import urlsplit, urlunsplit
 
-    try:
-        top = subprocess.run(["git", "-C", SOURCE, "rev-parse", "--show-toplevel"], capture_output=True, text=True)
-        if top.returncode or os.path.realpath(top.stdout.strip()) != os.path.realpath(SOURCE):
-            return None  # not a clone of its own (vendored into another repository): its origin is not ours
-        url = subprocess.run(["git", "-C", SOURCE, "remote", "get-url", "origin"], capture_output=True,
-                             text=True).stdout.strip()
-    except OSError:
-        return None
     parts = urlsplit(url)
     if parts.scheme and "@" in parts.netloc:  # https://user:token@host/…: never into a tracked file
         url = urlunsplit(parts._replace(netloc=parts.netloc.rsplit("@", 1)[1]))

@@ -25,6 +25,18 @@ def recall(repo, *args):
     return subprocess.run([RECALL, *args], cwd=repo, capture_output=True, text=True, env=env)
 
 
+def recall_here(repo, monkeypatch, capsys, *args):
+    """recall.sh's main() in this process, given what `recall` gives the launcher (cwd = repo, no MEMORY_HOOKS
+    variable): (exit status, stdout). For the many cases of one search path whose launcher and process the
+    other tests here run (test_folding_does_not_over_match: the same folding through recall.sh)."""
+    monkeypatch.chdir(repo)
+    for key in [k for k in os.environ if k.startswith("MEMORY_HOOKS")]:
+        monkeypatch.delenv(key)
+    capsys.readouterr()
+    status = recall_module.main(list(args))
+    return status, capsys.readouterr().out
+
+
 def write(repo, entries, name=store.ACTIVE):
     d = repo / ".beads" / "memory"
     d.mkdir(parents=True, exist_ok=True)
@@ -152,11 +164,11 @@ def write_raw(repo, entries, escaped=False, name=store.ACTIVE):
 
 
 @pytest.mark.parametrize("escaped", [False, True], ids=["utf8", "escaped"])
-def test_repro_sharp_s_keyword_finds_the_verbatim_text(repo, escaped):
+def test_repro_sharp_s_keyword_finds_the_verbatim_text(repo, escaped, monkeypatch, capsys):
     write_raw(repo, [e("Das heißt: die Straße ist ab 8 Uhr gesperrt")], escaped)
     for keyword in ("heißt", "Straße", "STRASSE", "strasse"):
-        proc = recall(repo, keyword)
-        assert proc.returncode == 0 and "Straße ist ab 8 Uhr" in proc.stdout, keyword
+        status, out = recall_here(repo, monkeypatch, capsys, keyword)
+        assert status == 0 and "Straße ist ab 8 Uhr" in out, keyword
 
 
 UNICODE_CASES = [  # (stored text, keyword): every one a case mapping that changes length or leaves ASCII
@@ -178,11 +190,11 @@ UNICODE_CASES = [  # (stored text, keyword): every one a case mapping that chang
 
 @pytest.mark.parametrize("escaped", [False, True], ids=["utf8", "escaped"])
 @pytest.mark.parametrize("text,keyword", UNICODE_CASES)
-def test_unicode_case_folding_class(repo, text, keyword, escaped):
+def test_unicode_case_folding_class(repo, text, keyword, escaped, monkeypatch, capsys):
     write_raw(repo, [e(text), e("unrelated ascii note", ts=2)], escaped)
-    proc = recall(repo, keyword, "--json")
-    assert proc.returncode == 0, proc.stderr
-    assert [json.loads(line)["content"] for line in proc.stdout.splitlines()] == [entry.clean_text(text)[0]]
+    status, out = recall_here(repo, monkeypatch, capsys, keyword, "--json")
+    assert status == 0
+    assert [json.loads(line)["content"] for line in out.splitlines()] == [entry.clean_text(text)[0]]
 
 
 def test_folding_does_not_over_match(repo):

@@ -2,8 +2,11 @@
 import importlib.util
 import json
 import os
+import shutil
 import subprocess
 import sys
+
+import pytest
 
 from helpers import ROOT, clean_env, make_repo
 from memory.install import bytecode
@@ -23,9 +26,24 @@ def _pyc_matches(path: str) -> bool:
             and int.from_bytes(header[12:16], "little") == st.st_size & 0xFFFFFFFF)
 
 
-def test_every_installed_module_has_current_bytecode_and_a_hook_compiles_nothing(tmp_path):
+def _fresh_clone(dest):
+    """What install.sh runs from in a fresh clone of memory-hooks: its files, no bytecode of its own."""
+    ignore = shutil.ignore_patterns("__pycache__")
+    for name in ("install.sh", "requirements.txt"):
+        dest.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / name, dest / name)
+    for folder in ("hooks", "memory", "bin"):
+        shutil.copytree(ROOT / folder, dest / folder, ignore=ignore)
+    return dest
+
+
+@pytest.mark.parametrize("bundle", ["this checkout", "a fresh clone"])
+def test_every_installed_module_has_current_bytecode_and_a_hook_compiles_nothing(tmp_path, bundle):
+    """From a checkout whose bytecode is current (tests/run.sh compiles it first) install.sh copies it; from
+    a fresh clone, which has none, it compiles every module."""
+    source = ROOT if bundle == "this checkout" else _fresh_clone(tmp_path / "memory-hooks")
     repo = make_repo(tmp_path / "app")
-    subprocess.run([str(ROOT / "install.sh"), "--no-venv", "--no-self-check", str(repo)], check=True,
+    subprocess.run([str(source / "install.sh"), "--no-venv", "--no-self-check", str(repo)], check=True,
                    capture_output=True, env=clean_env())
     modules = [os.path.join(folder, name) for folder, _, names in os.walk(repo / INSTALLED)
                for name in names if name.endswith(".py")]

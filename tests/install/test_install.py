@@ -663,6 +663,32 @@ def test_launchers_work_through_symlinks(repo, tmp_path):
         assert "not found" not in proc.stderr and "errors.log" in proc.stdout, proc.stderr
 
 
+@pytest.mark.parametrize("python3, python, chosen", [
+    ("3.8.10", "3.12.1", "python"),  # python3 too old: the next name
+    ("3.10.4", "2.7.18", "python3"),  # a two-digit minor version is new enough
+    ("3.9", None, "python3"),
+    (None, "3.13.0rc1", "python"),  # no python3 at all
+    ("3.8", "2.7.18", None),  # nothing new enough: exit 3 and one line
+])
+def test_install_sh_runs_the_first_python_new_enough(tmp_path, python3, python, chosen):
+    """install.sh reads each interpreter's version from `-V` (Python 2 prints it on stderr) and runs the
+    installer with the first one of 3.9 or newer, in the order python3, python."""
+    fakes = tmp_path / "bin"
+    fakes.mkdir()
+    for name, version in (("python3", python3), ("python", python)):
+        if version:
+            stream = " >&2" if version.startswith("2.") else ""
+            (fakes / name).write_text(f'#!/bin/sh\nif [ "$1" = -V ]; then echo "Python {version}"{stream}; exit 0; fi\n'
+                                      f'echo "{name} ran: $1 $3 $4"\n')
+            (fakes / name).chmod(0o755)
+    proc = subprocess.run([INSTALL, "--no-venv"], env=dict(clean_env(), PATH=str(fakes)), capture_output=True,
+                          text=True)
+    if chosen:
+        assert (proc.returncode, proc.stdout) == (0, f"{chosen} ran: -c {INSTALL} --no-venv\n"), proc.stderr
+    else:
+        assert (proc.returncode, proc.stderr) == (3, "install.sh: needs Python 3.9 or newer (python3)\n")
+
+
 def test_the_resolver_is_the_same_in_every_launcher():
     """The sh launchers that must find their folder before any Python runs share one symlink resolver
     (install.sh leaves it to Python's realpath)."""
@@ -683,15 +709,18 @@ def test_install_sh_runs_through_a_chain_of_symlinks_and_a_dry_run_touches_nothi
     assert tree(repo) == before  # the virtualenv too: a dry run makes none
 
 
-def _copy_of_memory_hooks(tmp_path, remote):
-    """A clone of this memory-hooks checkout (its current files) whose origin is `remote`."""
+def _copy_of_memory_hooks(tmp_path, remote, bytecode=False):
+    """A clone of this memory-hooks checkout (its current files) whose origin is `remote`; with `bytecode`, as
+    a clone that has run: its bytecode caches too (copied with the sources' times, so they stay current), and
+    an install from it copies them where one from a fresh clone compiles every module (tests/install/
+    test_bytecode.py installs from one)."""
     import shutil
     src = tmp_path / "src" / "memory-hooks"
     for name in ("install.sh", "requirements.txt"):
         src.mkdir(parents=True, exist_ok=True)
         shutil.copy2(ROOT / name, src / name)
     for folder in ("hooks", "memory", "bin"):
-        shutil.copytree(ROOT / folder, src / folder, ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.copytree(ROOT / folder, src / folder, ignore=None if bytecode else shutil.ignore_patterns("__pycache__"))
     make_repo(src)
     git(src, "remote", "add", "origin", remote)
     return src
@@ -705,7 +734,8 @@ def _shared_bundle():
     """One _copy_of_memory_hooks for this module's tests that only run its install.sh (each test that checks
     the bundle is left alone checks it on this copy)."""
     if not _BUNDLE:
-        _BUNDLE.append(_copy_of_memory_hooks(Path(tempfile.mkdtemp(prefix="mh-bundle-")), SECRET_REMOTE))
+        _BUNDLE.append(_copy_of_memory_hooks(Path(tempfile.mkdtemp(prefix="mh-bundle-")), SECRET_REMOTE,
+                                             bytecode=True))
     return _BUNDLE[0]
 
 

@@ -37,12 +37,13 @@ def context(proc) -> str:
     return answer["additionalContext"]
 
 
-def test_an_old_entry_reaches_the_prompt_that_needs_it(repo):
+def test_an_old_entry_reaches_the_prompt_that_needs_it_in_a_block_that_says_what_it_is(repo):
+    from memory.core import render
     seed(repo)
     proc = ask(repo, "add an alembic migration for the invoices")
     assert proc.returncode == 0
     text = context(proc)
-    assert text.startswith("## Relevant Knowledge")
+    assert text.splitlines()[:2] == ["## Relevant Knowledge", render.FRAMING]
     assert "every alembic upgrade needs a working downgrade" in text
     assert "[LEARN, " in text and "BD-3" in text and "years ago" in text
 
@@ -145,11 +146,19 @@ def block_lines(text):
     return [line for line in text.splitlines() if line.startswith("  [")]
 
 
-def test_the_block_is_never_padded_with_weaker_entries(repo):
+def test_the_block_is_never_padded_with_weaker_entries_and_only_what_it_showed_counts_as_given(repo):
+    from memory.surface import injected
     seed_neighbours(repo)
-    text = context(ask(repo, "write the alembic migration and downgrade for the invoices table"))
+    memory = str(repo / ".beads" / "memory")
+    text = context(ask(repo, "write the alembic migration and downgrade for the invoices table", session="g"))
     lines = block_lines(text)
     assert len(lines) == 1 and "must be reversible" in lines[0]
+    given = injected.given(memory, "g")
+    shown = [e for e in knowledge(repo) if e["key"] in given]
+    assert [e["content"][:25] for e in shown] == ["Alembic migrations for th"]
+    # the weaker neighbours were not shown, so a later prompt that needs one still gets it
+    assert "runs nightly at 02:00 UTC" in context(ask(repo, "when does the invoices export run nightly?",
+                                                         session="g"))
     (repo / ".beads" / "memory" / "config.json").write_text(json.dumps({"prompt_relative_cut": 0}))
     padded = block_lines(context(ask(repo, "write the alembic migration and downgrade for the invoices table",
                                      session="s-2")))
@@ -163,23 +172,3 @@ def test_the_gate_threshold_comes_from_config_json(repo):
     assert ask(repo, prompt).stdout == b""  # no entry can reach 1.5 of the best possible score
     (repo / ".beads" / "memory" / "config.json").write_text(json.dumps({"prompt_min_fraction": 0.2}))
     assert "working downgrade" in context(ask(repo, prompt, session="s-2"))
-
-
-def test_only_what_was_shown_in_full_counts_as_given(repo):
-    from memory.surface import injected
-    seed_neighbours(repo)
-    memory = str(repo / ".beads" / "memory")
-    context(ask(repo, "write the alembic migration and downgrade for the invoices table", session="g"))
-    given = injected.given(memory, "g")
-    shown = [e for e in knowledge(repo) if e["key"] in given]
-    assert [e["content"][:25] for e in shown] == ["Alembic migrations for th"]
-    # the weaker neighbours were not shown, so a later prompt that needs one still gets it
-    assert "runs nightly at 02:00 UTC" in context(ask(repo, "when does the invoices export run nightly?",
-                                                         session="g"))
-
-
-def test_the_block_says_what_it_is(repo):
-    from memory.core import render
-    seed(repo)
-    text = context(ask(repo, "add an alembic migration for the invoices"))
-    assert text.splitlines()[:2] == ["## Relevant Knowledge", render.FRAMING]
