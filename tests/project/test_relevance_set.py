@@ -50,7 +50,7 @@ def test_the_split_is_balanced_within_each_stratum() -> None:
     split_of = dataset.expected_action_split(events)
     for project in dataset.REPO_DIRS:
         for stratum in ("file", "file-negative", "error", "error-negative", "error-b2", "error-b2-negative", "error-b3",
-                        "error-b3-negative"):
+                        "error-b3-negative", "error-b4", "error-b4-negative"):
             ids = [e["id"] for e in events if e["project"] == project and dataset.action_stratum(e) == stratum]
             dev = sum(split_of[i] == "dev" for i in ids)
             assert ids and abs(dev - (len(ids) - dev)) <= 1, (project, stratum)
@@ -83,16 +83,27 @@ def test_the_third_batch_does_not_move_earlier_batches_between_splits() -> None:
     assert {i: after[i] for i in third} == third  # the third batch is split on its own, too
 
 
+def test_the_fourth_batch_does_not_move_earlier_batches_between_splits() -> None:
+    events = dataset.load_actions()
+    earlier = [e for e in events if e.get("batch", 1) in (1, 2, 3)]
+    assert any(e.get("batch") == 4 for e in events)  # the committed set has a fourth batch
+    before = dataset.expected_action_split(earlier)
+    after = dataset.expected_action_split(events)
+    assert {i: after[i] for i in before} == before
+    fourth = dataset.expected_action_split([e for e in events if e.get("batch") == 4])
+    assert {i: after[i] for i in fourth} == fourth  # the fourth batch is split on its own, too
+
+
 def test_a_batch_is_checked() -> None:
     projects, _ = dataset.load()
     events = dataset.load_actions()
     broken = copy.deepcopy(events)
     first, second = next(e for e in broken if "batch" not in e), next(e for e in broken if "batch" in e)
-    first["batch"], second["batch"] = 1, 4
+    first["batch"], second["batch"] = 1, 5
     problems = "\n".join(validate.check_actions(projects, broken))
     assert f"{first['id']}: batch 1: leave it out" in problems
-    assert f"{second['id']}: batch 4: leave it out" in problems
-    later = [e["id"] for e in events if e.get("batch") in (2, 3) and e["id"] != second["id"]]
+    assert f"{second['id']}: batch 5: leave it out" in problems
+    later = [e["id"] for e in events if e.get("batch") in (2, 3, 4) and e["id"] != second["id"]]
     assert later and not any(f"{i}: batch" in problems for i in later)
     assert dataset.action_stratum(next(e for e in events if "batch" not in e and e["kind"] == "error")) in (
         "error", "error-negative")
