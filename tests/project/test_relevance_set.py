@@ -5,6 +5,8 @@ from __future__ import annotations
 import copy
 import sys
 
+import pytest
+
 from helpers import ROOT
 
 sys.path.insert(0, str(ROOT / "bench"))
@@ -72,26 +74,16 @@ def test_a_later_batch_does_not_move_the_first_batch_between_splits() -> None:
     assert any(mixed[i] != alone[i] for i in alone)
 
 
-def test_the_third_batch_does_not_move_earlier_batches_between_splits() -> None:
+@pytest.mark.parametrize("batch", [3, 4])
+def test_a_later_batch_does_not_move_earlier_batches_between_splits(batch: int) -> None:
     events = dataset.load_actions()
-    earlier = [e for e in events if e.get("batch", 1) in (1, 2)]
-    assert any(e.get("batch") == 3 for e in events)  # the committed set has a third batch
+    earlier = [e for e in events if e.get("batch", 1) < batch]
+    assert any(e.get("batch") == batch for e in events)  # the committed set has this batch
     before = dataset.expected_action_split(earlier)
-    after = dataset.expected_action_split(events)
+    after = dataset.expected_action_split([e for e in events if e.get("batch", 1) <= batch])
     assert {i: after[i] for i in before} == before
-    third = dataset.expected_action_split([e for e in events if e.get("batch") == 3])
-    assert {i: after[i] for i in third} == third  # the third batch is split on its own, too
-
-
-def test_the_fourth_batch_does_not_move_earlier_batches_between_splits() -> None:
-    events = dataset.load_actions()
-    earlier = [e for e in events if e.get("batch", 1) in (1, 2, 3)]
-    assert any(e.get("batch") == 4 for e in events)  # the committed set has a fourth batch
-    before = dataset.expected_action_split(earlier)
-    after = dataset.expected_action_split(events)
-    assert {i: after[i] for i in before} == before
-    fourth = dataset.expected_action_split([e for e in events if e.get("batch") == 4])
-    assert {i: after[i] for i in fourth} == fourth  # the fourth batch is split on its own, too
+    alone = dataset.expected_action_split([e for e in events if e.get("batch") == batch])
+    assert {i: after[i] for i in alone} == alone  # the batch is split on its own, too
 
 
 def test_a_batch_is_checked() -> None:
