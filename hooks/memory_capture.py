@@ -6,7 +6,12 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from memory.capture.capture_gate import main  # noqa: E402
+try:
+    from memory.capture.capture_gate import main
+except Exception as error:  # its code does not load (an upgrade copied halfway, a damaged file): fail open
+    from memory import unusable
+
+    main = unusable(__file__, error)
 
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -18,4 +18,35 @@ Only the standard library is imported at import time; orjson (faster bulk reads)
 where `fcntl` is missing) are optional accelerators loaded where they pay for themselves.
 """
 TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
 __version__ = "0.1.0"  # the one place: pyproject.toml reads it (setuptools dynamic version), so does `--version`
+
+
+def unusable(hook_file: str, error: Exception) -> "Callable[..., int]":
+    """What a hook runs when its own code can't be imported (an upgrade copied halfway, a damaged file, a
+    bytecode file cut short by a full disk): hooks fail open, so it reads stdin (the runtime must never block
+    on a write), leaves one line in errors.log (stderr when that can't load either) and exits 0."""
+
+    def fail_open(argv: object = None) -> int:
+        import os
+        import sys
+
+        try:
+            sys.stdin.buffer.read()
+        except Exception:
+            pass
+        hook = os.path.splitext(os.path.basename(hook_file))[0]
+        problem = f"the hook's code does not load, nothing done: {type(error).__name__}: {error}"
+        try:
+            from memory.core import errorlog
+
+            errorlog.record(hook, problem)
+        except Exception:
+            try:
+                sys.stderr.write(f"memory-hooks {hook}: {problem}\n")
+            except Exception:
+                pass
+        return 0
+
+    return fail_open
