@@ -38,6 +38,8 @@ def unusable(hook_file: str, error: Exception) -> "Callable[..., int]":
             pass
         hook = os.path.splitext(os.path.basename(hook_file))[0]
         problem = f"the hook's code does not load, nothing done: {type(error).__name__}: {error}"
+        if isinstance(error, (EOFError, ValueError)):  # bytecode that does not unmarshal: the next run recompiles
+            problem += f"; damaged bytecode files removed: {_drop_damaged_bytecode(os.path.dirname(__file__))}"
         try:
             from memory.core import errorlog
 
@@ -50,3 +52,27 @@ def unusable(hook_file: str, error: Exception) -> "Callable[..., int]":
         return 0
 
     return fail_open
+
+
+def _drop_damaged_bytecode(package: str) -> int:
+    """Remove the package's .pyc files that do not unmarshal (the interpreter reuses them as long as their
+    source is unchanged: one cut short would fail every later run); how many were removed."""
+    import marshal
+    import os
+
+    removed = 0
+    for folder, _, names in os.walk(package):
+        for name in names if os.path.basename(folder) == "__pycache__" else ():
+            path = os.path.join(folder, name)
+            try:
+                with open(path, "rb") as fh:
+                    marshal.loads(fh.read()[16:])
+            except OSError:
+                continue
+            except Exception:
+                try:
+                    os.unlink(path)
+                    removed += 1
+                except OSError:
+                    pass
+    return removed

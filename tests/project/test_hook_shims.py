@@ -54,15 +54,21 @@ def test_a_module_that_does_not_parse(tmp_path):
 
 
 def test_a_bytecode_file_cut_short(tmp_path):
-    """hookrun's .pyc current for its source (header intact) but cut after it, as a full disk leaves it."""
+    """hookrun's .pyc current for its source (header intact) but cut after it, as a full disk leaves it: the
+    first hook removes it, the next run works again."""
     def truncate(memory: Path) -> None:
         source = memory / "runtimes" / "hookrun.py"
         cached = Path(py_compile.compile(str(source), doraise=True))
         cached.write_bytes(cached.read_bytes()[:40])
 
     repo = make_repo(tmp_path / "app")
-    run_all(broken_copy(tmp_path, truncate), repo)
-    assert "EOFError" in error_log(repo) or "ValueError" in error_log(repo)
+    code = broken_copy(tmp_path, truncate)
+    proc = run_copy(code, "memory_capture", repo)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, b"", b"")
+    first, = error_log(repo).splitlines()
+    assert ("EOFError" in first or "ValueError" in first) and first.endswith("damaged bytecode files removed: 1")
+    proc = run_copy(code, "session_start", repo)  # the cut file is gone: this run compiles hookrun again
+    assert proc.returncode == 0 and b"## Project Memory" in proc.stdout
 
 
 def test_undamaged_the_same_copy_answers(tmp_path):
