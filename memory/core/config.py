@@ -45,6 +45,7 @@ DEFAULTS = {
     # only one entry holds (memory.search.grounded; bench/relevance_actions.py --split dev, all batches)
     "action_error_low_fraction": 0.18,
     "action_error_rare_weight": 2.0,
+    "action_error_follow": 0.6,  # and at least this share of the best passing entry's score
     # an edit: what it adds (memory.runtimes.payload.added_text) ranked like an error
     "action_edit_min_fraction": 0.30,
     "action_edit_min_terms": 2,

@@ -22,8 +22,12 @@ from __future__ import annotations
 
 import os
 
+from memory import TYPE_CHECKING
 from memory.core import layout
 from memory.runtimes import hookrun
+
+if TYPE_CHECKING:
+    from memory.search.rank import Scored
 
 HOOK = "action_context"
 FILE_HEADING = "## Knowledge about this file"
@@ -198,7 +202,10 @@ def error_entries(memory_dir: str, failure: str, settings: dict, command: str | 
     # an output that says only that it failed (a timeout): what the command ran is all there is to go on
     grounding = said or error_text.ranking_terms(error_text.command_words(command))
     weighty = (float(settings["action_error_low_fraction"]), float(settings["action_error_rare_weight"]))
-    return _grounded(memory_dir, error_text.ranking_terms(text), grounding, settings, "error", weighty)
+    found = _grounded(memory_dir, error_text.ranking_terms(text), grounding, settings, "error", weighty)
+    # never padded with weaker entries: only those within `action_error_follow` of the best one's score
+    return [[str(s.entry.get("key")), _line(s)] for s in found if s.score >= found[0].score * float(
+        settings["action_error_follow"])]
 
 
 def edit_entries(memory_dir: str, added: str, settings: dict) -> list[list[str]]:
@@ -207,18 +214,22 @@ def edit_entries(memory_dir: str, added: str, settings: dict) -> list[list[str]]
     from memory.search.tokenize import terms
 
     words = list(dict.fromkeys(terms(added)))
-    return _grounded(memory_dir, words, words, settings, "edit") if words else []
+    return [[str(s.entry.get("key")), _line(s)] for s in _grounded(memory_dir, words, words, settings, "edit")]
 
 
 def _grounded(memory_dir: str, words: list[str], grounding: list[str], settings: dict, kind: str,
-              weighty: tuple[float, float] | None = None) -> list[list[str]]:
+              weighty: tuple[float, float] | None = None) -> list[Scored]:
     from memory.search import grounded
 
-    found = grounded.passing(memory_dir, words, grounding, float(settings[f"action_{kind}_min_fraction"]),
-                             int(settings[f"action_{kind}_min_terms"]), float(settings["action_rare_share"]),
-                             3 * int(settings["action_max_entries"]) + 2, weighty)
-    return [[str(s.entry.get("key")), line(str(s.entry.get("type", "")), str(s.entry.get("content", "")))]
-            for s in found]
+    if not words:
+        return []
+    return grounded.passing(memory_dir, words, grounding, float(settings[f"action_{kind}_min_fraction"]),
+                            int(settings[f"action_{kind}_min_terms"]), float(settings["action_rare_share"]),
+                            3 * int(settings["action_max_entries"]) + 2, weighty)
+
+
+def _line(scored: Scored) -> str:
+    return line(str(scored.entry.get("type", "")), str(scored.entry.get("content", "")))
 
 
 def line(kind: str, content: str, limit: int = 900) -> str:

@@ -208,6 +208,22 @@ def test_below_the_error_bar_an_entry_holding_enough_rare_words_of_the_error_pas
         assert (PSYCOPG in text) is given, weight
 
 
+def test_an_error_block_is_never_padded_with_weaker_entries(tmp_path):
+    """`action_error_follow`: entries scoring under that share of the best one stay out of the block (every
+    grounded entry passes the bar of 0 here; the Docker note shares two words of the error, PSYCOPG five)."""
+    docker = "In the slim Docker image psycopg2 fails to build; install libpq-dev first."
+    repo = project(tmp_path, [entry.build(docker, "BD-9", "orchestrator")])
+    config = repo / ".beads" / "memory" / "config.json"
+    error = "Exit code 1\nE   ModuleNotFoundError: No module named 'psycopg2'"
+    shown = {}
+    for follow, session in ((0.0, "s1"), (1.0, "s2")):
+        config.write_text(json.dumps({"action_error_min_fraction": 0.0, "action_error_follow": follow}))
+        text = context(run_hook("action_context", failure(repo, "pytest -q", error, session), repo),
+                       "PostToolUseFailure")
+        shown[follow] = [t for t in (PSYCOPG, docker) if t in text]
+    assert shown[0.0] == [PSYCOPG, docker] and shown[1.0] == [PSYCOPG]
+
+
 def test_a_repeated_read_is_a_cache_lookup(tmp_path):
     """The second Read of a file never opens the cue map: garbage there stays untouched; another file rebuilds it."""
     repo = project(tmp_path)
