@@ -204,8 +204,8 @@ def error_entries(memory_dir: str, failure: str, settings: dict, command: str | 
     weighty = (float(settings["action_error_low_fraction"]), float(settings["action_error_rare_weight"]))
     found = _grounded(memory_dir, error_text.ranking_terms(text), grounding, settings, "error", weighty)
     # never padded with weaker entries: only those within `action_error_follow` of the best one's score
-    return [[str(s.entry.get("key")), _line(s)] for s in found if s.score >= found[0].score * float(
-        settings["action_error_follow"])]
+    floor = found[0].score * float(settings["action_error_follow"]) if found else 0.0
+    return [[str(s.entry.get("key")), _line(s)] for s in found if s.score >= floor]
 
 
 def edit_entries(memory_dir: str, added: str, settings: dict) -> list[list[str]]:
