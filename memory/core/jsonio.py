@@ -29,38 +29,14 @@ def bulk_loads() -> Callable[[Any], Any]:
             _orjson_loads = orjson.loads
         except ImportError:
             _orjson_loads = None
-    return _orjson_loads or json_loads
-
-
-def json_loads(data: str | bytes) -> Any:
-    """`json.loads(data)`, the same value or the same error, without importing json for an object."""
-    scan = jsonline._scanner()
-    if isinstance(data, str):
-        text = data if scan is not None and data[:1] == "{" else None
-    elif scan is not None and data[:1] == b"{" and data[1:2] not in (b"", b"\x00"):  # json reads these as UTF-8
-        try:
-            text = data.decode("utf-8", "surrogatepass")
-        except UnicodeDecodeError:
-            text = None
-    else:
-        text = None
-    if text is not None and scan is not None:
-        try:
-            value, end = scan(text, 0)
-            if not text[end:].strip(jsonline.WHITESPACE):
-                return value
-        except (StopIteration, ValueError, RecursionError, SystemError):
-            pass  # SystemError: the scanner raises its errors through json.decoder, loaded only by an import of json
-    import json  # not an object, or not valid: json answers (the error as json words it)
-
-    return json.loads(data)
+    return _orjson_loads or jsonline.loads
 
 
 def loads(data: Any) -> Any:
     """Parse one JSON document; big ones go through the bulk parser."""
     if len(data) >= BULK_BYTES:
         return bulk_loads()(data)
-    return json_loads(data)
+    return jsonline.loads(data)
 
 
 _c_encoders: tuple | None = None  # (_json.encode_basestring, _json.make_encoder), or () without _json

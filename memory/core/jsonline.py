@@ -4,7 +4,8 @@
 `recall.sh KEYWORD --all` must not exceed (with `json` it took 1.00x at 1,000 entries, with this module
 0.68x: docs/performance.md). The parser itself is CPython's C scanner (`_json`, which `json` uses too);
 this module only does what `json.loads` does around it. Where `_json` is missing (another Python
-implementation) or the line is anything but a plain UTF-8 object, `json.loads` itself decides.
+implementation), the line is anything but a plain UTF-8 object, or it is not valid, `json.loads` itself
+decides (and words the error).
 tests/core/test_jsonline.py holds the two to the same answers.
 """
 from __future__ import annotations
@@ -43,24 +44,27 @@ def _scanner() -> Callable[[str, int], tuple[Any, int]] | None:
     return _scan
 
 
-def loads(line: bytes) -> Any:
-    """The value of one line of JSON; ValueError (as json.loads raises it) when it is not JSON."""
+def loads(line: str | bytes) -> Any:
+    """The value of one JSON document, or the error json.loads raises for it (json is imported only then, or
+    for anything but a plain object, or where `_json` is missing)."""
     scan = _scanner()
+    text = None
+    if scan is not None and isinstance(line, str):
+        text = line if line[:1] == "{" else None
     # json.loads decodes bytes as UTF-8 when they start with an ASCII "{" followed by a non-NUL byte
     # (its detect_encoding), with the surrogatepass handler
-    if scan is None or line[:1] != b"{" or line[1:2] in (b"", b"\x00"):
-        import json
+    elif scan is not None and isinstance(line, bytes) and line[:1] == b"{" and line[1:2] not in (b"", b"\x00"):
+        try:
+            text = line.decode("utf-8", "surrogatepass")
+        except UnicodeDecodeError:
+            text = None
+    if text is not None and scan is not None:
+        try:
+            value, end = scan(text, 0)
+            if not text[end:].strip(WHITESPACE):
+                return value
+        except (StopIteration, ValueError, RecursionError, SystemError):
+            pass  # SystemError: the scanner raises its errors through json.decoder, loaded only by an import of json
+    import json  # not a plain object, or not valid: json answers (the error as json words it)
 
-        return json.loads(line)
-    text = line.decode("utf-8", "surrogatepass")  # UnicodeDecodeError is a ValueError, as from json.loads
-    try:
-        value, end = scan(text, 0)
-    except StopIteration:
-        raise ValueError("Expecting value") from None
-    except SystemError:  # the scanner raises its error through json.decoder, which only an import of json loads
-        import json
-
-        return json.loads(line)
-    if text[end:].strip(WHITESPACE):
-        raise ValueError("Extra data")
-    return value
+    return json.loads(line)

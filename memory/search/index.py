@@ -24,7 +24,7 @@ import zlib
 from array import array
 
 from memory import TYPE_CHECKING
-from memory.core import fsio, layout
+from memory.core import fsio, jsonline, layout
 from memory.search import concepts
 from memory.search import corpus as corpus_mod
 from memory.search.segment import MAGIC, Segment, array_of, concat, read_segment
@@ -147,7 +147,7 @@ def _apply_forgets(seg: Segment) -> None:
 def _loads(size: int) -> Callable[[Any], Any]:
     from memory.core import jsonio
 
-    return jsonio.bulk_loads() if size >= jsonio.BULK_BYTES else jsonio.json_loads
+    return jsonio.bulk_loads() if size >= jsonio.BULK_BYTES else jsonline.loads
 
 
 def link(archive: Segment, active: Segment) -> None:
@@ -354,7 +354,6 @@ class _EntryReader:
         return None if self.archive_fd < 0 else os.pread(self.archive_fd, length, offset)
 
     def entry(self, doc: int) -> dict | None:
-        from memory.core import jsonio
         from memory.store.entry import is_valid
 
         in_archive = doc < self.archive.stats.n
@@ -367,7 +366,7 @@ class _EntryReader:
         except (ValueError, OSError):  # the index was cut short under us, or a fragment was folded away
             return None
         try:
-            obj = jsonio.json_loads(line)
+            obj = jsonline.loads(line)
         except ValueError:
             return None
         return obj if is_valid(obj) else None

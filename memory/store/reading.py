@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 
 from memory import TYPE_CHECKING
-from memory.core import jsonio, layout
+from memory.core import jsonio, jsonline, layout
 from memory.core.fsio import read_file  # noqa: F401 - the store's callers read knowledge files through here
 from memory.core.shape import is_line
 
@@ -39,7 +39,7 @@ def read(file_path: str, data: bytes | None = None) -> Snapshot:
         return snap
     complete, _, tail = data.rpartition(b"\n")
     snap.unterminated = int(bool(tail.strip()))
-    loads = jsonio.bulk_loads() if len(data) >= jsonio.BULK_BYTES else jsonio.json_loads
+    loads = jsonio.bulk_loads() if len(data) >= jsonio.BULK_BYTES else jsonline.loads
     for line in complete.split(b"\n"):
         if not line.strip():
             continue
@@ -70,7 +70,7 @@ def load_matching(memory_dir: str, needle: bytes, include_archive: bool = False,
     # only complete lines: an unterminated last line is a write in progress
     data = b"".join(part[:part.rfind(b"\n") + 1] for part in _read_consistently(memory_dir, include_archive))
     lowered = data.lower()
-    loads = jsonio.bulk_loads() if len(data) >= jsonio.BULK_BYTES else jsonio.json_loads  # as `read` does
+    loads = jsonio.bulk_loads() if len(data) >= jsonio.BULK_BYTES else jsonline.loads  # as `read` does
     snap = Snapshot()  # `lines` stays 0: counting them would cost a pass over the bytes nobody reads
     found: dict[int, dict | None] = {}  # line start -> entry (None: malformed)
 
@@ -133,7 +133,7 @@ def _line_bounds(data: bytes, at: int) -> tuple[int, int]:
 def parse_line(line: bytes, loads: Callable[[bytes], object] | None = None) -> dict | None:
     """A line's entry or control line, or None for anything else."""
     try:
-        obj = (loads or jsonio.json_loads)(line)
+        obj = (loads or jsonline.loads)(line)
     except (ValueError, RecursionError):
         return None
     return obj if isinstance(obj, dict) and is_line(obj) else None

@@ -23,9 +23,9 @@ FORMAT = 1
 RACY_NS = 100_000_000  # files changed this recently are not cached: more than a timestamp tick (Linux: 1-10 ms)
 # The modules whose rules decide what is cached (parsing, latest-wins, the screen and holds, topics), relative
 # to the memory package: a change to any of them changes the identity.
-_RULES = ("core/jsonio.py", "core/shape.py", "store/entry.py", "store/reading.py", "store/inbox.py", "store/view.py",
-          "store/hold.py", "store/screen.py", "store/screen_patterns.py", "search/tokenize.py",
-          "surface/knowledge_map.py", "surface/start_cache.py")
+_RULES = ("core/jsonio.py", "core/jsonline.py", "core/shape.py", "store/entry.py", "store/reading.py",
+          "store/inbox.py", "store/view.py", "store/hold.py", "store/screen.py", "store/screen_patterns.py",
+          "search/tokenize.py", "surface/knowledge_map.py", "surface/start_cache.py")
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 

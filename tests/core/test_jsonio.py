@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from memory.core import jsonio
+from memory.core import jsonio, jsonline
 
 DOCUMENTS = [b'{"a":1}', b'{"a":1}  \n', '{"a":1}\r\n', b'{"a":1} x', b'{"a":1}{"b":2}', b'{"a":', b"", "  ",
              b' {"a":1}', b"[1]", b"3", '{"a":"\u00e9"}', "\ufeff{\"a\":1}", b'{"a":NaN}', b"{\x00", b'{"a":"\xff"}',
@@ -20,7 +20,7 @@ def outcome(function, argument):
 
 @pytest.mark.parametrize("document", DOCUMENTS, ids=range(len(DOCUMENTS)))
 def test_loads_gives_what_json_gives(document):
-    assert outcome(jsonio.json_loads, document) == outcome(json.loads, document)
+    assert outcome(jsonline.loads, document) == outcome(json.loads, document)
     assert outcome(jsonio.loads, document) == outcome(json.loads, document)
 
 
@@ -46,7 +46,7 @@ def test_a_broken_object_in_a_fresh_interpreter_is_json_s_error():
     from conftest import ROOT
 
     code = ("import sys; sys.path.insert(0, sys.argv[1]); from memory.core import jsonio, jsonline\n"
-            "for loads in (jsonio.json_loads, jsonline.loads):\n"
+            "for loads in (jsonio.loads, jsonline.loads):\n"
             "    try:\n        loads(b'{\"key\": \"torn')\n    except ValueError as exc:\n"
             "        print(type(exc).__name__)\n")
     out = subprocess.run([sys.executable, "-c", code, str(ROOT)], capture_output=True, text=True, check=True).stdout
