@@ -43,8 +43,8 @@ def passing(memory_dir: str, words: list[str], grounding: list[str], bar: float,
     ranked = rank.search(corpus, " ".join(query.terms), limit=limit, query=query)
     low, weight = weighty if weighty else (bar, 0.0)
     needed = weight * _idf(corpus, 1)
-    return [s for s in ranked if s.fraction >= min(bar, low) and s.matched >= min_terms and held(s.entry, rare)
-            and (s.fraction >= bar or sum(_idf(corpus, rare[t]) for t in held(s.entry, rare)) >= needed)]
+    return [s for s in ranked if s.fraction >= min(bar, low) and s.matched >= min_terms and words_in(s.entry, rare)
+            and (s.fraction >= bar or sum(_idf(corpus, rare[t]) for t in words_in(s.entry, rare)) >= needed)]
 
 
 def rare_terms(corpus: Corpus, words: list[str], share: float) -> dict[str, int]:
@@ -64,7 +64,7 @@ def _idf(corpus: Corpus, holders: int) -> float:
     return rank.word_idf(max(corpus.live_count(), rank.Params.min_idf_entries), holders)
 
 
-def held(entry: dict, words: dict[str, int]) -> set[str]:
+def words_in(entry: dict, words: dict[str, int]) -> set[str]:
     """Which of `words` the entry's content, key, tags or bead hold."""
     from memory.search import corpus
 
