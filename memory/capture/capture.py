@@ -6,7 +6,7 @@ import os
 
 from memory import TYPE_CHECKING
 from memory.capture import bdcomment
-from memory.capture.provenance import session_files
+from memory.capture.provenance import session_provenance
 from memory.core import layout, paths
 from memory.runtimes import hookrun, payload
 from memory.store import entry, store
@@ -47,7 +47,7 @@ def handle(ctx: hookrun.Context) -> str | None:
     provenance = {"session_id": payload.session_id(data), "agent_type": agent_type,
                   "agent_id": payload.text_field(data, "agent_id"), "branch": git.branch if git else None,
                   "commit": git.head if git else None, "capture_id": call,
-                  "files": session_files(payload.text_field(data, "transcript_path"), root)}
+                  **session_provenance(payload.text_field(data, "transcript_path"), root)}
     entries, problems = build_records(ctx.memory_dir, found, entry.detect_source(cwd, agent_type), provenance)
     problems += [failed] if failed else []
     if not entries:
@@ -85,7 +85,8 @@ def build_records(memory_dir: str, found: Sequence[bdcomment.Marked], source: st
 
     records, problems = [], []
     lines: list[dict] | None = None
-    control = {k: v for k, v in provenance.items() if k != "files"}  # files: an entry's provenance, not a forget's
+    # files and errors: an entry's provenance, not a forget's
+    control = {k: v for k, v in provenance.items() if k not in ("files", "errors")}
     for piece in found:
         piece_bead = getattr(piece, "bead", bead)
         bd_key = getattr(piece, "bd_key", None)

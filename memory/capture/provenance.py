@@ -1,27 +1,55 @@
-"""Provenance `files`: the files a session had read or edited before it captured an insight.
+"""Provenance from the session's transcript: what the session had worked on and run into before a capture.
 
-Taken from the tail of the session's transcript (memory.runtimes.handoff reads it; Gemini's chat log and Codex's
-rollout log through memory.runtimes.transcript_formats), so a capture pays for a bounded read, never the whole file.
-Recorded on the new entry as `files` (project-relative, most recent first); memory.search.action_paths uses them:
-an entry captured while the session worked on a file is about that file.
+- `files`: the files it had read or edited (project-relative, most recent first); memory.search.action_paths
+  uses them: an entry captured while the session worked on a file is about that file.
+- `errors`: the error lines of the last command that failed among its last ERROR_WINDOW tool calls
+  (memory.search.recurrence.signature: cleaned of paths and numbers); when a later failure prints one of them
+  again, the entry is given (memory.search.recurrence).
+
+Taken from the tail of the transcript (memory.runtimes.handoff reads it; Gemini's chat log and Codex's rollout
+log through memory.runtimes.transcript_formats), so a capture pays for a bounded read, never the whole file.
 """
 from __future__ import annotations
 
 import os
 
+from memory import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from memory.runtimes import handoff
+
 TAIL_BYTES = 256 * 1024
 MAX_FILES = 8
+ERROR_WINDOW = 20  # a failure further back than this many tool calls is not what the insight is about
 _FILE_TOOLS = {"Read", "Edit", "Write", "MultiEdit", "NotebookEdit", "read_file", "write_file", "replace"}
 
 
-def session_files(transcript_path: str | None, root: str | None, limit: int = MAX_FILES) -> list[str] | None:
-    """The last `limit` distinct files the transcript's tool calls read or edited, newest first, relative to
-    `root` when inside it; None when there are none (or the transcript is unreadable)."""
+def session_provenance(transcript_path: str | None, root: str | None) -> dict[str, list[str] | None]:
+    """{"files": …, "errors": …} for a capture now (see the module docstring); None values when the
+    transcript has none (or is unreadable)."""
     if not transcript_path or not os.path.isfile(transcript_path):
-        return None  # and no transcript reader imported for nothing
+        return {"files": None, "errors": None}  # and no transcript reader imported for nothing
     from memory.runtimes import handoff
 
     reader = handoff.read_transcript(transcript_path, tail_bytes=TAIL_BYTES)
+    return {"files": _files(reader, root), "errors": _errors(reader)}
+
+
+def _errors(reader: handoff.Reader) -> list[str] | None:
+    """The recorded lines of the last failed shell command among the last ERROR_WINDOW tool calls."""
+    from memory.runtimes.payload import SHELL_TOOLS
+    from memory.search import recurrence
+
+    for tool_id in reversed(reader.order[-ERROR_WINDOW:]):
+        name, args = reader.tools[tool_id]
+        if tool_id in reader.errors and name in SHELL_TOOLS and isinstance(args.get("command"), str):
+            return recurrence.signature(args["command"], reader.errors[tool_id]) or None
+    return None
+
+
+def _files(reader: handoff.Reader, root: str | None, limit: int = MAX_FILES) -> list[str] | None:
+    """The last `limit` distinct files the transcript's tool calls read or edited, newest first, relative to
+    `root` when inside it; None when there are none."""
     found: list[str] = []
     for tool_id in reversed(reader.order):
         name, args = reader.tools[tool_id]

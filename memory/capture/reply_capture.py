@@ -54,7 +54,7 @@ def capture(data: dict, text: str, memory_dir: str) -> list[str]:
     """Store the marked lines of `text`; the keys written."""
     from memory.capture import bdcomment, edit
     from memory.capture import capture as capture_mod
-    from memory.capture.provenance import session_files
+    from memory.capture.provenance import session_provenance
     from memory.core import config, paths
     from memory.runtimes import payload
     from memory.store import entry, store
@@ -74,7 +74,7 @@ def capture(data: dict, text: str, memory_dir: str) -> list[str]:
     provenance = {"session_id": payload.session_id(data), "agent_type": agent_type,
                   "agent_id": payload.text_field(data, "agent_id"), "branch": git.branch if git else None,
                   "commit": git.head if git else None, "capture_id": call,
-                  "via": "reply", "files": session_files(transcript, root)}
+                  "via": "reply", **session_provenance(transcript, root)}
     records, _ = capture_mod.build_records(memory_dir, found, entry.detect_source(cwd, agent_type), provenance,
                                            bead=edit.bead_in_progress(cwd or project or "."))
     result = store.append(memory_dir, records, capture_id=call, repeat=False)

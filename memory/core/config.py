@@ -46,6 +46,9 @@ DEFAULTS = {
     "action_error_low_fraction": 0.18,
     "action_error_rare_weight": 2.0,
     "action_error_follow": 0.6,  # and at least this share of the best passing entry's score
+    # an entry captured right after a failure that printed the same line (memory.search.recurrence): the line's
+    # terms overlap at least this much (Jaccard), its distinctive words all there
+    "action_error_recurrence": 0.6,
     # an edit: what it adds (memory.runtimes.payload.added_text) ranked like an error
     "action_edit_min_fraction": 0.30,
     "action_edit_min_terms": 2,

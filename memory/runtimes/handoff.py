@@ -17,6 +17,7 @@ import re
 import time
 
 from memory.core import layout
+from memory.runtimes.payload import SHELL_TOOLS
 
 KEEP = 200
 PROMPT_CHARS = 300
@@ -29,7 +30,6 @@ READ_LIMIT = 64 << 20  # a larger transcript is read from its first and last 8 M
 EDGE = 8 << 20
 ENDED_AFTER = 15 * 60  # a PreCompact handoff whose transcript has been still this long: that session ended
 _EDIT_TOOLS = {"Edit", "Write", "MultiEdit", "NotebookEdit"}
-_SHELL_TOOLS = {"Bash", "Shell", "run_shell_command"}
 # compiled on first use (re's cache): session start imports this module to read handoffs, never a transcript
 _BD = r"\bbd\s+(claim|update|close|comments?\s+add|comment|create|reopen)\s+([A-Za-z][\w.-]*-[\w.-]+)"
 
@@ -49,7 +49,7 @@ def _read(path: str) -> bytes:
         return head + b"\n" + fh.read()
 
 
-class _Reader:
+class Reader:
     """What one pass over the transcript's user and assistant lines finds."""
 
     def __init__(self) -> None:
@@ -104,10 +104,10 @@ def _result_text(content: object) -> str:
     return ""
 
 
-def read_transcript(path: str | None, tail_bytes: int | None = None) -> _Reader:
+def read_transcript(path: str | None, tail_bytes: int | None = None) -> Reader:
     """The transcript's prompts, tool calls, failures and last text; an empty reader when unreadable.
     With `tail_bytes`, only the records in the file's last `tail_bytes` (the first, cut one skipped)."""
-    reader = _Reader()
+    reader = Reader()
     if not path:
         return reader
     try:
@@ -154,7 +154,7 @@ def extract(path: str | None) -> dict:
             target = args.get("file_path") or args.get("notebook_path")
             if isinstance(target, str):
                 files = [f for f in files if f != target] + [target]
-        elif name in _SHELL_TOOLS and isinstance(args.get("command"), str):
+        elif name in SHELL_TOOLS and isinstance(args.get("command"), str):
             for verb, bead in re.findall(_BD, args["command"]):
                 verbs = beads.setdefault(bead, [])
                 verb = verb.split()[0].rstrip("s") if verb.startswith("comment") else verb

@@ -3,8 +3,9 @@
 An entry is about `src/api/routes.py` when it names that path (`src/api/routes.py`, `api/routes.py`,
 `routes.py`), a folder on it (`src/api/`, "the api folder"), its extension (`*.py`), the words of its
 area (`api`, `routes`, or its kind: `python`, `pytest` for a test file), or when it was captured by a session
-that had read or edited the file (provenance `files`, memory.capture.provenance). Each cue has a weight (Params);
-an entry is about the file when its cues add up to the bar (`action_file_min_score` in config.json).
+that had read or edited the file (provenance `files`, memory.capture.provenance). Each cue has a weight
+(Params); an entry is about the file when its cues add up to the bar (`action_file_min_score` in config.json).
+The map also keeps the error lines each entry was captured after (provenance `errors`: memory.search.recurrence).
 
 The cues of every live entry sit in a derived, machine-local file (layout.PATH_CUES, marshal), rebuilt when
 knowledge.jsonl changes, so the hook that runs before every file read answers with one small read and a
@@ -22,7 +23,8 @@ if TYPE_CHECKING:
     from re import Pattern
     from typing import Callable
 
-VERSION = 2
+VERSION = 3
+_BULK = ("entries", "errors")  # saved after the look-ups: only a full load parses them
 MAX_CONTENT = 2048
 _patterns: dict[str, Pattern[str]] = {}
 
@@ -140,10 +142,14 @@ def entry_cues(entry: dict) -> dict[str, list[str]]:
 
 
 def build(entries: list[dict]) -> dict:
-    """The cue map of `entries` (the live ones): lookups by last path segment, extension and word."""
+    """The cue map of `entries` (the live ones): lookups by last path segment, extension and word, and the
+    error lines each was captured after (memory.search.recurrence)."""
+    from memory.search import recurrence
+
     by_name: dict[str, list[tuple[int, str, str]]] = {}  # last segment -> (entry, kind, whole mention)
     by_ext: dict[str, list[int]] = {}
     by_word: dict[str, list[int]] = {}
+    errors: dict[int, list[list[str]]] = {}
     kept: list[tuple[str, str, str, float]] = []
     for e in entries:
         key = e.get("key")
@@ -161,9 +167,13 @@ def build(entries: list[dict]) -> dict:
             by_ext.setdefault(ext, []).append(i)
         for word in cues["words"]:
             by_word.setdefault(word, []).append(i)
+        recorded = recurrence.recorded(e)
+        if recorded:
+            errors[i] = recorded
     common = _common(len(kept))
     by_word = {word: holders for word, holders in by_word.items() if len(holders) <= common}  # never counted
-    return {"v": VERSION, "n": len(kept), "entries": kept, "names": by_name, "exts": by_ext, "words": by_word}
+    return {"v": VERSION, "n": len(kept), "entries": kept, "names": by_name, "exts": by_ext, "words": by_word,
+            "errors": errors, "recorded": len(errors)}
 
 
 def _common(n: int) -> float:
@@ -182,8 +192,8 @@ def fingerprint(memory_dir: str) -> list[int] | None:
 
 def load_saved(memory_dir: str, fp: list[int], with_entries: bool = True) -> dict | None:
     """The saved cue map when it was built from the knowledge as it is (`fp`), else None. Without
-    `with_entries` only the look-ups are parsed (the entries' texts are the larger part: `nothing to add`
-    never needs them)."""
+    `with_entries` only the look-ups are parsed (the entries' texts and recorded errors are the larger part:
+    `nothing to add` never needs them)."""
     try:
         with open(os.path.join(memory_dir, layout.PATH_CUES), "rb") as fh:
             data = fh.read()
@@ -192,7 +202,7 @@ def load_saved(memory_dir: str, fp: list[int], with_entries: bool = True) -> dic
         if not (isinstance(saved, dict) and saved.get("v") == VERSION and saved.get("fp") == fp):
             return None
         if with_entries:
-            saved["entries"] = marshal.loads(data[8 + size:])
+            saved.update(marshal.loads(data[8 + size:]))
     except (OSError, ValueError, EOFError, TypeError):
         return None
     return saved
@@ -209,10 +219,10 @@ def load(memory_dir: str, fp: list[int]) -> dict:
 
     cues = build(store.latest(store.load(memory_dir).entries))
     cues["fp"] = fp
-    lookups = marshal.dumps({k: v for k, v in cues.items() if k != "entries"})
+    lookups = marshal.dumps({k: v for k, v in cues.items() if k not in _BULK})
     try:
-        fsio.atomic_write(os.path.join(memory_dir, layout.PATH_CUES),
-                          len(lookups).to_bytes(8, "little") + lookups + marshal.dumps(cues["entries"]), durable=False)
+        fsio.atomic_write(os.path.join(memory_dir, layout.PATH_CUES), len(lookups).to_bytes(8, "little") + lookups
+                          + marshal.dumps({k: cues[k] for k in _BULK}), durable=False)
     except OSError:
         pass
     return cues

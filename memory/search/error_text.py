@@ -6,6 +6,7 @@ stack frames, diffs, timestamps. Ranked whole, that text matches whatever entry 
 message, its code (`TS2305`, `B006`, `SC2045`, `YN0018`), the module or tool it names. So:
 
     lines(output)           the error lines of an output (or its last lines when none says what failed)
+    failure_lines(output)   only the lines that report a failure (memory.search.recurrence records them)
     query(command, output)  the text to rank: the command's program and subcommand, then the error lines
                             with paths, numbers and hashes left out
 
@@ -59,6 +60,20 @@ _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 def lines(output: str) -> list[str]:
     """The lines of `output` that report what failed (at most MAX_LINES, first first); the last non-noise
     lines when none does."""
+    kept, rest = _scan(output)
+    chosen = kept[:MAX_LINES] if kept else rest[-TAIL_LINES:]
+    if rest and rest[-1] not in chosen:
+        chosen.append(rest[-1])  # the last line: the summary, often naming the tool or its version
+    return [line[:MAX_LINE_CHARS] for line in chosen]
+
+
+def failure_lines(output: str) -> list[str]:
+    """Only the lines of `output` that report a failure (at most MAX_LINES, first first)."""
+    return [line[:MAX_LINE_CHARS] for line in _scan(output)[0][:MAX_LINES]]
+
+
+def _scan(output: str) -> tuple[list[str], list[str]]:
+    """(the distinct lines reporting a failure, every line that is not noise), in order."""
     kept: list[str] = []
     rest: list[str] = []
     for raw in output.splitlines():
@@ -70,18 +85,24 @@ def lines(output: str) -> list[str]:
         rest.append(text)
         if _FAILURE.search(text) and text not in kept:
             kept.append(text)
-    chosen = kept[:MAX_LINES] if kept else rest[-TAIL_LINES:]
-    if rest and rest[-1] not in chosen:
-        chosen.append(rest[-1])  # the last line: the summary, often naming the tool or its version
-    return [line[:MAX_LINE_CHARS] for line in chosen]
+    return kept, rest
 
 
-def clean(line: str) -> str:
-    """A line without its paths, numbers and hashes (an error code like TS2305 stays: it is the error)."""
+def clean(line: str, names: bool = False) -> str:
+    """A line without its paths, numbers and hashes (an error code like TS2305 stays: it is the error). With
+    `names`, a path that is not a location leaves its name (`cat: .env: No such file` is about `.env`)."""
     codes = _ERROR_CODE.findall(line)
-    text = _FILE_PATH.sub(" ", _URL.sub(" ", line))
+    text = _FILE_PATH.sub(_name if names else " ", _URL.sub(" ", line))
     text = _NUMBERISH.sub(" ", text)
     return " ".join([text] + [c for c in codes if c not in text])
+
+
+def _name(path: re.Match[str]) -> str:
+    """A path's last name, unless it is a location (`a.ts:12:5`, `a.ts(12,5)`): where, not what."""
+    text, after = path.group(0), path.string[path.end():path.end() + 2]
+    if re.search(r":\d", text) or re.match(r"\(\d", after):
+        return " "
+    return text.rstrip("/").rsplit("/", 1)[-1]
 
 
 def command_words(command: str) -> str:

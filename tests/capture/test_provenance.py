@@ -1,5 +1,5 @@
-"""Provenance `files`: the files a session had read or edited, from the tail of its real transcript, recorded on
-the entry the capture hook writes, and used by action time."""
+"""Provenance: the files a session had read or edited and the error lines of its last failure, from the tail of
+its real transcript, recorded on the entry the capture hook writes, and used by action time."""
 import json
 import shutil
 
@@ -10,12 +10,48 @@ TRANSCRIPT = FIXTURES / "claude-code" / "2.1.330" / "transcript-edit.jsonl"  # r
 RECORDED_ROOT = "/tmp/probe/ct/test_file_and_error_context_an0/app"  # the project it was recorded in
 
 
-def test_files_from_a_real_transcript():
-    assert provenance.session_files(str(TRANSCRIPT), RECORDED_ROOT) == ["payments/refund_service.py"]
-    assert provenance.session_files(str(TRANSCRIPT), "/elsewhere") == [
+def files(transcript, root):
+    return provenance.session_provenance(transcript, root)["files"]
+
+
+def test_files_and_the_last_error_from_a_real_transcript():
+    assert provenance.session_provenance(str(TRANSCRIPT), RECORDED_ROOT) == {
+        "files": ["payments/refund_service.py"],
+        # the recorded session's failing Bash call; its traceback header says nothing and is not kept
+        "errors": ["ModuleNotFoundError: No module named 'psycopg2'"]}
+    assert files(str(TRANSCRIPT), "/elsewhere") == [
         RECORDED_ROOT + "/payments/refund_service.py"]  # outside the project: kept absolute
-    assert provenance.session_files(None, RECORDED_ROOT) is None
-    assert provenance.session_files("/nonexistent.jsonl", RECORDED_ROOT) is None
+    assert provenance.session_provenance(None, RECORDED_ROOT) == {"files": None, "errors": None}
+    assert provenance.session_provenance("/nonexistent.jsonl", RECORDED_ROOT) == {"files": None, "errors": None}
+
+
+def _calls(tmp_path, calls):
+    """A transcript of (tool name, input, error text or None) calls, Claude Code's shape."""
+    lines = []
+    for i, (name, tool_input, error) in enumerate(calls):
+        lines.append({"type": "assistant", "message": {"role": "assistant", "content": [
+            {"type": "tool_use", "id": f"t{i}", "name": name, "input": tool_input}]}})
+        lines.append({"type": "user", "message": {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": f"t{i}", "content": error or "ok", "is_error": error is not None}]}})
+    path = tmp_path / "t.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in lines) + "\n")
+    return str(path)
+
+
+def test_the_error_is_the_last_shell_failure_within_the_window(tmp_path):
+    go = "Exit code 1\n# example.com/app\n./main.go:12:2: undefined: parseConfig\n"
+    pnpm = "Exit code 127\n/bin/bash: line 1: pnpm: command not found\n"
+    ok = ("Bash", {"command": "ls"}, None)
+    assert provenance.session_provenance(_calls(tmp_path, [
+        ("Bash", {"command": "go build ./..."}, go), ("Bash", {"command": "pnpm i"}, pnpm), ok]), "/p")["errors"] \
+        == ["bash: line : pnpm: command not found"]  # the newest failure; its folders and number cleaned out
+    assert provenance.session_provenance(_calls(tmp_path, [
+        ("Bash", {"command": "pnpm i"}, pnpm)] + [ok] * provenance.ERROR_WINDOW), "/p")["errors"] is None  # too old
+    assert provenance.session_provenance(_calls(tmp_path, [  # a failed Read is no command's error
+        ("Read", {"file_path": "/p/missing.py"}, "File does not exist."), ok]), "/p")["errors"] is None
+    expect = "Exit code 1\n    expect(received).toBe(expected) // Object.is equality\n"
+    assert provenance.session_provenance(_calls(tmp_path, [  # says only that it failed: nothing to recognise
+        ("Bash", {"command": "yarn jest"}, expect)]), "/p")["errors"] is None
 
 
 def test_newest_first_distinct_and_bounded(tmp_path):
@@ -28,7 +64,7 @@ def test_newest_first_distinct_and_bounded(tmp_path):
         {"type": "tool_use", "id": "b", "name": "Bash", "input": {"command": "cat /p/x.py"}}]}})
     path = tmp_path / "t.jsonl"
     path.write_text("x" * 600_000 + "\n" + "\n".join(json.dumps(r) for r in lines) + "\n")  # a long head
-    assert provenance.session_files(str(path), "/p") == [f"src/f{i}.py" for i in (1, 0, 9, 8, 7, 6, 5, 4)]
+    assert files(str(path), "/p") == [f"src/f{i}.py" for i in (1, 0, 9, 8, 7, 6, 5, 4)]
 
 
 def test_the_capture_hook_records_the_sessions_files(tmp_path):
@@ -42,11 +78,31 @@ def test_the_capture_hook_records_the_sessions_files(tmp_path):
     assert run_hook("memory_capture", payload, repo).returncode == 0
     [captured] = knowledge(repo)
     assert captured["files"] == ["payments/refund_service.py"]
+    assert captured["errors"] == ["ModuleNotFoundError: No module named 'psycopg2'"]  # the session's last failure
     # action time: an entry captured while the session worked on a file is about that file
     read = fixture_payload("claude-code/2.1.330/PreToolUse-15.json")
     read.update(cwd=str(repo), session_id="next", tool_input={"file_path": str(repo / "payments/refund_service.py")})
     answer = json.loads(run_hook("action_context", read, repo).stdout)["hookSpecificOutput"]["additionalContext"]
     assert "refunds are rounded in the service" in answer
+    # and the same failure in a later session gets it, though no word of the entry is in the error
+    failed = fixture_payload("claude-code/2.1.330/PostToolUseFailure-1.json")
+    failed.update(cwd=str(repo), session_id="later", tool_input={"command": "pytest tests/test_refunds.py"},
+                  error="Exit code 1\nE   ModuleNotFoundError: No module named 'psycopg2'\n")
+    answer = json.loads(run_hook("action_context", failed, repo).stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "(recorded right after this same error) refunds are rounded in the service" in answer
     forget = bash_payload("bd comment BD-9 \"FORGET: " + captured["key"] + '"', repo, transcript_path=str(transcript))
     run_hook("memory_capture", forget, repo)
-    assert "files" not in knowledge(repo)[-1]  # a control line carries no files
+    assert "files" not in knowledge(repo)[-1] and "errors" not in knowledge(repo)[-1]  # a control line: neither
+
+
+def test_a_secret_in_the_failure_never_reaches_the_knowledge(tmp_path):
+    token = "ghp_" + "x7Kd9Qm2Lp4Rt8Vw1Yz3Bn6Hc5Jf0Gs2Ae9"
+    repo = make_repo(tmp_path / "app")
+    transcript = _calls(tmp_path, [("Bash", {"command": "git push"},
+                                    f"Exit code 128\nremote: Invalid username or token {token}\n"
+                                    f"fatal: Authentication failed for 'https://{token}@github.com/acme/app.git/'\n")])
+    payload = bash_payload('bd comment BD-9 "LEARNED: push with the deploy key, not a personal token."', repo,
+                           transcript_path=transcript)
+    assert run_hook("memory_capture", payload, repo).returncode == 0
+    [captured] = knowledge(repo)
+    assert captured["errors"] and token not in json.dumps(captured) and token[4:20] not in json.dumps(captured)

@@ -68,6 +68,20 @@ def test_file_and_error_context_and_provenance_with_the_real_claude_cli(tmp_path
     assert after_error.count(FILE_ENTRY) == after_edit.count(FILE_ENTRY)  # given once: not again
     [learned] = [e for e in knowledge(project) if e["content"].startswith("refunds are rounded")]
     assert learned["files"] == ["payments/refund_service.py"]  # from the session's real transcript
+    assert learned["errors"] == ["ModuleNotFoundError: No module named 'psycopg2'"]  # its last failure, too
+    # a later session hitting the same failure gets what was learned right after it (by then, newer entries
+    # fill session start's newest group)
+    newer = [entry.build(f"Later note {i}: the changelog entry {i} is written by hand.", f"BD-{300 + i}",
+                         "orchestrator", ts=learned["ts"] + 1 + i) for i in range(10)]
+    store.append(str(project / ".beads" / "memory"), newer)
+    (tmp_path / "later").mkdir()
+    later = claude_requests(tmp_path / "later", project, [
+        {"content": [{"type": "tool_use", "name": "Bash", "input": {
+            "command": "python3 -c 'import psycopg2'", "description": "check the driver again"}}]},
+        {"content": [{"type": "text", "text": "Done."}]},
+    ])
+    after_same = [b for b in map(json.dumps, later) if "No module named" in b][-1]
+    assert "(recorded right after this same error) refunds are rounded in the service" in after_same
     assert not (project / ".beads" / "memory" / "errors.log").exists()
 
 

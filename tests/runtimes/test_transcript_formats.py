@@ -58,7 +58,7 @@ def test_the_codex_session_end_hook_writes_the_whole_handoff(repo):
 ])
 def test_odd_records_give_nothing_or_something_harmless_never_an_error(record):
     for converted in claude_records(record):
-        handoff._Reader().feed(converted)
+        handoff.Reader().feed(converted)
 
 
 def test_shell_argv_and_a_failed_status_are_read():

@@ -83,6 +83,34 @@ def test_a_failed_command_gets_the_entry_its_error_explains(tmp_path):
     assert context(again, "PostToolUseFailure") == ""
 
 
+VENV = "Activate the project's virtualenv with `source .venv/bin/activate` before running the suite."
+
+
+def test_an_entry_captured_right_after_the_same_error_is_given_whatever_its_words(tmp_path):
+    """Provenance `errors` (memory.search.recurrence): the entry shares no word with the error, yet it was
+    recorded right after a failure that printed the same line."""
+    recorded = entry.build(VENV, "BD-9", "orchestrator", errors=["ModuleNotFoundError: No module named 'django'"])
+    repo = project(tmp_path, [recorded])
+    error = ("Exit code 4\nImportError while loading conftest '/home/me/app/posthog/conftest.py'.\n"
+             "posthog/conftest.py:4: in <module>\n    from django.conf import settings\n"
+             "E   ModuleNotFoundError: No module named 'django'")
+    text = context(run_hook("action_context", failure(repo, "pytest posthog/api/test/test_user.py", error), repo),
+                   "PostToolUseFailure")
+    assert text.startswith("## Knowledge about this error\n")
+    assert f"[LEARN] (recorded right after this same error) {VENV}" in text
+    other = error.replace("'django'", "'yaml'")
+    assert VENV not in context(run_hook("action_context", failure(repo, "pytest posthog", other, session="s2"), repo),
+                               "PostToolUseFailure")
+    tighter = repo / ".beads" / "memory" / layout.CONFIG  # the bar is config's
+    tighter.write_text(json.dumps({"action_error_recurrence": 0.95}))
+    loose_line = error.replace("'django'", "'django' (interpreter python3)")
+    assert VENV not in context(run_hook("action_context", failure(repo, "pytest posthog", loose_line, session="s3"),
+                                        repo), "PostToolUseFailure")
+    tighter.write_text("{}")
+    assert VENV in context(run_hook("action_context", failure(repo, "pytest posthog", loose_line, session="s3"), repo),
+                           "PostToolUseFailure")
+
+
 def with_notes(tmp_path, texts: list, note: str, words: tuple) -> Path:
     """A project holding `texts` (BD-20, BD-21, …) and a note per word (`note` formatted with it), so that a word
     of the texts is rare among the entries."""

@@ -1,0 +1,171 @@
+"""Failures seen before: the error a session hit just before it captured an entry, recognised when it recurs.
+
+What a session records right after a failure is often the fix for it, in words the error does not print
+("activate the venv first" after `No module named 'django'`), so no ranking of the error's words finds it. A
+capture therefore keeps the failure's error lines as provenance `errors` (memory.capture.provenance), and a
+later failure that prints one of those lines again gets the entry, whatever words the entry uses:
+
+    signature(command, output)   the lines to record: the lines reporting the failure (memory.search.error_text),
+                                 cleaned of numbers, hashes and folders (a path leaves its name), that hold a
+                                 distinctive word; at most MAX_LINES
+    line_terms(line)             a line as the terms it is compared on
+    recorded(entry)              the terms of each line recorded on an entry
+    recurring(by_entry, command, output, bar)   which entries recorded a line that this failure prints again
+    recurs(recorded, printed, bar)  whether a printed line is a recorded one again
+
+A printed line is a recorded one again when it holds every distinctive word of the recorded line and their
+terms overlap by at least `bar` (Jaccard): what varies between runs (a test's name, a location) may differ,
+the names the failure is about may not. A distinctive word is one outside the vocabulary tools phrase
+failures in: `django` in `No module named 'django'`, not `module` or `named`. A line whose message names
+nothing (`expect(received).toBe(expected)`), or that only frames a failure (which test failed, that a build
+failed, a run's totals), is never recorded. A timeout whose output names nothing records what timed out
+(`timed out running: yarn test`), and recurs as a timeout of a command holding those words.
+"""
+from __future__ import annotations
+
+import re
+
+MAX_LINES = 2
+MAX_LINE_CHARS = 200
+# the words tools phrase failures in (besides error_text.REPORTING_WORDS): never what a failure is about
+PHRASING = """
+    module modules named name import imported importing cannot read reading properties property undefined null
+    none nil type types typeerror valueerror keyerror attributeerror nameerror assertionerror runtimeerror
+    syntaxerror referenceerror importerror modulenotfounderror indexerror oserror exists exist existing already
+    defined declared value values object objects attribute attributes argument arguments parameter parameters
+    function method call called callable expected received expect tobe toequal equal equality is not
+    assignable assign string str int integer number float bool boolean list dict array tuple key keys index
+    length size match matching matches unexpected token syntax invalid missing required requires unknown
+    unresolved unable resolve resolved such directory path permission denied connection refused reset out
+    after before column row table database query statement instance class struct field fields variable
+    variables implement implemented returned returns return output input message panicked thread main note
+    help see details info no has have had does did got get set when while because due previous previously
+    could would should must may might only within most recent last
+"""
+_distinct_cache: list[frozenset[str]] = []
+# compiled at import: only a capture and an error event import this module
+_STATUS = re.compile(r"\s*(?:FAIL|FAILED|PASS)\b")  # a test or file's status, then its name
+_MARK = re.compile(r"\s*[×✕✖✗✘●❯›]\s*")  # a failed test's mark, or a diagnostic's (biome, uv)
+_TEST_NAME = re.compile(r" [>›] |\(\d+(?:\.\d+)?\s*m?s\)\s*$")  # `suite > test`, `test (12 ms)`
+_TIMEOUT = re.compile(r"\btimed out\b", re.IGNORECASE)
+TIMED_OUT = "timed out running: "
+_TIMEOUT_MARK = "~timeout"  # not a word any text tokenizes to
+_FRAMING = re.compile(r"command failed|exit(?:ed|ing)? (?:with )?(?:code|status)|returned non-zero|could not compile|"
+                      r"due to (?:\d+ )?previous errors?|^\s*tests?(?: suites?| files)?:|above exception|"
+                      r"^\s*raise\b|^\s*\d+ (?:failed|passed|errors?)\b|^\s*make(?:\[\d+\])?: \*\*\*|"
+                      r"errors? (?:were|was) (?:emitted|found|reported)|^\s*found \d+ errors?", re.IGNORECASE)
+_LABEL = re.compile(r"^.*?\b[\w.:]*(?:error|exception)(?:\[\w+\])?:\s*", re.IGNORECASE)
+
+
+def _not_distinctive() -> frozenset[str]:
+    """PHRASING and the reporting words as terms (stemmed like every line), computed once."""
+    if not _distinct_cache:
+        from memory.search import error_text
+        from memory.search.tokenize import terms
+
+        _distinct_cache.append(frozenset(terms(PHRASING)) | error_text.reporting_terms())
+    return _distinct_cache[0]
+
+
+def line_terms(line: str) -> set[str]:
+    """The terms of a line (memory.search.tokenize), as a set; a recorded timeout is marked as one."""
+    from memory.search.tokenize import terms
+
+    found = set(terms(line))
+    return found | {_TIMEOUT_MARK} if line.startswith(TIMED_OUT) else found
+
+
+def distinctive(terms: set[str]) -> set[str]:
+    """The terms of a line that say what the failure is about."""
+    return terms - _not_distinctive()
+
+
+def signature(command: str, output: str) -> list[str]:
+    """The error lines of a failed command's `output` worth recording (cleaned, cut, at most MAX_LINES, first
+    first): those whose message names something. A timeout that names nothing records what timed out (the
+    command's program and subcommand: `timed out running: yarn test`)."""
+    from memory.search import error_text
+    from memory.store import redact
+
+    kept: list[str] = []
+    reported = error_text.failure_lines(redact.redact(output)[0])  # whole, before cleaning cuts a secret up
+    for raw in reported:
+        said = message(raw)
+        if said is None:
+            continue
+        # what cleaning leaves of a location (`( , ):` of `a.ts(12,5):`, ` - ` of `a.ts:3:9 - `) goes too
+        text = _cut(" ".join(error_text.clean(raw, names=True).split()).lstrip(" :;,()[]-").rstrip(" :;,"))
+        if text and text not in kept and distinctive(line_terms(error_text.clean(said))):
+            kept.append(text)
+        if len(kept) >= MAX_LINES:
+            break
+    if not kept and any(_TIMEOUT.search(line) for line in reported):
+        ran = _ran(command)
+        return [ran] if ran else []
+    return kept
+
+
+def _ran(command: str) -> str:
+    """`timed out running: <the command's words>` (memory.search.error_text.command_words), '' when it has none
+    that name anything."""
+    from memory.search import error_text
+    from memory.store import redact
+
+    words = error_text.command_words(redact.redact(command)[0])
+    return _cut(TIMED_OUT + words) if distinctive(line_terms(words)) else ""
+
+
+def _cut(text: str) -> str:
+    """At most MAX_LINE_CHARS, ending on a whole word (a cut word would be a word no later line prints)."""
+    return text if len(text) <= MAX_LINE_CHARS else text[:MAX_LINE_CHARS + 1].rsplit(" ", 1)[0]
+
+
+def message(line: str) -> str | None:
+    """What a failure line says went wrong, for judging whether it names something: the text after its error
+    label (`TypeError: …`, `error[E0433]: …`, a test's `FAILED x - …`, a diagnostic's `× …`); None for a line
+    that only frames a failure: which test or file failed (`FAIL a.test.ts`, `× form > renders (12 ms)`), that
+    a command or build failed (`Command failed with exit code 1`, `could not compile`), a run's totals, a
+    chained traceback's joint."""
+    if _FRAMING.search(line):
+        return None
+    status = _STATUS.match(line)
+    if status:
+        rest = line[status.end():]
+        return rest.split(" - ", 1)[1] if " - " in rest else None
+    mark = _MARK.match(line)
+    if mark:
+        return None if _TEST_NAME.search(line) else line[mark.end():]
+    label = _LABEL.search(line)
+    return line[label.end():] if label else line
+
+
+def recurs(recorded: set[str], printed: set[str], bar: float) -> bool:
+    """Whether the printed line's terms are the recorded line's again (see the module docstring); a recorded
+    timeout, whether this is a timeout of a command holding the recorded command's words."""
+    needed = distinctive(recorded)
+    if not needed or not needed <= printed:
+        return False
+    return _TIMEOUT_MARK in recorded or len(recorded & printed) >= bar * len(recorded | printed)
+
+
+def recorded(entry: dict) -> list[list[str]]:
+    """The terms of each error line recorded on the entry (provenance `errors`)."""
+    lines = entry.get("errors")
+    found = [sorted(line_terms(line)) for line in lines if isinstance(line, str)] if isinstance(lines, list) else []
+    return [terms for terms in found if terms]
+
+
+def recurring(by_entry: dict[int, list[list[str]]], command: str, output: str, bar: float) -> list[int]:
+    """Which entries (`by_entry`: entry -> the terms of each line recorded on it) saw a line of this failure
+    of `command` before, in their order."""
+    from memory.search import error_text
+
+    if not by_entry:
+        return []
+    reported = error_text.failure_lines(output)
+    printed = [line_terms(error_text.clean(raw, names=True)) for raw in reported]
+    if any(_TIMEOUT.search(line) for line in reported):
+        printed.append(line_terms(TIMED_OUT + error_text.command_words(command)))
+    return [i for i, lines in by_entry.items()
+            if any(recurs(set(terms), seen, bar) for terms in lines for seen in printed)]
+

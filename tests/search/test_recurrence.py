@@ -1,0 +1,99 @@
+"""memory.search.recurrence: which error lines are recorded, and when a printed line is a recorded one again."""
+from memory.search import recurrence
+
+MODULE = ("Traceback (most recent call last):\n  File \"app.py\", line 3, in <module>\n"
+          "ModuleNotFoundError: No module named 'django'\n")
+
+
+def seen(recorded_lines, output, bar=0.6, command="make test"):
+    recorded = {0: recurrence.recorded({"errors": recorded_lines})}
+    return recurrence.recurring(recorded, command, output, bar) == [0]
+
+
+def test_the_signature_keeps_failure_lines_that_name_something():
+    assert recurrence.signature("python app.py", MODULE) == ["ModuleNotFoundError: No module named 'django'"]
+    tsc = ("src/a.ts(12,5): error TS2339: Property 'hideFromInspect' does not exist on type 'Panel'.\n"
+           "Found 1 error in src/a.ts:12\n")
+    assert recurrence.signature("yarn tsc", tsc) == [
+        "error TS2339: Property 'hideFromInspect' does not exist on type 'Panel'."]  # where it was: cleaned out
+    # lines that only say something failed, in the words every tool uses, are never recorded
+    assert recurrence.signature("yarn jest", "expect(received).toBe(expected) // Object.is equality\n") == []
+    many = "".join(f"error: cannot find crate `dep{i}`\n" for i in range(10))
+    assert len(recurrence.signature("cargo build", many)) == recurrence.MAX_LINES
+
+
+def test_the_same_failure_in_another_run_recurs():
+    [line] = recurrence.signature("pytest", MODULE)
+    assert seen([line], "ImportError while loading conftest '/w/conftest.py'.\nconftest.py:4: in <module>\n"
+                        "E   ModuleNotFoundError: No module named 'django'\n")
+    assert seen(["line : pnpm: command not found"], "Exit code 127\n/usr/bin/bash: line 3: pnpm: command not found\n")
+    tsc = "error TS2339: Property 'hideFromInspect' does not exist on type 'Panel'."
+    assert seen([tsc], "public/app/x.tsx(88,14): error TS2339: Property 'hideFromInspect' does not exist on type "
+                       "'Panel'.\n")
+
+
+def test_another_name_in_the_same_template_does_not_recur():
+    [line] = recurrence.signature("pytest", MODULE)
+    assert not seen([line], "E   ModuleNotFoundError: No module named 'yaml'\n")
+    assert not seen(["TypeError: Cannot read properties of undefined (reading 'uid')"],
+                    "TypeError: Cannot read properties of undefined (reading 'name')\n")
+    # the recorded names inside a longer, different failure: too little of the line is the same
+    assert not seen(["error[E0433]: failed to resolve: use of undeclared crate or module `tokio`"],
+                    "warning: tokio feature `full` enables more than the runtime needs; see the tokio docs for "
+                    "the list of the features, their costs and what each of them enables in the build\n")
+
+
+def test_the_bar_is_a_parameter():
+    recorded = ["error: linker `cc` not found"]
+    printed = "error: linker `cc` not found while building proc-macro2 for the host triple\n"
+    assert seen(recorded, printed, bar=0.3) and not seen(recorded, printed, bar=0.9)
+
+
+def test_a_path_that_is_not_a_location_keeps_its_name():
+    [line] = recurrence.signature("cat .env", "cat: /home/me/app/.env: No such file or directory\n")
+    assert line == "cat: .env: No such file or directory"  # the user's folders never reach the knowledge file
+    assert seen([line], "cat: /srv/build/.env: No such file or directory\n")
+    assert not seen([line], "cat: /srv/build/config.yml: No such file or directory\n")
+    tsc = recurrence.signature("tsc", "src/a.ts(12,5): error TS2552: Cannot find name 'Invoice'.\n")
+    assert seen(tsc, "lib/b.ts:3:9 - error TS2552: Cannot find name 'Invoice'.\n")  # where it was varies
+
+
+def test_lines_that_only_frame_a_failure_are_not_recorded():
+    jest = ("FAIL src/app/RuleList.test.tsx (9.8 s)\n  ● RuleList › shows the button\n"
+            "  ✕ shows the button (412 ms)\n    TypeError: groups.toSorted is not a function\n"
+            "Test Suites: 1 failed, 1 total\nerror Command failed with exit code 1.\n")
+    assert recurrence.signature("yarn jest", jest) == ["TypeError: groups.toSorted is not a function"]
+    cargo = ("error: the `dbg!` macro is intended as a debugging tool\n"
+             "error: could not compile `uv-resolver` (lib) due to 1 previous error\n")
+    assert recurrence.signature("cargo clippy", cargo) == ["error: the `dbg!` macro is intended as a debugging tool"]
+    # a diagnostic's mark (biome, uv) is not a test's; a driver's exception class without a message names nothing
+    biome = "a.ts lint/style/useFilenamingConvention ━━━━\n  × The filename should be in kebab-case.\n"
+    assert recurrence.signature("yarn biome check", biome) == ["× The filename should be in kebab-case."]
+    assert recurrence.signature("make build", "cgo: C compiler \"gcc\" not found\nmake: *** [Makefile:12: build-go] "
+                                              "Error 1\n") == ['cgo: C compiler "gcc" not found']
+    clickhouse = "clickhouse_driver.errors.ServerException: Code: 57.\n"
+    assert recurrence.signature("python manage.py migrate_clickhouse", clickhouse) == []
+    pytest_line = "FAILED tests/test_db.py::test_connect - ModuleNotFoundError: No module named 'psycopg2'\n"
+    assert recurrence.signature("pytest", pytest_line) == [
+        "FAILED test_db.py::test_connect - ModuleNotFoundError: No module named 'psycopg2'"]
+
+
+def test_a_timeout_that_names_nothing_records_what_timed_out():
+    timeout = "Command timed out after 2m 0.0s\n   Compiling serde v1.0.219\n"
+    [line] = recurrence.signature("cargo build --release", timeout)
+    assert line == "timed out running: cargo build"
+    assert seen([line], timeout, command="cd crates/uv && cargo build -p uv")
+    assert not seen([line], timeout, command="cargo test")  # another command timing out
+    assert not seen([line], "Exit code 101\nerror: linker `cc` not found\n", command="cargo build")  # not a timeout
+    assert recurrence.signature("./scripts/check.sh --all", timeout) == []  # nothing named: nothing recorded
+
+
+def test_a_long_line_is_cut_on_a_word():
+    [line] = recurrence.signature("x", "error: " + "word " * 80 + "ending\n")
+    assert len(line) <= recurrence.MAX_LINE_CHARS and line.endswith("word")
+
+
+def test_a_malformed_errors_field_records_nothing():
+    for value in ("No module named 'django'", [None, 5, ""], {"a": 1}, None):
+        assert recurrence.recorded({"errors": value}) == []
+    assert recurrence.recorded({"errors": ["", "pnpm: command not found"]}) == [["command", "found", "pnpm"]]
