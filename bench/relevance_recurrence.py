@@ -4,6 +4,7 @@ that failure recurs, and stay away from other failures?
 
     python bench/relevance_recurrence.py               # bench/relevance/source/recurrences.jsonl
     python bench/relevance_recurrence.py --verbose     # and each line's outcome
+    python bench/relevance_recurrence.py --batch 2     # only the second batch
 
 Each line of the set (bench/relevance/source/RECURRENCES.md) names an entry of a dev project, the failure an
 earlier session hit before it learned that entry (`origin`), the same failure weeks later (`recurrence`: the
@@ -108,6 +109,7 @@ def run_line(workdir: str, line: dict, entries: list[dict], with_failure: bool) 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", default=str(DATA))
+    parser.add_argument("--batch", type=int, help="only the lines of this batch (the first has no `batch`)")
     parser.add_argument("--verbose", action="store_true")
     args = parser.parse_args(argv)
     path = Path(args.data)
@@ -115,6 +117,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"skipped: {path} does not exist yet")
         return 0
     lines = [json.loads(x) for x in path.read_text().splitlines() if x.strip()]
+    lines = [x for x in lines if args.batch is None or x.get("batch", 1) == args.batch]
     projects, _ = dataset.load(HERE / "relevance")
     results: dict[str, dict[str, list[dict]]] = {}
     with tempfile.TemporaryDirectory() as workdir:

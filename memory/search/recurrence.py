@@ -53,7 +53,8 @@ _TIMEOUT_MARK = "~timeout"  # not a word any text tokenizes to
 _FRAMING = re.compile(r"command failed|exit(?:ed|ing)? (?:with )?(?:code|status)|returned non-zero|could not compile|"
                       r"due to (?:\d+ )?previous errors?|^\s*tests?(?: suites?| files)?:|above exception|"
                       r"^\s*raise\b|^\s*\d+ (?:failed|passed|errors?)\b|^\s*make(?:\[\d+\])?: \*\*\*|"
-                      r"errors? (?:were|was) (?:emitted|found|reported)|^\s*found \d+ errors?", re.IGNORECASE)
+                      r"errors? (?:were|was) (?:emitted|found|reported)|^\s*found \d+ errors?|\btests? failed\b",
+                      re.IGNORECASE)
 _LABEL = re.compile(r"^.*?\b[\w.:]*(?:error|exception)(?:\[\w+\])?:\s*", re.IGNORECASE)
 
 
@@ -87,18 +88,21 @@ def signature(command: str, output: str) -> list[str]:
     from memory.search import error_text
     from memory.store import redact
 
-    kept: list[str] = []
+    labelled: list[str] = []
+    plain: list[str] = []
     reported = error_text.failure_lines(redact.redact(output)[0])  # whole, before cleaning cuts a secret up
     for raw in reported:
-        said = message(raw)
-        if said is None:
+        stated = statement(raw)
+        if stated is None:
             continue
+        said, labelled_line = stated
         # what cleaning leaves of a location (`( , ):` of `a.ts(12,5):`, ` - ` of `a.ts:3:9 - `) goes too
         text = _cut(" ".join(error_text.clean(raw, names=True).split()).lstrip(" :;,()[]-").rstrip(" :;,"))
-        if text and text not in kept and distinctive(line_terms(error_text.clean(said))):
-            kept.append(text)
-        if len(kept) >= MAX_LINES:
-            break
+        if text and text not in labelled + plain and distinctive(line_terms(error_text.clean(said))):
+            (labelled if labelled_line else plain).append(text)
+    # a line that states an error (`TypeError: …`, `error[E0433]: …`, `× …`) says what; the rest (`ImportError
+    # while loading conftest 'x'`) often only where: kept only when no line states one
+    kept = (labelled or plain)[:MAX_LINES]
     if not kept and any(_TIMEOUT.search(line) for line in reported):
         ran = _ran(command)
         return [ran] if ran else []
@@ -120,23 +124,23 @@ def _cut(text: str) -> str:
     return text if len(text) <= MAX_LINE_CHARS else text[:MAX_LINE_CHARS + 1].rsplit(" ", 1)[0]
 
 
-def message(line: str) -> str | None:
-    """What a failure line says went wrong, for judging whether it names something: the text after its error
-    label (`TypeError: …`, `error[E0433]: …`, a test's `FAILED x - …`, a diagnostic's `× …`); None for a line
-    that only frames a failure: which test or file failed (`FAIL a.test.ts`, `× form > renders (12 ms)`), that
-    a command or build failed (`Command failed with exit code 1`, `could not compile`), a run's totals, a
-    chained traceback's joint."""
+def statement(line: str) -> tuple[str, bool] | None:
+    """What a failure line says went wrong, for judging whether it names something, and whether the line
+    states an error: the text after its error label (`TypeError: …`, `error[E0433]: …`, a test's
+    `FAILED x - …`, a diagnostic's `× …`), or the whole line; None for a line that only frames a failure: which
+    test or file failed (`FAIL a.test.ts`, `× form > renders (12 ms)`), that a command or build failed
+    (`Command failed with exit code 1`, `could not compile`), a run's totals, a chained traceback's joint."""
     if _FRAMING.search(line):
         return None
     status = _STATUS.match(line)
     if status:
         rest = line[status.end():]
-        return rest.split(" - ", 1)[1] if " - " in rest else None
+        return (rest.split(" - ", 1)[1], True) if " - " in rest else None
     mark = _MARK.match(line)
     if mark:
-        return None if _TEST_NAME.search(line) else line[mark.end():]
+        return None if _TEST_NAME.search(line) else (line[mark.end():], True)
     label = _LABEL.search(line)
-    return line[label.end():] if label else line
+    return (line[label.end():], True) if label else (line, False)
 
 
 def recurs(recorded: set[str], printed: set[str], bar: float) -> bool:

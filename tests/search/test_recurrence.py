@@ -66,6 +66,13 @@ def test_lines_that_only_frame_a_failure_are_not_recorded():
     cargo = ("error: the `dbg!` macro is intended as a debugging tool\n"
              "error: could not compile `uv-resolver` (lib) due to 1 previous error\n")
     assert recurrence.signature("cargo clippy", cargo) == ["error: the `dbg!` macro is intended as a debugging tool"]
+    dev = ("Error: uv.schema.json changed, please run `cargo dev generate-json-schema`\n"
+           "error: test failed, to rerun pass `-p uv-dev --lib`\n")
+    assert recurrence.signature("cargo test -p uv-dev", dev) == [
+        "Error: uv.schema.json changed, please run `cargo dev generate-json-schema`"]
+    pytest_conftest = ("ImportError while loading conftest '/w/app/conftest.py'.\n"
+                       "E   ModuleNotFoundError: No module named 'django'\n")
+    assert recurrence.signature("pytest", pytest_conftest) == ["E ModuleNotFoundError: No module named 'django'"]
     # a diagnostic's mark (biome, uv) is not a test's; a driver's exception class without a message names nothing
     biome = "a.ts lint/style/useFilenamingConvention ━━━━\n  × The filename should be in kebab-case.\n"
     assert recurrence.signature("yarn biome check", biome) == ["× The filename should be in kebab-case."]
