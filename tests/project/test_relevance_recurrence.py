@@ -14,7 +14,8 @@ import relevance_recurrence  # noqa: E402
 from memory.store import entry  # noqa: E402
 
 VENV = "Before running tests, activate the dev environment with `flox activate`, then the venv in .flox/cache/venv."
-DJANGO = "Exit code 4\nImportError while loading conftest '{}/conftest.py'.\nE   ModuleNotFoundError: No module named 'django'"
+DJANGO = ("Exit code 4\nImportError while loading conftest '{}/conftest.py'.\n"
+          "E   ModuleNotFoundError: No module named 'django'")
 
 
 def test_a_line_with_and_without_the_failure_in_the_learning_session(tmp_path):
