@@ -10,6 +10,8 @@ P1  PostToolUse on a non-LEARNED Bash payload   vs bare `python -c pass`     tar
 P2  a capture (bd comment "LEARNED: ...")      vs bare `python -c pass`     target <= 3x
 P5  the prompt hook (UserPromptSubmit)          vs bare `python -c pass`     target <= 4x (semantic <= 20x)
 P6  the PreToolUse hook (action time) on a Read, 1,000 active entries         target <= 3x; nothing to add <= 1.5x
+P7  the same hook on a failed command, 1,000 active entries (100 recorded the error they were captured after)
+                                                                                 reported (no target)
 P3  SessionStart, 1,000 active entries, with a huge archive vs with none     must be ~1.0x
 P4  recall.sh KEYWORD --all, 1,000 / 10,000 / 100,000 entries vs `grep -i KEYWORD files | jq` (latest per key)
                                                                                  target <= 1.0x; ranked recall too
@@ -132,9 +134,10 @@ def prompt_rows(work: Path, runs: int, total: int) -> list:
 
 
 def action_rows(work: Path, runs: int) -> list:
-    """P6: the PreToolUse hook (action time) on a Read, 1,000 active entries (a tenth of them name files), the
-    cue map built beforehand (as after the first file event), a new session each run: a file an entry is
-    about (look-up, ledger claim, answer), and a file none is about ("nothing to add")."""
+    """P6: the PreToolUse hook (action time) on a Read, 1,000 active entries (a tenth of them name files and
+    recorded an error), the cue map built beforehand (as after the first file event), a new session each run: a
+    file an entry is about (look-up, ledger claim, answer), and a file none is about ("nothing to add"). P7: the
+    same hook on a failed command: one an entry recorded (seen before), and one no entry explains."""
     proj = make_repo(work / "p6")
     mem = proj / ".beads" / "memory"
     mem.mkdir(parents=True)
@@ -143,7 +146,8 @@ def action_rows(work: Path, runs: int) -> list:
     with open(mem / "knowledge.jsonl", "a") as fh:
         for i in range(100):
             e = entry.build(f"src/{words[i % 10]}/{words[(i * 3) % 10]}_{i}.py must keep its {words[(i * 7) % 10]} "
-                            f"step idempotent (#{i})", f"BD-{i}", "orchestrator", ts=1_700_100_000 + i)
+                            f"step idempotent (#{i})", f"BD-{i}", "orchestrator", ts=1_700_100_000 + i,
+                            errors=[f"error[E0433]: failed to resolve: use of undeclared crate `{words[i % 10]}_{i}`"])
             fh.write(json.dumps(e, separators=(",", ":")) + "\n")
     hook = [PYTHON, str(ROOT / "hooks" / "action_context.py")]
     fixture = json.loads((ROOT / "tests" / "fixtures" / "claude-code" / "2.1.330" / "PreToolUse-15.json").read_text())
@@ -161,6 +165,20 @@ def action_rows(work: Path, runs: int) -> list:
                                ("nothing to add", "docs/guide/setup.md", "target <= 1.5x")):
         ms, base = timed(hook, runs, stdin=read(rel), cwd=proj, env=hook_env(proj))
         rows.append((f"P6 PreToolUse Read, 1,000 active, {label}", ms, ms / base, target))
+    failure = json.loads((ROOT / "tests" / "fixtures" / "claude-code" / "2.1.330" / "PostToolUseFailure-1.json")
+                         .read_text())
+
+    def failed(error: str):
+        def payload(i: int) -> bytes:
+            return json.dumps(dict(failure, session_id=f"bench-e-{i}", cwd=str(proj), tool_input={
+                "command": "cargo build"}, error=f"Exit code 101\n   Compiling app v0.1.0\n{error}\n")).encode()
+        return payload
+
+    seen = "error[E0433]: failed to resolve: use of undeclared crate `cache_0`"
+    for label, error in (("a failure seen before", seen),
+                         ("a failure no entry explains", "error: linker `cc` not found")):
+        ms, base = timed(hook, runs, stdin=failed(error), cwd=proj, env=hook_env(proj))
+        rows.append((f"P7 PostToolUseFailure, 1,000 active, {label}", ms, ms / base, "reported"))
     return rows
 
 
