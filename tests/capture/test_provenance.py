@@ -3,6 +3,8 @@ its real transcript, recorded on the entry the capture hook writes, and used by 
 import json
 import shutil
 
+import pytest
+
 from helpers import FIXTURES, bash_payload, fixture_payload, knowledge, make_repo, run_hook
 from memory.capture import provenance
 
@@ -23,6 +25,13 @@ def test_files_and_the_last_error_from_a_real_transcript():
         RECORDED_ROOT + "/payments/refund_service.py"]  # outside the project: kept absolute
     assert provenance.session_provenance(None, RECORDED_ROOT) == {"files": None, "errors": None}
     assert provenance.session_provenance("/nonexistent.jsonl", RECORDED_ROOT) == {"files": None, "errors": None}
+
+
+@pytest.mark.parametrize("log", ["codex/0.169.0/rollout-1.jsonl", "gemini/0.61.0/chat-1.jsonl"])
+def test_the_last_error_from_recorded_codex_and_gemini_logs(log):
+    # both sessions ran `ls /definitely/not/here`; the folders go, the name stays
+    assert provenance.session_provenance(str(FIXTURES / log), "/p")["errors"] == [
+        "ls: cannot access 'here': No such file or directory"]
 
 
 def _calls(tmp_path, calls):
