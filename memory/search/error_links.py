@@ -40,7 +40,11 @@ IDENTIFIERS: tuple[tuple[str, str], ...] = (
     # PEP 668: the interpreter's packages belong to another manager; install into a virtual environment
     ("externally-managed-environment", "pip venv virtualenv uv pipx"),
     # a module that can't be found is an import that does not resolve (tsc TS2307, node, python, webpack)
-    ("cannot find module", "import"), ("no module named", "import"), ("module not found", "import"),
+    ("cannot find module", "import"), ("module not found", "import"),
+    # Python's: the import does not resolve in the interpreter that ran, most often not the project's environment
+    ("no module named", "import venv virtualenv activate"),
+    # a C toolchain missing: rustc's linker, cgo's compiler, a build script's cc
+    ("linker `cc` not found", "c compiler gcc build-essential"), ("c compiler", "gcc build-essential"),
 )
 _TIMESTAMP = re.compile(r"\b(\d{4}-\d\d-\d\d)[T ](\d\d):(\d\d)(?::(\d\d))?")
 _PLAIN_WORD = re.compile(r"[a-z0-9][a-z0-9+-]*")

@@ -7,6 +7,7 @@ message, its code (`TS2305`, `B006`, `SC2045`, `YN0018`), the module or tool it 
 
     lines(output)           the error lines of an output (or its last lines when none says what failed)
     failure_lines(output)   only the lines that report a failure (memory.search.recurrence records them)
+    timed_out(output)       whether the runtime stopped the command for running too long
     query(command, output)  the text to rank: the command's program and subcommand, then the error lines
                             with paths, numbers and hashes left out
 
@@ -48,6 +49,7 @@ _URL = re.compile(r"\b[a-z]+://\S+|\b(?:[\w-]+\.)+(?:com|org|net|io|dev)\b", re.
 # timestamps, numbers (with a unit), hashes
 _NUMBERISH = re.compile(r"\b\d{4}-\d\d-\d\d[T ][\d:.]+Z?|\b\d+(?:[.:]\d+)*(?:ms|s|m|h)?\b"
                         r"|\b(?=[0-9a-f]*\d)[0-9a-f]{7,}\b")
+_TIMED_OUT = re.compile(r"(?:command )?timed out\b", re.IGNORECASE)
 _ERROR_CODE = re.compile(r"\b[A-Z]{1,5}-?\d{3,5}\b")
 # words every failure report uses: they say that something failed, never what (never grounds a match)
 REPORTING_WORDS = frozenset((
@@ -65,6 +67,12 @@ def lines(output: str) -> list[str]:
     if rest and rest[-1] not in chosen:
         chosen.append(rest[-1])  # the last line: the summary, often naming the tool or its version
     return [line[:MAX_LINE_CHARS] for line in chosen]
+
+
+def timed_out(output: str) -> bool:
+    """Whether the command was stopped for running too long (the runtime's first line says so: Claude Code's
+    `Command timed out after 2m 0.0s`), rather than failing on its own."""
+    return bool(_TIMED_OUT.match(output.lstrip()[:100]))
 
 
 def failure_lines(output: str) -> list[str]:

@@ -47,7 +47,6 @@ _distinct_cache: list[frozenset[str]] = []
 _STATUS = re.compile(r"\s*(?:FAIL|FAILED|PASS)\b")  # a test or file's status, then its name
 _MARK = re.compile(r"\s*[×✕✖✗✘●❯›]\s*")  # a failed test's mark, or a diagnostic's (biome, uv)
 _TEST_NAME = re.compile(r" [>›] |\(\d+(?:\.\d+)?\s*m?s\)\s*$")  # `suite > test`, `test (12 ms)`
-_TIMEOUT = re.compile(r"\btimed out\b", re.IGNORECASE)
 TIMED_OUT = "timed out running: "
 _TIMEOUT_MARK = "~timeout"  # not a word any text tokenizes to
 _FRAMING = re.compile(r"command failed|exit(?:ed|ing)? (?:with )?(?:code|status)|returned non-zero|could not compile|"
@@ -103,7 +102,7 @@ def signature(command: str, output: str) -> list[str]:
     # a line that states an error (`TypeError: …`, `error[E0433]: …`, `× …`) says what; the rest (`ImportError
     # while loading conftest 'x'`) often only where: kept only when no line states one
     kept = (labelled or plain)[:MAX_LINES]
-    if not kept and any(_TIMEOUT.search(line) for line in reported):
+    if not kept and error_text.timed_out(output):
         ran = _ran(command)
         return [ran] if ran else []
     return kept
@@ -168,7 +167,7 @@ def recurring(by_entry: dict[int, list[list[str]]], command: str, output: str, b
         return []
     reported = error_text.failure_lines(output)
     printed = [line_terms(error_text.clean(raw, names=True)) for raw in reported]
-    if any(_TIMEOUT.search(line) for line in reported):
+    if error_text.timed_out(output):
         printed.append(line_terms(TIMED_OUT + error_text.command_words(command)))
     return [i for i, lines in by_entry.items()
             if any(recurs(set(terms), seen, bar) for terms in lines for seen in printed)]

@@ -23,6 +23,12 @@ def test_an_error_identifier_links_what_it_is_about_but_never_the_command_s_own_
     assert error_links.words("pip install -r requirements.txt", pep668).split() == [
         "venv", "virtualenv", "uv", "pipx"]  # not "pip": an entry naming only that says how to run it
     assert error_links.words("yarn build", "error TS2307: Cannot find module '@x/y'") == "import"
+    # Python's missing module: most often not the project's environment; a missing C toolchain
+    assert error_links.words("pytest", "E   ModuleNotFoundError: No module named 'django'").split() == [
+        "import", "venv", "virtualenv", "activate"]
+    assert error_links.words("cargo build", "error: linker `cc` not found").split() == [
+        "c", "compiler", "gcc", "build-essential"]
+    assert error_links.words("go build", 'cgo: C compiler "gcc" not found').split() == ["gcc", "build-essential"]
 
 
 def test_timestamps_a_whole_number_of_hours_apart_stand_for_a_time_zone():

@@ -70,3 +70,9 @@ def test_rustc_s_note_naming_the_lint_is_an_error_line():
     out = CLIPPY + "\n    = note: `-D clippy::print-stdout` implied by `-D warnings`"
     assert "= note: `-D clippy::print-stdout` implied by `-D warnings`" in error_text.lines(out)
     assert "stdout" in error_text.query("cargo clippy", out)[1]
+
+
+def test_a_timeout_is_the_runtime_stopping_the_command_not_a_test_timing_out():
+    assert error_text.timed_out("Command timed out after 2m 0.0s\n   Compiling serde v1.0.219\n")
+    assert not error_text.timed_out("Running 1 test\n  Error: Timed out 15000ms waiting for expect(locator)\n")
+    assert not error_text.timed_out("")

@@ -83,7 +83,7 @@ def test_a_failed_command_gets_the_entry_its_error_explains(tmp_path):
     assert context(again, "PostToolUseFailure") == ""
 
 
-VENV = "Activate the project's virtualenv with `source .venv/bin/activate` before running the suite."
+VENV = "Open `make shell` first: the project's interpreter lives in the dev container, not on the host."
 
 
 def test_an_entry_captured_right_after_the_same_error_is_given_whatever_its_words(tmp_path):
