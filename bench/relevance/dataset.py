@@ -63,11 +63,11 @@ def load_actions(root: str | Path = HERE) -> list[dict]:
     return _read_jsonl(path) if path.exists() else []
 
 
-ACTION_BATCHES = (1, 2, 3, 4)  # an event without `batch` is of the first batch
+ACTION_BATCHES = (1, 2, 3, 4, 5)  # an event without `batch` is of the first batch
 
 
 def action_stratum(event: dict) -> str:
-    """"file" / "error", with "-b<n>" for a later batch (2, 3, 4) and "-negative" for events no entry helps: the strata
+    """"file" / "error", with "-b<n>" for a later batch (2 and up) and "-negative" for events no entry helps: the strata
     the split balances. A first-batch event keeps the stratum it had before batches existed."""
     batch = "" if event.get("batch", 1) == 1 else f"-b{event['batch']}"
     return event["kind"] + batch + ("" if event.get("relevant") else "-negative")
