@@ -13,7 +13,7 @@ import relevance_recurrence  # noqa: E402
 
 from memory.store import entry  # noqa: E402
 
-VENV = "Before running tests, activate the dev environment with `flox activate`, then the venv in .flox/cache/venv."
+VENV = "Open `make shell` first: the interpreter with the project's packages lives in the dev container."
 DJANGO = ("Exit code 4\nImportError while loading conftest '{}/conftest.py'.\n"
           "E   ModuleNotFoundError: No module named 'django'")
 
