@@ -13,7 +13,7 @@ import pytest
 
 from helpers import ROOT, bash_payload, clean_env, copy_tree, fixture_payload, git, knowledge, make_repo
 from memory.core import layout
-from memory.install import plan as installer
+from memory.install import plan
 from memory.runtimes import registration, runtimes
 from memory.store import entry, store
 
@@ -598,7 +598,7 @@ def test_purge_leaves_nothing_the_hooks_wrote(repo, monkeypatch):
     (memory / f".{layout.COMPLETION_STATE}.4242.tmp").write_text("half")
     (memory / layout.COMPLETION_CONFIG).write_text('{"max_blocks": 2}\n')  # the team's config, not ours
     written = {p.name for p in memory.iterdir()}
-    assert {n.rstrip("/") for n in installer.data_files()} <= written  # the scenario made every one of them
+    assert {n.rstrip("/") for n in plan.data_files()} <= written  # the scenario made every one of them
     assert (memory / store.SPOOL).is_dir() and any((memory / store.SPOOL).iterdir())
     assert layout.DISPATCH_LOG in written and layout.ERRORS_ROTATED in written
     install(repo, "--uninstall", "--purge")
@@ -611,7 +611,7 @@ def test_purge_leaves_nothing_the_hooks_wrote(repo, monkeypatch):
 
 def _write_every_machine_local_file(memory):
     """Every file the hooks write in the memory folder but the knowledge, and a crash's temp file."""
-    for name in installer.data_files():
+    for name in plan.data_files():
         if name in layout.COMMITTED or name.rstrip("/") in layout.COMMITTED_DIRS:  # the inbox is knowledge
             continue
         path = memory / name.rstrip("/")
