@@ -1,9 +1,7 @@
-"""The install.sh command line: plan, apply, set up the virtualenv, and prove the hooks answer.
+"""The install.sh command line: plan (plan.py), apply (apply.py), set up the virtualenv, prove the hooks answer.
 
-install.sh puts memory-hooks into a repository, or takes it out again, never clobbering anything: every change
-is planned first (plan.py: --dry-run shows it as a diff, and a file we must not touch stops the run before
-anything is written), then applied (apply.py). Exit status: 0 done, 1 installed but the self-check failed,
-2 usage error or a file we must not touch (nothing written), 3 any other error.
+Exit status: 0 done, 1 installed but the self-check failed, 2 usage error or a file we must not touch (nothing
+written), 3 any other error.
 """
 from __future__ import annotations
 
