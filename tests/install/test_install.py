@@ -11,39 +11,24 @@ from pathlib import Path
 
 import pytest
 
-from helpers import ROOT, bash_payload, clean_env, copy_tree, fixture_payload, git, knowledge, make_repo
+from helpers import (
+    INSTALL,
+    ROOT,
+    USER_SETTINGS,
+    bash_payload,
+    clean_env,
+    copy_tree,
+    fixture_payload,
+    git,
+    install,
+    knowledge,
+    make_repo,
+    tree,
+)
 from memory.core import layout
-from memory.install import plan as installer
+from memory.install import plan
 from memory.runtimes import registration, runtimes
 from memory.store import entry, store
-
-INSTALL = str(ROOT / "install.sh")
-
-# The shape of a real-world project settings file (as Claude Code documents it): other tools' hooks,
-# permissions, env, a status line, plugins, in the user's own key order.
-USER_SETTINGS = {
-    "model": "sonnet",
-    "permissions": {"allow": ["Bash(npm run test:*)", "Read(~/.zshrc)"], "deny": ["Read(./.env)", "Bash(curl:*)"]},
-    "env": {"NODE_ENV": "development", "FOO": "bar"},
-    "hooks": {
-        "PreToolUse": [{"matcher": "Edit|Write", "hooks": [{"type": "command", "command": "npx prettier --check"}]}],
-        "PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "python3 tools/audit.py",
-                                                       "timeout": 5}]}],
-        "SubagentStop": [{"hooks": [{"type": "command", "command": "python3 tools/save_agent_output.py"}]}],
-    },
-    "statusLine": {"type": "command", "command": "~/.claude/statusline.sh", "padding": 0},
-    "enabledPlugins": {"formatter@acme-tools": True},
-}
-
-
-def install(target, *args, env=None, check=True):
-    full_env = clean_env()
-    full_env.update(env or {})
-    proc = subprocess.run([INSTALL, *args, str(target)], capture_output=True, text=True, env=full_env)
-    if check:
-        assert proc.returncode == 0, proc.stdout + proc.stderr
-    return proc
-
 
 _INSTALLED: list = []
 
@@ -60,17 +45,6 @@ def installed_copy(repo):
 
 def settings(repo):
     return json.loads((repo / ".claude" / "settings.json").read_text())
-
-
-def tree(repo, skip=(".git",)):
-    """Every file below the repo (outside .git, and any other folder named in `skip`) with its bytes."""
-    out = {}
-    for folder, dirs, files in os.walk(repo):
-        dirs[:] = [d for d in dirs if d not in skip]
-        for name in files:
-            path = Path(folder) / name
-            out[str(path.relative_to(repo))] = path.read_bytes()
-    return out
 
 
 def run_registered(repo, hook, payload, command_for=registration.claude_command, env=None):
@@ -598,7 +572,7 @@ def test_purge_leaves_nothing_the_hooks_wrote(repo, monkeypatch):
     (memory / f".{layout.COMPLETION_STATE}.4242.tmp").write_text("half")
     (memory / layout.COMPLETION_CONFIG).write_text('{"max_blocks": 2}\n')  # the team's config, not ours
     written = {p.name for p in memory.iterdir()}
-    assert {n.rstrip("/") for n in installer.data_files()} <= written  # the scenario made every one of them
+    assert {n.rstrip("/") for n in plan.data_files()} <= written  # the scenario made every one of them
     assert (memory / store.SPOOL).is_dir() and any((memory / store.SPOOL).iterdir())
     assert layout.DISPATCH_LOG in written and layout.ERRORS_ROTATED in written
     install(repo, "--uninstall", "--purge")
@@ -611,7 +585,7 @@ def test_purge_leaves_nothing_the_hooks_wrote(repo, monkeypatch):
 
 def _write_every_machine_local_file(memory):
     """Every file the hooks write in the memory folder but the knowledge, and a crash's temp file."""
-    for name in installer.data_files():
+    for name in plan.data_files():
         if name in layout.COMMITTED or name.rstrip("/") in layout.COMMITTED_DIRS:  # the inbox is knowledge
             continue
         path = memory / name.rstrip("/")
@@ -897,77 +871,6 @@ def test_codex_hooks_merged_idempotent_restored_and_optional(repo):
     assert (repo / ".codex" / "hooks.json").read_text() == text
     install(repo, "--no-venv", "--no-self-check", "--no-codex")
     assert (repo / ".codex" / "hooks.json").read_text() == text
-
-
-_FAILING_INSTALL = """
-import errno, sys
-sys.path.insert(0, sys.argv[1])
-from memory.core import fsio
-from memory.install import cli
-real, calls, fail_at = fsio.atomic_write, [0], int(sys.argv[2])
-def atomic_write(path, data, durable=True):
-    calls[0] += 1
-    if calls[0] == fail_at:
-        raise OSError(errno.ENOSPC, "No space left on device", path)
-    return real(path, data, durable)
-fsio.atomic_write = atomic_write
-sys.exit(cli.main(sys.argv[3:]))
-"""
-
-
-def _age_the_install(repo) -> None:
-    """An older version's installed code: every file of it differs from what install.sh writes now."""
-    for path in (repo / registration.INSTALL_DIR).rglob("*.py"):
-        path.write_text(path.read_text() + "# an older version\n")
-
-
-_AGED: list = []
-
-
-def _aged_install_with_new_settings(repo) -> None:
-    """`repo` with USER_SETTINGS installed into, the install aged (so the next run rewrites code as well as
-    settings), then the settings reformatted: a copy of one made once for this module."""
-    if not _AGED:
-        template = make_repo(Path(tempfile.mkdtemp(prefix="mh-install-aged-")) / "project")
-        (template / ".claude").mkdir()
-        (template / ".claude" / "settings.json").write_text(json.dumps(USER_SETTINGS, indent=4) + "\n")
-        install(template, "--no-venv", "--no-self-check")
-        _age_the_install(template)
-        (template / ".claude" / "settings.json").write_text(json.dumps(USER_SETTINGS, indent=2) + "\n")
-        _AGED.append(template)
-    copy_tree(_AGED[0], repo)
-
-
-def modes(repo):
-    return {rel: os.stat(repo / rel).st_mode for rel in tree(repo)}
-
-
-@pytest.mark.parametrize("fail_at", [1, 2, 7, 30, 60])
-def test_an_install_that_fails_halfway_puts_back_everything_it_wrote(repo, fail_at):
-    """A full disk at the Nth file written: exit 3 with one line, and the repository exactly as before,
-    its settings, an older install's code and all (no half-new, half-old hooks)."""
-    _aged_install_with_new_settings(repo)
-    before, before_modes = tree(repo), modes(repo)
-    proc = subprocess.run([sys.executable, "-c", _FAILING_INSTALL, str(ROOT), str(fail_at), str(repo), "--no-venv",
-                           "--no-self-check"], capture_output=True, text=True, env=clean_env())
-    assert proc.returncode == 3, proc.stdout + proc.stderr
-    assert "No space left on device" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
-    after = tree(repo)
-    assert sorted(after) == sorted(before)
-    assert [rel for rel in before if after[rel] != before[rel]] == []
-    assert modes(repo) == before_modes
-
-
-def test_the_fault_injection_reaches_the_middle_of_a_real_run(repo):
-    """Guard for the test above: with nothing failing, the same run writes more files than its largest
-    fail_at (60), so each case stops an install in the middle, not after its end."""
-    _aged_install_with_new_settings(repo)
-    report = "code = cli.main(sys.argv[3:]); print(calls[0], file=sys.stderr); sys.exit(code)"
-    counting = _FAILING_INSTALL.replace("sys.exit(cli.main(sys.argv[3:]))", report)
-    proc = subprocess.run([sys.executable, "-c", counting, str(ROOT), "0", str(repo), "--no-venv", "--no-self-check"],
-                          capture_output=True, text=True, env=clean_env())
-    assert proc.returncode == 0, proc.stderr
-    assert int(proc.stderr.strip().splitlines()[-1]) > 60
 
 
 # --- the target: never the bundle itself, never a guess outside git ---------------------------------------

@@ -1,0 +1,135 @@
+"""Showing a plan (--dry-run's diff) and applying it: every change written, or none (the undo journal puts back
+what a failed run already wrote), settings backups kept, and the folders an uninstall emptied removed."""
+from __future__ import annotations
+
+import difflib
+import os
+import shutil
+import sys
+
+from memory import TYPE_CHECKING
+from memory.core import fsio
+from memory.install.bundle import code_files
+from memory.install.plan import BACKUP_SUFFIX, MEMORY_DIR, data_files
+from memory.runtimes.registration import INSTALL_DIR
+
+if TYPE_CHECKING:
+    from typing import TextIO
+
+    from memory.install.change import Change
+
+
+def show_diff(changes: list[Change], out: TextIO = sys.stdout) -> None:
+    """Code files as one line each; configuration and data files as unified diffs."""
+    for c in changes:
+        if not c.changed:
+            continue
+        verb = "create" if c.before is None else "delete" if c.after is None else "update"
+        if c.before == c.after:
+            out.write(f"chmod {c.mode:o} {c.label}\n")
+            continue
+        if c.rel.startswith(INSTALL_DIR) and not c.rel.endswith(".json"):
+            out.write(f"{verb} {c.label}\n")
+            continue
+        before = (c.before or b"").decode("utf-8", "replace").splitlines(keepends=True)
+        after = (c.after or b"").decode("utf-8", "replace").splitlines(keepends=True)
+        out.writelines(difflib.unified_diff(before, after, f"a/{c.label}" if c.before is not None else "/dev/null",
+                                            f"b/{c.label}" if c.after is not None else "/dev/null"))
+        if not before and not after:
+            out.write(f"{verb} {c.label} (empty)\n")
+
+
+def apply(target: str, changes: list[Change], backups: bool = True) -> None:
+    """Write every change, or none: a failure halfway (a full disk, a file we may not replace) puts back
+    every file this run already wrote or removed, then raises. With `backups`, a rewritten config file's
+    previous content is kept as <file>.memory-hooks.bak; without (uninstall), backups of earlier installs
+    are removed with the rest."""
+    undo = _Undo()
+    try:
+        for c in changes:
+            if not c.changed:
+                continue
+            full = os.path.realpath(os.path.join(c.root or target, c.rel))  # write through a symlinked dotfile
+            if c.before != c.after:
+                if c.config and backups and c.before is not None and c.after is not None:
+                    undo.write(full + BACKUP_SUFFIX, c.before)
+                elif c.config and not backups and os.path.lexists(full + BACKUP_SUFFIX):
+                    undo.remove(full + BACKUP_SUFFIX)
+                if c.after is None:
+                    if os.path.lexists(full):
+                        undo.remove(full)
+                    continue
+                undo.write(full, c.after)
+            if c.mode is not None:
+                undo.chmod(full, c.mode)
+    except BaseException:
+        undo.rollback()
+        raise
+
+
+class _Undo:
+    """The files an apply changed, as they were, so that a failure can put them back (newest first)."""
+
+    def __init__(self) -> None:
+        self.saved: list[tuple[str, bytes | None, int | None]] = []  # (path, bytes or None: absent, mode)
+        self.made: list[str] = []  # folders this apply created
+
+    def _save(self, path: str) -> None:
+        try:
+            mode = os.lstat(path).st_mode
+        except FileNotFoundError:
+            self.saved.append((path, None, None))
+            return
+        with open(path, "rb") as fh:
+            self.saved.append((path, fh.read(), mode & 0o7777))
+
+    def write(self, path: str, data: bytes) -> None:
+        self._save(path)
+        folder, missing = os.path.dirname(path), []
+        while folder and not os.path.isdir(folder):
+            missing.append(folder)
+            folder = os.path.dirname(folder)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        self.made += reversed(missing)
+        fsio.atomic_write(path, data)
+
+    def remove(self, path: str) -> None:
+        self._save(path)
+        os.unlink(path)
+
+    def chmod(self, path: str, mode: int) -> None:
+        self._save(path)
+        os.chmod(path, mode)
+
+    def rollback(self) -> None:
+        """Best effort: every saved file back as it was, then the folders this apply made, if empty."""
+        for path, data, mode in reversed(self.saved):
+            try:
+                if data is None:
+                    if os.path.lexists(path):
+                        os.unlink(path)
+                    continue
+                fsio.atomic_write(path, data)
+                if mode is not None:
+                    os.chmod(path, mode)
+            except OSError:
+                pass  # e.g. still no space: the error that stopped the install is the one reported
+        for folder in reversed(self.made):
+            try:
+                os.rmdir(folder)
+            except OSError:
+                pass
+
+
+def remove_empty_dirs(target: str) -> None:
+    """After an uninstall: drop the folders we emptied (never one that still holds anything)."""
+    folders = [os.path.join(MEMORY_DIR, n) for n in data_files() if n.endswith("/")]
+    shipped = {os.path.dirname(rel) for rel in code_files()} | {"hooks", "memory", "bin"}
+    code_dirs = [os.path.join(INSTALL_DIR, d) for d in sorted(shipped, key=lambda d: -d.count(os.sep)) if d]
+    runtimes = (".claude/hooks", ".claude", ".cursor", ".gemini", ".codex")
+    for rel in (*code_dirs, INSTALL_DIR, *runtimes, *folders, MEMORY_DIR, ".beads"):
+        path = os.path.join(target, rel)
+        if os.path.isdir(path) and not os.path.islink(path):
+            leftovers = [n for n in os.listdir(path) if n != "__pycache__"]
+            if not leftovers:
+                shutil.rmtree(path, ignore_errors=True)
