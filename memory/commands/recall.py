@@ -367,14 +367,22 @@ def _write(memory_dir: str, writes: list[tuple[str, Any]], terms: list[str]) -> 
 
 def ranked(memory_dir: str, text: str, args: Options) -> int:
     """Several words: the knowledge ranked against them (memory.search.rank over the index, both files), best
-    first, each with its score; no gate, since a person asked."""
+    first, each with its score; no gate, since a person asked. An error pasted as the words first brings the
+    entries captured right after that same error ("seen", memory.search.recurrence)."""
     from memory.core import jsonio
     from memory.search import index, rank
 
     corpus = index.load(memory_dir)
+    seen = _seen_before(memory_dir, text, args)
     results = rank.search(corpus, text, limit=args.limit if not args.entry_type else 10 * args.limit)
-    results = [s for s in results if not args.entry_type or s.entry.get("type") == args.entry_type][:args.limit]
+    results = [s for s in results if (not args.entry_type or s.entry.get("type") == args.entry_type)
+               and s.entry.get("key") not in {e["key"] for e in seen}][:max(0, args.limit - len(seen))]
     out = sys.stdout
+    for found in seen:  # recorded right after a failure that printed this line: first, whatever their words
+        if args.json:
+            out.write(render.escape_control(jsonio.dumps(dict(found, seen_before=True))) + "\n")
+        else:
+            out.write(f"  seen  {format_entry(found)}\n\n")
     for scored in results:
         if args.json:
             record = dict(scored.entry, score=round(scored.score, 3))
@@ -384,11 +392,29 @@ def ranked(memory_dir: str, text: str, args: Options) -> int:
             continue
         why = f"  [{', '.join(scored.why)}]" if args.explain else ""
         out.write(f"{scored.score:6.2f}{why}  {format_entry(scored.entry)}\n\n")
-    if results and not args.json:
-        out.write(f"{len(results)} ranked entr{'y' if len(results) == 1 else 'ies'} (both files, latest per key; "
-                  "--exact: only entries holding every word)\n")
-    sys.stderr.write(render.found_notes(corpus.malformed, bool(results)))
-    return FOUND if results else NOTHING
+    if (results or seen) and not args.json:
+        also = f"{len(seen)} recorded right after this error (\"seen\"), " if seen else ""
+        out.write(f"{also}{len(results)} ranked entr{'y' if len(results) == 1 else 'ies'} (both files, latest per "
+                  "key; --exact: only entries holding every word)\n")
+    sys.stderr.write(render.found_notes(corpus.malformed, bool(results or seen)))
+    return FOUND if results or seen else NOTHING
+
+
+def _seen_before(memory_dir: str, text: str, args: Options) -> list[dict]:
+    """The live entries captured right after a failure that printed a line of `text` (an error pasted as the
+    query: memory.search.recurrence), as stored, newest first."""
+    if ":" not in text:
+        return []  # words typed, not a pasted error line (`label: message`): no import, no map (~4 ms)
+    from memory.core import config
+    from memory.search import recurrence
+    from memory.store import store
+
+    found = recurrence.seen(memory_dir, "", text, float(config.load(memory_dir)["action_error_recurrence"]))
+    if not found:
+        return []
+    wanted = [key for key, kind, _, _ in found if not args.entry_type or kind == args.entry_type]
+    by_key = {e.get("key"): e for e in store.latest(store.load(memory_dir).entries) if e.get("key") in wanted}
+    return [by_key[key] for key in wanted if key in by_key][:args.limit]
 
 
 if __name__ == "__main__":

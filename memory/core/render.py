@@ -84,10 +84,13 @@ def format_entry(entry: dict) -> str:
     content = get("content")
     if not isinstance(content, str):  # a forget / pin / unpin line (--history)
         return head
+    errors = get("errors")
+    after = f"\n    recorded after: {strip_control(errors[0])}" if isinstance(errors, list) and errors \
+        and isinstance(errors[0], str) else ""
     if content.isprintable():  # one line, nothing to strip (recall.sh prints thousands of these)
-        return f"{head}\n    {content}"
+        return f"{head}\n    {content}{after}"
     body = "\n".join("    " + strip_control(line) for line in content.splitlines() or [""])
-    return f"{head}\n{body}"
+    return f"{head}\n{body}{after}"
 
 
 def found(entries: list[dict]) -> str:

@@ -160,7 +160,7 @@ def handle(ctx: hookrun.Context) -> str | None:
                 known = {key for key, _ in found}
                 found += [hit for hit in edit_entries(memory_dir, added, settings) if hit[0] not in known]
         else:
-            found = error_entries(memory_dir, fp, str(failure), settings, payload.shell_command(data))
+            found = error_entries(memory_dir, str(failure), settings, payload.shell_command(data))
         cache_put(memory_dir, session, event, fp, found)
     if not found:
         return None
@@ -185,8 +185,7 @@ def file_entries(memory_dir: str, fp: list[int], rels: list[str], settings: dict
             if score >= floor]
 
 
-def error_entries(memory_dir: str, fp: list[int], failure: str, settings: dict,
-                  command: str | None = None) -> list[list[str]]:
+def error_entries(memory_dir: str, failure: str, settings: dict, command: str | None = None) -> list[list[str]]:
     """[key, line] of the entries the error calls for. First those captured right after this same error
     (memory.search.recurrence); then the ranked ones: ranked on what the command ran and the lines that
     report the failure (memory.search.error_text: no paths, numbers or words every failure uses), behind the
@@ -208,24 +207,19 @@ def error_entries(memory_dir: str, fp: list[int], failure: str, settings: dict,
     found = _grounded(memory_dir, error_text.ranking_terms(text), grounding, settings, "error", weighty)
     # never padded with weaker entries: only those within `action_error_follow` of the best one's score
     floor = found[0].score * float(settings["action_error_follow"]) if found else 0.0
-    seen = seen_before(memory_dir, fp, command, output, float(settings["action_error_recurrence"]))
+    seen = seen_before(memory_dir, command, output, float(settings["action_error_recurrence"]))
     known = {key for key, _ in seen}
     return seen + [[str(s.entry.get("key")), _line(s)] for s in found
                    if s.score >= floor and str(s.entry.get("key")) not in known]
 
 
-def seen_before(memory_dir: str, fp: list[int], command: str, output: str, bar: float) -> list[list[str]]:
+def seen_before(memory_dir: str, command: str, output: str, bar: float) -> list[list[str]]:
     """[key, line] of the entries captured right after a failure that printed a line of `output` (or a timeout
     of the same command), newest first, each saying so."""
-    from memory.search import action_paths, recurrence
+    from memory.search import recurrence
 
-    lookups = action_paths.load_saved(memory_dir, fp, with_entries=False)
-    if lookups is not None and not lookups.get("recorded"):
-        return []  # no entry recorded an error: the larger part of the map is not even parsed
-    cues = action_paths.load(memory_dir, fp)
-    found = recurrence.recurring(cues.get("errors") or {}, command, output, bar)
-    chosen = sorted((cues["entries"][i] for i in found), key=lambda e: -e[3])
-    return [[key, line(kind, content, prefix=RECURRENCE_NOTE)] for key, kind, content, _ in chosen]
+    return [[key, line(kind, content, prefix=RECURRENCE_NOTE)]
+            for key, kind, content, _ in recurrence.seen(memory_dir, command, output, bar)]
 
 
 def edit_entries(memory_dir: str, added: str, settings: dict) -> list[list[str]]:

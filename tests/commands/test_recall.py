@@ -360,6 +360,22 @@ def test_several_words_are_ranked_best_first(repo):
     assert recall(repo, "pytest", "ci", "--limit", "0").returncode == 2
 
 
+def test_an_error_pasted_as_the_words_brings_what_was_learned_right_after_it(repo):
+    shell = "Open `make shell` first: the interpreter with the packages lives in the dev container."
+    write(repo, [e(shell, ts=1, errors=["ModuleNotFoundError: No module named 'django'"]),
+                 e("django settings live in posthog/settings", ts=2), e("unrelated note about fonts", ts=3)])
+    pasted = recall(repo, "E   ModuleNotFoundError: No module named 'django'")
+    assert pasted.returncode == 0, pasted.stderr
+    assert pasted.stdout.startswith("  seen  [LEARN] ")  # first, though it shares no word with the error
+    assert f"{shell}\n    recorded after: ModuleNotFoundError: No module named 'django'" in pasted.stdout
+    assert "1 recorded right after this error" in pasted.stdout and "django settings" in pasted.stdout
+    found = [json.loads(x) for x in recall(repo, "ModuleNotFoundError: No module named 'django'", "--json").stdout
+             .splitlines()]
+    assert found[0]["content"] == shell and found[0]["seen_before"] is True and "seen_before" not in found[1]
+    other = recall(repo, "ModuleNotFoundError: No module named 'yaml'").stdout  # another failure: ranked only
+    assert "  seen  " not in other and "recorded right after this error" not in other
+
+
 def test_single_keyword_is_still_a_substring(repo):
     write(repo, [e("TaskGroup requires @Sendable closures")])
     assert recall(repo, "kGroup req", "--exact").returncode == 0  # two words, --exact: both are substrings
