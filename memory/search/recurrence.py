@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import re
 
+NOTE = "(recorded right after this same error) "  # how a hook marks such an entry
 MAX_LINES = 2
 MAX_LINE_CHARS = 200
 # the words tools phrase failures in (besides error_text.REPORTING_WORDS): never what a failure is about
@@ -44,18 +45,26 @@ PHRASING = """
     could would should must may might only within most recent last
 """
 _distinct_cache: list[frozenset[str]] = []
-# compiled at import: only a capture and an error event import this module
-_STATUS = re.compile(r"\s*(?:FAIL|FAILED|PASS)\b")  # a test or file's status, then its name
-_MARK = re.compile(r"\s*[×✕✖✗✘●❯›]\s*")  # a failed test's mark, or a diagnostic's (biome, uv)
-_TEST_NAME = re.compile(r" [>›] |\(\d+(?:\.\d+)?\s*m?s\)\s*$")  # `suite > test`, `test (12 ms)`
 TIMED_OUT = "timed out running: "
 _TIMEOUT_MARK = "~timeout"  # not a word any text tokenizes to
-_FRAMING = re.compile(r"command failed|exit(?:ed|ing)? (?:with )?(?:code|status)|returned non-zero|could not compile|"
-                      r"due to (?:\d+ )?previous errors?|^\s*tests?(?: suites?| files)?:|above exception|"
-                      r"^\s*raise\b|^\s*\d+ (?:failed|passed|errors?)\b|^\s*make(?:\[\d+\])?: \*\*\*|"
-                      r"errors? (?:were|was) (?:emitted|found|reported)|^\s*found \d+ errors?|\btests? failed\b",
-                      re.IGNORECASE)
-_LABEL = re.compile(r"^.*?\b[\w.:]*(?:error|exception)(?:\[\w+\])?:\s*", re.IGNORECASE)
+_compiled: dict[str, re.Pattern[str]] = {}
+
+
+def _pattern(name: str) -> re.Pattern[str]:
+    """The line patterns, compiled on first use: the prompt hook imports this module for NOTE alone."""
+    if not _compiled:
+        _compiled.update(
+            status=re.compile(r"\s*(?:FAIL|FAILED|PASS)\b"),  # a test or file's status, then its name
+            mark=re.compile(r"\s*[×✕✖✗✘●❯›]\s*"),  # a failed test's mark, or a diagnostic's (biome, uv)
+            test_name=re.compile(r" [>›] |\(\d+(?:\.\d+)?\s*m?s\)\s*$"),  # `suite > test`, `test (12 ms)`
+            framing=re.compile(
+                r"command failed|exit(?:ed|ing)? (?:with )?(?:code|status)|returned non-zero|could not compile|"
+                r"due to (?:\d+ )?previous errors?|^\s*tests?(?: suites?| files)?:|above exception|"
+                r"^\s*raise\b|^\s*\d+ (?:failed|passed|errors?)\b|^\s*make(?:\[\d+\])?: \*\*\*|"
+                r"errors? (?:were|was) (?:emitted|found|reported)|^\s*found \d+ errors?|\btests? failed\b",
+                re.IGNORECASE),
+            label=re.compile(r"^.*?\b[\w.:]*(?:error|exception)(?:\[\w+\])?:\s*", re.IGNORECASE))
+    return _compiled[name]
 
 
 def _not_distinctive() -> frozenset[str]:
@@ -130,16 +139,16 @@ def statement(line: str) -> tuple[str, bool] | None:
     `FAILED x - …`, a diagnostic's `× …`), or the whole line; None for a line that only frames a failure: which
     test or file failed (`FAIL a.test.ts`, `× form > renders (12 ms)`), that a command or build failed
     (`Command failed with exit code 1`, `could not compile`), a run's totals, a chained traceback's joint."""
-    if _FRAMING.search(line):
+    if _pattern("framing").search(line):
         return None
-    status = _STATUS.match(line)
+    status = _pattern("status").match(line)
     if status:
         rest = line[status.end():]
         return (rest.split(" - ", 1)[1], True) if " - " in rest else None
-    mark = _MARK.match(line)
+    mark = _pattern("mark").match(line)
     if mark:
-        return None if _TEST_NAME.search(line) else (line[mark.end():], True)
-    label = _LABEL.search(line)
+        return None if _pattern("test_name").search(line) else (line[mark.end():], True)
+    label = _pattern("label").search(line)
     return (line[label.end():], True) if label else (line, False)
 
 

@@ -32,7 +32,6 @@ if TYPE_CHECKING:
 HOOK = "action_context"
 FILE_HEADING = "## Knowledge about this file"
 ERROR_HEADING = "## Knowledge about this error"
-RECURRENCE_NOTE = "(recorded right after this same error) "
 ERROR_QUERY_CHARS = 4000  # the command and the end of its output: where the error is
 CACHE_KEEP_SECONDS = 86400
 # raw stdin bytes without which an event can't be ours: a file tool's path, a patch, a failed call
@@ -218,7 +217,7 @@ def seen_before(memory_dir: str, command: str, output: str, bar: float) -> list[
     of the same command), newest first, each saying so."""
     from memory.search import recurrence
 
-    return [[key, line(kind, content, prefix=RECURRENCE_NOTE)]
+    return [[key, line(kind, content, prefix=recurrence.NOTE)]
             for key, kind, content, _ in recurrence.seen(memory_dir, command, output, bar)]
 
 

@@ -14,7 +14,7 @@ import time
 
 from memory.core import config, layout, paths, render
 from memory.runtimes import hookrun, payload
-from memory.search import index, rank
+from memory.search import index, rank, recurrence
 from memory.surface import injected
 
 HOOK = "prompt_recall"
@@ -84,6 +84,17 @@ def choose(memory_dir: str, ranked: list[rank.Scored], prompt: str, semantic_on:
     return [by_key[k] for k in keys if k in by_key]
 
 
+def seen_before(memory_dir: str, prompt: str, settings: dict) -> list[dict]:
+    """The entries captured right after a failure that printed a line the prompt holds (an error pasted into
+    it: memory.search.recurrence), newest first, marked `seen_before`; [] at once for a prompt without a
+    `label: message` line."""
+    if ":" not in prompt:
+        return []
+    return [{"key": key, "type": kind, "content": content, "ts": ts, "seen_before": True}
+            for key, kind, content, ts in recurrence.seen(memory_dir, "", prompt,
+                                                          float(settings["action_error_recurrence"]))]
+
+
 def relevant_block(found: list[dict], budget: int, entry_chars: int) -> tuple[str, list[dict]]:
     """The block for the ranked entries within `budget` characters (the best first; the last dropped
     while it does not fit), and the entries it shows; ('', []) when nothing fits."""
@@ -94,7 +105,9 @@ def relevant_block(found: list[dict], budget: int, entry_chars: int) -> tuple[st
         for e in entries:
             kind = render.label(str(e.get("type", "")))
             bead = f", {render.one_line(str(e['bead']), 30)}" if e.get("bead") else ""
-            lines.append(f"  [{kind}, {age(e.get('ts'))}{bead}] {render.one_line(str(e.get('content', '')), chars)}")
+            text = render.one_line(str(e.get("content", "")), chars)
+            note = recurrence.NOTE if e.get("seen_before") else ""
+            lines.append(f"  [{kind}, {age(e.get('ts'))}{bead}] {note}{text}")
         text = "\n".join(lines)
         if len(text) <= budget:
             return text, entries
@@ -124,7 +137,9 @@ def handle(ctx: hookrun.Context) -> str | None:
         index.build_in_background(ctx.memory_dir)
     ranked = rank.search(corpus, prompt, limit=max(4 * limit, 20) + min(len(given), 50))
     chosen = choose(ctx.memory_dir, ranked, prompt, settings["semantic"], gate_params(settings))
-    found = [e for e in chosen if e.get("key") not in given][:limit]
+    seen = seen_before(ctx.memory_dir, prompt, settings)  # an error pasted into the prompt
+    known = {e["key"] for e in seen}
+    found = [e for e in seen + [e for e in chosen if e.get("key") not in known] if e.get("key") not in given][:limit]
     budget = config.budget_chars(settings["prompt_budget_tokens"])
     text, shown = relevant_block(found, budget, settings["entry_chars"])
     if not text:

@@ -72,6 +72,19 @@ def test_prompts_that_ask_nothing_are_skipped(seeded_repo, prompt):
     assert ask(seeded_repo, prompt, session=f"s-{prompt}").stdout == b""
 
 
+def test_an_error_pasted_into_the_prompt_brings_what_was_learned_right_after_it(repo):
+    seed(repo)
+    shell = "Open `make shell` first: the interpreter with the packages lives in the dev container."
+    store.append(str(repo / ".beads" / "memory"), [entry.build(
+        shell, "BD-9", "orchestrator", ts=1_600_000_100, errors=["ModuleNotFoundError: No module named 'django'"])])
+    prompt = "pytest fails with this, why?\nE   ModuleNotFoundError: No module named 'django'"
+    text = context(ask(repo, prompt))
+    assert f"] (recorded right after this same error) {shell}" in text  # no word of it is in the prompt
+    assert ask(repo, prompt).stdout == b""  # given once per session
+    other = ask(repo, "pytest fails with this, why?\nE   ModuleNotFoundError: No module named 'yaml'", session="s-2")
+    assert shell not in (context(other) if other.stdout else "")
+
+
 def test_no_entry_twice_in_one_session(repo):
     seed(repo)
     first = context(ask(repo, "add an alembic migration for refunds"))
