@@ -406,10 +406,10 @@ def _seen_before(memory_dir: str, text: str, args: Options) -> list[dict]:
     if ":" not in text:
         return []  # words typed, not a pasted error line (`label: message`): no import, no map (~4 ms)
     from memory.core import config
-    from memory.search import recurrence
+    from memory.search import action_paths
     from memory.store import store
 
-    found = recurrence.seen(memory_dir, "", text, float(config.load(memory_dir)["action_error_recurrence"]))
+    found = action_paths.seen_before(memory_dir, "", text, float(config.load(memory_dir)["action_error_recurrence"]))
     if not found:
         return []
     wanted = [key for key, kind, _, _ in found if not args.entry_type or kind == args.entry_type]

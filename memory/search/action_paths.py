@@ -228,6 +228,25 @@ def load(memory_dir: str, fp: list[int]) -> dict:
     return cues
 
 
+def seen_before(memory_dir: str, command: str, output: str, bar: float) -> list[tuple[str, str, str, float]]:
+    """The live entries (key, type, content, ts) captured right after a failure that printed a line of `output`
+    again (or a timeout of the same `command`; memory.search.recurrence), newest first; the map's look-ups alone
+    say when no entry recorded an error."""
+    from memory.search import error_text, recurrence
+
+    if not error_text.failure_lines(output) and not error_text.timed_out(output):
+        return []  # nothing that could be a recorded line: the map is not even opened
+    fp = fingerprint(memory_dir)
+    if fp is None:
+        return []
+    lookups = load_saved(memory_dir, fp, with_entries=False)
+    if lookups is not None and not lookups.get("recorded"):
+        return []  # the larger part of the map is not even parsed
+    cues = load(memory_dir, fp)
+    found = recurrence.recurring(cues.get("errors") or {}, command, output, bar)
+    return sorted((tuple(cues["entries"][i]) for i in found), key=lambda e: -e[3])
+
+
 def relative(file_path: str, root: str) -> str:
     """`file_path` relative to the project `root` when inside it, lowercased, with / separators."""
     path = file_path.replace("\\", "/")

@@ -12,7 +12,8 @@ later failure that prints one of those lines again gets the entry, whatever word
     recorded(entry)              the terms of each line recorded on an entry
     recurring(by_entry, command, output, bar)   which entries recorded a line that this failure prints again
     recurs(recorded, printed, bar)  whether a printed line is a recorded one again
-    seen(memory_dir, command, output, bar)   those entries of the knowledge (action time, recall.sh)
+
+The knowledge's entries that recorded such a line: memory.search.action_paths.seen_before (its cue map).
 
 A printed line is a recorded one again when it holds every distinctive word of the recorded line and their
 terms overlap by at least `bar` (Jaccard): what varies between runs (a test's name, a location) may differ,
@@ -182,21 +183,3 @@ def recurring(by_entry: dict[int, list[list[str]]], command: str, output: str, b
     return [i for i, lines in by_entry.items()
             if any(recurs(set(terms), seen, bar) for terms in lines for seen in printed)]
 
-
-def seen(memory_dir: str, command: str, output: str, bar: float) -> list[tuple[str, str, str, float]]:
-    """The live entries (key, type, content, ts) captured right after a failure that printed a line of `output`
-    again (or a timeout of the same `command`), newest first; from the derived cue map
-    (memory.search.action_paths), whose look-ups alone say when no entry recorded an error."""
-    from memory.search import action_paths, error_text
-
-    if not error_text.failure_lines(output) and not error_text.timed_out(output):
-        return []  # nothing that could be a recorded line: the map is not even opened
-    fp = action_paths.fingerprint(memory_dir)
-    if fp is None:
-        return []
-    lookups = action_paths.load_saved(memory_dir, fp, with_entries=False)
-    if lookups is not None and not lookups.get("recorded"):
-        return []  # the larger part of the map is not even parsed
-    cues = action_paths.load(memory_dir, fp)
-    found = recurring(cues.get("errors") or {}, command, output, bar)
-    return sorted((tuple(cues["entries"][i]) for i in found), key=lambda e: -e[3])

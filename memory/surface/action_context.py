@@ -215,10 +215,10 @@ def error_entries(memory_dir: str, failure: str, settings: dict, command: str | 
 def seen_before(memory_dir: str, command: str, output: str, bar: float) -> list[list[str]]:
     """[key, line] of the entries captured right after a failure that printed a line of `output` (or a timeout
     of the same command), newest first, each saying so."""
-    from memory.search import recurrence
+    from memory.search import action_paths, recurrence
 
     return [[key, line(kind, content, prefix=recurrence.NOTE)]
-            for key, kind, content, _ in recurrence.seen(memory_dir, command, output, bar)]
+            for key, kind, content, _ in action_paths.seen_before(memory_dir, command, output, bar)]
 
 
 def edit_entries(memory_dir: str, added: str, settings: dict) -> list[list[str]]:

@@ -90,8 +90,10 @@ def seen_before(memory_dir: str, prompt: str, settings: dict) -> list[dict]:
     `label: message` line."""
     if ":" not in prompt:
         return []
+    from memory.search import action_paths
+
     return [{"key": key, "type": kind, "content": content, "ts": ts, "seen_before": True}
-            for key, kind, content, ts in recurrence.seen(memory_dir, "", prompt,
+            for key, kind, content, ts in action_paths.seen_before(memory_dir, "", prompt,
                                                           float(settings["action_error_recurrence"]))]
 
 
