@@ -1,5 +1,6 @@
 """Showing a plan (--dry-run's diff) and applying it: every change written, or none (the undo journal puts back
-what a failed run already wrote), settings backups kept, and the folders an uninstall emptied removed."""
+what a failed run already wrote), settings backups kept; around an uninstall, parked captures settled into
+the knowledge first and the folders it emptied removed after."""
 from __future__ import annotations
 
 import difflib
@@ -133,3 +134,20 @@ def remove_empty_dirs(target: str) -> None:
             leftovers = [n for n in os.listdir(path) if n != "__pycache__"]
             if not leftovers:
                 shutil.rmtree(path, ignore_errors=True)
+
+
+def settle_memory(memory_dir: str) -> str | None:
+    """Before an uninstall that keeps the knowledge: captures parked while the lock was busy, an unfinished
+    rotation, a torn last line are settled into the knowledge files now; no hook will do it later. A note
+    when that could not be done (the parked files stay, ignored, in the memory folder)."""
+    from memory.core import locking
+    from memory.store import store
+
+    if not os.path.isfile(store.path(memory_dir)) or os.path.islink(store.path(memory_dir)):
+        return None
+    try:
+        with locking.exclusive(store.path(memory_dir, store.LOCK), timeout=5.0):
+            store.recover(memory_dir)
+    except (OSError, locking.LockTimeout) as exc:
+        return f"install.sh: note: could not settle parked captures in {memory_dir} ({exc})"
+    return None

@@ -1,4 +1,5 @@
-"""The install.sh command line: plan (plan.py), apply (apply.py), set up the virtualenv, prove the hooks answer.
+"""The install.sh command line: resolve the target, plan (plan.py), apply (apply.py), set up the virtualenv,
+report and prove the hooks answer (outcome.py).
 
 Exit status: 0 done, 1 installed but the self-check failed, 2 usage error or a file we must not touch (nothing
 written), 3 any other error.
@@ -6,23 +7,20 @@ written), 3 any other error.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
 import sys
-import time
 
 from memory import TYPE_CHECKING
 from memory.core import paths
 from memory.install import bundle, plan
-from memory.install.apply import apply, remove_empty_dirs, show_diff
+from memory.install.apply import apply, remove_empty_dirs, settle_memory, show_diff
+from memory.install.outcome import report, self_check
 from memory.runtimes import registration
-from memory.runtimes.registration import CLAUDE_SETTINGS, CURSOR_HOOKS, INSTALL_DIR, SettingsError
+from memory.runtimes.registration import INSTALL_DIR, SettingsError
 
 if TYPE_CHECKING:
     from typing import TextIO
-
-    from memory.install.change import Change
 
 PIP_TIMEOUT = 600
 VENV = os.path.join(INSTALL_DIR, ".venv")
@@ -94,63 +92,6 @@ def setup_venv(target: str, out: TextIO) -> str:
     return f"{os.path.relpath(python, target)} ({state})"
 
 
-def _run_command(command: str, payload: dict, env: dict, cwd: str) -> tuple[int, str, float]:
-    import subprocess
-
-    start = time.perf_counter()
-    try:
-        proc = subprocess.run(["/bin/sh", "-c", command], input=json.dumps(payload), cwd=cwd, env=env,
-                              capture_output=True, text=True, timeout=60)
-    except subprocess.TimeoutExpired:
-        return -1, "(timed out after 60 s)", (time.perf_counter() - start) * 1000
-    return proc.returncode, proc.stdout, (time.perf_counter() - start) * 1000
-
-
-def self_check(target: str, cursor: bool) -> tuple[bool, list[str]]:
-    """Run the installed hooks exactly as registered, on a scratch copy of the knowledge."""
-    import tempfile  # only the self-check uses it
-
-    lines, ok = [], True
-    scratch = tempfile.mkdtemp(prefix="memory-hooks-selfcheck-")
-    try:
-        memory = os.path.join(scratch, "memory")
-        os.makedirs(memory)
-        src = os.path.join(target, plan.KNOWLEDGE)
-        if os.path.exists(src):
-            shutil.copy(src, os.path.join(memory, "knowledge.jsonl"))
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE", "CURSOR"))}
-        env.update(CLAUDE_PROJECT_DIR=target, MEMORY_HOOKS_DIR=memory)
-        marker = f"memory-hooks self-check {os.getpid()} passed"
-        bd = {"session_id": "self-check", "cwd": target, "hook_event_name": "PostToolUse", "tool_name": "Bash",
-              "tool_input": {"command": f'bd comment SELF-CHECK "LEARNED: {marker}"'},
-              "tool_response": {"stdout": "", "stderr": "", "interrupted": False}, "tool_use_id": "self-check"}
-        start = {"session_id": "self-check", "cwd": target, "hook_event_name": "SessionStart", "source": "startup"}
-        rc, _, capture_ms = _run_command(registration.claude_command("memory_capture"), bd, env, target)
-        rc2, out, start_ms = _run_command(registration.claude_command("session_start"), start, env, target)
-        try:
-            context = json.loads(out)["hookSpecificOutput"]["additionalContext"]
-        except (ValueError, KeyError, TypeError):
-            context = ""
-        good = rc == 0 and rc2 == 0 and marker in context
-        ok &= good
-        lines.append(f"Claude Code: capture {capture_ms:.0f} ms, session start {start_ms:.0f} ms — "
-                     + ("answered" if good else f"FAILED (exit {rc}/{rc2}, output {out[:200]!r})"))
-        if cursor:
-            env_c = dict(env, CURSOR_PROJECT_DIR=target, CURSOR_VERSION="self-check")
-            cstart = {"conversation_id": "self-check", "session_id": "self-check", "hook_event_name": "sessionStart",
-                      "cursor_version": "self-check", "workspace_roots": [target]}
-            rc3, out3, ms = _run_command(registration.cursor_command("session_start"), cstart, env_c, target)
-            try:
-                good = rc3 == 0 and marker in json.loads(out3)["additional_context"]
-            except (ValueError, KeyError, TypeError):
-                good = False
-            ok &= good
-            lines.append(f"Cursor: session start {ms:.0f} ms — " + ("answered" if good else f"FAILED ({out3[:200]!r})"))
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
-    return ok, lines
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="install.sh",
@@ -197,23 +138,6 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # a bug of ours still ends in one line and the documented code, not a traceback
         print(f"install.sh: unexpected {type(exc).__name__}: {exc} (please report it)", file=sys.stderr)
         return EXIT_ERROR
-
-
-def settle_memory(memory_dir: str) -> str | None:
-    """Before an uninstall that keeps the knowledge: captures parked while the lock was busy, an unfinished
-    rotation, a torn last line are settled into the knowledge files now; no hook will do it later. A note
-    when that could not be done (the parked files stay, ignored, in the memory folder)."""
-    from memory.core import locking
-    from memory.store import store
-
-    if not os.path.isfile(store.path(memory_dir)) or os.path.islink(store.path(memory_dir)):
-        return None
-    try:
-        with locking.exclusive(store.path(memory_dir, store.LOCK), timeout=5.0):
-            store.recover(memory_dir)
-    except (OSError, locking.LockTimeout) as exc:
-        return f"install.sh: note: could not settle parked captures in {memory_dir} ({exc})"
-    return None
 
 
 def _run(args: argparse.Namespace, out: TextIO) -> int:
@@ -280,43 +204,6 @@ def install_semantic(target: str, no_venv: bool) -> tuple[bool, str]:
         return False, "not installed: it needs the hooks' virtualenv (run without --no-venv)"
     ok, message = semantic.install(python)
     return ok, ("installed and checked: " if ok else "FAILED: ") + message
-
-
-def report(out: TextIO, target: str, main_checkout: str | None, in_git: bool, changes: list[Change],
-           venv: str, plugin: bool, cursor: bool) -> None:
-    changed = [c for c in changes if c.changed]
-    out.write(f"memory-hooks installed into {target}" + ("" if changed else " (already up to date)") + "\n")
-    if main_checkout:
-        out.write(f"  note: this is a worktree; knowledge is stored in the main checkout {main_checkout}\n")
-    out.write(f"  code         {INSTALL_DIR}/ ({len(bundle.code_files())} files)\n")
-    out.write(f"  recall       {plan.RECALL}\n")
-    if main_checkout:
-        knowledge = os.path.join(main_checkout, plan.KNOWLEDGE)
-        out.write(f"  knowledge    {knowledge} (captures land there; commit it there: teammates get it through git)\n")
-    elif in_git:
-        out.write(f"  knowledge    {plan.KNOWLEDGE} (commit it: teammates get it through git)\n")
-    else:
-        out.write(f"  knowledge    {plan.KNOWLEDGE}\n")
-    out.write(f"  interpreter  {venv}\n")
-    for label, files, _, _ in registration.RUNTIMES:  # every runtime's file install.sh writes
-        rel = files[0]
-        events = registration.registered_events(registration.read_config(os.path.join(target, rel)))
-        if rel == CLAUDE_SETTINGS:
-            if plugin:
-                out.write(f"  {label:<12} the memory-hooks plugin is enabled: hooks not registered again in "
-                          "settings.json\n")
-            else:
-                out.write(f"  {label:<12} {rel}: {', '.join(f'{e}[{m}]' if m else e for e, m in events)}\n")
-        elif events or (cursor and rel == CURSOR_HOOKS):
-            out.write(f"  {label:<12} {rel}: {', '.join(e for e, _ in events)}\n")
-    backups = [c.label + plan.BACKUP_SUFFIX for c in changed if c.config and c.before not in (None, c.after)]
-    if backups:
-        out.write(f"  backups      {', '.join(backups)}\n")
-    if in_git:
-        memory_root = main_checkout or target
-        if paths.git_lines(["check-ignore", plan.KNOWLEDGE], memory_root, 30.0):  # prints it when ignored
-            shown = os.path.join(main_checkout, plan.KNOWLEDGE) if main_checkout else plan.KNOWLEDGE
-            out.write(f"  WARNING      {shown} is gitignored here: teammates will not get the knowledge\n")
 
 
 def cli() -> None:

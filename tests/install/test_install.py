@@ -215,12 +215,6 @@ def test_plugin_manifest_and_hooks_json_are_valid():
         assert (ROOT / script).exists(), script
 
 
-def test_knowledge_gitignored_by_an_old_installer_is_warned_about(repo):
-    (repo / ".gitignore").write_text(".beads/\n")
-    out = install(repo, "--no-venv", "--no-self-check").stdout
-    assert "WARNING" in out and "gitignored" in out
-
-
 def test_usage_errors(repo):
     assert install(repo, "--purge", check=False).returncode == 2
     assert install(repo, "--bogus", check=False).returncode == 2
@@ -744,13 +738,6 @@ def test_teammate_hint_without_a_known_source_says_where_to_look(repo, tmp_path)
     context = _session_start_context(repo)
     assert "the memory-hooks repository your team installed from; see .claude/hooks/memory-hooks/install.json" \
         in context
-
-
-def test_non_git_folder_report_says_nothing_about_committing(tmp_path):
-    folder = tmp_path / "plain"
-    folder.mkdir()
-    out = install(folder, "--no-venv").stdout
-    assert "knowledge    .beads/memory/knowledge.jsonl\n" in out and "commit" not in out and "FAILED" not in out
 
 
 def test_worktree_install_covers_the_main_checkout(repo):

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import CLAUDE, HARNESS, ROOT, knowledge, make_repo, source_copy
+from helpers import CLAUDE, HARNESS, INSTALL, ROOT, knowledge, make_repo, source_copy
 from helpers import claude_run as run
 from helpers import claude_scenario as scenario
 from memory import __version__
@@ -74,7 +74,7 @@ def test_marketplace_add_install_then_the_plugin_captures_and_surfaces(tmp_path)
     assert not (project / ".beads" / "memory" / "errors.log").exists()
 
     # install.sh as well: both copies registered, one answers (the plugin's session start stays quiet)
-    proc = subprocess.run([str(ROOT / "install.sh"), "--no-venv", "--no-self-check", str(project)],
+    proc = subprocess.run([INSTALL, "--no-venv", "--no-self-check", str(project)],
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     requests = session(tmp_path, project, config, "both-recall", "BOTH-RECALL: what do we know?", [

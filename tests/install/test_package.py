@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import ROOT, assert_protocol, bash_payload, clean_env, knowledge, make_repo, source_copy
+from helpers import INSTALL, ROOT, assert_protocol, bash_payload, clean_env, knowledge, make_repo, source_copy
 from memory import __version__
 from memory.commands import console
 from memory.runtimes import registration
@@ -122,7 +122,7 @@ def test_wheel_installs_into_a_repository_like_install_sh(wheel_venv, tmp_path):
     by_wheel, by_script = make_repo(tmp_path / "by-wheel"), make_repo(tmp_path / "by-script")
     proc = _memory_hooks(wheel_venv, "install", ".", "--no-venv", "--no-self-check", cwd=by_wheel)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    script = subprocess.run([str(ROOT / "install.sh"), "--no-venv", "--no-self-check", str(by_script)],
+    script = subprocess.run([INSTALL, "--no-venv", "--no-self-check", str(by_script)],
                             capture_output=True, text=True, env=clean_env())
     assert script.returncode == 0, script.stderr
     wheel_tree, script_tree = _tree(by_wheel), _tree(by_script)

@@ -6,10 +6,9 @@ import subprocess
 
 import pytest
 
-from helpers import ROOT, bash_payload, clean_env, copy_tree, git, run_hook
+from helpers import INSTALL, ROOT, bash_payload, clean_env, copy_tree, git, run_hook
 from memory.store import entry, inbox, store
 
-INSTALL = str(ROOT / "install.sh")
 DOCTOR = str(ROOT / "bin" / "memory-doctor")
 
 

@@ -7,11 +7,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from helpers import ROOT, bash_payload, clean_env, copy_tree, git, run_hook
+from helpers import INSTALL, ROOT, bash_payload, clean_env, copy_tree, git, run_hook
 from memory.store import gitmerge, inbox, merge, store
 
 DRIVER = str(ROOT / "bin" / "memory-merge")
-INSTALL = str(ROOT / "install.sh")
 
 
 def line(key, ts, cid=None, **kw):
