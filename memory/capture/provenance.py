@@ -2,7 +2,8 @@
 
 - `files`: the files it had read or edited (project-relative, most recent first); memory.search.action_paths
   uses them: an entry captured while the session worked on a file is about that file.
-- `errors`: the error lines of the last command that failed among its last ERROR_WINDOW tool calls
+- `errors`: the error lines of the last command among its last ERROR_WINDOW tool calls that failed naming
+  something
   (memory.search.recurrence.signature: cleaned of paths and numbers); when a later failure prints one of them
   again, the entry is given (memory.search.recurrence).
 
@@ -43,7 +44,9 @@ def _errors(reader: handoff.Reader) -> list[str] | None:
     for tool_id in reversed(reader.order[-ERROR_WINDOW:]):
         name, args = reader.tools[tool_id]
         if tool_id in reader.errors and name in SHELL_TOOLS and isinstance(args.get("command"), str):
-            return recurrence.signature(args["command"], reader.errors[tool_id]) or None
+            lines = recurrence.signature(args["command"], reader.errors[tool_id])
+            if lines:  # a failure that names nothing (`grep` finding nothing) does not hide the one before it
+                return lines
     return None
 
 

@@ -402,16 +402,14 @@ def ranked(memory_dir: str, text: str, args: Options) -> int:
 
 def _seen_before(memory_dir: str, text: str, args: Options) -> list[dict]:
     """The live entries captured right after a failure that printed a line of `text` (an error pasted as the
-    query: memory.search.recurrence), as stored, newest first."""
-    if ":" not in text:
-        return []  # words typed, not a pasted error line (`label: message`): no import, no map (~4 ms)
-    from memory.core import config
+    query: memory.search.action_paths.seen_in_text), as stored, newest first."""
     from memory.search import action_paths
-    from memory.store import store
 
-    found = action_paths.seen_before(memory_dir, "", text, float(config.load(memory_dir)["action_error_recurrence"]))
+    found = action_paths.seen_in_text(memory_dir, text, rebuild=True)
     if not found:
         return []
+    from memory.store import store
+
     wanted = [key for key, kind, _, _ in found if not args.entry_type or kind == args.entry_type]
     by_key = {e.get("key"): e for e in store.latest(store.load(memory_dir).entries) if e.get("key") in wanted}
     return [by_key[key] for key in wanted if key in by_key][:args.limit]

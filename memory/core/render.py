@@ -85,8 +85,8 @@ def format_entry(entry: dict) -> str:
     if not isinstance(content, str):  # a forget / pin / unpin line (--history)
         return head
     errors = get("errors")
-    after = f"\n    recorded after: {strip_control(errors[0])}" if isinstance(errors, list) and errors \
-        and isinstance(errors[0], str) else ""
+    first = next((x for x in errors if isinstance(x, str) and x.strip()), "") if isinstance(errors, list) else ""
+    after = f"\n    recorded after: {strip_control(first)}" if first else ""
     if content.isprintable():  # one line, nothing to strip (recall.sh prints thousands of these)
         return f"{head}\n    {content}{after}"
     body = "\n".join("    " + strip_control(line) for line in content.splitlines() or [""])

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from typing import Callable
 
 VERSION = 3
-_BULK = ("entries", "errors")  # saved after the look-ups: only a full load parses them
+_BULK = ("entries", "errors")  # saved with the texts, after the look-ups: only a full load parses them
 MAX_CONTENT = 2048
 _patterns: dict[str, Pattern[str]] = {}
 
@@ -167,13 +167,13 @@ def build(entries: list[dict]) -> dict:
             by_ext.setdefault(ext, []).append(i)
         for word in cues["words"]:
             by_word.setdefault(word, []).append(i)
-        recorded = recurrence.recorded(e)
+        recorded = recurrence.recorded_terms(e)
         if recorded:
             errors[i] = recorded
     common = _common(len(kept))
     by_word = {word: holders for word, holders in by_word.items() if len(holders) <= common}  # never counted
     return {"v": VERSION, "n": len(kept), "entries": kept, "names": by_name, "exts": by_ext, "words": by_word,
-            "errors": errors, "recorded": len(errors)}
+            "errors": errors, "with_errors": len(errors)}
 
 
 def _common(n: int) -> float:
@@ -228,23 +228,39 @@ def load(memory_dir: str, fp: list[int]) -> dict:
     return cues
 
 
-def seen_before(memory_dir: str, command: str, output: str, bar: float) -> list[tuple[str, str, str, float]]:
+def seen_before(memory_dir: str, command: str, output: str, bar: float,
+                rebuild: bool = True) -> list[tuple[str, str, str, float]]:
     """The live entries (key, type, content, ts) captured right after a failure that printed a line of `output`
-    again (or a timeout of the same `command`; memory.search.recurrence), newest first; the map's look-ups alone
-    say when no entry recorded an error."""
+    again (or a timeout of the same `command`; memory.search.recurrence), newest first. The map's look-ups alone
+    say when no entry recorded an error; without `rebuild`, a map older than the knowledge answers nothing
+    (the next file or error event rebuilds it) rather than being rebuilt here."""
     from memory.search import error_text, recurrence
 
-    if not error_text.failure_lines(output) and not error_text.timed_out(output):
+    if not error_text.failure_lines(output, limit=recurrence.SCAN_LINES) and not error_text.timed_out(output):
         return []  # nothing that could be a recorded line: the map is not even opened
     fp = fingerprint(memory_dir)
     if fp is None:
         return []
     lookups = load_saved(memory_dir, fp, with_entries=False)
-    if lookups is not None and not lookups.get("recorded"):
+    if lookups is None and not rebuild or lookups is not None and not lookups.get("with_errors"):
         return []  # the larger part of the map is not even parsed
     cues = load(memory_dir, fp)
     found = recurrence.recurring(cues.get("errors") or {}, command, output, bar)
     return sorted((tuple(cues["entries"][i]) for i in found), key=lambda e: -e[3])
+
+
+def seen_in_text(memory_dir: str, text: str, bar: float | None = None,
+                 rebuild: bool = False) -> list[tuple[str, str, str, float]]:
+    """seen_before for an error a person pasted (a prompt, a recall.sh query): only a text holding a `label:
+    message` shape (a `:`) is looked at, and by default only a current map (a prompt never waits for a
+    rebuild; recall.sh, asked by a person, may). `bar`: config.json's `action_error_recurrence` when not given."""
+    if ":" not in text:
+        return []
+    if bar is None:
+        from memory.core import config
+
+        bar = float(config.load(memory_dir)["action_error_recurrence"])
+    return seen_before(memory_dir, "", text, bar, rebuild=rebuild)
 
 
 def relative(file_path: str, root: str) -> str:

@@ -44,7 +44,8 @@ IDENTIFIERS: tuple[tuple[str, str], ...] = (
     # Python's: the import does not resolve in the interpreter that ran, most often not the project's environment
     ("no module named", "import venv virtualenv activate"),
     # a C toolchain missing: rustc's linker, cgo's compiler, a build script's cc
-    ("linker `cc` not found", "c compiler gcc build-essential"), ("c compiler", "gcc build-essential"),
+    # (" c compiler": a word, not `protoc compiler`)
+    ("linker `cc` not found", "c compiler gcc build-essential"), (" c compiler", "gcc build-essential"),
 )
 _TIMESTAMP = re.compile(r"\b(\d{4}-\d\d-\d\d)[T ](\d\d):(\d\d)(?::(\d\d))?")
 _PLAIN_WORD = re.compile(r"[a-z0-9][a-z0-9+-]*")

@@ -44,7 +44,8 @@ _NOISE = re.compile(
 # a file's path (with :line:col), or an absolute one: where, not what (a module path like `@scope/pkg/enums`
 # has no extension and stays: it names what is missing)
 _FILE_PATH = re.compile(r"(?<![\w@])(?:[\w@.+-]*/)+[\w@+-][\w@.+-]*\.[A-Za-z]\w{0,5}\b(?::\d+)*"
-                        r"|(?<![\w@.])/[\w@.+-]+(?:/[\w@.+-]*)+")
+                        r"|(?<![\w@.])/[\w@.+-]+(?:/[\w@.+-]*)+"
+                        r"|\b[A-Za-z]:\\[\w@.+ -]*(?:\\[\w@.+-]+)+")  # C:\Users\alice\app\x.py
 _URL = re.compile(r"\b[a-z]+://\S+|\b(?:[\w-]+\.)+(?:com|org|net|io|dev)\b", re.IGNORECASE)  # a link, a host
 # timestamps, numbers (with a unit), hashes
 _NUMBERISH = re.compile(r"\b\d{4}-\d\d-\d\d[T ][\d:.]+Z?|\b\d+(?:[.:]\d+)*(?:ms|s|m|h)?\b"
@@ -75,9 +76,9 @@ def timed_out(output: str) -> bool:
     return bool(_TIMED_OUT.match(output.lstrip()[:100]))
 
 
-def failure_lines(output: str) -> list[str]:
-    """Only the lines of `output` that report a failure (at most MAX_LINES, first first)."""
-    return [line[:MAX_LINE_CHARS] for line in _scan(output)[0][:MAX_LINES]]
+def failure_lines(output: str, limit: int = MAX_LINES) -> list[str]:
+    """Only the lines of `output` that report a failure (at most `limit`, first first)."""
+    return [line[:MAX_LINE_CHARS] for line in _scan(output)[0][:limit]]
 
 
 def _scan(output: str) -> tuple[list[str], list[str]]:
@@ -106,11 +107,13 @@ def clean(line: str, names: bool = False) -> str:
 
 
 def _name(path: re.Match[str]) -> str:
-    """A path's last name, unless it is a location (`a.ts:12:5`, `a.ts(12,5)`): where, not what."""
+    """A path's file name (`.env`, `conf.d`, `config.yaml`), unless the path is a location (`a.ts:12:5`,
+    `a.ts(12,5)`: where, not what); a folder leaves nothing (`/home/alice`: never a user's name)."""
     text, after = path.group(0), path.string[path.end():path.end() + 2]
-    if re.search(r":\d", text) or re.match(r"\(\d", after):
+    name = text.rstrip("/\\").replace("\\", "/").rsplit("/", 1)[-1]
+    if re.search(r":\d", text) or re.match(r"\(\d", after) or text.endswith(("/", "\\")) or "." not in name:
         return " "
-    return text.rstrip("/").rsplit("/", 1)[-1]
+    return name
 
 
 def command_words(command: str) -> str:

@@ -9,7 +9,7 @@ later failure that prints one of those lines again gets the entry, whatever word
                                  cleaned of numbers, hashes and folders (a path leaves its name), that hold a
                                  distinctive word; at most MAX_LINES
     line_terms(line)             a line as the terms it is compared on
-    recorded(entry)              the terms of each line recorded on an entry
+    recorded_terms(entry)        the terms of each line recorded on an entry
     recurring(by_entry, command, output, bar)   which entries recorded a line that this failure prints again
     recurs(recorded, printed, bar)  whether a printed line is a recorded one again
 
@@ -27,8 +27,9 @@ from __future__ import annotations
 
 import re
 
-NOTE = "(recorded right after this same error) "  # how a hook marks such an entry
+MARK = "(recorded right after this same error) "  # how a hook marks such an entry
 MAX_LINES = 2
+SCAN_LINES = 60  # failure lines looked at: a long run prints many framing lines before the message
 MAX_LINE_CHARS = 200
 # the words tools phrase failures in (besides error_text.REPORTING_WORDS): never what a failure is about
 PHRASING = """
@@ -43,26 +44,28 @@ PHRASING = """
     after before column row table database query statement instance class struct field fields variable
     variables implement implemented returned returns return output input message panicked thread main note
     help see details info no has have had does did got get set when while because due previous previously
-    could would should must may might only within most recent last
+    could would should must may might only within most recent last assert nonetype subscriptable iterable
+    hashable runtime range bounds overflow panic access open
 """
 _distinct_cache: list[frozenset[str]] = []
-TIMED_OUT = "timed out running: "
+TIMEOUT_PREFIX = "timed out running: "
 _TIMEOUT_MARK = "~timeout"  # not a word any text tokenizes to
 _compiled: dict[str, re.Pattern[str]] = {}
 
 
 def _pattern(name: str) -> re.Pattern[str]:
-    """The line patterns, compiled on first use: the prompt hook imports this module for NOTE alone."""
+    """The line patterns, compiled on first use: the prompt hook imports this module for MARK alone."""
     if not _compiled:
         _compiled.update(
-            status=re.compile(r"\s*(?:FAIL|FAILED|PASS)\b"),  # a test or file's status, then its name
+            status=re.compile(r"\s*(?:---\s*)?(?:FAIL|FAILED|PASS)\b:?"),  # a test or file's status, its name
             mark=re.compile(r"\s*[×✕✖✗✘●❯›]\s*"),  # a failed test's mark, or a diagnostic's (biome, uv)
             test_name=re.compile(r" [>›] |\(\d+(?:\.\d+)?\s*m?s\)\s*$"),  # `suite > test`, `test (12 ms)`
             framing=re.compile(
                 r"command failed|exit(?:ed|ing)? (?:with )?(?:code|status)|returned non-zero|could not compile|"
                 r"due to (?:\d+ )?previous errors?|^\s*tests?(?: suites?| files)?:|above exception|"
                 r"^\s*raise\b|^\s*\d+ (?:failed|passed|errors?)\b|^\s*make(?:\[\d+\])?: \*\*\*|"
-                r"errors? (?:were|was) (?:emitted|found|reported)|^\s*found \d+ errors?|\btests? failed\b",
+                r"errors? (?:were|was) (?:emitted|found|reported)|^\s*found \d+ errors?|\btests? failed\b|"
+                r"\.\.\. (?:FAILED|ok)\s*$|^\s*thread '[^']*' panicked at",
                 re.IGNORECASE),
             label=re.compile(r"^.*?\b[\w.:]*(?:error|exception)(?:\[\w+\])?:\s*", re.IGNORECASE))
     return _compiled[name]
@@ -83,7 +86,7 @@ def line_terms(line: str) -> set[str]:
     from memory.search.tokenize import terms
 
     found = set(terms(line))
-    return found | {_TIMEOUT_MARK} if line.startswith(TIMED_OUT) else found
+    return found | {_TIMEOUT_MARK} if line.startswith(TIMEOUT_PREFIX) else found
 
 
 def distinctive(terms: set[str]) -> set[str]:
@@ -100,15 +103,19 @@ def signature(command: str, output: str) -> list[str]:
 
     labelled: list[str] = []
     plain: list[str] = []
-    reported = error_text.failure_lines(redact.redact(output)[0])  # whole, before cleaning cuts a secret up
+    program = error_text.command_words(command).split(" ", 1)[0].rsplit("/", 1)[-1]
+    # redacted whole, before cleaning cuts a secret up; every failure line, framing lines are many in a long run
+    reported = error_text.failure_lines(redact.redact(output)[0], limit=SCAN_LINES)
     for raw in reported:
         stated = statement(raw)
         if stated is None:
             continue
-        said, labelled_line = stated
+        record, said, labelled_line = stated
+        if program and said.lstrip().startswith(program + ":"):  # `ls: cannot access …`: the tool naming itself
+            said = said.lstrip()[len(program) + 1:]
         # what cleaning leaves of a location (`( , ):` of `a.ts(12,5):`, ` - ` of `a.ts:3:9 - `) goes too
-        text = _cut(" ".join(error_text.clean(raw, names=True).split()).lstrip(" :;,()[]-").rstrip(" :;,"))
-        if text and text not in labelled + plain and distinctive(line_terms(error_text.clean(said))):
+        text = _cut(" ".join(error_text.clean(record, names=True).split()).lstrip(" :;,()[]-").rstrip(" :;,"))
+        if text and text not in labelled + plain and distinctive(line_terms(error_text.clean(said, names=True))):
             (labelled if labelled_line else plain).append(text)
     # a line that states an error (`TypeError: …`, `error[E0433]: …`, `× …`) says what; the rest (`ImportError
     # while loading conftest 'x'`) often only where: kept only when no line states one
@@ -120,13 +127,17 @@ def signature(command: str, output: str) -> list[str]:
 
 
 def _ran(command: str) -> str:
-    """`timed out running: <the command's words>` (memory.search.error_text.command_words), '' when it has none
-    that name anything."""
+    """`timed out running: <program> [<subcommand>]` (memory.search.error_text.command_words: its first two
+    words, the second only when a plain word right after the program — never a user, host or database name the
+    rest may hold), '' when they name nothing."""
     from memory.search import error_text
-    from memory.store import redact
 
-    words = error_text.command_words(redact.redact(command)[0])
-    return _cut(TIMED_OUT + words) if distinctive(line_terms(words)) else ""
+    words = error_text.command_words(command).split()[:2]
+    tokens = [t for t in command.split() if not re.match(r"[A-Za-z_][A-Za-z0-9_]*=", t)]
+    if len(words) == 2 and not (re.fullmatch(r"[a-z][a-z-]*", words[1]) and tokens[1:2] == [words[1]]):
+        words = words[:1]  # a subcommand follows the program directly (`psql -U alice`: a user, not one)
+    ran = " ".join(words)
+    return TIMEOUT_PREFIX + ran if ran and distinctive(line_terms(ran)) else ""
 
 
 def _cut(text: str) -> str:
@@ -134,23 +145,28 @@ def _cut(text: str) -> str:
     return text if len(text) <= MAX_LINE_CHARS else text[:MAX_LINE_CHARS + 1].rsplit(" ", 1)[0]
 
 
-def statement(line: str) -> tuple[str, bool] | None:
-    """What a failure line says went wrong, for judging whether it names something, and whether the line
-    states an error: the text after its error label (`TypeError: …`, `error[E0433]: …`, a test's
-    `FAILED x - …`, a diagnostic's `× …`), or the whole line; None for a line that only frames a failure: which
-    test or file failed (`FAIL a.test.ts`, `× form > renders (12 ms)`), that a command or build failed
-    (`Command failed with exit code 1`, `could not compile`), a run's totals, a chained traceback's joint."""
+def statement(line: str) -> tuple[str, str, bool] | None:
+    """What a failure line says went wrong: (the text to record, the message that must name something, whether
+    the line states an error). The message is the text after the line's error label (`TypeError: …`,
+    `error[E0433]: …`, a diagnostic's `× …`), or the whole line; a test's `FAILED x - …` records only what
+    follows its name. None for a line that only frames a failure: which test or file failed (`FAIL a.test.ts`,
+    `--- FAIL: TestX (0.00s)`, `test a::b ... FAILED`, `× form > renders (12 ms)`, `thread 'a::b' panicked at`),
+    that a command or build failed (`Command failed with exit code 1`, `could not compile`), a run's totals, a
+    chained traceback's joint."""
     if _pattern("framing").search(line):
         return None
     status = _pattern("status").match(line)
     if status:
         rest = line[status.end():]
-        return (rest.split(" - ", 1)[1], True) if " - " in rest else None
+        if " - " not in rest:
+            return None
+        said = rest.split(" - ", 1)[1]
+        return said, said, True
     mark = _pattern("mark").match(line)
     if mark:
-        return None if _pattern("test_name").search(line) else (line[mark.end():], True)
+        return None if _pattern("test_name").search(line) else (line, line[mark.end():], True)
     label = _pattern("label").search(line)
-    return (line[label.end():], True) if label else (line, False)
+    return (line, line[label.end():], True) if label else (line, line, False)
 
 
 def recurs(recorded: set[str], printed: set[str], bar: float) -> bool:
@@ -162,7 +178,7 @@ def recurs(recorded: set[str], printed: set[str], bar: float) -> bool:
     return _TIMEOUT_MARK in recorded or len(recorded & printed) >= bar * len(recorded | printed)
 
 
-def recorded(entry: dict) -> list[list[str]]:
+def recorded_terms(entry: dict) -> list[list[str]]:
     """The terms of each error line recorded on the entry (provenance `errors`)."""
     lines = entry.get("errors")
     found = [sorted(line_terms(line)) for line in lines if isinstance(line, str)] if isinstance(lines, list) else []
@@ -176,10 +192,10 @@ def recurring(by_entry: dict[int, list[list[str]]], command: str, output: str, b
 
     if not by_entry:
         return []
-    reported = error_text.failure_lines(output)
+    reported = error_text.failure_lines(output, limit=SCAN_LINES)
     printed = [line_terms(error_text.clean(raw, names=True)) for raw in reported]
     if error_text.timed_out(output):
-        printed.append(line_terms(TIMED_OUT + error_text.command_words(command)))
+        printed.append(line_terms(TIMEOUT_PREFIX + error_text.command_words(command)))
     return [i for i, lines in by_entry.items()
             if any(recurs(set(terms), seen, bar) for terms in lines for seen in printed)]
 

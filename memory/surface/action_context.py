@@ -217,7 +217,7 @@ def seen_before(memory_dir: str, command: str, output: str, bar: float) -> list[
     of the same command), newest first, each saying so."""
     from memory.search import action_paths, recurrence
 
-    return [[key, line(kind, content, prefix=recurrence.NOTE)]
+    return [[key, line(kind, content, prefix=recurrence.MARK)]
             for key, kind, content, _ in action_paths.seen_before(memory_dir, command, output, bar)]
 
 

@@ -86,15 +86,12 @@ def choose(memory_dir: str, ranked: list[rank.Scored], prompt: str, semantic_on:
 
 def seen_before(memory_dir: str, prompt: str, settings: dict) -> list[dict]:
     """The entries captured right after a failure that printed a line the prompt holds (an error pasted into
-    it: memory.search.recurrence), newest first, marked `seen_before`; [] at once for a prompt without a
-    `label: message` line."""
-    if ":" not in prompt:
-        return []
+    it: memory.search.action_paths.seen_in_text), newest first, marked `seen_before`."""
     from memory.search import action_paths
 
     return [{"key": key, "type": kind, "content": content, "ts": ts, "seen_before": True}
-            for key, kind, content, ts in action_paths.seen_before(memory_dir, "", prompt,
-                                                          float(settings["action_error_recurrence"]))]
+            for key, kind, content, ts in action_paths.seen_in_text(
+                memory_dir, prompt, float(settings["action_error_recurrence"]))]
 
 
 def relevant_block(found: list[dict], budget: int, entry_chars: int) -> tuple[str, list[dict]]:
@@ -108,7 +105,7 @@ def relevant_block(found: list[dict], budget: int, entry_chars: int) -> tuple[st
             kind = render.label(str(e.get("type", "")))
             bead = f", {render.one_line(str(e['bead']), 30)}" if e.get("bead") else ""
             text = render.one_line(str(e.get("content", "")), chars)
-            note = recurrence.NOTE if e.get("seen_before") else ""
+            note = recurrence.MARK if e.get("seen_before") else ""
             lines.append(f"  [{kind}, {age(e.get('ts'))}{bead}] {note}{text}")
         text = "\n".join(lines)
         if len(text) <= budget:

@@ -6,7 +6,7 @@ MODULE = ("Traceback (most recent call last):\n  File \"app.py\", line 3, in <mo
 
 
 def seen(recorded_lines, output, bar=0.6, command="make test"):
-    recorded = {0: recurrence.recorded({"errors": recorded_lines})}
+    recorded = {0: recurrence.recorded_terms({"errors": recorded_lines})}
     return recurrence.recurring(recorded, command, output, bar) == [0]
 
 
@@ -18,6 +18,8 @@ def test_the_signature_keeps_failure_lines_that_name_something():
         "error TS2339: Property 'hideFromInspect' does not exist on type 'Panel'."]  # where it was: cleaned out
     # lines that only say something failed, in the words every tool uses, are never recorded
     assert recurrence.signature("yarn jest", "expect(received).toBe(expected) // Object.is equality\n") == []
+    assert recurrence.signature("pytest", "E   AssertionError: assert 3 == 4\n") == []
+    assert recurrence.signature("python x.py", "TypeError: 'NoneType' object is not subscriptable\n") == []
     many = "".join(f"error: cannot find crate `dep{i}`\n" for i in range(10))
     assert len(recurrence.signature("cargo build", many)) == recurrence.MAX_LINES
 
@@ -81,8 +83,21 @@ def test_lines_that_only_frame_a_failure_are_not_recorded():
     clickhouse = "clickhouse_driver.errors.ServerException: Code: 57.\n"
     assert recurrence.signature("python manage.py migrate_clickhouse", clickhouse) == []
     pytest_line = "FAILED tests/test_db.py::test_connect - ModuleNotFoundError: No module named 'psycopg2'\n"
-    assert recurrence.signature("pytest", pytest_line) == [
-        "FAILED test_db.py::test_connect - ModuleNotFoundError: No module named 'psycopg2'"]
+    assert recurrence.signature("pytest", pytest_line) == [  # what failed, not which test
+        "ModuleNotFoundError: No module named 'psycopg2'"]
+    go = "--- FAIL: TestParseConfig (0.00s)\n    config_test.go:57: got 3 want 4\nFAIL\n"
+    assert recurrence.signature("go test ./...", go) == []
+    cargo = ("test parser::tests::parses_empty ... FAILED\n"
+             "thread 'parser::tests::parses_empty' panicked at crates/p/src/lib.rs:9:5:\n"
+             "assertion failed: tokens.is_empty()\n")
+    assert recurrence.signature("cargo test", cargo) == ["assertion failed: tokens.is_empty()"]
+    # many framing lines before the message: it is still found
+    many = "".join(f"  ✕ renders case {i} (5 ms)\n" for i in range(15)) + "TypeError: x.toSorted is not a function\n"
+    assert recurrence.signature("yarn jest", many) == ["TypeError: x.toSorted is not a function"]
+    # the tool naming itself is not what failed; a folder is nobody's business
+    assert recurrence.signature("ls /home/alice/src", "ls: cannot access '/home/alice/src': No such file\n") == []
+    windows = r"error: could not read C:\Users\alice\app\config.yaml: permission denied"
+    assert recurrence.signature("app run", windows) == ["error: could not read config.yaml: permission denied"]
 
 
 def test_a_timeout_that_names_nothing_records_what_timed_out():
@@ -90,6 +105,9 @@ def test_a_timeout_that_names_nothing_records_what_timed_out():
     [line] = recurrence.signature("cargo build --release", timeout)
     assert line == "timed out running: cargo build"
     assert seen([line], timeout, command="cd crates/uv && cargo build -p uv")
+    # the program and a plain subcommand only: never the user, host or database the command names
+    assert recurrence.signature("psql -U alice -h db.internal.corp mydb", timeout) == ["timed out running: psql"]
+    assert recurrence.signature("ssh deploy@prod-db.internal uptime", timeout) == ["timed out running: ssh"]
     assert not seen([line], timeout, command="cargo test")  # another command timing out
     assert not seen([line], "Exit code 101\nerror: linker `cc` not found\n", command="cargo build")  # not a timeout
     assert recurrence.signature("./scripts/check.sh --all", timeout) == []  # nothing named: nothing recorded
@@ -102,5 +120,5 @@ def test_a_long_line_is_cut_on_a_word():
 
 def test_a_malformed_errors_field_records_nothing():
     for value in ("No module named 'django'", [None, 5, ""], {"a": 1}, None):
-        assert recurrence.recorded({"errors": value}) == []
-    assert recurrence.recorded({"errors": ["", "pnpm: command not found"]}) == [["command", "found", "pnpm"]]
+        assert recurrence.recorded_terms({"errors": value}) == []
+    assert recurrence.recorded_terms({"errors": ["", "pnpm: command not found"]}) == [["command", "found", "pnpm"]]
