@@ -59,7 +59,8 @@ def _pattern(name: str) -> re.Pattern[str]:
         _compiled.update(
             status=re.compile(r"\s*(?:---\s*)?(?:FAIL|FAILED|PASS)\b:?"),  # a test or file's status, its name
             mark=re.compile(r"\s*[×✕✖✗✘●❯›]\s*"),  # a failed test's mark, or a diagnostic's (biome, uv)
-            test_name=re.compile(r" [>›] |\(\d+(?:\.\d+)?\s*m?s\)\s*$"),  # `suite > test`, `test (12 ms)`
+            # `suite > test`, `test (12 ms)`, vitest's file line `a.test.ts (3 tests | 1 failed)`
+            test_name=re.compile(r" [>›] |\(\d+(?:\.\d+)?\s*m?s\)\s*$|\(\d+ tests?\b"),
             framing=re.compile(
                 r"command failed|exit(?:ed|ing)? (?:with )?(?:code|status)|returned non-zero|could not compile|"
                 r"due to (?:\d+ )?previous errors?|^\s*tests?(?: suites?| files)?:|above exception|"

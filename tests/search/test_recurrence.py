@@ -87,6 +87,8 @@ def test_lines_that_only_frame_a_failure_are_not_recorded():
         "ModuleNotFoundError: No module named 'psycopg2'"]
     go = "--- FAIL: TestParseConfig (0.00s)\n    config_test.go:57: got 3 want 4\nFAIL\n"
     assert recurrence.signature("go test ./...", go) == []
+    vitest = " ❯ packages/lib/date-ranges.test.ts (3 tests | 1 failed) 12ms\n   × ranges > spans midnight 4ms\n"
+    assert recurrence.signature("yarn vitest run", vitest) == []
     cargo = ("test parser::tests::parses_empty ... FAILED\n"
              "thread 'parser::tests::parses_empty' panicked at crates/p/src/lib.rs:9:5:\n"
              "assertion failed: tokens.is_empty()\n")
