@@ -2,10 +2,9 @@
 
 - `files`: the files it had read or edited (project-relative, most recent first); memory.search.action_paths
   uses them: an entry captured while the session worked on a file is about that file.
-- `errors`: the error lines of the last command among its last ERROR_WINDOW tool calls that failed naming
-  something
-  (memory.search.recurrence.signature: cleaned of paths and numbers); when a later failure prints one of them
-  again, the entry is given (memory.search.recurrence).
+- `errors`: the error lines of the last shell command among its last ERROR_WINDOW tool calls that failed
+  naming something (memory.search.recurrence.signature: cleaned of numbers, hashes and folders); when a later
+  failure prints one of them again, the entry is given (memory.search.recurrence).
 
 Taken from the tail of the transcript (memory.runtimes.handoff reads it; Gemini's chat log and Codex's rollout
 log through memory.runtimes.transcript_formats), so a capture pays for a bounded read, never the whole file.

@@ -375,8 +375,9 @@ def ranked(memory_dir: str, text: str, args: Options) -> int:
     corpus = index.load(memory_dir)
     seen = _seen_before(memory_dir, text, args)
     results = rank.search(corpus, text, limit=args.limit if not args.entry_type else 10 * args.limit)
+    shown = {e["key"] for e in seen}
     results = [s for s in results if (not args.entry_type or s.entry.get("type") == args.entry_type)
-               and s.entry.get("key") not in {e["key"] for e in seen}][:max(0, args.limit - len(seen))]
+               and s.entry.get("key") not in shown][:max(0, args.limit - len(seen))]
     out = sys.stdout
     for found in seen:  # recorded right after a failure that printed this line: first, whatever their words
         if args.json:

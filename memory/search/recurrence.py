@@ -6,7 +6,7 @@ capture therefore keeps the failure's error lines as provenance `errors` (memory
 later failure that prints one of those lines again gets the entry, whatever words the entry uses:
 
     signature(command, output)   the lines to record: the lines reporting the failure (memory.search.error_text),
-                                 cleaned of numbers, hashes and folders (a path leaves its name), that hold a
+                                 cleaned of numbers, hashes and folders (a path keeps its file name), that hold a
                                  distinctive word; at most MAX_LINES
     line_terms(line)             a line as the terms it is compared on
     recorded_terms(entry)        the terms of each line recorded on an entry

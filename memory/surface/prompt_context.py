@@ -104,9 +104,9 @@ def relevant_block(found: list[dict], budget: int, entry_chars: int) -> tuple[st
         for e in entries:
             kind = render.label(str(e.get("type", "")))
             bead = f", {render.one_line(str(e['bead']), 30)}" if e.get("bead") else ""
-            text = render.one_line(str(e.get("content", "")), chars)
+            content = render.one_line(str(e.get("content", "")), chars)
             note = recurrence.MARK if e.get("seen_before") else ""
-            lines.append(f"  [{kind}, {age(e.get('ts'))}{bead}] {note}{text}")
+            lines.append(f"  [{kind}, {age(e.get('ts'))}{bead}] {note}{content}")
         text = "\n".join(lines)
         if len(text) <= budget:
             return text, entries
