@@ -394,6 +394,10 @@ def ranked(memory_dir: str, text: str, args: Options) -> int:
         why = f"  [{', '.join(scored.why)}]" if args.explain else ""
         out.write(f"{scored.score:6.2f}{why}  {format_entry(scored.entry)}\n\n")
     if (results or seen) and not args.json:
+        from memory.surface import use
+
+        # a lookup (the map's `recall.sh "<words of a title>"`): its answer rises in the map
+        use.credit(memory_dir, [e["key"] for e in seen] + [str(s.entry.get("key")) for s in results[:1]])
         also = f"{len(seen)} recorded right after this error (\"seen\"), " if seen else ""
         out.write(f"{also}{len(results)} ranked entr{'y' if len(results) == 1 else 'ies'} (both files, latest per "
                   "key; --exact: only entries holding every word)\n")

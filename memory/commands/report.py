@@ -19,7 +19,7 @@ from memory.commands.report_html import esc
 from memory.core import config, focus, fsio, layout, paths, render, state
 from memory.search import stale
 from memory.store import store, view
-from memory.surface import digest, knowledge_map
+from memory.surface import digest, knowledge_map, use
 
 AGES = ((86400, "today"), (7 * 86400, "this week"), (30 * 86400, "this month"), (182 * 86400, "last 6 months"))
 AGE_ORDER = [name for _, name in AGES] + ["older", "unknown"]
@@ -69,7 +69,7 @@ def session_start_preview(memory_dir: str, root: str, latest: list[dict]) -> str
     files = paths.changed_files(git.toplevel) if git and latest else []
     groups = digest.choose(latest, beads, files, [], settings["session_newest"])
     return digest.render_digest(latest, groups, [], config.budget_chars(settings["session_budget_tokens"]),
-                                settings["entry_chars"], files)
+                                settings["entry_chars"], files, uses=use.counts(memory_dir))
 
 
 def given_counts(memory_dir: str) -> Counter:

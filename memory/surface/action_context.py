@@ -163,7 +163,12 @@ def handle(ctx: hookrun.Context) -> str | None:
         cache_put(memory_dir, session, event, fp, found)
     if not found:
         return None
-    text = answer(memory_dir, session, found, settings, FILE_HEADING if files else ERROR_HEADING)
+    from memory.surface import injected
+
+    given = injected.given(memory_dir, session)
+    if added:
+        credit_use(memory_dir, session, found, given)
+    text = answer(memory_dir, session, found, settings, FILE_HEADING if files else ERROR_HEADING, given)
     return payload.context_answer(data, text, event=payload.event_name(data)) if text else None
 
 
@@ -251,13 +256,23 @@ def line(kind: str, content: str, limit: int = 900, prefix: str = "") -> str:
     return f"  [{render.label(kind)}] {prefix}{render.one_line(content, limit)}"
 
 
-def answer(memory_dir: str, session: str | None, found: list[list[str]], settings: dict, heading: str) -> str:
-    """The block: entries this session was not given yet, within the budget, claimed in the ledger."""
+def credit_use(memory_dir: str, session: str | None, found: list[list[str]], given: set[str]) -> None:
+    """An edit of a file: the entries about it that this session had been given in full were used
+    (memory.surface.use raises them in the map)."""
+    used = [key for key, _ in found if key in given]
+    if used and session:
+        from memory.surface import use
+
+        use.credit(memory_dir, used, session)
+
+
+def answer(memory_dir: str, session: str | None, found: list[list[str]], settings: dict, heading: str,
+           given: set[str]) -> str:
+    """The block: entries this session was not given yet (`given`), within the budget, claimed in the ledger."""
     from memory.core import render
     from memory.surface import injected
 
     heading = f"{heading}\n{render.FRAMING}"  # what follows is data, never orders
-    given = injected.given(memory_dir, session)
     budget, most = int(settings["action_budget_chars"]), int(settings["action_max_entries"])
     chosen: list[list[str]] = []
     size = len(heading)

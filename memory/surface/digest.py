@@ -47,11 +47,13 @@ MAP_SHARE = 0.6  # of the room for entries, what the map may take from the group
 
 
 def render_digest(latest: list[dict], groups: list[Group], notes: list[str], budget: int, entry_chars: int,
-                  branch_files: list[str] | None = None, placed: dict[str, str] | None = None) -> str:
+                  branch_files: list[str] | None = None, placed: dict[str, str] | None = None,
+                  uses: dict[str, int] | None = None) -> str:
     """The block within `budget` characters: the groups in full (lowest-priority entries dropped first, and
     at least 1 - MAP_SHARE of the budget theirs), then a map of every other live entry of `latest`
     (memory.surface.knowledge_map). '' when the knowledge is empty. `placed`: knowledge_map.topics(latest),
-    when known (memory.surface.start_cache)."""
+    when known (memory.surface.start_cache); `uses`: how the agent used entries (memory.surface.use), for the
+    map's priority."""
     if not latest:
         return ""
     from memory.surface import knowledge_map
@@ -73,7 +75,7 @@ def render_digest(latest: list[dict], groups: list[Group], notes: list[str], bud
     head, hint, tail = text.partition("\n\n" + render.SEARCH_HINT)
     if not rest or not hint:  # nothing more to map, or the groups were cut short: no room left
         return text
-    the_map, _ = knowledge_map.render_map(rest, files, budget - len(text) - 2, placed)
+    the_map, _ = knowledge_map.render_map(rest, files, budget - len(text) - 2, placed, uses)
     return f"{head}\n\n{the_map}\n\n{render.SEARCH_HINT}{tail}" if the_map else text
 
 

@@ -17,6 +17,7 @@ TITLE_CHARS = (72, 60, 50, 44)  # tried longest first until every title fits
 MIN_TITLE = 40  # a title cut shorter than this at a word boundary looks for the next boundary instead
 OVERSHOOT = 12  # ...at most this far past the limit; else the cut falls mid-word
 TYPE_ORDER = {"decision": 0, "warning": 0, "pattern": 1}  # everything else (learned) after
+USE_TIERS = 3  # uses beyond this rank alike: a long-popular entry does not hold its title against all newer use
 TOPIC_HINT = '.beads/memory/recall.sh "<topic>"'
 READ_HINT = '.beads/memory/recall.sh "<words of a title>"'
 
@@ -90,12 +91,16 @@ def topics(entries: list[dict]) -> dict[str, str]:
     return {str(e["key"]): placed.get(str(e["key"]), GENERAL) for e in entries}
 
 
-def priority(entries: list[dict], branch_files: list[str]) -> list[dict]:
+def priority(entries: list[dict], branch_files: list[str], uses: dict[str, int] | None = None) -> list[dict]:
     """Which entries keep a title first when not all fit: decisions and warnings, then patterns, then the
-    rest; within each, entries naming a file this branch changed, then the newest."""
-    def rank(entry: dict) -> tuple[int, int, float]:
+    rest; within each, the entries the agent used most (memory.surface.use: up to USE_TIERS uses tell apart),
+    then those naming a file this branch changed, then the newest."""
+    uses = uses or {}
+
+    def rank(entry: dict) -> tuple[int, int, int, float]:
         ts = entry.get("ts")
         return (TYPE_ORDER.get(str(entry.get("type")), 2),
+                -min(uses.get(str(entry.get("key")), 0), USE_TIERS),
                 0 if branch_files and focus.names_a_file(entry, branch_files) else 1,
                 -float(ts) if isinstance(ts, (int, float)) else 0.0)
 
@@ -109,9 +114,10 @@ def overflows(entries: list[dict], budget: int) -> bool:
 
 
 def render_map(entries: list[dict], branch_files: list[str], budget: int,
-               placed: dict[str, str] | None = None) -> tuple[str, list[dict]]:
+               placed: dict[str, str] | None = None, uses: dict[str, int] | None = None) -> tuple[str, list[dict]]:
     """The map of `entries` within `budget` characters, and the entries it titles; ('', []) when there is
-    nothing to map or not even the heading fits. `placed`: topics() of these entries or more, when known."""
+    nothing to map or not even the heading fits. `placed`: topics() of these entries or more, when known;
+    `uses`: memory.surface.use.counts, for the priority."""
     if not entries:
         return "", []
     placed = placed if placed is not None else topics(entries)
@@ -126,7 +132,7 @@ def render_map(entries: list[dict], branch_files: list[str], budget: int,
         text = _compose(len(entries), grouped, everything, limit, titles)
         if len(text) <= budget:
             return text, entries
-    ordered = priority(entries, branch_files)
+    ordered = priority(entries, branch_files, uses)
     # the most titles that fit: composing is linear, so search for it (a title line takes 6 characters at least)
     low, high = 0, min(len(ordered), budget // 6)
     while low < high:

@@ -5,7 +5,7 @@ import os
 
 from memory.core import config, focus, layout, paths, render
 from memory.runtimes import hookrun, payload, registration
-from memory.surface import digest, injected, start_cache
+from memory.surface import digest, injected, start_cache, use
 
 HOOK = "session_start"
 HANDOFF_SHARE = 0.4  # of the one session-start budget, what the Last Session block may take (knowledge gets the rest)
@@ -42,7 +42,7 @@ def handle(ctx: hookrun.Context) -> str | None:
     again = sorted(injected.given(ctx.memory_dir, session)) if source == "compact" else []
     groups = digest.choose(latest, beads, files, again, settings["session_newest" + suffix])
     text = digest.render_digest(latest, groups, [digest.record_hint(paths.on_path("bd"))],
-                                budget, settings["entry_chars"], files, placed)
+                                budget, settings["entry_chars"], files, placed, use.counts(ctx.memory_dir))
     in_full = {e["key"] for g in groups for e in g.entries}  # render_digest drops what its budget can't hold
     text = "\n\n".join(part for part in (last, text, intro) if part)
     # a new or rewritten context starts the session's set again; `resume` replays what it had

@@ -16,6 +16,7 @@ from memory.commands import recall as recall_module
 from memory.core import jsonio, paths
 from memory.search import find, index
 from memory.store import entry, store
+from memory.surface import use
 
 RECALL = str(ROOT / "bin" / "recall.sh")
 
@@ -374,6 +375,23 @@ def test_an_error_pasted_as_the_words_brings_what_was_learned_right_after_it(rep
     assert found[0]["content"] == shell and found[0]["seen_before"] is True and "seen_before" not in found[1]
     other = recall(repo, "ModuleNotFoundError: No module named 'yaml'").stdout  # another failure: ranked only
     assert "  seen  " not in other and "recorded right after this error" not in other
+
+
+def test_a_lookup_counts_its_answer_as_used_a_filter_or_a_script_does_not(repo):
+    shell = "Open `make shell` first: the interpreter with the packages lives in the dev container."
+    entries = [e("pytest runs twice as slow in CI", bead="BD-9", ts=1), e("pytest fixture order", ts=2),
+               e("CI cache is per branch", ts=3), e(shell, ts=4, errors=["ModuleNotFoundError: No module named 'x'"])]
+    write(repo, entries)
+    memory = str(repo / ".beads" / "memory")
+    assert recall(repo, "pytest runs twice").returncode == 0  # words of a title: the best one only
+    assert use.counts(memory) == {entries[0]["key"]: 1}
+    assert recall(repo, "pytest").returncode == 0  # one word: a filter
+    assert recall(repo, "pytest fixture", "--json").returncode == 0  # a script, not the agent
+    assert recall(repo, "cache", "branch", "--exact").returncode == 0
+    assert recall(repo, "pytest runs twice").returncode == 0  # the same lookup again at once: one use
+    assert use.counts(memory) == {entries[0]["key"]: 1}
+    assert recall(repo, "E   ModuleNotFoundError: No module named 'x'").returncode == 0  # seen: first
+    assert use.counts(memory) == {entries[0]["key"]: 1, entries[3]["key"]: 1}
 
 
 def test_single_keyword_is_still_a_substring(repo):

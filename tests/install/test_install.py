@@ -547,6 +547,8 @@ def test_purge_leaves_nothing_the_hooks_wrote(repo, monkeypatch):
     assert "purge me" in run_registered(repo, "session_start", start, env=foreground).stdout  # what it gave
     prompt = dict(fixture_payload("claude-code/2.1.330/UserPromptSubmit-1.json"), cwd=str(repo), prompt="purge me now")
     assert run_registered(repo, "prompt_recall", prompt, env=foreground).returncode == 0  # the ranking index
+    looked_up = subprocess.run([str(memory / layout.RECALL_SCRIPT), "purge me"], cwd=repo, capture_output=True)
+    assert looked_up.returncode == 0 and (memory / layout.USE).exists()  # what the agent used
     read = dict(fixture_payload("claude-code/2.1.330/PreToolUse-15.json"), cwd=str(repo))
     read["tool_input"] = {"file_path": str(repo / "notes.md")}
     assert run_registered(repo, "action_context", read, env=foreground).returncode == 0  # cue map, cache

@@ -8,7 +8,7 @@ from pathlib import Path
 from helpers import ROOT, assert_protocol, clean_env, error_log, fixture_payload, make_repo, run_hook
 from memory.core import layout, render
 from memory.store import entry, store
-from memory.surface import injected
+from memory.surface import injected, use
 
 ROUTES = "src/api/routes.py registers every route twice when the app reloads; guard with app.url_map."
 ALEMBIC = "Alembic migrations must be reversible: every upgrade needs a working downgrade."
@@ -59,6 +59,32 @@ def test_a_read_of_a_named_file_gets_the_entry_once_per_session(tmp_path):
                    "PreToolUse") == ""  # the Edit after it: already given
     assert ROUTES in context(run_hook("action_context", file_event(repo, "src/api/routes.py", session="s2"), repo),
                              "PreToolUse")  # another session
+    assert error_log(repo) == ""
+
+
+def test_an_entry_given_and_then_acted_on_by_editing_its_file_counts_as_used(tmp_path):
+    repo = make_repo(tmp_path / "app")
+    memory = str(repo / ".beads" / "memory")
+    routes = entry.build(ROUTES, "BD-1", "orchestrator")
+    psycopg = entry.build(PSYCOPG + " Pin it in requirements/base.txt.", "BD-3", "orchestrator")
+    store.append(memory, [routes, psycopg, entry.build(OTHER, "BD-4", "orchestrator")])
+    assert ROUTES in context(run_hook("action_context", file_event(repo, "src/api/routes.py"), repo), "PreToolUse")
+    assert use.counts(memory) == {}  # shown is not used
+    edit = file_event(repo, "src/api/routes.py", "PreToolUse-17.json")
+    assert context(run_hook("action_context", edit, repo), "PreToolUse") == ""
+    assert use.counts(memory) == {routes["key"]: 1}
+    run_hook("action_context", edit, repo)  # the same session edits again: one use
+    fresh = file_event(repo, "src/api/routes.py", "PreToolUse-17.json", session="s2")
+    assert ROUTES in context(run_hook("action_context", fresh, repo), "PreToolUse")  # given at the edit itself
+    assert use.counts(memory) == {routes["key"]: 1}
+    # given at an error, then the file it names edited
+    assert PSYCOPG in context(run_hook("action_context", failure(
+        repo, "pytest", "Exit code 1\nModuleNotFoundError: No module named 'psycopg2'", session="s3"), repo),
+        "PostToolUseFailure")
+    requirements = file_event(repo, "requirements/base.txt", "PreToolUse-17.json", session="s3")
+    requirements["tool_input"].update(old_string="psycopg2==2.9\n", new_string="psycopg2-binary==2.9\n")
+    run_hook("action_context", requirements, repo)
+    assert use.counts(memory) == {routes["key"]: 1, psycopg["key"]: 1}
     assert error_log(repo) == ""
 
 

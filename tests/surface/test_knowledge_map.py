@@ -86,6 +86,24 @@ def test_the_budget_holds_at_every_size(n, budget):
         assert f"Not listed: {n - len(titled)} entr" in text
 
 
+def test_over_budget_entries_the_agent_used_come_after_the_types_and_before_the_branch_and_the_newest():
+    learned = make(200)
+    used_once, used_often = learned[:3], learned[3:5]  # the oldest: recency alone never titles them
+    decisions = make(4, kind="decision", ts0=1_000, text="decision {i} on the queue layout")
+    on_branch = make(3, ts0=3_000, text="src/billing/refund.py rounds half-even, case {i}")
+    entries = learned + decisions + on_branch
+    uses = {e["key"]: 1 for e in used_once} | {e["key"]: 7 for e in used_often} | {decisions[0]["key"]: 9}
+    keys = [e["key"] for e in knowledge_map.priority(entries, ["src/billing/refund.py"], uses)]
+    assert keys[:4] == [decisions[0]["key"]] + [e["key"] for e in sorted(decisions[1:], key=lambda e: -e["ts"])]
+    assert set(keys[4:6]) == {e["key"] for e in used_often} and set(keys[6:9]) == {e["key"] for e in used_once}
+    assert set(keys[9:12]) == {e["key"] for e in on_branch}
+    text, titled = knowledge_map.render_map(entries, ["src/billing/refund.py"], 2500, uses=uses)
+    assert {e["key"] for e in used_once + used_often} <= titled_keys(text, entries) \
+        and {e["key"] for e in used_once + used_often} <= {e["key"] for e in titled}
+    unused, _ = knowledge_map.render_map(entries, ["src/billing/refund.py"], 2500)
+    assert not {e["key"] for e in used_once + used_often} & titled_keys(unused, entries)
+
+
 def test_over_budget_decisions_and_warnings_keep_their_titles_first_then_branch_files_then_newest():
     learned = make(200)
     decisions = make(5, kind="decision", ts0=1_000, text="decision {i} on the queue layout")

@@ -1,8 +1,10 @@
 import json
+import os
+import subprocess
 
 import pytest
 
-from conftest import bash_payload, fixture_payload, git, knowledge, run_hook
+from conftest import ROOT, bash_payload, fixture_payload, git, knowledge, run_hook
 from memory.core import config, render
 from memory.store import entry, store
 
@@ -253,3 +255,21 @@ def test_cursor_digest_carries_more(repo):
     env = {"CURSOR_PROJECT_DIR": str(repo), "CLAUDE_PROJECT_DIR": ""}
     text = json.loads(run_hook("session_start", cursor, repo, env=env, args=["--cursor"]).stdout)["additional_context"]
     assert text.count("[LEARN]") == 10 and context(start(repo)).count("[LEARN]") == 5
+
+
+def test_an_entry_the_agent_looked_up_gets_a_title_in_the_next_sessions_map(repo):
+    """The loop of issue #20 item 4 through the real processes: a big knowledge base whose map can't title
+    everything; recall.sh looks an old entry up; the next session start titles it."""
+    welcome_done(repo)
+    memory = repo / ".beads" / "memory"
+    store.append(str(memory), [entry.build(f"Entry about the zq{i}k module: keep its cache warm between runs",
+                                           f"BD-{i}", "orchestrator", ts=1_700_000_000 + i) for i in range(600)])
+    before = context(start(repo))
+    assert "Not listed:" in before and "zq599k" in before and "zq3k" not in before
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORY_HOOKS")}
+    looked_up = subprocess.run([str(ROOT / "bin" / "recall.sh"), "zq3k module"], cwd=repo, capture_output=True,
+                               text=True, env=env)
+    assert looked_up.returncode == 0 and "zq3k" in looked_up.stdout.split("\n\n")[0]
+    after = context(start(repo))
+    assert "Entry about the zq3k module" in after and len(after) <= len(before) + 100
+    assert "zq4k" not in after  # only what was used

@@ -1,0 +1,69 @@
+"""How the agent used entries: machine-local counts that raise an entry's place in the knowledge map.
+
+Two signals (issue #20 item 4), both from what the agent did, never from what it was merely shown:
+- fetched: recall.sh printed the entry as the answer to a lookup: the best of a ranked search (several words,
+  as the map's `recall.sh "<words of a title>"`), or one recorded right after the error pasted as the words.
+  A one-word search is a filter, like grep, and stays as fast as one: it counts nothing;
+- applied: the session had been given the entry in full (at session start, a prompt, a file or an error)
+  and then edited a file the entry is about (memory.surface.action_context).
+
+State `.beads/memory/use.json` (layout.USE, never committed): {key: {"n": uses, "ts": last use, "by": the
+session (or lookup) that last counted}}. One session counts an entry once; recall.sh knows no session, so
+the same entry fetched again within SAME_LOOKUP_SECONDS counts once. An entry unused for KEEP_SECONDS
+counts as never used again. Best effort: a busy lock only loses a count.
+"""
+from __future__ import annotations
+
+import time
+
+from memory.core import layout, locking, state
+
+KEEP_SECONDS = 180 * 86400  # a use this old no longer raises an entry
+MAX_KEYS = 2000  # the most recently used kept
+SAME_LOOKUP_SECONDS = 600
+LOOKUP = "recall.sh"  # the "session" of a recall.sh lookup
+
+
+def credit(memory_dir: str, keys: list[str], session: str | None = None, now: float | None = None) -> list[str]:
+    """Count one use of each of `keys` by `session` (None: a recall.sh lookup); returns the keys counted
+    (an entry this session already counted is not counted again). [] when the state can't be updated."""
+    keys = [k for k in dict.fromkeys(keys) if isinstance(k, str) and k]
+    if not keys:
+        return []
+    stamp = time.time() if now is None else now
+    by = session or LOOKUP
+
+    def change(current: dict) -> list[str]:
+        counted = []
+        for key in keys:
+            record = current.get(key)
+            record = record if isinstance(record, dict) else {}
+            last = _number(record.get("ts"))
+            if record.get("by") == by and (session or stamp - last < SAME_LOOKUP_SECONDS):
+                continue
+            current[key] = {"n": int(_number(record.get("n"))) + 1, "ts": stamp, "by": by}
+            counted.append(key)
+        if len(current) > MAX_KEYS:
+            for stale in sorted(current, key=lambda k: _number(_field(current[k], "ts")))[:len(current) - MAX_KEYS]:
+                del current[stale]
+        return counted
+
+    try:
+        return state.update(memory_dir, layout.USE, change)
+    except (OSError, locking.LockTimeout):
+        return []
+
+
+def counts(memory_dir: str, now: float | None = None) -> dict[str, int]:
+    """{key: uses} of the entries used within KEEP_SECONDS ({} when there is no state or it is unreadable)."""
+    stamp = time.time() if now is None else now
+    return {key: int(_number(_field(record, "n"))) for key, record in state.read(memory_dir, layout.USE).items()
+            if stamp - _number(_field(record, "ts")) < KEEP_SECONDS and _number(_field(record, "n")) >= 1}
+
+
+def _field(record: object, name: str) -> object:
+    return record.get(name) if isinstance(record, dict) else None
+
+
+def _number(value: object) -> float:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0.0

@@ -1,0 +1,67 @@
+import json
+import os
+
+from helpers import forked_processes
+from memory.core import layout
+from memory.surface import use
+
+NOW = 1_800_000_000.0
+
+
+def test_a_use_counts_once_per_session_and_again_in_another(tmp_path):
+    memory = str(tmp_path)
+    assert use.credit(memory, ["k1", "k2", "k1"], "s1", now=NOW) == ["k1", "k2"]
+    assert use.credit(memory, ["k1"], "s1", now=NOW + 5) == []  # the same session: counted already
+    assert use.credit(memory, ["k1"], "s2", now=NOW + 10) == ["k1"]
+    assert use.counts(memory, now=NOW + 20) == {"k1": 2, "k2": 1}
+
+
+def test_a_lookup_again_soon_counts_once_and_later_counts_again(tmp_path):
+    memory = str(tmp_path)
+    assert use.credit(memory, ["k1"], now=NOW) == ["k1"]
+    assert use.credit(memory, ["k1"], now=NOW + use.SAME_LOOKUP_SECONDS - 1) == []
+    assert use.credit(memory, ["k1"], now=NOW + use.SAME_LOOKUP_SECONDS + 1) == ["k1"]
+    assert use.counts(memory, now=NOW + use.SAME_LOOKUP_SECONDS + 2) == {"k1": 2}
+
+
+def test_an_old_use_no_longer_counts(tmp_path):
+    memory = str(tmp_path)
+    use.credit(memory, ["old"], "s1", now=NOW)
+    use.credit(memory, ["new"], "s1", now=NOW + use.KEEP_SECONDS)
+    assert use.counts(memory, now=NOW + use.KEEP_SECONDS + 1) == {"new": 1}
+
+
+def test_the_state_keeps_the_most_recently_used(tmp_path, monkeypatch):
+    monkeypatch.setattr(use, "MAX_KEYS", 3)
+    memory = str(tmp_path)
+    for i in range(5):
+        use.credit(memory, [f"k{i}"], "s1", now=NOW + i)
+    assert set(use.counts(memory, now=NOW + 10)) == {"k2", "k3", "k4"}
+
+
+def test_bad_state_reads_as_no_use_and_is_replaced(tmp_path):
+    memory = str(tmp_path)
+    path = os.path.join(memory, layout.USE)
+    for junk in (b"\xff\x00 not json", b"[1, 2]", json.dumps({"k1": "x", "k2": {"n": True, "ts": "y"}}).encode()):
+        with open(path, "wb") as f:
+            f.write(junk)
+        assert use.counts(memory, now=NOW) == {}
+    assert use.credit(memory, ["k2"], "s1", now=NOW) == ["k2"]
+    assert use.counts(memory, now=NOW) == {"k2": 1}
+
+
+def test_an_unwritable_folder_loses_the_count_and_nothing_else(tmp_path):
+    target = tmp_path / "a-file"
+    target.write_text("")
+    assert use.credit(str(target / "memory"), ["k1"], "s1") == []
+    assert use.counts(str(target / "memory")) == {}
+
+
+def test_sixteen_processes_at_once_lose_no_count(tmp_path):
+    memory = str(tmp_path)
+    code = ("import sys\nfrom memory.surface import use\n"
+            "assert use.credit(sys.argv[1], ['shared', sys.argv[2]], sys.argv[2])\n")
+    statuses = forked_processes(code, [[memory, f"s{i}"] for i in range(16)], preload="from memory.surface import use")
+    assert statuses == [0] * 16
+    counts = use.counts(memory)
+    assert counts["shared"] == 16 and all(counts[f"s{i}"] == 1 for i in range(16))
