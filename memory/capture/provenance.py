@@ -21,7 +21,6 @@ if TYPE_CHECKING:
 TAIL_BYTES = 256 * 1024
 MAX_FILES = 8
 ERROR_WINDOW = 20  # a failure further back than this many tool calls is not what the insight is about
-_FILE_TOOLS = {"Read", "Edit", "Write", "MultiEdit", "NotebookEdit", "read_file", "write_file", "replace"}
 
 
 def session_provenance(transcript_path: str | None, root: str | None) -> dict[str, list[str] | None]:
@@ -37,26 +36,25 @@ def session_provenance(transcript_path: str | None, root: str | None) -> dict[st
 
 def _errors(reader: handoff.Reader) -> list[str] | None:
     """The recorded lines of the last failed shell command among the last ERROR_WINDOW tool calls."""
-    from memory.runtimes.payload import SHELL_TOOLS
     from memory.search import recurrence
 
-    for tool_id in reversed(reader.order[-ERROR_WINDOW:]):
-        name, args = reader.tools[tool_id]
-        if tool_id in reader.errors and name in SHELL_TOOLS and isinstance(args.get("command"), str):
-            lines = recurrence.signature(args["command"], reader.errors[tool_id])
-            if lines:  # a failure that names nothing (`grep` finding nothing) does not hide the one before it
-                return lines
+    for command, error in reader.failed_commands(ERROR_WINDOW):
+        lines = recurrence.signature(command, error)
+        if lines:  # a failure that names nothing (`grep` finding nothing) does not hide the one before it
+            return lines
     return None
 
 
 def _files(reader: handoff.Reader, root: str | None, limit: int = MAX_FILES) -> list[str] | None:
     """The last `limit` distinct files the transcript's tool calls read or edited, newest first, relative to
     `root` when inside it; None when there are none."""
+    from memory.runtimes.payload import FILE_TOOLS
+
     found: list[str] = []
     for tool_id in reversed(reader.order):
         name, args = reader.tools[tool_id]
         target = args.get("file_path") or args.get("notebook_path") or args.get("absolute_path") \
-            if name in _FILE_TOOLS else None
+            if name in FILE_TOOLS else None
         if not isinstance(target, str) or not target.strip():
             continue
         path = _relative(target, root)

@@ -90,6 +90,13 @@ class Reader:
         if texts:
             self.last_text = "\n".join(texts)
 
+    def failed_commands(self, window: int | None = None) -> list[tuple[str, str]]:
+        """(command, error) of the shell calls that failed, newest first; among the last `window` tool calls
+        when given."""
+        order = self.order if window is None else self.order[-window:]
+        return [(args["command"], self.errors[tool_id]) for tool_id in reversed(order) if tool_id in self.errors
+                for name, args in [self.tools[tool_id]] if name in SHELL_TOOLS and isinstance(args.get("command"), str)]
+
     @staticmethod
     def prompts_done(block: dict) -> bool:
         text = str(block.get("text", ""))
@@ -146,7 +153,8 @@ def extract(path: str | None) -> dict:
     r = read_transcript(path)
     files: list[str] = []
     beads: dict[str, list[str]] = {}
-    failure = None
+    failed = r.failed_commands()
+    failure = {"command": _cut(failed[0][0], ERROR_CHARS), "error": _cut(failed[0][1], ERROR_CHARS)} if failed else None
     todos: list[dict] = []
     for tool_id in r.order:
         name, args = r.tools[tool_id]
@@ -160,8 +168,6 @@ def extract(path: str | None) -> dict:
                 verb = verb.split()[0].rstrip("s") if verb.startswith("comment") else verb
                 if verb not in verbs:
                     verbs.append(verb)
-            if tool_id in r.errors:
-                failure = {"command": _cut(args["command"], ERROR_CHARS), "error": _cut(r.errors[tool_id], ERROR_CHARS)}
         elif name == "TodoWrite" and isinstance(args.get("todos"), list):
             todos = [{"content": _cut(str(t.get("content", "")), 120), "status": str(t.get("status", ""))}
                      for t in args["todos"] if isinstance(t, dict) and t.get("status") != "completed"]
