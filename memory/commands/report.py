@@ -91,12 +91,13 @@ def build(memory_dir: str, root: str, now: float | None = None) -> str:
     dupes = duplicates(latest)
     dupe_keys = {str(e["key"]) for group in dupes for e in group}
     given = given_counts(memory_dir)
+    uses = use.counts(memory_dir, now=now)
     rows = []
     for entry in latest:
         key = str(entry["key"])
         flags = [name for name, on in (("pinned", entry.get("pinned")), ("stale", key in stale_found),
                                        ("duplicate", key in dupe_keys), ("redacted", entry.get("redacted")),
-                                       ("used", given.get(key))) if on]
+                                       ("given", given.get(key)), ("used", uses.get(key))) if on]
         rows.append(report_html.entry_row(entry, topics.get(key, ""), age_bucket(entry.get("ts"), now), flags))
     by = report_html.counts_table
     counts = "".join([
@@ -116,7 +117,8 @@ def build(memory_dir: str, root: str, now: float | None = None) -> str:
                        for e in redacted)
     preview = session_start_preview(memory_dir, root, latest)
     shown_text = "\n".join(render.strip_control(line) for line in preview.split("\n")) or "(nothing)"
-    used = sum(1 for e in latest if given.get(str(e["key"])))
+    shown_to_agents = sum(1 for e in latest if given.get(str(e["key"])))
+    used = sum(1 for e in latest if uses.get(str(e["key"])))
     sections = [
         ("Summary", summary),
         ("Entries by type, topic, bead and age", f'<div class="counts">{counts}</div>'),
@@ -127,8 +129,10 @@ def build(memory_dir: str, root: str, now: float | None = None) -> str:
         (f"Redacted ({len(redacted)})", f"<p>Secrets replaced by a marker when they were recorded.</p>"
                                         f"<ul>{red_html}</ul>"),
         ("What session start shows today", f"<pre>{esc(shown_text)}</pre>"
-                                           f"<p>{used} entr{'y was' if used == 1 else 'ies were'} given to agents in "
-                                           "sessions of the last day on this machine (flag <i>used</i>).</p>"),
+                                           f"<p>{shown_to_agents} entr{'y was' if shown_to_agents == 1 else 'ies were'} "
+                                           "given to agents in sessions of the last day on this machine (flag "
+                                           f"<i>given</i>); {used} looked up or acted on in the last 180 days (flag "
+                                           "<i>used</i>: kept first in the map when not every title fits).</p>"),
     ]
     return report_html.page("memory-hooks report", sections, rows)
 

@@ -21,7 +21,7 @@ import pytest
 from helpers import ROOT, clean_env, make_repo
 from memory.commands import console, report
 from memory.store import entry
-from memory.surface import injected
+from memory.surface import injected, use
 
 DAY = 86400
 NOW = time.time()
@@ -56,6 +56,7 @@ def project(tmp_path):
     memory.mkdir(parents=True)
     (memory / "knowledge.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines(repo)))
     injected.remember(str(memory), "session-1", ["learned-the-integration-tests-need-postgres-16-on-port-5433"])
+    use.credit(str(memory), ["decision-we-chose-uv-for-the-lockfile"], "session-1", now=NOW - 86400)
     return repo
 
 
@@ -73,9 +74,12 @@ def test_the_page_holds_every_section_and_flags(project):
     assert "gone src/retry_loop.py" in page
     assert "&lt;redacted:github_token&gt;" in page and SECRET not in page
     row = re.search(r'<tr data-text="[^"]*postgres[^"]*">.*?</tr>', page).group(0)
-    assert 'class="flag used"' in row and "recall.sh --forget learned-the-integration-tests" in row
+    assert 'class="flag given"' in row and 'class="flag used"' not in row
+    assert "recall.sh --forget learned-the-integration-tests" in row
     pinned = re.search(r'<tr data-text="[^"]*uv for the lockfile[^"]*">.*?</tr>', page).group(0)
     assert 'class="flag pinned"' in pinned and "recall.sh --pin decision-we-chose-uv-for-the-lockfile" in pinned
+    assert 'class="flag used"' in pinned and 'class="flag given"' not in pinned and page.count('"flag used"') == 1
+    assert "1 entry was given to agents" in page and "1 looked up or acted on" in page
     assert "## Recent Knowledge" in page  # the digest session start renders, as it renders it
 
 
