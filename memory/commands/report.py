@@ -117,7 +117,7 @@ def build(memory_dir: str, root: str, now: float | None = None) -> str:
                        for e in redacted)
     preview = session_start_preview(memory_dir, root, latest)
     shown_text = "\n".join(render.strip_control(line) for line in preview.split("\n")) or "(nothing)"
-    shown_to_agents = sum(1 for e in latest if given.get(str(e["key"])))
+    told = sum(1 for e in latest if given.get(str(e["key"])))
     used = sum(1 for e in latest if uses.get(str(e["key"])))
     sections = [
         ("Summary", summary),
@@ -129,7 +129,7 @@ def build(memory_dir: str, root: str, now: float | None = None) -> str:
         (f"Redacted ({len(redacted)})", f"<p>Secrets replaced by a marker when they were recorded.</p>"
                                         f"<ul>{red_html}</ul>"),
         ("What session start shows today", f"<pre>{esc(shown_text)}</pre>"
-                                           f"<p>{shown_to_agents} entr{'y was' if shown_to_agents == 1 else 'ies were'} "
+                                           f"<p>{told} entr{'y was' if told == 1 else 'ies were'} "
                                            "given to agents in sessions of the last day on this machine (flag "
                                            f"<i>given</i>); {used} looked up or acted on in the last 180 days (flag "
                                            "<i>used</i>: kept first in the map when not every title fits).</p>"),
