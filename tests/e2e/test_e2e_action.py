@@ -4,6 +4,7 @@ Claude Code: an Edit of a file an entry is about, then a failing Bash command wh
 the request after each tool call carries that entry; a LEARNED comment after them records the files the
 session had read or edited (provenance from the real transcript). Gemini CLI: AfterTool on read_file and on a
 failed run_shell_command. Codex CLI: PreToolUse on a shell read of a file, PostToolUse on a failed command.
+What a Claude Code session used (a file's entry acted on, an entry looked up) keeps a title in the next map.
 """
 import json
 import subprocess
@@ -120,3 +121,35 @@ def test_shell_read_and_failure_context_with_the_real_codex_cli(tmp_path):
     assert not (project / ".beads" / "memory" / "errors.log").exists()
     assert subprocess.run(["git", "status"], cwd=project, capture_output=True).returncode == 0
     assert ROOT.exists()
+
+
+@pytest.mark.slow
+def test_what_a_session_used_keeps_a_title_in_the_next_sessions_map_with_the_real_claude_cli(tmp_path):
+    """Use as a signal (issue #20 item 4), through the real CLI: 600 newer entries leave no room in the map for
+    two old ones; one session reads and then edits the file one of them is about, and looks the other up with
+    recall.sh as the map says; the next session's first request titles both."""
+    project = seeded(installed_project(tmp_path / "app"))
+    memory = str(project / ".beads" / "memory")
+    store.append(memory, [entry.build(f"Entry about the zq{i}k module: keep its cache warm between the runs.",
+                                      f"BD-{400 + i}", "orchestrator", ts=1_750_000_000 + i) for i in range(600)])
+    store.append(memory, [entry.build("Ledger exports are written in UTC and never in the server's local zone.",
+                                      "BD-9", "orchestrator", ts=1_600_000_002)])
+    target = str(project / "payments" / "refund_service.py")
+    first = claude_requests(tmp_path, project, [
+        {"content": [{"type": "tool_use", "name": "Read", "input": {"file_path": target}}]},
+        {"content": [{"type": "tool_use", "name": "Edit", "input": {
+            "file_path": target, "old_string": "return amount", "new_string": "return amount  # rounded"}}]},
+        {"content": [{"type": "tool_use", "name": "Bash", "input": {
+            "command": '.beads/memory/recall.sh "Ledger exports are written in UTC"', "description": "look up"}}]},
+        {"content": [{"type": "text", "text": "Done."}]},
+    ])
+    opening = next(json.dumps(r) for r in first if "E2E-ACTION" in json.dumps(r))
+    assert "Not listed:" in opening and "Ledger exports are written" not in opening \
+        and "refund_service.py rounds refunds" not in opening
+    assert any("Ledger exports are written in UTC" in json.dumps(r) and "tool_result" in json.dumps(r)
+               for r in first)  # recall.sh answered inside the session
+    (tmp_path / "next").mkdir()
+    later = claude_requests(tmp_path / "next", project, [{"content": [{"type": "text", "text": "Done."}]}])
+    opening = next(json.dumps(r) for r in later if "E2E-ACTION" in json.dumps(r))
+    assert "Ledger exports are written in UTC" in opening and "refund_service.py rounds refunds half-even" in opening
+    assert not (project / ".beads" / "memory" / "errors.log").exists()
