@@ -46,7 +46,13 @@ _NOISE = re.compile(
 _FILE_PATH = re.compile(r"(?<![\w@])(?:[\w@.+-]*/)+[\w@+-][\w@.+-]*\.[A-Za-z]\w{0,5}\b(?::\d+)*"
                         r"|(?<![\w@.])/[\w@.+-]+(?:/[\w@.+-]*)+"
                         r"|\b[A-Za-z]:\\[\w@.+ -]*(?:\\[\w@.+-]+)+")  # C:\Users\alice\app\x.py
-_URL = re.compile(r"\b[a-z]+://\S+|\b(?:[\w-]+\.)+(?:com|org|net|io|dev)\b", re.IGNORECASE)  # a link, a host
+_URL = re.compile(r"\b[a-z]+://\S+|\b(?:[\w-]+\.)+(?:com|org|net|io|dev|local|internal|lan|corp|intra)\b",
+                  re.IGNORECASE)  # a link, a host (public or a company's own)
+# a person: an email address (not `react@18.2.0`), ssh's `alice@bastion:`, the name after `user` / `login` /
+# GitHub's `denied to`
+_PERSON = re.compile(r"[\w.+-]+@(?:[\w-]+\.)+[A-Za-z]{2,}\b|\b[\w.+-]+@[A-Za-z][\w.-]*(?=:)"
+                     r"|(?<=\buser )([\"'`]?)[\w.@-]+\1|(?<=\busername )([\"'`]?)[\w.@-]+\2"
+                     r"|(?<=\blogin )([\"'`]?)[\w.@-]+\3|(?<=\bdenied to )[\w.@-]+", re.IGNORECASE)
 # timestamps, numbers (with a unit), hashes
 _NUMBERISH = re.compile(r"\b\d{4}-\d\d-\d\d[T ][\d:.]+Z?|\b\d+(?:[.:]\d+)*(?:ms|s|m|h)?\b"
                         r"|\b(?=[0-9a-f]*\d)[0-9a-f]{7,}\b")
@@ -98,10 +104,11 @@ def _scan(output: str) -> tuple[list[str], list[str]]:
 
 
 def clean(line: str, names: bool = False) -> str:
-    """A line without its paths, numbers and hashes (an error code like TS2305 stays: it is the error). With
-    `names`, a path that is not a location leaves its name (`cat: .env: No such file` is about `.env`)."""
+    """A line without its paths, numbers, hashes, hosts and people (an error code like TS2305 stays: it is the
+    error). With `names`, a path that is not a location leaves its name (`cat: .env: No such file` is about
+    `.env`)."""
     codes = _ERROR_CODE.findall(line)
-    text = _FILE_PATH.sub(_name if names else " ", _URL.sub(" ", line))
+    text = _FILE_PATH.sub(_name if names else " ", _URL.sub(" ", _PERSON.sub(" ", line)))
     text = _NUMBERISH.sub(" ", text)
     return " ".join([text] + [c for c in codes if c not in text])
 

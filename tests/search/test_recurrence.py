@@ -102,6 +102,31 @@ def test_lines_that_only_frame_a_failure_are_not_recorded():
     assert recurrence.signature("app run", windows) == ["error: could not read config.yaml: permission denied"]
 
 
+def test_no_person_or_host_is_recorded_and_the_failure_still_recurs():
+    """Recorded lines go into the committed knowledge: an email address, a user or login name, ssh's
+    `user@host:`, a company's host name never; the same failure for someone else still recurs."""
+    failures = {
+        "psql -h db": 'psql: error: connection to server at "db-prod-3.internal.acme.com" (10.2.3.4), port 5432 '
+                      'failed: FATAL:  password authentication failed for user "alice"',
+        "git push": "ERROR: Permission to acme/app.git denied to alice-smith.\nfatal: unable to access",
+        "git push origin": "remote: error: GH007: Your push would publish a private email address: "
+                           "alice.smith@acme.com",
+        "curl https://api.acme.internal/v1": "curl: (6) Could not resolve host: api.acme.internal",
+        "ssh bastion": "alice@bastion: Permission denied (publickey).",
+        "mysql -u bob": "ERROR 1045 (28000): Access denied for user 'bob'@'localhost' (using password: YES)",
+        "npm login": "npm ERR! code E401 Incorrect or missing password for login carol.j",
+    }
+    for command, output in failures.items():
+        recorded = recurrence.signature(command, output)
+        assert recorded, command
+        for name in ("alice", "smith", "bob", "carol", "acme", "bastion", "10.2.3.4"):
+            assert name not in " ".join(recorded), (command, recorded)
+    [line] = recurrence.signature("psql -h db", failures["psql -h db"])
+    assert seen([line], failures["psql -h db"].replace('"alice"', '"dave"'), command="psql -h db")
+    assert recurrence.signature("npm i", "npm ERR! ERESOLVE could not resolve react@18.2.0 peer of @types/react") \
+        == ["npm ERR! ERESOLVE could not resolve react@ peer of @types/react"]  # a package, not a person
+
+
 def test_a_timeout_that_names_nothing_records_what_timed_out():
     timeout = "Command timed out after 2m 0.0s\n   Compiling serde v1.0.219\n"
     [line] = recurrence.signature("cargo build --release", timeout)
