@@ -14,6 +14,7 @@ counts as never used again. Best effort: a busy lock only loses a count.
 """
 from __future__ import annotations
 
+import math
 import time
 
 from memory.core import layout, locking, state
@@ -66,4 +67,12 @@ def _field(record: object, name: str) -> object:
 
 
 def _number(value: object) -> float:
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0.0
+    """A finite number, else 0 (JSON's 1e400 reads as infinity, NaN as not-a-number, a 400-digit integer
+    overflows a float: none may raise)."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return 0.0
+    try:
+        number = float(value)
+    except OverflowError:
+        return 0.0
+    return number if math.isfinite(number) else 0.0

@@ -65,3 +65,18 @@ def test_sixteen_processes_at_once_lose_no_count(tmp_path):
     assert statuses == [0] * 16
     counts = use.counts(memory)
     assert counts["shared"] == 16 and all(counts[f"s{i}"] == 1 for i in range(16))
+
+
+def test_a_number_past_what_a_float_holds_reads_as_no_use(tmp_path):
+    """JSON's 1e400 parses as infinity, NaN as not-a-number, a 400-digit integer overflows a float: none may
+    raise (session start would lose its whole answer, recall.sh would fail after printing its results)."""
+    memory = str(tmp_path)
+    path = os.path.join(memory, layout.USE)
+    for junk in ('{"k1": {"n": 1e400, "ts": 1.8e9, "by": "s0"}}', '{"k1": {"n": NaN, "ts": 1.8e9, "by": "s0"}}',
+                 '{"k1": {"n": 0, "ts": Infinity, "by": "s0"}}', '{"k1": {"n": 1' + "0" * 400 + ', "ts": 1.8e9}}'):
+        with open(path, "w") as f:
+            f.write(junk)
+        assert use.counts(memory, now=NOW) == {}
+        assert use.credit(memory, ["k1"], "s1", now=NOW) == ["k1"]
+        assert use.counts(memory, now=NOW) == {"k1": 1}
+
