@@ -80,3 +80,22 @@ def test_a_number_past_what_a_float_holds_reads_as_no_use(tmp_path):
         assert use.credit(memory, ["k1"], "s1", now=NOW) == ["k1"]
         assert use.counts(memory, now=NOW) == {"k1": 1}
 
+
+def test_a_session_counts_an_entry_once_even_after_another_counted_it(tmp_path):
+    memory = str(tmp_path)
+    assert use.credit(memory, ["k1"], "s1", now=NOW) == ["k1"]
+    assert use.credit(memory, ["k1"], "s2", now=NOW + 1) == ["k1"]
+    assert use.credit(memory, ["k1"], now=NOW + 2) == ["k1"]  # a lookup between
+    assert use.credit(memory, ["k1"], "s1", now=NOW + 3) == []  # s1 counted it already
+    assert use.credit(memory, ["k1"], "s2", now=NOW + 4) == []
+    assert use.credit(memory, ["k1"], now=NOW + 5) == []  # the same lookup within SAME_LOOKUP_SECONDS
+    assert use.counts(memory, now=NOW + 6) == {"k1": 3}
+
+
+def test_uses_older_than_keep_seconds_do_not_come_back_with_a_new_one(tmp_path):
+    memory = str(tmp_path)
+    for i in range(5):
+        use.credit(memory, ["k1"], f"s{i}", now=NOW + i)
+    later = NOW + 10 + use.KEEP_SECONDS
+    assert use.credit(memory, ["k1"], "s9", now=later) == ["k1"]
+    assert use.counts(memory, now=later + 1) == {"k1": 1}  # the five old uses no longer count
