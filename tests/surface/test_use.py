@@ -40,14 +40,19 @@ def test_the_state_keeps_the_most_recently_used(tmp_path, monkeypatch):
 
 
 def test_bad_state_reads_as_no_use_and_is_replaced(tmp_path):
+    """Junk, the wrong shape, and numbers past what a float holds (JSON's 1e400 parses as infinity, NaN as
+    not-a-number, a 400-digit integer overflows a float): none may raise (session start would lose its whole
+    answer, recall.sh would fail after printing its results)."""
     memory = str(tmp_path)
     path = os.path.join(memory, layout.USE)
-    for junk in (b"\xff\x00 not json", b"[1, 2]", json.dumps({"k1": "x", "k2": {"n": True, "ts": "y"}}).encode()):
+    for junk in (b"\xff\x00 not json", b"[1, 2]", json.dumps({"k1": "x", "k2": {"n": True, "ts": "y"}}).encode(),
+                 b'{"k1": {"n": 1e400, "ts": 1.8e9, "by": "s0"}}', b'{"k1": {"n": NaN, "ts": 1.8e9, "by": "s0"}}',
+                 b'{"k1": {"n": 2, "ts": Infinity, "by": "s0"}}', b'{"k1": {"n": 1' + b"0" * 400 + b', "ts": 1.8e9}}'):
         with open(path, "wb") as f:
             f.write(junk)
         assert use.counts(memory, now=NOW) == {}
-    assert use.credit(memory, ["k2"], "s1", now=NOW) == ["k2"]
-    assert use.counts(memory, now=NOW) == {"k2": 1}
+        assert use.credit(memory, ["k1"], "s1", now=NOW) == ["k1"]
+        assert use.counts(memory, now=NOW) == {"k1": 1}
 
 
 def test_an_unwritable_folder_loses_the_count_and_nothing_else(tmp_path):
@@ -65,20 +70,6 @@ def test_sixteen_processes_at_once_lose_no_count(tmp_path):
     assert statuses == [0] * 16
     counts = use.counts(memory)
     assert counts["shared"] == 16 and all(counts[f"s{i}"] == 1 for i in range(16))
-
-
-def test_a_number_past_what_a_float_holds_reads_as_no_use(tmp_path):
-    """JSON's 1e400 parses as infinity, NaN as not-a-number, a 400-digit integer overflows a float: none may
-    raise (session start would lose its whole answer, recall.sh would fail after printing its results)."""
-    memory = str(tmp_path)
-    path = os.path.join(memory, layout.USE)
-    for junk in ('{"k1": {"n": 1e400, "ts": 1.8e9, "by": "s0"}}', '{"k1": {"n": NaN, "ts": 1.8e9, "by": "s0"}}',
-                 '{"k1": {"n": 0, "ts": Infinity, "by": "s0"}}', '{"k1": {"n": 1' + "0" * 400 + ', "ts": 1.8e9}}'):
-        with open(path, "w") as f:
-            f.write(junk)
-        assert use.counts(memory, now=NOW) == {}
-        assert use.credit(memory, ["k1"], "s1", now=NOW) == ["k1"]
-        assert use.counts(memory, now=NOW) == {"k1": 1}
 
 
 def test_a_session_counts_an_entry_once_even_after_another_counted_it(tmp_path):
