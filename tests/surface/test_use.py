@@ -90,3 +90,12 @@ def test_uses_older_than_keep_seconds_do_not_come_back_with_a_new_one(tmp_path):
     later = NOW + 10 + use.KEEP_SECONDS
     assert use.credit(memory, ["k1"], "s9", now=later) == ["k1"]
     assert use.counts(memory, now=later + 1) == {"k1": 1}  # the five old uses no longer count
+
+
+def test_a_state_written_before_several_counters_were_kept_still_dedups(tmp_path):
+    memory = str(tmp_path)
+    with open(os.path.join(memory, layout.USE), "w") as f:
+        json.dump({"k1": {"n": 2, "ts": NOW, "by": "s1"}, "k2": {"n": 1, "ts": NOW, "by": use.LOOKUP}}, f)
+    assert use.credit(memory, ["k1", "k2"], "s1", now=NOW + 1) == ["k2"]
+    assert use.credit(memory, ["k1", "k2"], now=NOW + 2) == ["k1"]  # k2: the same lookup within the window
+    assert use.counts(memory, now=NOW + 3) == {"k1": 3, "k2": 2}
