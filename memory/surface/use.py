@@ -8,8 +8,8 @@ Two signals (issue #20 item 4), both from what the agent did, never from what it
   and then edited a file the entry is about (memory.surface.action_context).
 
 State `.beads/memory/use.json` (layout.USE, never committed): {key: {"n": uses, "ts": last use, "by":
-{session (or lookup): when it counted}, the newest BY_KEEP}}. One session counts an entry once, whoever
-counted it in between; recall.sh knows no session, so the same entry fetched again within
+{session (or lookup): when it counted}, the newest BY_KEEP of the last COUNTER_SECONDS}}. One session
+counts an entry once, whoever counted it in between; recall.sh knows no session, so the same entry fetched again within
 SAME_LOOKUP_SECONDS counts once. An entry unused for KEEP_SECONDS counts as never used again (a new use
 starts its count afresh). Best effort: a busy lock only loses a count.
 """
@@ -19,12 +19,14 @@ import math
 import time
 
 from memory.core import layout, locking, state
+from memory.surface import injected
 
 KEEP_SECONDS = 180 * 86400  # a use this old no longer raises an entry
 MAX_KEYS = 2000  # the most recently used kept
 SAME_LOOKUP_SECONDS = 600
 LOOKUP = "recall.sh"  # the "session" of a recall.sh lookup
 BY_KEEP = 4  # the counters remembered per entry: sessions at work side by side, and lookups between
+COUNTER_SECONDS = injected.KEEP_SECONDS  # ...as long as the given-ledger remembers a session
 
 
 def credit(memory_dir: str, keys: list[str], session: str | None = None, now: float | None = None) -> list[str]:
@@ -46,7 +48,8 @@ def credit(memory_dir: str, keys: list[str], session: str | None = None, now: fl
             if by in counters and (session or stamp - counters[by] < SAME_LOOKUP_SECONDS):
                 continue
             counters[by] = stamp
-            newest = sorted(counters, key=lambda name: counters[name])[-BY_KEEP:]
+            newest = sorted((name for name in counters if stamp - counters[name] < COUNTER_SECONDS),
+                            key=lambda name: counters[name])[-BY_KEEP:]
             current[key] = {"n": (0 if fresh else int(_number(record.get("n")))) + 1, "ts": stamp,
                             "by": {name: counters[name] for name in newest}}
             counted.append(key)

@@ -99,3 +99,15 @@ def test_a_state_written_before_several_counters_were_kept_still_dedups(tmp_path
     assert use.credit(memory, ["k1", "k2"], "s1", now=NOW + 1) == ["k2"]
     assert use.credit(memory, ["k1", "k2"], now=NOW + 2) == ["k1"]  # k2: the same lookup within the window
     assert use.counts(memory, now=NOW + 3) == {"k1": 3, "k2": 2}
+
+
+def test_an_entry_remembers_the_counters_of_the_last_day_at_most_by_keep(tmp_path):
+    memory = str(tmp_path)
+    for i in range(use.BY_KEEP + 2):
+        use.credit(memory, ["k1"], f"s{i}", now=NOW + i)
+    with open(os.path.join(memory, layout.USE)) as f:
+        assert sorted(json.load(f)["k1"]["by"]) == [f"s{i}" for i in range(2, use.BY_KEEP + 2)]
+    use.credit(memory, ["k1"], "late", now=NOW + use.COUNTER_SECONDS + 10)
+    with open(os.path.join(memory, layout.USE)) as f:
+        assert list(json.load(f)["k1"]["by"]) == ["late"]
+    assert use.counts(memory, now=NOW + use.COUNTER_SECONDS + 11) == {"k1": use.BY_KEEP + 3}
