@@ -12,8 +12,8 @@ ranks used entries first within a type. Per size, in one git repo holding uv's k
 1. before: uv's held-out (test) prompts, a fresh session each (session start, then the prompt hook):
    visible recall as bench/relevance_view.py measures it;
 2. history, past sessions that never look at a label:
-   - each uv dev prompt: session start, the prompt hook, then the agent looks its need up with
-     `recall.sh "<the prompt>"` (the best answer counts as fetched);
+   - each uv dev prompt (those that need no entry too): session start, the prompt hook, then the agent
+     looks its need up with `recall.sh "<the prompt>"` (the best answer counts as fetched);
    - each uv dev file event: session start, a Read of the file, then an Edit of it (the Read's entries
      about the file count as applied);
 3. after: the same held-out prompts again, each in a fresh session.
@@ -95,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     _, prompts = dataset.load()
     mine = [p for p in prompts if p["project"] == scale.PROJECT]
-    past_prompts = [p for p in dataset.split(mine, "dev") if p.get("relevant")]
+    past_prompts = dataset.split(mine, "dev")  # all of them: which need an entry is a label
     test_prompts = dataset.split(mine, "test")
     past_events = [e for e in dataset.load_actions() if e["project"] == scale.PROJECT and e["kind"] == "file"
                    and e["split"] == "dev"]
@@ -114,9 +114,9 @@ def main(argv: list[str] | None = None) -> int:
         used = json.loads((Path(repo) / USE_FILE).read_text()) if (Path(repo) / USE_FILE).exists() else {}
         after = held_out(repo, test_prompts, entries, "after")
         shown_after = map_shows(repo, later, entries, "after")
-        past_needs = {k for p in past_prompts for k in p["relevant"]}
+        past_needs = {k for p in past_prompts for k in p.get("relevant") or []}
         print(f"{scale.PROJECT}@{size}: {len(used)} entries used in the history ({len(set(used) & past_needs)} of "
-              f"them labelled for the prompt that used them), {len(set(used) & needed)} needed by a held-out prompt")
+              f"them labelled for a dev prompt), {len(set(used) & needed)} needed by a held-out prompt")
         print(f"  held-out prompts  before  {relevance_view.fmt(before)}")
         print(f"  held-out prompts  after   {relevance_view.fmt(after)}")
         print(f"  held-out actions (test split) whose entry session start shows: before {shown_before[0]}/"

@@ -269,6 +269,16 @@ def tool_files(payload: dict[str, Any], shell_reads: bool = False) -> list[str]:
 
 
 ADDED_CHARS = 4000  # what an edit adds, as far as action time reads it
+_READ_TOOLS = {"Read", "read_file"}
+
+
+def changes_files(payload: dict[str, Any]) -> bool:
+    """Whether the call changes the files it names (an edit, a write, a patch), whatever it adds: an edit
+    that only deletes lines too."""
+    name = payload.get("tool_name")
+    if name in PATCH_TOOLS or (name in FILE_TOOLS and name not in _READ_TOOLS):
+        return True
+    return name in SHELL_TOOLS and "apply_patch" in str(tool_input(payload).get("command"))
 
 
 def added_text(payload: dict[str, Any]) -> str:

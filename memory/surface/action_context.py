@@ -166,7 +166,9 @@ def handle(ctx: hookrun.Context) -> str | None:
     from memory.surface import injected
 
     given = injected.given(memory_dir, session)
-    if added:
+    # an edit, counted at its first event: Codex runs this hook before and after the same shell call, and what
+    # its PreToolUse showed was not known to the agent when it wrote the patch
+    if files and payload.changes_files(data) and payload.event_name(data) != "PostToolUse":
         credit_use(memory_dir, session, found, given)
     text = answer(memory_dir, session, found, settings, FILE_HEADING if files else ERROR_HEADING, given)
     return payload.context_answer(data, text, event=payload.event_name(data)) if text else None

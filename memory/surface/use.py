@@ -7,21 +7,26 @@ Two signals (issue #20 item 4), both from what the agent did, never from what it
 - applied: the session had been given the entry in full (at session start, a prompt, a file or an error)
   and then edited a file the entry is about (memory.surface.action_context).
 
-State `.beads/memory/use.json` (layout.USE, never committed): {key: {"n": uses, "ts": last use, "by": the
-session (or lookup) that last counted}}. One session counts an entry once; recall.sh knows no session, so
-the same entry fetched again within SAME_LOOKUP_SECONDS counts once. An entry unused for KEEP_SECONDS
-counts as never used again. Best effort: a busy lock only loses a count.
+State `.beads/memory/use.json` (layout.USE, never committed): {key: {"n": uses, "ts": last use, "by":
+{session (or lookup): when it counted}, the newest BY_KEEP of the last COUNTER_SECONDS}}. One session
+counts an entry once, whoever counted it in between; recall.sh knows no session, so the same entry fetched again within
+SAME_LOOKUP_SECONDS counts once. An entry unused for KEEP_SECONDS counts as never used again (a new use
+starts its count afresh). Best effort: a busy lock only loses a count.
 """
 from __future__ import annotations
 
+import math
 import time
 
 from memory.core import layout, locking, state
+from memory.surface import injected
 
 KEEP_SECONDS = 180 * 86400  # a use this old no longer raises an entry
 MAX_KEYS = 2000  # the most recently used kept
 SAME_LOOKUP_SECONDS = 600
 LOOKUP = "recall.sh"  # the "session" of a recall.sh lookup
+BY_KEEP = 4  # the counters remembered per entry: sessions at work side by side, and lookups between
+COUNTER_SECONDS = injected.KEEP_SECONDS  # ...as long as the given-ledger remembers a session
 
 
 def credit(memory_dir: str, keys: list[str], session: str | None = None, now: float | None = None) -> list[str]:
@@ -38,10 +43,15 @@ def credit(memory_dir: str, keys: list[str], session: str | None = None, now: fl
         for key in keys:
             record = current.get(key)
             record = record if isinstance(record, dict) else {}
-            last = _number(record.get("ts"))
-            if record.get("by") == by and (session or stamp - last < SAME_LOOKUP_SECONDS):
+            fresh = stamp - _number(record.get("ts")) >= KEEP_SECONDS  # the old uses no longer count
+            counters = {} if fresh else _counters(record)
+            if by in counters and (session or stamp - counters[by] < SAME_LOOKUP_SECONDS):
                 continue
-            current[key] = {"n": int(_number(record.get("n"))) + 1, "ts": stamp, "by": by}
+            counters[by] = stamp
+            newest = sorted((name for name in counters if stamp - counters[name] < COUNTER_SECONDS),
+                            key=lambda name: counters[name])[-BY_KEEP:]
+            current[key] = {"n": (0 if fresh else int(_number(record.get("n")))) + 1, "ts": stamp,
+                            "by": {name: counters[name] for name in newest}}
             counted.append(key)
         if len(current) > MAX_KEYS:
             for stale in sorted(current, key=lambda k: _number(_field(current[k], "ts")))[:len(current) - MAX_KEYS]:
@@ -65,5 +75,21 @@ def _field(record: object, name: str) -> object:
     return record.get(name) if isinstance(record, dict) else None
 
 
+def _counters(record: dict) -> dict[str, float]:
+    """{session or lookup: when it counted}; a state written before BY_KEEP held the last one alone."""
+    by = record.get("by")
+    if isinstance(by, str):
+        return {by: _number(record.get("ts"))}
+    return {name: _number(ts) for name, ts in by.items() if isinstance(name, str)} if isinstance(by, dict) else {}
+
+
 def _number(value: object) -> float:
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0.0
+    """A finite number, else 0 (JSON's 1e400 reads as infinity, NaN as not-a-number, a 400-digit integer
+    overflows a float: none may raise)."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return 0.0
+    try:
+        number = float(value)
+    except OverflowError:
+        return 0.0
+    return number if math.isfinite(number) else 0.0

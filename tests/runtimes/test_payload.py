@@ -68,3 +68,16 @@ def test_added_text_is_what_an_edit_writes_that_was_not_there():
     assert payload.added_text({"tool_name": "Edit", "tool_input": "garbage"}) == ""
     big = {"tool_name": "Write", "tool_input": {"file_path": "/b", "content": "x" * 10 * payload.ADDED_CHARS}}
     assert len(payload.added_text(big)) == payload.ADDED_CHARS
+
+
+def test_changes_files_is_any_edit_write_or_patch_even_one_that_only_deletes():
+    delete = {"tool_name": "Edit", "tool_input": {"file_path": "/a.py", "old_string": "x = 1\n", "new_string": ""}}
+    assert payload.added_text(delete) == "" and payload.changes_files(delete)
+    patch = "apply_patch <<'EOF'\n*** Begin Patch\n*** Delete File: a.py\n*** End Patch\nEOF"
+    for name, args in (("Write", {"file_path": "/a", "content": ""}), ("MultiEdit", {"edits": []}),
+                       ("replace", {"file_path": "/a"}), ("write_file", {"file_path": "/a"}),
+                       ("apply_patch", {"input": ""}), ("Bash", {"command": patch})):
+        assert payload.changes_files({"tool_name": name, "tool_input": args}), name
+    for name, args in (("Read", {"file_path": "/a"}), ("read_file", {"file_path": "/a"}),
+                       ("Bash", {"command": "cat a.py"}), ("Grep", {"pattern": "x"})):
+        assert not payload.changes_files({"tool_name": name, "tool_input": args}), name

@@ -384,3 +384,36 @@ def test_what_session_start_gave_in_full_is_not_given_again(tmp_path):
     start = dict(fixture_payload("claude-code/2.1.330/SessionStart-6.json"), cwd=str(repo), session_id="s1")
     assert ROUTES in context(run_hook("session_start", start, repo), "SessionStart")  # the newest, in full
     assert context(run_hook("action_context", file_event(repo, "src/api/routes.py"), repo), "PreToolUse") == ""
+
+
+def test_codex_a_patch_counts_only_what_was_given_before_it_not_at_its_own_pre_tool_use(tmp_path):
+    """Codex runs the hook before and after the same shell call: what the PreToolUse of a patch showed was
+    not known to the agent when it wrote that patch, so its PostToolUse counts no use."""
+    repo = project(tmp_path)
+    memory = str(repo / ".beads" / "memory")
+    key = next(e["key"] for e in store.load(memory).entries if e["content"] == ROUTES)
+    patch = ("apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: src/api/routes.py\n@@\n"
+             "+if rule not in app.url_map: register(rule)\n*** End Patch\nEOF\n")
+    base = dict(fixture_payload("codex/0.169.0/PostToolUse-1.json"), cwd=str(repo), tool_input={"command": patch})
+    pre = dict(base, hook_event_name="PreToolUse")
+    del pre["tool_response"]
+    assert ROUTES in context(run_hook("action_context", pre, repo, args=["--codex"]), "PreToolUse")
+    post = dict(base, tool_response="Success. Updated the following files:\nM src/api/routes.py\n")
+    assert context(run_hook("action_context", post, repo, args=["--codex"]), "PostToolUse") == ""
+    assert use.counts(memory) == {}
+    again = dict(pre, tool_use_id="call_2")  # a later patch of the file: the entry was given before it
+    assert context(run_hook("action_context", again, repo, args=["--codex"]), "PreToolUse") == ""
+    assert use.counts(memory) == {key: 1}
+    assert error_log(repo) == ""
+
+
+def test_an_edit_that_only_deletes_lines_counts_what_was_given_before_it(tmp_path):
+    repo = project(tmp_path)
+    memory = str(repo / ".beads" / "memory")
+    key = next(e["key"] for e in store.load(memory).entries if e["content"] == ROUTES)
+    assert ROUTES in context(run_hook("action_context", file_event(repo, "src/api/routes.py"), repo), "PreToolUse")
+    delete = file_event(repo, "src/api/routes.py", "PreToolUse-17.json")
+    delete["tool_input"].update(old_string="app.run(reload=True)\n", new_string="")
+    assert context(run_hook("action_context", delete, repo), "PreToolUse") == ""
+    assert use.counts(memory) == {key: 1}
+    assert error_log(repo) == ""

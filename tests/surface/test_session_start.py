@@ -1,6 +1,7 @@
 import json
 import os
 import subprocess
+import time
 
 import pytest
 
@@ -273,3 +274,12 @@ def test_an_entry_the_agent_looked_up_gets_a_title_in_the_next_sessions_map(repo
     after = context(start(repo))
     assert "Entry about the zq3k module" in after and len(after) <= len(before) + 100
     assert "zq4k" not in after  # only what was used
+
+
+def test_a_use_count_past_what_a_float_holds_leaves_the_knowledge_shown(repo):
+    seed(repo, 3)
+    memory = repo / ".beads" / "memory"
+    (memory / "use.json").write_text(json.dumps({"k": {"n": 1, "ts": time.time()}}).replace("1,", "1e400,"))
+    proc = start(repo)
+    assert proc.returncode == 0 and "insight 2 about caching" in context(proc)
+    assert not (memory / "errors.log").exists() or "Overflow" not in (memory / "errors.log").read_text()
