@@ -13,8 +13,8 @@ call's output says how it exited). Cursor: its tool hooks carry no model-visible
 - At most `action_max_entries` entries in `action_budget_chars`; nothing when nothing passes; never an entry
   the session was already given (memory.surface.injected, shared with session start and prompt time), claimed under
   the state lock so parallel tool calls never both show one.
-- What an event found is cached per session (layout.ACTION_CACHE, one small file per file or error, written
-  atomically): a repeated Read of the same file costs one file read, not a lookup in the knowledge.
+- What an event found is cached per session (memory.surface.action_cache): a repeated Read of the same file
+  costs one file read, not a lookup in the knowledge.
 
 The path to "nothing to add" (most file reads) imports json and the cue map only: no git, no index, no lock.
 """
@@ -33,7 +33,6 @@ HOOK = "action_context"
 FILE_HEADING = "## Knowledge about this file"
 ERROR_HEADING = "## Knowledge about this error"
 ERROR_QUERY_CHARS = 4000  # the command and the end of its output: where the error is
-CACHE_KEEP_SECONDS = 86400
 # raw stdin bytes without which an event can't be ours: a file tool's path, a patch, a failed call
 _MIGHT = (b'"file_path"', b'"absolute_path"', b'"notebook_path"', b"apply_patch", b"PostToolUseFailure",
           b"Exit Code", b"Exit code", b"exited with code", b'"error"', b'"exit_code"')
@@ -137,6 +136,7 @@ def handle(ctx: hookrun.Context) -> str | None:
     project = payload.project_dir(data)
     ctx.memory_dir = memory_dir = paths.memory_dir_quick(payload.cwd(data), project)
     from memory.search import action_paths
+    from memory.surface import action_cache
 
     fp = action_paths.fingerprint(memory_dir)
     if fp is None:
@@ -151,7 +151,7 @@ def handle(ctx: hookrun.Context) -> str | None:
         event = f"f:{bars}:" + "\n".join(rels) + "\n" + added
     else:
         event = f"e:{bars}:{failure}"
-    found = cache_get(memory_dir, session, event, fp)
+    found = action_cache.get(memory_dir, session, event, fp)
     if found is None:
         if files:
             found = file_entries(memory_dir, fp, rels, settings)
@@ -160,7 +160,7 @@ def handle(ctx: hookrun.Context) -> str | None:
                 found += [hit for hit in edit_entries(memory_dir, added, settings) if hit[0] not in known]
         else:
             found = error_entries(memory_dir, str(failure), settings, payload.shell_command(data))
-        cache_put(memory_dir, session, event, fp, found)
+        action_cache.put(memory_dir, session, event, fp, found)
     if not found:
         return None
     from memory.surface import injected
@@ -292,74 +292,6 @@ def answer(memory_dir: str, session: str | None, found: list[list[str]], setting
     claimed = set(injected.claim(memory_dir, session, [key for key, _ in chosen]))
     shown = [text for key, text in chosen if key in claimed]
     return "\n".join([heading] + shown) if shown else ""
-
-
-def _cache_path(memory_dir: str, session: str, event: str) -> str:
-    """One flat file per (session, event): `<session checksum>-<event checksum>.json`."""
-    name = f"{_checksum(session)}-{_checksum(event)}.json"
-    return os.path.join(memory_dir, layout.ACTION_CACHE, name)
-
-
-def _checksum(text: str) -> str:
-    import zlib
-
-    seed = text.encode("utf-8", "replace")
-    return f"{zlib.crc32(seed):08x}{zlib.adler32(seed):08x}"
-
-
-def cache_get(memory_dir: str, session: str | None, event: str, fp: list[int]) -> list[list[str]] | None:
-    """What this session's earlier identical event found, while the knowledge is unchanged; else None."""
-    if not session:
-        return None
-    import json
-
-    try:
-        with open(_cache_path(memory_dir, session, event), "rb") as fh:
-            saved = json.loads(fh.read())
-    except (OSError, ValueError):
-        return None
-    if not isinstance(saved, dict) or saved.get("fp") != fp or saved.get("event") != event \
-            or saved.get("session") != session:
-        return None
-    found = saved.get("found")
-    return found if isinstance(found, list) else None
-
-
-def cache_put(memory_dir: str, session: str | None, event: str, fp: list[int], found: list[list[str]]) -> None:
-    """Remember what the event found: one file per event, replaced atomically (hooks fired together
-    write the same answer; none can tear another's). Now and then files idle for a day are removed."""
-    if not session:
-        return
-    import json
-
-    from memory.core import fsio
-
-    path = _cache_path(memory_dir, session, event)
-    record = {"fp": fp, "session": session, "event": event, "found": found}
-    try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        fsio.atomic_write(path, json.dumps(record).encode(), durable=False)
-    except OSError:
-        return
-    if path.endswith("0.json"):  # one write in 16 looks for stale files
-        _prune(os.path.dirname(path))
-
-
-def _prune(folder: str) -> None:
-    import time
-
-    now = time.time()
-    try:
-        names = os.listdir(folder)
-    except OSError:
-        return
-    for name in names:
-        path = os.path.join(folder, name)
-        try:
-            if now - os.stat(path).st_mtime > CACHE_KEEP_SECONDS:
-                os.unlink(path)
-        except OSError:
-            continue
 
 
 def main(argv: list[str] | None = None) -> int:
