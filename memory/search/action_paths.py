@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from re import Pattern
     from typing import Callable
 
-VERSION = 3
+VERSION = 4
 _BULK = ("entries", "errors")  # saved with the texts, after the look-ups: only a full load parses them
 MAX_CONTENT = 2048
 _patterns: dict[str, Pattern[str]] = {}

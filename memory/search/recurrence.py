@@ -83,11 +83,14 @@ def _not_distinctive() -> frozenset[str]:
 
 
 def line_terms(line: str) -> set[str]:
-    """The terms of a line (memory.search.tokenize), as a set; a recorded timeout is marked as one."""
+    """The terms of a line (memory.search.tokenize), as a set; a recorded timeout is marked as one, with the
+    words of what timed out as they are (`make`, `go`: programs a tokenizer drops as common English)."""
     from memory.search.tokenize import terms
 
     found = set(terms(line))
-    return found | {_TIMEOUT_MARK} if line.startswith(TIMEOUT_PREFIX) else found
+    if not line.startswith(TIMEOUT_PREFIX):
+        return found
+    return found | {_TIMEOUT_MARK} | {_TIMEOUT_MARK + word.lower() for word in line[len(TIMEOUT_PREFIX):].split()}
 
 
 def distinctive(terms: set[str]) -> set[str]:
@@ -138,7 +141,7 @@ def _ran(command: str) -> str:
     if len(words) == 2 and not (re.fullmatch(r"[a-z][a-z-]*", words[1]) and tokens[1:2] == [words[1]]):
         words = words[:1]  # a subcommand follows the program directly (`psql -U alice`: a user, not one)
     ran = " ".join(words)
-    return TIMEOUT_PREFIX + ran if ran and distinctive(line_terms(ran)) else ""
+    return TIMEOUT_PREFIX + ran if ran and distinctive(line_terms(TIMEOUT_PREFIX + ran)) - {_TIMEOUT_MARK} else ""
 
 
 def _cut(text: str) -> str:

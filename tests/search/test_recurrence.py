@@ -138,6 +138,12 @@ def test_a_timeout_that_names_nothing_records_what_timed_out():
     assert not seen([line], timeout, command="cargo test")  # another command timing out
     assert not seen([line], "Exit code 101\nerror: linker `cc` not found\n", command="cargo build")  # not a timeout
     assert recurrence.signature("./scripts/check.sh --all", timeout) == []  # nothing named: nothing recorded
+    # programs a tokenizer drops as common English words still name what timed out
+    [make_run] = recurrence.signature("make run", timeout)
+    assert make_run == "timed out running: make run"
+    assert seen([make_run], timeout, command="make run") and not seen([make_run], timeout, command="make test")
+    assert recurrence.signature("go test ./pkg/api/...", timeout) == ["timed out running: go test"]
+    assert not seen(["timed out running: go test"], timeout, command="go build ./...")
 
 
 def test_a_long_line_is_cut_on_a_word():
