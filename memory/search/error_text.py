@@ -155,3 +155,22 @@ def query(command: str, output: str) -> tuple[str, str]:
     links = error_links.words(command, "\n".join(said))  # `B006` is flake8-bugbear: the words an entry would use
     errors = "\n".join([clean(line) for line in said] + ([links] if links else []))
     return f"{command_words(command)}\n{errors}", errors
+
+
+_CODE_SPAN = re.compile(r"`([^`\n]+)`")
+
+
+def runs_already(content: str, command: str, said: list[str]) -> bool:
+    """Whether an entry only prescribes the command that just failed: a backticked command of it (two words at
+    least) stands whole in one part of `command` (`ruff check . --fix` for `ruff check a.py --fix`), and the
+    rest of its text shares none of the error's words (`said`: ranking terms). That advice was followed; the
+    failure is about something else. False when `said` is empty (an error that says nothing, or a timeout: how
+    to run the command may be the fix)."""
+    if not said:
+        return False
+    parts = [set(part.split()) for part in re.split(r"&&|\|\||[;|]", command)]
+    ran = False
+    for span in _CODE_SPAN.findall(content):
+        words = {w for w in span.split() if w not in (".", "./...") and not w.startswith("<")}
+        ran = ran or (len(words) >= 2 and any(words <= part for part in parts))
+    return ran and not set(ranking_terms(_CODE_SPAN.sub(" ", content))) & set(said)

@@ -215,8 +215,11 @@ def error_entries(memory_dir: str, failure: str, settings: dict, command: str | 
     floor = found[0].score * float(settings["action_error_follow"]) if found else 0.0
     seen = seen_before(memory_dir, command, output, float(settings["action_error_recurrence"]))
     known = {key for key, _ in seen}
+    # an entry that only says to run what just failed was followed; not when it timed out (how to run it is the fix)
+    followed = [] if error_text.timed_out(output) else said
     return seen + [[str(s.entry.get("key")), _line(s)] for s in found
-                   if s.score >= floor and str(s.entry.get("key")) not in known]
+                   if s.score >= floor and str(s.entry.get("key")) not in known
+                   and not error_text.runs_already(str(s.entry.get("content", "")), command, followed)]
 
 
 def seen_before(memory_dir: str, command: str, output: str, bar: float) -> list[list[str]]:

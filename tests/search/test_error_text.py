@@ -76,3 +76,16 @@ def test_a_timeout_is_the_runtime_stopping_the_command_not_a_test_timing_out():
     assert error_text.timed_out("Command timed out after 2m 0.0s\n   Compiling serde v1.0.219\n")
     assert not error_text.timed_out("Running 1 test\n  Error: Timed out 15000ms waiting for expect(locator)\n")
     assert not error_text.timed_out("")
+
+
+def test_an_entry_that_only_prescribes_the_command_that_failed_was_followed():
+    said = error_text.ranking_terms("F821 Undefined name `teams_by_id`")
+    lint = "Python lint: `ruff check . --fix` and `ruff format .`."
+    assert error_text.runs_already(lint, "ruff check posthog/tasks --fix", said)  # every word of the span ran
+    assert error_text.runs_already(lint, "cd backend && ruff check . --fix", said)  # one part of a chain
+    assert not error_text.runs_already(lint, "ruff check posthog/tasks", said)  # without --fix: not what it says
+    assert not error_text.runs_already(lint, "ruff format .", [])  # a timeout or a bare failure: may be the fix
+    # the rest of the entry speaks of this error: it still explains it
+    bugbear = "Python code: ruff extends `[\"B\"]` (flake8-bugbear, e.g. B006); run `ruff check`."
+    assert not error_text.runs_already(bugbear, "ruff check python/", error_text.ranking_terms("B006 mutable default"))
+    assert not error_text.runs_already("Use `uv_fs` for file access.", "cargo test", said)  # one word: no command

@@ -199,6 +199,22 @@ def test_an_edit_gets_the_entry_about_what_it_writes(tmp_path):
     assert STD_FS in context(run_hook("action_context", write, repo), "PreToolUse")
 
 
+def test_an_entry_saying_to_run_what_just_failed_is_advice_already_followed(tmp_path):
+    migrate = "After pulling main, always run `yarn workspace @acme/prisma db-migrate` before the dev server."
+    repo = project(tmp_path, [entry.build(migrate, "BD-5", "orchestrator")])
+    command = "yarn workspace @acme/prisma db-migrate"
+    syntax = ("Exit code 1\nError: P3018\nA migration failed to apply. Database error: ERROR: syntax error at or "
+              "near \"WHERE\"\nMigration name: 20250614101500_backfill_prisma_db_migrate_hidden")
+    assert context(run_hook("action_context", failure(repo, command, syntax), repo), "PostToolUseFailure") == ""
+    timeout = "Command timed out after 2m 0.0s\nApplying migration `20250614101500_backfill`"
+    assert migrate in context(run_hook("action_context", failure(repo, command, timeout, session="s3"), repo),
+                              "PostToolUseFailure")  # timed out: how it is run may be the fix
+    # the advice not followed: another command failing on the pending migrations gets it
+    pending = "Exit code 1\nError: the dev server found the schema behind main after pulling; run db-migrate"
+    assert migrate in context(run_hook("action_context", failure(repo, "yarn dev", pending, session="s2"), repo),
+                              "PostToolUseFailure")
+
+
 def test_silence_on_negatives(tmp_path):
     repo = project(tmp_path)
     for rel in ("docs/changelog.md", "web/src/components/Header.tsx", "README.md", "src/api/views.py"):
