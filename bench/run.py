@@ -10,6 +10,7 @@ P1  PostToolUse on a non-LEARNED Bash payload   vs bare `python -c pass`     tar
 P2  a capture (bd comment "LEARNED: ...")      vs bare `python -c pass`     target <= 3x
 P5  the prompt hook (UserPromptSubmit)          vs bare `python -c pass`     target <= 4x (semantic <= 20x)
 P6  the PreToolUse hook (action time) on a Read, 1,000 active entries         target <= 3x; nothing to add <= 1.5x
+    ... and on an Edit no entry is about (ranked on what it writes)               reported (no target)
 P7  the same hook on a failed command, 1,000 active entries (100 recorded the error they were captured after)
                                                                                  reported (no target)
 P3  SessionStart, 1,000 active entries, with a huge archive vs with none     must be ~1.0x
@@ -165,6 +166,16 @@ def action_rows(work: Path, runs: int) -> list:
                                ("nothing to add", "docs/guide/setup.md", "target <= 1.5x")):
         ms, base = timed(hook, runs, stdin=read(rel), cwd=proj, env=hook_env(proj))
         rows.append((f"P6 PreToolUse Read, 1,000 active, {label}", ms, ms / base, target))
+    edit_fixture = json.loads((ROOT / "tests" / "fixtures" / "claude-code" / "2.1.330" / "PreToolUse-17.json")
+                              .read_text())
+
+    def edit(i: int) -> bytes:  # an edit no entry is about, adding plain prose: ranked on what it writes too
+        return json.dumps(dict(edit_fixture, session_id=f"bench-edit-{i}", cwd=str(proj), tool_input={
+            "file_path": str(proj / "docs/guide/setup.md"), "old_string": "Install it.\n",
+            "new_string": "Install it with the package manager of your system.\n"})).encode()
+
+    ms, base = timed(hook, runs, stdin=edit, cwd=proj, env=hook_env(proj))
+    rows.append(("P6 PreToolUse Edit, 1,000 active, nothing to add", ms, ms / base, "reported"))
     failure = json.loads((ROOT / "tests" / "fixtures" / "claude-code" / "2.1.330" / "PostToolUseFailure-1.json")
                          .read_text())
 
