@@ -163,14 +163,17 @@ _CODE_SPAN = re.compile(r"`([^`\n]+)`")
 def runs_already(content: str, command: str, said: list[str]) -> bool:
     """Whether an entry only prescribes the command that just failed: a backticked command of it (two words at
     least) stands whole in one part of `command` (`ruff check . --fix` for `ruff check a.py --fix`), and the
-    rest of its text shares none of the error's words (`said`: ranking terms). That advice was followed; the
-    failure is about something else. False when `said` is empty (an error that says nothing, or a timeout: how
-    to run the command may be the fix)."""
+    rest of its text, other commands included, shares none of the error's words (`said`: ranking terms;
+    `yarn prettier:write` beside `yarn lint` shares `prettier`, `write` with "Run Prettier with --write"). That
+    advice was followed; the failure is about something else. False when `said` is empty (an error that says
+    nothing, or a timeout: how to run the command may be the fix)."""
     if not said:
         return False
     parts = [set(part.split()) for part in re.split(r"&&|\|\||[;|]", command)]
-    ran = False
-    for span in _CODE_SPAN.findall(content):
-        words = {w for w in span.split() if w not in (".", "./...") and not w.startswith("<")}
-        ran = ran or (len(words) >= 2 and any(words <= part for part in parts))
-    return ran and not set(ranking_terms(_CODE_SPAN.sub(" ", content))) & set(said)
+
+    def ran(span: re.Match[str]) -> bool:
+        words = {w for w in span.group(1).split() if w not in (".", "./...") and not w.startswith("<")}
+        return len(words) >= 2 and any(words <= part for part in parts)
+
+    rest = _CODE_SPAN.sub(lambda span: " " if ran(span) else span.group(0), content)
+    return rest != content and not set(ranking_terms(rest)) & set(said)

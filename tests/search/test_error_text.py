@@ -89,3 +89,8 @@ def test_an_entry_that_only_prescribes_the_command_that_failed_was_followed():
     bugbear = "Python code: ruff extends `[\"B\"]` (flake8-bugbear, e.g. B006); run `ruff check`."
     assert not error_text.runs_already(bugbear, "ruff check python/", error_text.ranking_terms("B006 mutable default"))
     assert not error_text.runs_already("Use `uv_fs` for file access.", "cargo test", said)  # one word: no command
+    # another command it prescribes is what the error asks for: not followed yet
+    lint_and_format = "Lint and format: `yarn lint` / `yarn lint:fix` (ESLint), `yarn prettier:write`."
+    prettier = error_text.ranking_terms("Code style issues found in 3 files. Run Prettier with --write to fix.")
+    assert not error_text.runs_already(lint_and_format, "yarn prettier:check && yarn lint", prettier)
+    assert error_text.runs_already(lint_and_format, "yarn lint", error_text.ranking_terms("react-hooks/rules-of-hooks"))
