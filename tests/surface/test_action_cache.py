@@ -44,3 +44,18 @@ def test_files_idle_for_a_day_are_pruned(tmp_path):
     os.utime(old, (then, then))
     action_cache._prune(str(folder))
     assert sorted(p.name for p in folder.iterdir()) == ["fresh.json"]
+
+
+def test_the_cache_never_holds_the_command_or_the_text_an_edit_wrote(tmp_path):
+    """The event is a failed command's text or an edit's new text: a token in it must not land on disk."""
+    memory = str(tmp_path)
+    token = "glpat-Xy7zQ9wE3rT5uI8oP1aS"
+    event = f"e:bars:curl -H 'PRIVATE-TOKEN: {token}' https://gitlab.example.com/api\nExit code 22\n401"
+    action_cache.put(memory, "s1", event, [1], FOUND)
+    assert action_cache.get(memory, "s1", event, [1]) == FOUND
+    assert action_cache.get(memory, "s1", event + " ", [1]) is None
+    folder = os.path.join(memory, layout.ACTION_CACHE)
+    for name in os.listdir(folder):
+        with open(os.path.join(folder, name), encoding="utf-8") as fh:
+            text = fh.read()
+        assert token not in text and "PRIVATE-TOKEN" not in text
