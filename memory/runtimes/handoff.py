@@ -177,6 +177,16 @@ def extract(path: str | None) -> dict:
             "last_message": _cut(r.last_text, MESSAGE_CHARS) if r.last_text else None, "started": r.started}
 
 
+def uncommitted(toplevel: str, memory_dir: str) -> list[str]:
+    """`git status --porcelain` of the tree without the memory's own files: every capture is a new file in its
+    inbox, and dozens of them would crowd the session's own work out of the MAX_STATUS lines kept."""
+    from memory.core import paths
+
+    inside = os.path.relpath(os.path.realpath(memory_dir), os.path.realpath(toplevel)).replace(os.sep, "/")
+    spec = [] if inside.split("/")[0] in (".", "..") else ["--", ".", f":(exclude){inside}"]
+    return paths.git_lines(["status", "--porcelain"] + spec, toplevel, 1.0)[:MAX_STATUS]
+
+
 def build(data: dict, memory_dir: str, event: str, bead: str | None = None) -> dict:
     """A whole handoff for the hook payload `data` (transcript, git state, the session's insights)."""
     import zlib
@@ -196,7 +206,7 @@ def build(data: dict, memory_dir: str, event: str, bead: str | None = None) -> d
     session = payload.session_id(data)
     insights = [e["key"] for e in store.load(memory_dir).entries
                 if session and e.get("session_id") == session and "content" in e]
-    status = paths.git_lines(["status", "--porcelain"], git.toplevel, 1.0)[:MAX_STATUS] if git else []
+    status = uncommitted(git.toplevel, memory_dir) if git else []
     now = time.time()
     record.update({
         "id": f"{zlib.crc32(f'{session}/{event}/{now}'.encode()):08x}", "event": event, "session_id": session,

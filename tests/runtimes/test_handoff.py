@@ -286,3 +286,22 @@ def test_gemini_precompress_far_from_a_compression_is_answered_at_once(repo, tmp
     payload.pop("source", None)
     assert run_hook("handoff", payload, repo, args=["--gemini"]).returncode == 0
     assert [h["event"] for h in saved(repo)] == (["PreCompact"] if written else [])
+
+
+def test_uncommitted_lists_the_users_work_not_the_memorys_own_capture_files(repo, tmp_path):
+    """Every capture is a new file in inbox/: dozens of them must not crowd the session's own work out of the
+    handoff's "Uncommitted" (it keeps MAX_STATUS lines; untracked files come last)."""
+    inbox = repo / ".beads" / "memory" / layout.INBOX
+    inbox.mkdir(parents=True)
+    (inbox.parent / layout.KNOWLEDGE).write_text("")
+    (inbox / "1795507900000000000-00000000.jsonl").write_text("{}\n")
+    git(repo, "add", ".beads")
+    git(repo, "commit", "-qm", "the memory, committed as install.sh says")
+    for n in range(handoff.MAX_STATUS + 5):
+        (inbox / f"{1795507986527483818 + n}-0439d1a1.jsonl").write_text("{}\n")
+    (repo / "zz_new_module.py").write_text("x = 1\n")
+    transcript = write_transcript(tmp_path / "s1.jsonl", repo)
+    run_hook("handoff", hook_payload("claude-code/2.1.330/SessionEnd-1.json", repo, "s1", transcript), repo)
+    [h] = saved(repo)
+    assert "?? zz_new_module.py" in h["git_status"]
+    assert not [line for line in h["git_status"] if ".beads/memory" in line]
