@@ -27,6 +27,8 @@ _INSIGHT_START = re.compile(
     + r"|^[ \t]*(?:[-*+>][ \t]+)?" + _DECORATION + r"(?i:learned)" + _BRACKET + r"?" + _DECORATION + r"[ \t]*:"
     + _DECORATION, re.M)
 _KIND_WORD = re.compile(r"(?i)learned|decision|warning|pattern|forget")
+# The next list item's bullet or number, left at a piece's end ("- LEARNED: a\n- LEARNED: b": "a\n- ")
+_NEXT_ITEM = re.compile(r"\n[ \t]*(?:[-*+>]|\d{1,3}[.)])[ \t]*$")
 # Lines of what the hooks themselves inject (session start's and prompt time's blocks: headings, entry
 # lines `  [LEARN] …` / `  [DECIDE, 3 days ago] …`, the Search/Record hints). An agent echoing a block into a
 # comment must not feed it back as new entries (the Record hint even shows the markers).
@@ -154,7 +156,7 @@ def split_marked(text: str) -> list[Marked]:
     ends = [m.start() for m in marks][1:] + [len(text)]
     found = []
     for mark, end in zip(marks, ends):
-        body = text[mark.end():end].strip()
+        body = _NEXT_ITEM.sub("", text[mark.end():end].rstrip()).strip()
         kind_word = _KIND_WORD.search(mark.group())
         kind = kind_word.group().lower() if kind_word else "learned"
         bracket = re.search(r"\[([^\]\n]*)\]", mark.group())

@@ -78,6 +78,9 @@ def test_global_flags_env_prefix_and_paths():
 def test_several_insights_in_one_comment():
     assert split_insights("Done.\nLEARNED: one\nLEARNED: two") == ["one", "two"]
     assert split_insights("NOT_LEARNED: x") == []
+    assert split_insights("- LEARNED: one\n- LEARNED: two\n1. LEARNED: three\n2. LEARNED: four") == [
+        "one", "two", "three", "four"]  # a list: no piece keeps the next item's bullet or number
+    assert split_insights("LEARNED: ranges go 1-\nLEARNED: b") == ["ranges go 1-", "b"]  # text's own dash stays
 
 
 def test_comment_without_bead_or_text_is_ignored():
