@@ -27,7 +27,7 @@ def add(memory_dir: str, text: str, cwd: str) -> int:
         return _say(REFUSED, "recall.sh: nothing to add: start the text with LEARNED:, DECISION:, WARNING: or "
                              "PATTERN: (e.g. recall.sh --add \"LEARNED: <what is true>\")")
     records, problems = capture.build_records(memory_dir, found, entry.detect_source(cwd, None),
-                                              provenance(cwd), bead=bead_in_progress(cwd))
+                                              provenance(cwd, session_work=True), bead=bead_in_progress(cwd))
     for problem in problems:
         print(problem.replace("memory-hooks: ", "recall.sh: "), file=sys.stderr)
     if not records:
@@ -102,11 +102,21 @@ def _say(code: int, message: str, stream: TextIO | None = None) -> int:
     return code
 
 
-def provenance(cwd: str) -> dict:
-    """Where a recall.sh write comes from: session, branch, commit."""
+def provenance(cwd: str, session_work: bool = False) -> dict:
+    """Where a recall.sh write comes from: session, branch, commit; with `session_work`, when Claude Code's Bash
+    tool runs it, also what the session had worked on and run into (memory.capture.provenance), as a hook's
+    capture records it: the failure recurring brings the insight back."""
     git = paths.git_info(cwd)
-    return {"session_id": os.environ.get("CLAUDE_SESSION_ID") or None, "branch": git.branch if git else None,
-            "commit": git.head if git else None, "via": "recall.sh"}
+    session = os.environ.get("CLAUDE_CODE_SESSION_ID") or os.environ.get("CLAUDE_SESSION_ID") or None
+    found = {"session_id": session, "branch": git.branch if git else None, "commit": git.head if git else None,
+             "via": "recall.sh"}
+    if session_work and session:
+        from memory.capture.provenance import session_provenance
+        from memory.runtimes import transcript
+
+        work = session_provenance(transcript.claude_session_transcript(session), git.toplevel if git else cwd)
+        found.update((k, v) for k, v in work.items() if v)
+    return found
 
 
 def bead_in_progress(cwd: str) -> str:

@@ -3,8 +3,29 @@ from __future__ import annotations
 
 import json
 import os
+import re
 
 TAIL_BYTES = 512 * 1024
+_SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,127}")
+
+
+def claude_session_transcript(session_id: str | None, env: dict | None = None) -> str | None:
+    """The transcript of a running Claude Code session by its id (CLAUDE_CODE_SESSION_ID, which Claude Code gives
+    its Bash tool's commands): `<config>/projects/<project folder>/<id>.jsonl`; None when there is none."""
+    if not session_id or not _SESSION_ID.fullmatch(session_id):
+        return None
+    from memory.runtimes import automemory
+
+    projects = os.path.join(automemory.config_home(os.environ if env is None else env), "projects")
+    try:
+        folders = os.listdir(projects)
+    except OSError:
+        return None
+    for folder in folders:  # the folder is named after where the session started: not known here
+        path = os.path.join(projects, folder, session_id + ".jsonl")
+        if os.path.isfile(path):
+            return path
+    return None
 
 
 def last_assistant_text(path: str | None) -> str | None:

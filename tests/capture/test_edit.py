@@ -176,3 +176,30 @@ def test_a_knowledge_file_that_cannot_be_written_is_exit_3_and_one_line(repo):
         assert store.active_bytes(memory) == before
     proc = recall_limited(repo, 1, "--add", "LEARNED: a second insight")
     assert "NOT stored (`learned-a-second-insight`)" in proc.stderr
+
+
+def test_add_run_by_claude_codes_bash_tool_records_the_session_and_what_it_ran_into(repo, tmp_path):
+    """Claude Code gives its Bash tool CLAUDE_CODE_SESSION_ID (not CLAUDE_SESSION_ID); the session's transcript is
+    `<config>/projects/<project folder>/<id>.jsonl`. An insight added right after a failure carries that failure's
+    lines like a `bd comment` or a reply does, so the failure recurring brings it back whatever its words."""
+    import shutil
+
+    from helpers import FIXTURES
+
+    config = tmp_path / "claude-config"
+    session = "5d50c3c5-7db5-4a37-9363-efb345742d75"
+    (config / "projects" / "-some-project").mkdir(parents=True)
+    shutil.copy(FIXTURES / "claude-code" / "2.1.330" / "transcript-edit.jsonl",
+                config / "projects" / "-some-project" / f"{session}.jsonl")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MEMORY_HOOKS", "CLAUDE"))}
+    env.update(CLAUDE_CODE_SESSION_ID=session, CLAUDE_CONFIG_DIR=str(config), CLAUDECODE="1")
+    proc = subprocess.run([RECALL, "--add", "LEARNED: the project uses psycopg v3 on purpose"], cwd=repo,
+                          capture_output=True, text=True, env=env)
+    assert proc.returncode == 0, proc.stderr
+    [got] = knowledge(repo)
+    assert got["session_id"] == session
+    assert got["errors"] == ["ModuleNotFoundError: No module named 'psycopg2'"]
+    assert got["files"] == ["/tmp/probe/ct/test_file_and_error_context_an0/app/payments/refund_service.py"]
+    env["CLAUDE_CODE_SESSION_ID"] = "../../etc/passwd"  # not a session id: nothing looked up
+    assert subprocess.run([RECALL, "--add", "LEARNED: second"], cwd=repo, env=env).returncode == 0
+    assert "errors" not in knowledge(repo)[1] and "files" not in knowledge(repo)[1]
