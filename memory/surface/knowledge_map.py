@@ -40,10 +40,12 @@ def title(text: str, limit: int) -> str:
 
 
 # instruction words every rule uses: no topic ("never use", "always run", "prefer", "avoid")
-_GENERIC = frozenset(["use", "using", "used", "run", "running", "avoid", "prefer", "never", "don", "dont",
-    "instead", "file", "files", "code", "add", "should", "must", "new", "make", "keep", "check", "sure", "write",
-    "note", "default", "only", "first", "want", "work", "set", "need", "also", "like", "via", "always", "example",
-    "e.g", "i.e", "one", "two", "all", "any"])
+_GENERIC = frozenset(["use", "uses", "using", "used", "run", "runs", "running", "avoid", "prefer", "never", "don",
+    "dont", "instead", "file", "files", "code", "add", "adds", "should", "must", "new", "make", "makes", "keep",
+    "keeps", "check", "checks", "sure", "write", "writes", "note", "default", "only", "first", "want", "wants", "work",
+    "works", "set", "sets", "need", "needs", "also", "like", "via", "always", "example", "e.g", "i.e", "one", "two",
+    "all", "any"])
+_REDACTED = r"<redacted:[\w-]*>"  # what the store writes in place of a credential (memory.store.redact): no topic
 TOPIC_TEXT = 240  # an entry's topic word comes from its opening, the part its title shows
 _MIN_TOPIC = 3  # entries a word must gather to be a topic
 _MAX_SHARE = 0.34  # ...and at most this share of them (a word in half the entries says nothing)
@@ -57,12 +59,12 @@ def topics(entries: list[dict]) -> dict[str, str]:
 
     from memory.search.tokenize import STOP_WORDS
 
-    word_pattern = re.compile(_WORD)
+    word_pattern, redacted = re.compile(_WORD), re.compile(_REDACTED)
     holders: dict[str, set[str]] = {}
     spelling: dict[str, str] = {}
     for entry in entries:
         key = str(entry["key"])
-        for word in set(word_pattern.findall(str(entry.get("content", ""))[:TOPIC_TEXT])):
+        for word in set(word_pattern.findall(redacted.sub(" ", str(entry.get("content", ""))[:TOPIC_TEXT]))):
             low = word.lower()
             if len(low) >= 3 and low not in STOP_WORDS and low not in _GENERIC and not low.isdigit():
                 keys = holders.get(low)

@@ -69,6 +69,19 @@ def test_topics_are_words_several_entries_share():
     assert placed[entries[7]["key"]] == knowledge_map.GENERAL
 
 
+def test_no_topic_of_an_instruction_verbs_other_forms_or_the_redaction_marker():
+    """`run` is no topic, nor is `runs` ("CI runs on ubuntu", "the worker runs as uid 1000"); `<redacted:TYPE>`,
+    which the store writes in place of a credential, is no topic either."""
+    entries = (make(1, text="CI runs on ubuntu and uses the apt cache") + make(1, text="the worker runs as uid 1000")
+               + make(1, text="the nightly job runs pytest, which needs postgres")
+               + make(1, text="deploy runs the migrations first; it checks the lock")
+               + make(3, ts0=1_800_000_000, text="service {i}: <redacted:github_token> works")
+               + make(3, ts0=1_900_000_000, text="lonely thought {i}"))
+    placed = knowledge_map.topics(entries)
+    assert {placed[e["key"]] for e in entries[:4]} == {knowledge_map.GENERAL}
+    assert {placed[e["key"]] for e in entries[4:7]} == {"service"}  # not `redacted`, not `github_token`
+
+
 def test_every_entry_gets_a_title_when_it_fits():
     entries = make(80)
     text, titled = knowledge_map.render_map(entries, [], 9000)
