@@ -177,7 +177,7 @@ def main(argv: list[str] | None = None) -> int:
         result = store.append(memory_dir, new, repeat=False)
         written = result.written + result.spooled
         print(f"imported {written} entr{'y' if written == 1 else 'ies'} from {args.source} ({skipped}); "
-              "commit .beads/memory/knowledge.jsonl to share them")
+              "to share them: git add .beads/memory && git commit (they are in its inbox/ folder)")
         return FOUND if written else NOTHING
     if new:
         print(f"--dry-run: {len(new)} entr{'y' if len(new) == 1 else 'ies'} would be added ({skipped}); "

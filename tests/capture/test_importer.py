@@ -59,6 +59,9 @@ def test_claude_import_takes_project_and_reference_notes_once(tmp_path):
     assert knowledge(repo) == []
     done = recall(repo, "--import", "claude", env={"HOME": str(home)})
     assert done.returncode == 0, done.stderr
+    # they land in inbox/ files (knowledge.jsonl is not touched): the hint names what to commit for that
+    assert "git add .beads/memory" in done.stdout and "knowledge.jsonl to share" not in done.stdout
+    assert (repo / ".beads" / "memory" / "inbox").is_dir()
     assert "6 note(s), 3 project/reference taken, 3 user/feedback/untyped left alone" in done.stderr
     entries = {e["content"]: e for e in knowledge(repo)}
     assert set(entries) == {
