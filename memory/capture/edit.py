@@ -108,8 +108,8 @@ def provenance(cwd: str, session_work: bool = False) -> dict:
     capture records it: the failure recurring brings the insight back."""
     git = paths.git_info(cwd)
     session = os.environ.get("CLAUDE_CODE_SESSION_ID") or os.environ.get("CLAUDE_SESSION_ID") or None
-    found = {"session_id": session, "branch": git.branch if git else None, "commit": git.head if git else None,
-             "via": "recall.sh"}
+    found: dict[str, object] = {"session_id": session, "branch": git.branch if git else None,
+                                "commit": git.head if git else None, "via": "recall.sh"}
     if session_work and session:
         from memory.capture.provenance import session_provenance
         from memory.runtimes import transcript

@@ -42,7 +42,8 @@ def test_lines_that_start_with_a_marker_are_captured_and_nothing_else(repo):
 
 
 def test_a_list_of_learnings_stores_each_without_the_next_items_bullet(repo):
-    stop(repo, "Fixed.\n\n- **LEARNED:** the export uses a server-side cursor\n- WARNING: never connect at import time\n"
+    stop(repo, "Fixed.\n\n- **LEARNED:** the export uses a server-side cursor\n"
+               "- WARNING: never connect at import time\n"
                "* DECISION: pool size 5\n  + PATTERN: ids, never ORM objects, go to celery\n")
     assert sorted(e["content"] for e in knowledge(repo)) == [
         "ids, never ORM objects, go to celery", "never connect at import time", "pool size 5",
