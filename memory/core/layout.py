@@ -49,6 +49,20 @@ COMMITTED_DIRS = (INBOX,)  # ... and the folder of captures not yet folded into 
 DATA_FILES = COMMITTED + MACHINE_LOCAL_FILES  # what `install.sh --uninstall --purge` deletes
 
 
+# The memory folder's .gitignore: its machine-local files are never committable, in every clone. install.sh
+# writes it; the Claude Code plugin's session start writes it when the folder has none (nothing installs there).
+MEMORY_IGNORE = ".gitignore"
+MEMORY_IGNORE_BEGIN = ("# >>> memory-hooks: this folder's machine-local files, never committed (knowledge*.jsonl "
+                       "is); kept while the knowledge is")
+MEMORY_IGNORE_END = "# <<< memory-hooks"
+
+
+def memory_ignore_lines() -> list[str]:
+    """The lines of that .gitignore's block: every machine-local file and folder, and an atomic write's temp files."""
+    return ([f"/{name}" for name in MACHINE_LOCAL_FILES] + [f"/{name}/" for name in MACHINE_LOCAL_DIRS]
+            + [f"/.*{TEMP_SUFFIX}"])
+
+
 RECALL_SCRIPT = "recall.sh"  # the installer puts it next to the knowledge
 
 # Flags the installer adds to registered hook commands, read by the hooks.

@@ -30,10 +30,8 @@ GITIGNORE_BEGIN = "# >>> memory-hooks: machine-local files (knowledge*.jsonl is 
 GITIGNORE_END = "# <<< memory-hooks"
 # The memory folder's machine-local files are ignored by a .gitignore in that folder: it stays with the
 # knowledge after an uninstall (and in every teammate's clone), so their state never becomes committable.
-MEMORY_IGNORE = os.path.join(MEMORY_DIR, ".gitignore")
-MEMORY_IGNORE_BEGIN = ("# >>> memory-hooks: this folder's machine-local files, never committed (knowledge*.jsonl "
-                       "is); kept while the knowledge is")
-TEMP_FILES = ".*" + layout.TEMP_SUFFIX  # fsio.atomic_write's temp files, left behind only by a crash
+MEMORY_IGNORE = os.path.join(MEMORY_DIR, layout.MEMORY_IGNORE)
+MEMORY_IGNORE_BEGIN = layout.MEMORY_IGNORE_BEGIN
 
 
 def data_files() -> list[str]:
@@ -52,8 +50,7 @@ def gitignore_lines() -> list[str]:
 def memory_ignore_lines() -> list[str]:
     """The memory folder's .gitignore block: every file the hooks write there but the committed knowledge
     (memory.core.layout names each one), and the temp files of an atomic write."""
-    shared = layout.COMMITTED + tuple(name + "/" for name in layout.COMMITTED_DIRS)  # the inbox is committed
-    return [f"/{name}" for name in data_files() if name not in shared] + [f"/{TEMP_FILES}"]
+    return layout.memory_ignore_lines()
 
 
 def _mode_for(rel: str) -> int:

@@ -36,6 +36,8 @@ def handle(ctx: hookrun.Context) -> str | None:
     budget = config.budget_chars(settings["session_budget_tokens" + suffix])
     last = _last_session(ctx.memory_dir, session, source, git, beads, int(budget * HANDOFF_SHARE))
     intro = onboarding(ctx.memory_dir, bool(latest or left))  # bd prime shows `left`: the memory isn't empty
+    if layout.FLAG_PLUGIN in ctx.argv:
+        ignore_machine_local_files(ctx.memory_dir)
     budget -= len(last) + 2 if last else 0
     budget -= len(intro) + 2 if intro else 0
     files = paths.changed_files(git.toplevel) if git and latest else []
@@ -78,6 +80,21 @@ def onboarding(memory_dir: str, has_knowledge: bool) -> str:
     hints = "" if has_knowledge else \
         f"\n  {digest.record_hint(paths.on_path('bd'))}\n{render.SEARCH_HINT}"
     return WELCOME + hints
+
+
+def ignore_machine_local_files(memory_dir: str) -> None:
+    """The plugin installs nothing into the repository: the memory folder's .gitignore (memory.core.layout) is
+    written here when the folder has none, so `git add .beads/memory` never commits handoffs, locks or caches."""
+    path = os.path.join(memory_dir, layout.MEMORY_IGNORE)
+    if not os.path.isdir(memory_dir) or os.path.lexists(path):
+        return
+    from memory.core import fsio
+
+    block = [layout.MEMORY_IGNORE_BEGIN, *layout.memory_ignore_lines(), layout.MEMORY_IGNORE_END]
+    try:
+        fsio.atomic_write(path, ("\n".join(block) + "\n").encode(), durable=False)
+    except OSError:
+        pass  # a read-only folder: nothing is written there either
 
 
 def _left_to_bd_prime(latest: list[dict], root: str, argv: list[str], settings: dict) -> list[dict]:

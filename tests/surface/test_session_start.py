@@ -177,6 +177,30 @@ def test_plugin_copy_is_quiet_beside_an_install(repo):
     assert b"Recent Knowledge" in start(repo).stdout
 
 
+def test_the_plugin_keeps_the_memorys_machine_local_files_out_of_git(repo):
+    """The plugin installs nothing into the repository, so nothing wrote .beads/memory/.gitignore: its session
+    start does, and `git add .beads/memory` (the README's advice) then commits the knowledge, not the handoffs,
+    locks and caches the hooks keep there. An existing .gitignore is the user's (or install.sh's): left alone."""
+    from memory.install import plan
+
+    run_hook("memory_capture", bash_payload('bd comment BD-1 "LEARNED: the plugin alone records"', repo), repo,
+             args=["--plugin"])
+    assert b"Project Memory" in start(repo, args=["--plugin"]).stdout
+    run_hook("handoff", dict(fixture_payload("claude-code/2.1.330/SessionEnd-1.json"), cwd=str(repo)), repo,
+             args=["--plugin"])
+    ignore = repo / ".beads" / "memory" / ".gitignore"
+    assert (ignore.parent / "handoffs.jsonl").exists() and (ignore.parent / "welcomed").exists()
+    assert ignore.read_text().splitlines()[1:-1] == plan.memory_ignore_lines()
+    git(repo, "add", ".beads/memory")
+    staged = git(repo, "diff", "--cached", "--name-only").split()
+    assert ".beads/memory/.gitignore" in staged and any(n.startswith(".beads/memory/inbox/") for n in staged)
+    assert not [n for n in staged if n.rsplit("/", 1)[-1] in ("handoffs.jsonl", "welcomed", "state.lock",
+                                                                "injected.json", "knowledge.lock")], staged
+    ignore.write_text("# mine\n")
+    start(repo, args=["--plugin"])
+    assert ignore.read_text() == "# mine\n"
+
+
 # -- the budgeted digest --------------------------------------------------------------------------------------
 
 def old_and_new(repo, old: list, n_new: int = 20):
