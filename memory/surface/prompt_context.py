@@ -3,7 +3,7 @@
 Ranks the knowledge against the prompt (memory.search.rank over the derived index) and answers with a short
 `## Relevant Knowledge` block, or with nothing at all: when the prompt asks nothing (a slash command,
 "yes", "continue"), when no entry passes the ranker's gate, or when every entry that does was already
-given to this session (memory.surface.injected). Cursor has no prompt-time context (its `beforeSubmitPrompt`
+given to this session (memory.surface.injected) or is quoted in the prompt itself. Cursor has no prompt-time context (its `beforeSubmitPrompt`
 can only allow or block): there the session-start digest carries more instead.
 """
 from __future__ import annotations
@@ -94,6 +94,11 @@ def seen_before(memory_dir: str, prompt: str, settings: dict) -> list[dict]:
                 memory_dir, prompt, float(settings["action_error_recurrence"]))]
 
 
+def _flat(text: str) -> str:
+    """`text` lowercased, its whitespace runs one space: an entry the prompt quotes, whatever its line breaks."""
+    return " ".join(text.lower().split())
+
+
 def relevant_block(found: list[dict], budget: int, entry_chars: int) -> tuple[str, list[dict]]:
     """The block for the ranked entries within `budget` characters (the best first; the last dropped
     while it does not fit), and the entries it shows; ('', []) when nothing fits."""
@@ -138,7 +143,9 @@ def handle(ctx: hookrun.Context) -> str | None:
     chosen = choose(ctx.memory_dir, ranked, prompt, settings["semantic"], gate_params(settings))
     seen = seen_before(ctx.memory_dir, prompt, settings)  # an error pasted into the prompt
     known = {e["key"] for e in seen}
-    found = [e for e in seen + [e for e in chosen if e.get("key") not in known] if e.get("key") not in given][:limit]
+    holds = _flat(prompt)  # a pasted entry, or a subagent's report (<task-notification>) quoting what it recorded
+    found = [e for e in seen + [e for e in chosen if e.get("key") not in known]
+             if e.get("key") not in given and _flat(str(e.get("content", ""))) not in holds][:limit]
     budget = config.budget_chars(settings["prompt_budget_tokens"])
     text, shown = relevant_block(found, budget, settings["entry_chars"])
     if not text:

@@ -103,6 +103,18 @@ def test_no_entry_twice_in_one_session(repo):
     assert b"alembic upgrade" not in ask(repo, "add an alembic migration for refunds").stdout
 
 
+def test_an_entry_the_prompt_already_holds_is_not_given_again(repo):
+    """Claude Code 2.1.330 submits a finished background subagent's report as a prompt (a <task-notification>):
+    the insight the subagent just recorded is in it word for word; giving it back as knowledge is an echo."""
+    seed(repo)
+    notification = ("<task-notification>\n<task-id>a3a7daa8f9c7fbfd2</task-id>\n<status>completed</status>\n"
+                    "<summary>Agent \"migrations\" finished</summary>\n<result>Checked the alembic setup.\n\n"
+                    "LEARNED: Database migrations must be reversible:  every alembic upgrade needs a working\n"
+                    "downgrade.</result>\n</task-notification>")
+    assert ask(repo, notification).stdout == b""
+    assert "alembic upgrade" in context(ask(repo, "add an alembic migration for the invoices"))  # still given
+
+
 def test_budget_and_entry_length(repo):
     d = repo / ".beads" / "memory"
     long_text = "Webhook handlers must be idempotent on the event id " + "because the provider retries " * 40
