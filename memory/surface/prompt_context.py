@@ -3,8 +3,8 @@
 Ranks the knowledge against the prompt (memory.search.rank over the derived index) and answers with a short
 `## Relevant Knowledge` block, or with nothing at all: when the prompt asks nothing (a slash command,
 "yes", "continue"), when no entry passes the ranker's gate, or when every entry that does was already
-given to this session (memory.surface.injected) or is quoted in the prompt itself. Cursor has no prompt-time context (its `beforeSubmitPrompt`
-can only allow or block): there the session-start digest carries more instead.
+given to this session (memory.surface.injected) or is quoted in the prompt itself. Cursor has no prompt-time
+context (its `beforeSubmitPrompt` can only allow or block): there the session-start digest carries more instead.
 """
 from __future__ import annotations
 
