@@ -1,7 +1,7 @@
 """Stop / Cursor afterAgentResponse (and a step of SubagentStop): insights in the agent's final message.
 
 For agents without bd, or that simply say it: a line of the final message that STARTS with `LEARNED:`,
-`DECISION:`, `WARNING:` or `PATTERN:` (after a list bullet or bold at most; a key in brackets is fine) is
+`DECISION:`, `WARNING:` or `PATTERN:` (after a list bullet or number, or bold, at most; a key in brackets is fine) is
 captured like a bd comment's. Never a quoted line (`> `), a line inside a fenced code block, or a line that
 only mentions a marker mid-sentence; FORGET is taken from bd comments and recall.sh only. Text a live entry
 already holds (a `bd comment` of the same turn stored it) is not stored again. Off with
@@ -15,7 +15,7 @@ from memory.runtimes import hookrun
 
 HOOK = "capture_reply"
 _MARKER_BYTES = (b"LEARNED", b"DECISION", b"WARNING", b"PATTERN")
-_MARKED_LINE = re.compile(r"^[ \t]*(?:[-*+][ \t]+)?(?:\*\*|__)?(?:LEARNED|DECISION|WARNING|PATTERN)"
+_MARKED_LINE = re.compile(r"^[ \t]*(?:(?:[-*+]|\d{1,3}[.)])[ \t]+)?(?:\*\*|__)?(?:LEARNED|DECISION|WARNING|PATTERN)"
                           r"(?:\[[^\]\n]*\])?(?:\*\*|__)?[ \t]*:")
 _FENCE = re.compile(r"^[ \t]*(```|~~~)")
 

@@ -50,6 +50,13 @@ def test_a_list_of_learnings_stores_each_without_the_next_items_bullet(repo):
         "the export uses a server-side cursor"]
 
 
+def test_a_numbered_list_of_learnings_is_captured_too(repo):
+    stop(repo, "What I found:\n\n1. LEARNED: the importer reads CSV as latin-1\n2) **WARNING:** never "
+               "reimport a batch\nStep 3. LEARNED: mid-sentence after a number is not a marker\n")
+    assert sorted(e["content"] for e in knowledge(repo)) == ["never reimport a batch",
+                                                             "the importer reads CSV as latin-1"]
+
+
 @pytest.mark.parametrize("version", ["2.1.197", "2.1.330"])
 def test_recorded_stop_payloads_capture_nothing(repo, version):
     from helpers import FIXTURES
