@@ -68,6 +68,12 @@ def _wordy(value: str) -> bool:
     return len(pieces) > 1 and all(rx(_WORDY_PIECE).fullmatch(p) for p in pieces)
 
 
+def _human_password(value: str) -> bool:
+    """Words a person made into a password (`hunter2-Correct-Horse`): capitals, small letters and a digit. A
+    placeholder or a name made of words has not all three (`my-db-password`, `gpt-4o-mini`, `Config.ApiKey`)."""
+    return any(c.isupper() for c in value) and any(c.islower() for c in value) and any(c.isdigit() for c in value)
+
+
 def _random_letters(value: str) -> bool:
     """Letters only, yet no words: long, high-entropy, with a run of five consonants."""
     return len(value) >= 16 and entropy(value) >= 3.5 and bool(rx(_CONSONANTS).search(value))
@@ -81,7 +87,7 @@ def looks_secret(value: str, strict: bool = False) -> bool:
         return False
     if value.isdigit():  # a numeric secret (Discord client secret) under a credential name, never a TTL or port
         return not strict and len(value) >= 16 and len(set(value)) >= 6
-    if _wordy(value) or (rx(_DOTTED).fullmatch(value) and all(
+    if (_wordy(value) and (strict or not _human_password(value))) or (rx(_DOTTED).fullmatch(value) and all(
             rx(_WORDY_PIECE).fullmatch(p) for p in re.split(r"[._]+", value) if p)):
         return False
     has_lower, has_upper, has_digit = (any(c.islower() for c in value), any(c.isupper() for c in value),

@@ -439,3 +439,13 @@ def test_any_assignment_is_redacted_without_error_and_stably(before, key, separa
 def test_backslash_after_separator():
     assert redact("password=\\abc") == ("password=\\abc", [])
     assert redact("token: \\Xk9mP2vL8qR4nZ7w") == ("token: \\<redacted:secret_assignment>", ["secret_assignment"])
+
+
+def test_a_password_a_person_made_of_words_is_redacted_a_name_of_words_is_not():
+    for text, secret in (('the admin password is "hunter2-Correct-Horse" for staging', "hunter2-Correct-Horse"),
+                         ("password: Summer-2024-Sale", "Summer-2024-Sale")):
+        out, kinds = redact(text)
+        assert secret not in out and kinds == ["secret_assignment"], out
+    for text in ("password=my-db-password", "the password field uses Pbkdf2-Sha256-V2", "model: gpt-4o-mini",
+                 "api_key_name: Stripe-Key-2"):
+        assert redact(text) == (text, []), text
