@@ -119,6 +119,9 @@ def test_doctor_report_and_memory_hooks_report_write_the_file(project, tmp_path,
                           capture_output=True, text=True, env=clean_env())
     assert proc.returncode == 0, proc.stderr
     assert out.read_text().startswith("<!DOCTYPE html>") and "Postgres 16" in out.read_text()
+    readme = subprocess.run([str(ROOT / "bin" / "recall.sh"), "--doctor", "--report", str(tmp_path / "r.html")],
+                            cwd=project, capture_output=True, text=True, env=clean_env())  # as the README says
+    assert readme.returncode == 0 and "Postgres 16" in (tmp_path / "r.html").read_text(), readme.stderr
     monkeypatch.chdir(project)
     monkeypatch.delenv("MEMORY_HOOKS_ANCHOR", raising=False)
     assert console.main(["report", str(tmp_path / "console.html")]) == 0
