@@ -100,6 +100,10 @@ def run(hook: str, handler: "Callable[[Context], str | None]", argv: "list[str] 
             import os
             os._exit(0)  # the detached child never returns into its caller
     if answer:
+        from memory.core import layout
+
+        if layout.FLAG_PLUGIN in ctx.argv:
+            answer = for_plugin(answer, ctx.memory_dir)
         try:  # UTF-8 bytes whatever the locale: a Latin-1 terminal setting must not eat the answer
             out = getattr(sys.stdout, "buffer", None)
             if out is None:
@@ -110,3 +114,24 @@ def run(hook: str, handler: "Callable[[Context], str | None]", argv: "list[str] 
         except (OSError, ValueError):
             pass
     return 0
+
+
+def for_plugin(answer: str, memory_dir: str | None) -> str:
+    """The Claude Code plugin installs no `.beads/memory/recall.sh` into the repository: its answers name the
+    plugin's own bin/recall.sh instead (run from the project, it searches the project's memory), unless the
+    project has one (an install beside the plugin)."""
+    import json
+    import os
+    import shlex
+
+    from memory.core import layout
+
+    installed = os.path.join(layout.MEMORY_SUBDIR, layout.RECALL_SCRIPT)
+    if installed not in answer or (memory_dir and os.path.isfile(os.path.join(memory_dir, layout.RECALL_SCRIPT))):
+        return answer
+    recall = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "bin",
+                          layout.RECALL_SCRIPT)
+    if not os.path.isfile(recall):
+        return answer
+    quoted = shlex.quote(recall)
+    return answer.replace(installed, json.dumps(quoted)[1:-1] if answer.lstrip().startswith("{") else quoted)

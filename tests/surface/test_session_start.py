@@ -307,3 +307,18 @@ def test_a_use_count_past_what_a_float_holds_leaves_the_knowledge_shown(repo):
     proc = start(repo)
     assert proc.returncode == 0 and "insight 2 about caching" in context(proc)
     assert not (memory / "errors.log").exists() or "Overflow" not in (memory / "errors.log").read_text()
+
+
+def test_the_plugins_hints_name_its_own_recall_sh(repo):
+    """The plugin puts no recall.sh into the repository: every command its session start names must run."""
+    seed(repo, 3)
+    payload = json.loads(start(repo, args=["--plugin"]).stdout)
+    text = payload["hookSpecificOutput"]["additionalContext"]
+    assert ".beads/memory/recall.sh" not in text
+    recall = str(ROOT / "bin" / "recall.sh")
+    assert f"Search: {recall} " in text
+    found = subprocess.run([recall, "insight 2 about caching"], cwd=repo, capture_output=True, text=True,
+                           env={k: v for k, v in os.environ.items() if not k.startswith("MEMORY_HOOKS")})
+    assert found.returncode == 0 and "insight 2 about caching" in found.stdout  # it searches this project
+    (repo / ".beads" / "memory" / "recall.sh").write_text("#!/bin/sh\n")  # an install beside it: its own
+    assert ".beads/memory/recall.sh" in start(repo, args=["--plugin"]).stdout.decode()
