@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import subprocess
 import time
 
@@ -161,7 +160,7 @@ def _registration_checks(tree: str) -> list[Finding]:
                                                   "re-run memory-hooks' install.sh)"))
             mine = registration.our_handlers(config)
             if mine:
-                found.append((OK, "registered", f"{rel}: " + ", ".join(f"{e}[{m}]" if m else e for e, m, _ in mine)))
+                found.append((OK, "registered", f"{rel}: {registration.describe(mine)}"))
             handlers += mine
         if label == "Claude Code":
             claude = handlers
@@ -199,13 +198,6 @@ def _read_settings(tree: str, rel: str) -> tuple[dict, str | None]:
     return config, (f"{rel}: not of the documented hooks shape ({'; '.join(problems[:3])})" if problems else None)
 
 
-def _hook_of(handler: dict) -> str | None:
-    """The hook file of ours a registered handler runs (`session_start` for …/hooks/session_start.py)."""
-    ran = re.search(r"/hooks/(\w+)\.py", str(handler.get("command", "")) + " " + " ".join(
-        a for a in handler.get("args") or [] if isinstance(a, str)))
-    return ran.group(1) if ran else None
-
-
 def _handler_problems(label: str, handlers: list[tuple[str, str | None, dict]], table: list,
                       command: Callable[[str], str], available: set[str]) -> list[Finding]:
     found: list[Finding] = []
@@ -214,12 +206,12 @@ def _handler_problems(label: str, handlers: list[tuple[str, str | None, dict]], 
     if missing:
         found.append((WARN, "registered", f"{label}: not registered for {', '.join(missing)} (re-run memory-hooks' "
                                           "install.sh)"))
-    runs = [(event, matcher, _hook_of(handler)) for event, matcher, handler in handlers]
+    runs = [(event, matcher, registration.hook_of(handler)) for event, matcher, handler in handlers]
     doubled = sorted({f"{e}[{m}]" if m else e for e, m, hook in runs if runs.count((e, m, hook)) > 1})
     if doubled:  # the same hook twice on one event (two of ours on one event is by design)
         found.append((WARN, "duplicates", f"{label}: registered more than once: {', '.join(doubled)}"))
     for event, _, handler in handlers:
-        hook = _hook_of(handler)
+        hook = registration.hook_of(handler)
         if hook is None or hook not in available:
             found.append((FAIL, "registered", f"{label}: {event} runs {f'hooks/{hook}.py' if hook else 'a hook'}, "
                                               "which is not installed (re-run memory-hooks' install.sh)"))

@@ -31,23 +31,22 @@ def report(out: TextIO, target: str, main_checkout: str | None, in_git: bool, ch
     out.write(f"  recall       {plan.RECALL}\n")
     if main_checkout:
         knowledge = os.path.join(main_checkout, plan.KNOWLEDGE)
-        out.write(f"  knowledge    {knowledge} (captures land there; commit it there: teammates get it through git)\n")
+        out.write(f"  knowledge    {knowledge} (captures land beside it, in inbox/; commit .beads/memory there: "
+                  "teammates get it through git)\n")
     elif in_git:
-        out.write(f"  knowledge    {plan.KNOWLEDGE} (commit it: teammates get it through git)\n")
+        out.write(f"  knowledge    {plan.KNOWLEDGE} (captures land beside it, in inbox/; commit .beads/memory: "
+                  "teammates get it through git)\n")
     else:
         out.write(f"  knowledge    {plan.KNOWLEDGE}\n")
     out.write(f"  interpreter  {venv}\n")
     for label, files, _, _ in registration.RUNTIMES:  # every runtime's file install.sh writes
         rel = files[0]
-        events = registration.registered_events(registration.read_config(os.path.join(target, rel)))
-        if rel == CLAUDE_SETTINGS:
-            if plugin:
-                out.write(f"  {label:<12} the memory-hooks plugin is enabled: hooks not registered again in "
-                          "settings.json\n")
-            else:
-                out.write(f"  {label:<12} {rel}: {', '.join(f'{e}[{m}]' if m else e for e, m in events)}\n")
-        elif events or (cursor and rel == CURSOR_HOOKS):
-            out.write(f"  {label:<12} {rel}: {', '.join(e for e, _ in events)}\n")
+        handlers = registration.our_handlers(registration.read_config(os.path.join(target, rel)))
+        if rel == CLAUDE_SETTINGS and plugin:
+            out.write(f"  {label:<12} the memory-hooks plugin is enabled: hooks not registered again in "
+                      "settings.json\n")
+        elif handlers or rel == CLAUDE_SETTINGS or (cursor and rel == CURSOR_HOOKS):
+            out.write(f"  {label:<12} {rel}: {registration.describe(handlers)}\n")
     backups = [c.label + plan.BACKUP_SUFFIX for c in changed if c.config and c.before not in (None, c.after)]
     if backups:
         out.write(f"  backups      {', '.join(backups)}\n")

@@ -222,6 +222,24 @@ def registered_events(config: dict) -> list[tuple[str, str | None]]:
     return [(event, matcher) for event, matcher, _ in our_handlers(config)]
 
 
+def hook_of(handler: dict) -> str | None:
+    """The hook file of ours a registered handler runs (`session_start` for …/hooks/session_start.py)."""
+    import re
+
+    ran = re.search(r"/hooks/(\w+)\.py", str(handler.get("command", "")) + " " + " ".join(
+        a for a in handler.get("args") or [] if isinstance(a, str)))
+    return ran.group(1) if ran else None
+
+
+def describe(handlers: list[tuple[str, str | None, dict]]) -> str:
+    """Our handlers as a person reads them: each event once, `Event[matcher]`, naming the hooks where one event
+    runs several (`PostToolUseFailure[Bash] (memory_capture, action_context)`)."""
+    by_event: dict[str, list[str]] = {}
+    for event, matcher, handler in handlers:
+        by_event.setdefault(f"{event}[{matcher}]" if matcher else event, []).append(hook_of(handler) or "?")
+    return ", ".join(name if len(hooks) == 1 else f"{name} ({', '.join(hooks)})" for name, hooks in by_event.items())
+
+
 def our_handlers(config: dict) -> list[tuple[str, str | None, dict]]:
     """(event, matcher, handler) of every handler of ours, in the file's order (Cursor's flat shape too)."""
     found = []

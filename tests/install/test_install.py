@@ -750,7 +750,7 @@ def test_worktree_install_covers_the_main_checkout(repo):
     wt = repo / ".worktrees" / "bd-3"
     out = install(wt, "--no-venv", "--no-self-check").stdout
     main_knowledge = repo / ".beads" / "memory" / "knowledge.jsonl"
-    assert f"knowledge    {main_knowledge} (captures land there" in out
+    assert f"knowledge    {main_knowledge} (captures land beside it, in inbox/" in out
     assert not (wt / ".beads" / "memory" / "knowledge.jsonl").exists()
     run_registered(wt, "memory_capture", bash_payload('bd comment bd-3 "LEARNED: from the worktree"', wt))
     run_registered(wt, "memory_capture", "not json")  # an errors.log line
@@ -844,8 +844,8 @@ def test_codex_hooks_merged_idempotent_restored_and_optional(repo):
     text = json.dumps(theirs, indent=2) + "\n"
     (repo / ".codex" / "hooks.json").write_text(text)
     out = install(repo, "--no-venv", "--no-self-check").stdout
-    assert "Codex CLI    .codex/hooks.json: PreToolUse, SessionStart, UserPromptSubmit, PostToolUse, PostToolUse, " \
-           "SubagentStop, Stop, PreCompact" in out
+    assert "Codex CLI    .codex/hooks.json: PreToolUse[Bash], SessionStart, UserPromptSubmit, PostToolUse[Bash] " \
+           "(memory_capture, action_context), SubagentStop, Stop, PreCompact" in out  # each event once, its hooks
     merged = json.loads((repo / ".codex" / "hooks.json").read_text())
     theirs_pre = theirs["hooks"]["PreToolUse"]
     assert merged["hooks"]["PreToolUse"][:1] == theirs_pre and len(merged["hooks"]["PreToolUse"]) == 2
