@@ -174,8 +174,12 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
         shutil.rmtree(os.path.join(target, VENV), ignore_errors=True)
         remove_empty_dirs(target)
         out.write(f"memory-hooks removed from {target}" + ("" if args.purge else " (knowledge kept)") + "\n")
+        code = [c for c in changes if c.after is None and c.label.startswith(INSTALL_DIR + "/")]
+        if code:  # the code folder is one thing to a person: its hundred files are one line
+            out.write(f"  deleted {INSTALL_DIR}/ ({len(code)} files)\n")
         for c in changes:
-            out.write(f"  {'deleted' if c.after is None else 'updated'} {c.label}\n")
+            if c not in code:
+                out.write(f"  {'deleted' if c.after is None else 'updated'} {c.label}\n")
         return EXIT_OK
     from memory.install import bytecode
 

@@ -143,7 +143,9 @@ def test_uninstall_takes_out_exactly_what_was_put_in(repo):
     install(repo, "--no-self-check")  # with the virtualenv
     assert (repo / ".claude" / "hooks" / "memory-hooks" / ".venv").is_dir()
     run_registered(repo, "memory_capture", bash_payload('bd comment BD-1 "LEARNED: kept after uninstall"', repo))
-    install(repo, "--uninstall")
+    said = install(repo, "--uninstall").stdout.splitlines()
+    assert said[1].startswith("  deleted .claude/hooks/memory-hooks/ (") and "  updated .claude/settings.json" in said
+    assert not [line for line in said[2:] if "memory-hooks/" in line]  # the code folder is one line
     after = tree(repo)
     knowledge_file = ".beads/memory/knowledge.jsonl"
     kept = after.pop(knowledge_file, b"") + b"".join(after.pop(k) for k in sorted(after)
