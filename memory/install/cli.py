@@ -140,6 +140,16 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_ERROR
 
 
+def report_removed(out: TextIO, changes: list) -> None:
+    """What an uninstall changed, a line each; the code folder is one thing to a person: one line."""
+    code = [c for c in changes if c.after is None and c.label.startswith(INSTALL_DIR + "/")]
+    if code:
+        out.write(f"  deleted {INSTALL_DIR}/ ({len(code)} files)\n")
+    for c in changes:
+        if c not in code:
+            out.write(f"  {'deleted' if c.after is None else 'updated'} {c.label}\n")
+
+
 def _run(args: argparse.Namespace, out: TextIO) -> int:
     target, main_checkout, in_git = resolve_target(args.target)
     if args.uninstall and not args.dry_run and not args.purge:
@@ -174,12 +184,7 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
         shutil.rmtree(os.path.join(target, VENV), ignore_errors=True)
         remove_empty_dirs(target)
         out.write(f"memory-hooks removed from {target}" + ("" if args.purge else " (knowledge kept)") + "\n")
-        code = [c for c in changes if c.after is None and c.label.startswith(INSTALL_DIR + "/")]
-        if code:  # the code folder is one thing to a person: its hundred files are one line
-            out.write(f"  deleted {INSTALL_DIR}/ ({len(code)} files)\n")
-        for c in changes:
-            if c not in code:
-                out.write(f"  {'deleted' if c.after is None else 'updated'} {c.label}\n")
+        report_removed(out, changes)
         return EXIT_OK
     from memory.install import bytecode
 
