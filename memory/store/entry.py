@@ -64,7 +64,7 @@ TAG_VOCABULARY: dict[str, Iterable[str]] = {
     "types": ("type", "types", "typing", "generic", "generics", "typescript", "mypy", "protocol", "interface"),
     "docker": ("docker", "container", "containers", "kubernetes", "k8s", "helm", "dockerfile"),
     "logging": ("log", "logs", "logging", "logger", "trace", "tracing", "telemetry", "metrics"),
-    "swift": ("swift", "xcode", "ios", "macos", "spm"),
+    "swift": ("swift", "xcode", "ios", "spm"),  # not macos: a platform every stack runs on (celery on macOS)
     "python": ("python", "venv", "pip", "pyproject", "django", "flask", "fastapi"),
     "javascript": ("javascript", "js", "node", "nodejs", "typescript", "ts", "deno", "bun"),
     "rust": ("rust", "cargo", "crate", "crates", "borrow", "lifetime", "lifetimes"),

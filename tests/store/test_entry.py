@@ -19,6 +19,9 @@ def test_repro_tags_are_whole_words():
     text = "The latest build guide says prefix author with capital"
     assert entry.detect_tags("learned", text) == ["learned", "build"]
     assert entry.detect_tags("learned", "requires") == ["learned"]
+    # a platform is no language: celery on macOS is not Swift
+    assert "swift" not in entry.detect_tags("learned", "celery workers crash on macOS without the fork flag")
+    assert "swift" in entry.detect_tags("learned", "the iOS target builds with Xcode 16")
 
 
 def test_content_cap_on_character_boundary():
