@@ -116,7 +116,7 @@ def run(hook: str, handler: "Callable[[Context], str | None]", argv: "list[str] 
     return 0
 
 
-def for_plugin(answer: str, memory_dir: str | None) -> str:
+def for_plugin(answer: str, memory_dir: "str | None") -> str:
     """The Claude Code plugin installs no `.beads/memory/recall.sh` into the repository: its answers name the
     plugin's own bin/recall.sh instead (run from the project, it searches the project's memory), unless the
     project has one (an install beside the plugin)."""
