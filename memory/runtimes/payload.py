@@ -308,15 +308,18 @@ def added_text(payload: dict[str, Any]) -> str:
 _SHELL_FAILED = ("Exit Code: ", "Process exited with code ", "Exit code ")
 ERROR_TAIL = 4000
 # what a failed command's output ends with, when the runtime does not say how it exited (Codex)
+# make's `make: *** … Stop.` / `*** [all] Error 2`, npm's `npm ERR!`, go test's `FAIL`, Go's `exit status 1`, dash's
+# `sh: 1: x: not found`: what those tools print last when they fail
 ERROR_WORDS = (r"\b(?:[A-Z]\w*(?:Error|Exception)|error(?:\[\w+\])?:|ERROR|FAILED|Traceback|fatal:|panic:|"
-               r"command not found|No such file or directory|Permission denied)")
+               r"command not found|No such file or directory|Permission denied)"
+               r"|\*\*\* .*(?:Stop\.|Error \d+)|\bnpm ERR!|^(?:--- )?FAIL\b|\bexit status [1-9]|: not found$")
 
 
 def looks_failed(output: str) -> bool:
     """Whether a command's output (its end) reads like a failure: an error name, `error:`, FAILED…"""
     import re  # only here: most hooks never need it
 
-    return re.search(ERROR_WORDS, output[-ERROR_TAIL:]) is not None
+    return re.search(ERROR_WORDS, output[-ERROR_TAIL:], re.MULTILINE) is not None
 
 
 def failure_text(payload: dict[str, Any]) -> str | None:

@@ -124,6 +124,8 @@ def relevant_block(found: list[dict], budget: int, entry_chars: int) -> tuple[st
 
 def handle(ctx: hookrun.Context) -> str | None:
     data = payload.parse(ctx.raw)
+    if payload.runtime(data) == payload.CURSOR:
+        return None  # Cursor runs our Claude hooks too; its beforeSubmitPrompt shows the model nothing
     ctx.problems += payload.field_problems(data, required=("hook_event_name", "prompt"))
     prompt = payload.user_prompt(data)
     if not prompt or not asks_something(prompt):

@@ -132,7 +132,7 @@ def _user_notes(malformed: int, argv: list[str], root: str, in_git: bool) -> lis
 
         hint = gitmerge.setup_hint(root)
         if hint:
-            notes.append(f"memory-hooks: {hint}")
+            notes.append(hint)  # it names memory-hooks already
     if layout.FLAG_NO_VENV in argv:
         notes.append("memory-hooks is running without its virtualenv on this machine; run "
                      f"{registration.reinstall_hint()} on this repo to set it up.")

@@ -81,3 +81,20 @@ def test_changes_files_is_any_edit_write_or_patch_even_one_that_only_deletes():
     for name, args in (("Read", {"file_path": "/a"}), ("read_file", {"file_path": "/a"}),
                        ("Bash", {"command": "cat a.py"}), ("Grep", {"pattern": "x"})):
         assert not payload.changes_files({"tool_name": name, "tool_input": args}), name
+
+
+def test_codex_failures_of_make_npm_and_go_are_failures():
+    """Codex's PostToolUse gives the output alone: the way make, npm and go test end a failure is one."""
+    base = fixture_payload("codex/0.169.0/PostToolUse-1.json")
+    failed = ["make: *** No rule to make target 'deploy'.  Stop.\n",
+              "cc -o app main.c\nmain.c:1:1: oops\nmake: *** [Makefile:3: app] Error 1\n",
+              "npm ERR! Missing script: \"deploy\"\n",
+              "--- FAIL: TestRefund (0.00s)\n    refund_test.go:9: got 4\nFAIL\nFAIL\texample.com/shop\t0.01s\n",
+              "exit status 1\n",
+              "sh: 1: deploy: not found\n"]
+    for output in failed:
+        assert payload.failure_text(dict(base, tool_input={"command": "make deploy"}, tool_response=output)), output
+    passed = ["ok  \texample.com/shop\t0.01s\n", "make: Nothing to be done for 'all'.\n",
+              "added 3 packages in 1s\n", "FAILURES.md updated\n", "0 failed, 3 passed\n"]
+    for output in passed:
+        assert payload.failure_text(dict(base, tool_input={"command": "make"}, tool_response=output)) is None, output

@@ -229,6 +229,7 @@ def test_without_the_driver_configured_git_merges_as_text_and_conflicts(tmp_path
     hint = json.loads(run_hook("session_start", {"hook_event_name": "SessionStart", "source": "startup",
                                                  "session_id": "s", "cwd": str(b)}, b).stdout)
     assert "recall.sh --setup-git" in hint["systemMessage"]  # for the person, not the model
+    assert "memory-hooks: memory-hooks:" not in hint["systemMessage"]  # the hint names us once
     assert "setup-git" not in hint["hookSpecificOutput"]["additionalContext"]
     proc = subprocess.run([str(b / ".beads" / "memory" / "recall.sh"), "--setup-git"], cwd=b, capture_output=True,
                           text=True, env=clean_env())
