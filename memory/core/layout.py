@@ -69,3 +69,4 @@ RECALL_SCRIPT = "recall.sh"  # the installer puts it next to the knowledge
 FLAG_NO_VENV = "--no-venv"  # the project's virtualenv is missing: running on the system python3
 FLAG_CURSOR = "--cursor"  # registered in .cursor/hooks.json
 FLAG_PLUGIN = "--plugin"  # the Claude Code plugin's copy
+FLAG_CODEX = "--codex"  # registered in .codex/hooks.json (memory.runtimes.runtimes)

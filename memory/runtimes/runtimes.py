@@ -18,7 +18,7 @@ PLUGIN_NAME = "memory-hooks"
 
 # hook file -> (Claude event, matcher, extra handler fields); only files that exist are registered.
 CLAUDE_HOOKS = [
-    ("session_start", "SessionStart", "startup|resume|clear|compact", {"timeout": 10}),
+    ("session_start", "SessionStart", "startup|resume|clear|compact|fork", {"timeout": 10}),
     ("prompt_recall", "UserPromptSubmit", None, {"timeout": 10}),
     ("memory_capture", "PostToolUse", "Bash", {"timeout": 10}),
     ("memory_capture", "PostToolUseFailure", "Bash", {"timeout": 10}),  # a failed command's insights too

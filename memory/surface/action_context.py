@@ -38,7 +38,6 @@ _MIGHT = (b'"file_path"', b'"absolute_path"', b'"notebook_path"', b"apply_patch"
           b"Exit Code", b"Exit code", b"exited with code", b'"error"', b'"exit_code"')
 
 
-CODEX_FLAG = "--codex"  # registered in .codex/hooks.json (memory.runtimes.runtimes): files are read through the shell
 _SHELL_READS = (b"cat ", b"sed ", b"head ", b"tail ", b"nl ", b"less ", b"more ", b"bat ", b"wc ", b"apply_patch")
 
 
@@ -129,7 +128,7 @@ def handle(ctx: hookrun.Context) -> str | None:
     data = payload.parse(ctx.raw)
     if payload.runtime(data) == payload.CURSOR or not payload.answers_context(data):
         return None  # Cursor's tool hooks have no model-visible context
-    files = payload.tool_files(data, shell_reads=CODEX_FLAG in ctx.argv)
+    files = payload.tool_files(data, shell_reads=layout.FLAG_CODEX in ctx.argv)  # Codex reads files through the shell
     failure = None if files else payload.failure_text(data)
     if not files and not failure:
         return None

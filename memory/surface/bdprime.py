@@ -14,7 +14,7 @@ import json
 import os
 
 from memory.capture import bdmemory
-from memory.core import shell
+from memory.core import layout, shell
 from memory.runtimes import registration
 
 TIMEOUT = 3.0
@@ -43,13 +43,13 @@ def prime_runs_at_session_start(root: str, argv: list[str], home: str | None = N
         return False  # Cursor: `bd setup cursor` writes rules, no hook
     if "--gemini" in argv:
         places = [os.path.join(d, ".gemini", "settings.json") for d in (root, home)]
-    elif "--codex" in argv:
+    elif layout.FLAG_CODEX in argv:
         places = [os.path.join(d, ".codex", "hooks.json") for d in (root, home)]
     else:
         places = [os.path.join(root, ".claude", n) for n in ("settings.json", "settings.local.json")]
         places.append(os.path.join(home, ".claude", "settings.json"))
     configs = [registration.read_config(p) for p in places]
-    if "--codex" not in argv and "--gemini" not in argv and any(_beads_plugin(c) for c in configs):
+    if layout.FLAG_CODEX not in argv and "--gemini" not in argv and any(_beads_plugin(c) for c in configs):
         return True
     return any(_runs_prime(command) for c in configs for command in _session_start_commands(c))
 

@@ -20,6 +20,9 @@ def handle(ctx: hookrun.Context) -> str | None:
     if another_copy_answers(data, ctx.argv, root):
         return None
     ctx.memory_dir = paths.memory_dir(cwd, project)
+    session, source = payload.session_id(data), payload.text_field(data, "source")
+    if source == "resume" and layout.FLAG_CODEX in ctx.argv and injected.given(ctx.memory_dir, session):
+        return None  # Codex replays the session's first messages on resume: this session's block is there already
     active = start_cache.active_view(ctx.memory_dir)
     latest = active.latest
     placed: dict[str, str] | None = active.topics
@@ -31,7 +34,6 @@ def handle(ctx: hookrun.Context) -> str | None:
         placed = None  # the map's topics are drawn over the entries it shows
     git = paths.work_tree_git(cwd, root)
     beads = focus.bead_candidates(git.branch if git else None, cwd)
-    session, source = payload.session_id(data), payload.text_field(data, "source")
     suffix = "_cursor" if payload.runtime(data) == payload.CURSOR else ""
     budget = config.budget_chars(settings["session_budget_tokens" + suffix])
     last = _last_session(ctx.memory_dir, session, source, git, beads, int(budget * HANDOFF_SHARE))

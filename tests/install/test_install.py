@@ -66,7 +66,7 @@ def test_fresh_repo(tmp_path):
     assert "Claude Code: capture" in out and "Cursor: session start" in out
     config = settings(repo)
     assert registration.schema_problems(config) == []
-    assert registration.registered_events(config) == [("SessionStart", "startup|resume|clear|compact"),
+    assert registration.registered_events(config) == [("SessionStart", "startup|resume|clear|compact|fork"),
                                                       ("UserPromptSubmit", None), ("PostToolUse", "Bash"),
                                                       ("PostToolUse", "Agent|Task"),
                                                       ("PostToolUse", "Write|Edit|MultiEdit"),

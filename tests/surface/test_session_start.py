@@ -19,9 +19,10 @@ def seed(repo, n, welcomed=True, **kw):
                                  ts=1_700_000_000 + i, **kw) for i in range(n)])
 
 
-def start(repo, name="claude-code/2.1.330/SessionStart-6.json", **kw):
+def start(repo, name="claude-code/2.1.330/SessionStart-6.json", session_id=None, source=None, **kw):
     payload = fixture_payload(name)
     payload["cwd"] = str(repo)
+    payload.update({k: v for k, v in (("session_id", session_id), ("source", source)) if v})
     return run_hook("session_start", payload, repo, **kw)
 
 
@@ -322,3 +323,14 @@ def test_the_plugins_hints_name_its_own_recall_sh(repo):
     assert found.returncode == 0 and "insight 2 about caching" in found.stdout  # it searches this project
     (repo / ".beads" / "memory" / "recall.sh").write_text("#!/bin/sh\n")  # an install beside it: its own
     assert ".beads/memory/recall.sh" in start(repo, args=["--plugin"]).stdout.decode()
+
+
+def test_codex_resume_is_quiet_where_the_replayed_start_holds_the_block(repo):
+    """`codex exec resume` replays the session's first messages, our session start's block among them, and
+    sends SessionStart source=resume with the same id: answering again would put the block in twice."""
+    seed(repo, 3)
+    first = start(repo, args=["--codex"], session_id="codex-1", source="startup")
+    assert b"Recent Knowledge" in first.stdout
+    assert start(repo, args=["--codex"], session_id="codex-1", source="resume").stdout == b""
+    assert b"Recent Knowledge" in start(repo, args=["--codex"], session_id="codex-2", source="resume").stdout
+    assert b"Recent Knowledge" in start(repo, session_id="codex-1", source="resume").stdout  # Claude Code re-runs
