@@ -50,8 +50,9 @@ def final_text(data: dict) -> str:
     return transcript.last_assistant_text(path) or ""
 
 
-def capture(data: dict, text: str, memory_dir: str) -> list[str]:
-    """Store the marked lines of `text`; the keys written."""
+def capture(data: dict, text: str, memory_dir: str, bead: str | None = None) -> list[str]:
+    """Store the marked lines of `text`; the keys written. `bead`: the one the reply reports on (a supervisor's
+    `BEAD BD-7 COMPLETE`), else the bead in progress of the branch or worktree."""
     from memory.capture import bdcomment, edit
     from memory.capture import capture as capture_mod
     from memory.capture.provenance import session_provenance
@@ -76,7 +77,7 @@ def capture(data: dict, text: str, memory_dir: str) -> list[str]:
                   "commit": git.head if git else None, "capture_id": call,
                   "via": "reply", **session_provenance(transcript, root)}
     records, _ = capture_mod.build_records(memory_dir, found, entry.detect_source(cwd, agent_type), provenance,
-                                           bead=edit.bead_in_progress(cwd or project or "."))
+                                           bead=bead or edit.bead_in_progress(cwd or project or "."))
     result = store.append(memory_dir, records, capture_id=call, repeat=False)
     return [r["key"] for r in records if r["key"] not in result.duplicates] if result.written else []
 

@@ -26,9 +26,9 @@ def handle(ctx: hookrun.Context) -> str | None:
              or transcript.last_assistant_text(payload.text_field(data, "agent_transcript_path")) or "")
     cwd, project = payload.cwd(data), payload.project_dir(data)
     ctx.memory_dir = paths.memory_dir(cwd, project)
-    _capture_insights(data, final, ctx.memory_dir)
-    config = completion.load_config(ctx.memory_dir)
     report = completion.parse_report(final)
+    _capture_insights(data, final, ctx.memory_dir, report.bead if report else None)
+    config = completion.load_config(ctx.memory_dir)
     if not completion.applies(agent_type, report, config):
         return None
     _save_handoff(data, report, ctx.memory_dir)
@@ -58,12 +58,13 @@ def handle(ctx: hookrun.Context) -> str | None:
     return payload.block_answer(data, completion.block_reason(report, checks))
 
 
-def _capture_insights(data: dict, final: str, memory_dir: str) -> None:
-    """The subagent's marked lines become entries (memory.capture.reply_capture); never changes the gate's decision."""
+def _capture_insights(data: dict, final: str, memory_dir: str, bead: str | None) -> None:
+    """The subagent's marked lines become entries (memory.capture.reply_capture), tagged with the bead its report
+    names; never changes the gate's decision."""
     from memory.capture import reply_capture
 
     try:
-        reply_capture.capture(data, final, memory_dir)
+        reply_capture.capture(data, final, memory_dir, bead)
     except Exception as exc:  # noqa: BLE001 - the gate must decide whatever happened here
         errorlog.record(HOOK, f"reply capture: {type(exc).__name__}: {exc}", memory_dir)
 

@@ -123,6 +123,17 @@ def test_subagent_insights_are_captured_without_changing_the_gate(repo):
     assert [e["type"] for e in knowledge(repo)] == ["decision"]
 
 
+def test_a_supervisors_insight_is_tagged_with_the_bead_its_report_names(repo):
+    """The branch names no bead (main): the report line does, and a supervisor working on BD-7 later sees BD-7's
+    knowledge first."""
+    payload = fixture_payload("claude-code/2.1.330/SubagentStop-4.json")
+    payload.update(cwd=str(repo), agent_type="general-purpose", last_assistant_message=(
+        "Done.\nLEARNED: the refund job needs the ledger lock\n\nBEAD BD-7 COMPLETE"))
+    assert run_hook("validate_completion", payload, repo).returncode == 0
+    [stored] = knowledge(repo)
+    assert stored["content"] == "the refund job needs the ledger lock" and stored["bead"] == "BD-7"
+
+
 def test_the_recorded_subagent_summary_mentioning_learned_is_not_captured(repo):
     payload = fixture_payload("claude-code/2.1.330/SubagentStop-1.json")  # "... LEARNED: auto compaction ..."
     assert "LEARNED:" in payload["last_assistant_message"]
