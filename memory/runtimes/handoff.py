@@ -17,7 +17,7 @@ import re
 import time
 
 from memory.core import layout
-from memory.runtimes.payload import SHELL_TOOLS
+from memory.runtimes.payload import ERROR_WORDS, SHELL_TOOLS
 
 KEEP = 200
 PROMPT_CHARS = 300
@@ -32,6 +32,14 @@ ENDED_AFTER = 15 * 60  # a PreCompact handoff whose transcript has been still th
 _EDIT_TOOLS = {"Edit", "Write", "MultiEdit", "NotebookEdit"}
 # compiled on first use (re's cache): session start imports this module to read handoffs, never a transcript
 _BD = r"\bbd\s+(claim|update|close|comments?\s+add|comment|create|reopen)\s+([A-Za-z][\w.-]*-[\w.-]+)"
+
+
+def _what_failed(error: str) -> str:
+    """The lines of a failure's output that say what failed (payload.ERROR_WORDS), each once, in order; the
+    output itself when none does. A long run's banner and progress would otherwise fill the excerpt."""
+    said = [line.strip() for line in error.splitlines() if re.search(ERROR_WORDS, line)
+            and sum(c in "=_-!*#~" for c in line) * 3 < len(line)]  # not a banner (`==== ERRORS ====`)
+    return "\n".join(dict.fromkeys(said)) if said else error
 
 
 def _cut(text: str, limit: int) -> str:
@@ -154,7 +162,8 @@ def extract(path: str | None) -> dict:
     files: list[str] = []
     beads: dict[str, list[str]] = {}
     failed = r.failed_commands()
-    failure = {"command": _cut(failed[0][0], ERROR_CHARS), "error": _cut(failed[0][1], ERROR_CHARS)} if failed else None
+    failure = {"command": _cut(failed[0][0], ERROR_CHARS), "error": _cut(_what_failed(failed[0][1]), ERROR_CHARS)} \
+        if failed else None
     todos: list[dict] = []
     for tool_id in r.order:
         name, args = r.tools[tool_id]

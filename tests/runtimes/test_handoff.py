@@ -77,6 +77,21 @@ def test_extraction_of_every_field(repo, tmp_path):
     assert got["last_message"] == "Refund rounding is next."
 
 
+def test_a_long_failure_keeps_what_failed_not_its_banner():
+    """pytest prints a session banner, the collection error's frame and a summary: the cause sits past the first
+    300 characters, yet the handoff keeps it."""
+    error = ("Exit code 2\n" + "=" * 29 + " test session starts " + "=" * 30 + "\nplatform linux -- Python 3.12.3, "
+             "pytest-8.3.4, pluggy-1.5.0\nrootdir: /tmp/shop\ncollected 0 items / 1 error\n\n" + "=" * 36 +
+             " ERRORS " + "=" * 36 + "\nImportError while importing test module '/tmp/shop/tests/test_core.py'.\n"
+             "Hint: make sure your test modules/packages have valid Python names.\nTraceback:\n"
+             "/usr/lib/python3.12/importlib/__init__.py:90: in import_module\n    return _bootstrap._gcd_import(name)\n"
+             "E   ModuleNotFoundError: No module named 'app'\n" + "=" * 28 + " short test summary info " + "=" * 28 +
+             "\nERROR tests/test_core.py\n")
+    kept = handoff._cut(handoff._what_failed(error), handoff.ERROR_CHARS)
+    assert "ModuleNotFoundError: No module named 'app'" in kept and "=====" not in kept
+    assert handoff._what_failed("Killed\n") == "Killed\n"  # no line says what: the output as it is
+
+
 @pytest.mark.parametrize("damage", ["truncated", "binary", "unknown", "huge", "missing", "directory"])
 def test_hostile_transcripts_never_raise(repo, tmp_path, damage):
     path = write_transcript(tmp_path / "t.jsonl", repo)
