@@ -247,7 +247,8 @@ def tool_files(payload: dict[str, Any], shell_reads: bool = False) -> list[str]:
     name = payload.get("tool_name")
     args = tool_input(payload)
     if name in FILE_TOOLS:
-        target = args.get("file_path") or args.get("notebook_path") or args.get("absolute_path")
+        target = args.get("file_path") or args.get("notebook_path") or args.get("absolute_path") \
+            or args.get("target_file") or args.get("path")  # Cursor's tools name it otherwise
         return [target] if isinstance(target, str) and target.strip() else []
     if name in SHELL_TOOLS and shell_reads:
         command = args.get("command")
@@ -325,14 +326,15 @@ def looks_failed(output: str) -> bool:
 def failure_text(payload: dict[str, Any]) -> str | None:
     """The failing command and what it printed, when the payload reports a failed shell call: Claude's
     PostToolUseFailure (`error`), Gemini's AfterTool (an `error`, or a non-zero `Exit Code:` in its
-    output), Codex's PostToolUse (a non-zero exit in its output). None for anything else."""
+    output), Codex's PostToolUse (a non-zero exit in its output), Cursor's postToolUse (a non-zero `exitCode`
+    in its `tool_output`). None for anything else."""
     command = shell_command(payload)
     if command is None:
         return None
     if event_name(payload) == "PostToolUseFailure":
         error = payload.get("error")
         return f"{command}\n{error if isinstance(error, str) else ''}"
-    response = payload.get("tool_response")
+    response = payload.get("tool_response") or _cursor_output(payload)
     output = ""
     if isinstance(response, dict):
         error = response.get("error")
@@ -358,6 +360,23 @@ def failure_text(payload: dict[str, Any]) -> str | None:
             if code.lstrip("-").isdigit() and int(code) != 0:
                 return f"{command}\n{output}"
     return None
+
+
+def _cursor_output(payload: dict[str, Any]) -> dict[str, Any] | None:
+    """Cursor's postToolUse `tool_output`, a JSON string (`{"exitCode":1,"stdout":"…"}`), in the shape the rest
+    of failure_text reads; None for anything else."""
+    raw = payload.get("tool_output")
+    if not isinstance(raw, str) or not raw.lstrip().startswith("{"):
+        return None
+    try:
+        output = jsonio.loads(raw)
+    except ValueError:
+        return None
+    if not isinstance(output, dict):
+        return None
+    code = output.get("exitCode", output.get("exit_code"))
+    return {"stdout": output.get("stdout") if isinstance(output.get("stdout"), str) else output.get("output"),
+            "stderr": output.get("stderr"), "exit_code": code if isinstance(code, int) else None}
 
 
 SHELL_READERS = {"cat", "sed", "head", "tail", "nl", "less", "more", "bat", "wc"}

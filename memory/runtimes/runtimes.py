@@ -42,6 +42,8 @@ CURSOR_EVENTS = [
     ("capture_reply", "afterAgentResponse", None, {"timeout": 10}),
     ("handoff", "preCompact", None, {"timeout": 30}),
     ("handoff", "sessionEnd", None, {"timeout": 10}),
+    # after a file read or written, or a shell command: additional_context lands after the tool result
+    ("action_context", "postToolUse", "Read|Write|Shell", {"timeout": 10}),
 ]
 # Gemini CLI: Claude's shape, timeouts in milliseconds; no SubagentStop (no subagents to gate)
 GEMINI_EVENTS = [

@@ -3,7 +3,8 @@
 Claude Code: PreToolUse on Read|Edit|Write|MultiEdit and PostToolUseFailure on Bash answer with
 `hookSpecificOutput.additionalContext` (shown next to the tool result). Gemini CLI: AfterTool (its
 BeforeTool carries no context). Codex CLI: PreToolUse/PostToolUse (apply_patch names its files; a shell
-call's output says how it exited). Cursor: its tool hooks carry no model-visible context.
+call's output says how it exited). Cursor: postToolUse on Read|Write|Shell (flat `additional_context` after the
+tool result; its other tool hooks carry no model-visible context).
 
 - File-scoped: entries about the file, its folder or its kind (memory.search.action_paths, a derived cue map).
 - Error-triggered: what the failing command ran and the lines of its output that say what failed
@@ -33,101 +34,14 @@ HOOK = "action_context"
 FILE_HEADING = "## Knowledge about this file"
 ERROR_HEADING = "## Knowledge about this error"
 ERROR_QUERY_CHARS = 4000  # the command and the end of its output: where the error is
-# raw stdin bytes without which an event can't be ours: a file tool's path, a patch, a failed call
-_MIGHT = (b'"file_path"', b'"absolute_path"', b'"notebook_path"', b"apply_patch", b"PostToolUseFailure",
-          b"Exit Code", b"Exit code", b"exited with code", b'"error"', b'"exit_code"')
-
-
-_SHELL_READS = (b"cat ", b"sed ", b"head ", b"tail ", b"nl ", b"less ", b"more ", b"bat ", b"wc ", b"apply_patch")
-
-
-def might_act(raw: bytes) -> bool:
-    """Cheap test on the raw stdin: False means this event certainly gets nothing."""
-    if b'"PreToolUse"' in raw and b'"Bash"' in raw:  # Codex, before every shell command: a read or a patch?
-        return any(marker in raw for marker in _SHELL_READS)
-    return any(marker in raw for marker in _MIGHT) or b'"tool_response"' in raw  # Codex: output, no status
-
-
-# compact JSON, as the runtimes send it (`"key":"value"`), or with a space after the colon
-_FILE_EVENTS = tuple(b'"hook_event_name":' + space + b'"' + name + b'"' for name in (b"PreToolUse", b"AfterTool")
-                     for space in (b"", b" "))
-_FILE_TOOLS = tuple(b'"tool_name":' + space + b'"' + name + b'"' for name in
-                    (b"Read", b"Edit", b"Write", b"MultiEdit", b"read_file", b"write_file", b"replace")
-                    for space in (b"", b" "))
-
-
-_WRITES = (b'"new_string"', b'"content"', b'"edits"')
-
-
-def _raw_string(raw: bytes, key: bytes) -> str | None:
-    """The value of `"key":"…"` when the payload has it once and without escapes (else None: parse it
-    properly). A key inside a string value can't match: its quotes would be escaped."""
-    for space in (b"", b" "):
-        pattern = b'"' + key + b'":' + space + b'"'
-        at = raw.find(pattern)
-        if at < 0:
-            continue
-        if raw.find(pattern, at + 1) >= 0:
-            return None
-        start = at + len(pattern)
-        end = raw.find(b'"', start)
-        value = raw[start:end] if end > 0 else b"\\"
-        return None if b"\\" in value else value.decode("utf-8", "replace")
-    return None
-
-
-def nothing_to_add(raw: bytes) -> bool:
-    """True when a file event certainly gets nothing, decided without json, re, git or the ledger: the saved
-    cue map has no entry about the file. False means "look closer" (the full handler decides)."""
-    if not any(tool in raw for tool in _FILE_TOOLS) or not any(event in raw for event in _FILE_EVENTS):
-        return False
-    if any(field in raw for field in _WRITES):
-        return False  # an edit: what it writes is ranked too (edit_entries)
-    from memory.core import paths
-    from memory.search import action_paths
-
-    file_path = _raw_string(raw, b"file_path")
-    project = paths.project_dir_from_env() or _raw_string(raw, b"cwd")
-    if not file_path or not project or not os.path.isabs(file_path) or os.environ.get(paths.OVERRIDE_ENV) \
-            or not os.path.isdir(os.path.join(project, ".git")):
-        return False
-    memory_dir = os.path.join(project, layout.MEMORY_SUBDIR)
-    fp = action_paths.fingerprint(memory_dir)
-    if fp is None:
-        return True  # no knowledge here
-    try:
-        with open(os.path.join(memory_dir, layout.CONFIG), "rb") as fh:
-            if b"action_file_min_score" in fh.read():
-                return False  # a bar of the project's own: config.load reads it
-    except OSError:
-        pass
-    from memory.core.config import DEFAULTS
-
-    cues = action_paths.load_saved(memory_dir, fp, with_entries=False)
-    if cues is None:
-        return False
-    bar = float(DEFAULTS["action_file_min_score"])
-    found = action_paths.scores(cues, action_paths.relative(file_path, project))
-    return all(score < bar for score in found.values())
-
-
-def prefilter(raw: bytes) -> bool:
-    """Whether the handler must look at the event (hookrun's prefilter)."""
-    if not might_act(raw):
-        return False
-    try:
-        return not nothing_to_add(raw)
-    except Exception:  # noqa: BLE001 - a fast path in doubt hands over to the handler
-        return True
-
-
 def handle(ctx: hookrun.Context) -> str | None:
     from memory.core import config, paths
     from memory.runtimes import payload
 
     data = payload.parse(ctx.raw)
-    if payload.runtime(data) == payload.CURSOR or not payload.answers_context(data):
-        return None  # Cursor's tool hooks have no model-visible context
+    if payload.runtime(data) == payload.CURSOR and payload.event_name(data) != "postToolUse" \
+            or not payload.answers_context(data):
+        return None  # of Cursor's tool hooks, only postToolUse carries model-visible context
     files = payload.tool_files(data, shell_reads=layout.FLAG_CODEX in ctx.argv)  # Codex reads files through the shell
     failure = None if files else payload.failure_text(data)
     if not files and not failure:
@@ -297,4 +211,6 @@ def answer(memory_dir: str, session: str | None, found: list[list[str]], setting
 
 
 def main(argv: list[str] | None = None) -> int:
+    from memory.surface.action_gate import prefilter
+
     return hookrun.run(HOOK, handle, argv, prefilter=prefilter)

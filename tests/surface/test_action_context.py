@@ -335,6 +335,33 @@ def test_codex_shell_read_and_failure(tmp_path):
     assert context(run_hook("action_context", base, repo, args=["--codex"]), "PostToolUse") == ""  # succeeded
 
 
+def cursor_post_tool_use(repo, tool_name, tool_input, tool_output, conversation="c1"):
+    """Cursor's postToolUse as its hooks documentation gives it (hook-protocols.md §2.4): flat, `tool_output` a
+    JSON string; no recorded payload exists yet."""
+    return {"conversation_id": conversation, "generation_id": "g1", "hook_event_name": "postToolUse",
+            "cursor_version": "3.9.16", "workspace_roots": [str(repo)], "tool_name": tool_name,
+            "tool_input": tool_input, "tool_output": json.dumps(tool_output), "tool_use_id": "t1",
+            "cwd": str(repo), "duration": 812, "model": "claude-4-sonnet"}
+
+
+def test_cursor_post_tool_use_gets_the_file_and_the_error_knowledge(tmp_path):
+    repo = project(tmp_path)
+    read = cursor_post_tool_use(repo, "Read", {"file_path": str(repo / "src/api/routes.py")}, {"content": "x"})
+    proc = run_hook("action_context", read, repo, args=["--cursor"])
+    assert proc.returncode == 0 and ROUTES in json.loads(proc.stdout)["additional_context"]  # flat, Cursor's
+    failed = cursor_post_tool_use(repo, "Shell", {"command": "pytest"}, {
+        "exitCode": 1, "stdout": "E   ModuleNotFoundError: No module named 'psycopg2'\n", "stderr": ""})
+    answer = json.loads(run_hook("action_context", failed, repo, args=["--cursor"]).stdout)
+    assert set(answer) == {"additional_context"} and PSYCOPG in answer["additional_context"]
+    ok = cursor_post_tool_use(repo, "Shell", {"command": "pytest"}, {
+        "exitCode": 0, "stdout": "ModuleNotFoundError: No module named 'psycopg2' was fixed\n"}, "c2")
+    assert run_hook("action_context", ok, repo, args=["--cursor"]).stdout == b""
+    before = cursor_post_tool_use(repo, "Read", {"file_path": str(repo / "src/api/routes.py")}, {}, "c3")
+    before["hook_event_name"] = "preToolUse"  # carries no context in Cursor
+    assert run_hook("action_context", before, repo, args=["--cursor"]).stdout == b""
+    assert error_log(repo) == ""
+
+
 def test_sixteen_parallel_tool_calls_keep_the_ledger_right(tmp_path):
     """16 real hook processes at once, one session, files that share entries: no entry is given twice, every
     entry given is in the ledger, the ledger is whole JSON; 16 sessions at once lose no update."""
@@ -380,19 +407,19 @@ def test_nothing_to_add_is_decided_without_json_re_or_git(tmp_path, monkeypatch)
     imported = {line.rsplit("|", 1)[-1].strip() for line in proc.stderr.decode().splitlines()}
     assert proc.stdout == b"" and "memory.search.action_paths" in imported
     assert not imported & {"json", "re", "subprocess", "memory.runtimes.payload", "memory.surface.injected"}
-    from memory.surface import action_context
+    from memory.surface import action_gate
 
     for name in ("CLAUDE_PROJECT_DIR", "CURSOR_PROJECT_DIR", "GEMINI_PROJECT_DIR", "MEMORY_HOOKS_DIR"):
         monkeypatch.delenv(name, raising=False)  # the payload's cwd names the project
     positive = json.dumps(file_event(repo, "src/api/routes.py"), separators=(",", ":")).encode()
-    assert action_context.nothing_to_add(raw) is True and action_context.prefilter(raw) is False
-    assert action_context.nothing_to_add(positive) is False and action_context.prefilter(positive) is True
+    assert action_gate.nothing_to_add(raw) is True and action_gate.prefilter(raw) is False
+    assert action_gate.nothing_to_add(positive) is False and action_gate.prefilter(positive) is True
     spaced = json.dumps(file_event(repo, "docs/guide/setup.md")).encode()  # `": "`: read alike
-    assert action_context.nothing_to_add(spaced) is True
+    assert action_gate.nothing_to_add(spaced) is True
     escaped = raw.replace(b"/guide/", b"\\/guide\\/")  # an escape: the full parser decides
-    assert action_context.nothing_to_add(escaped) is False
+    assert action_gate.nothing_to_add(escaped) is False
     edit = file_event(repo, "docs/guide/setup.md", fixture="PreToolUse-17.json")
-    assert action_context.nothing_to_add(json.dumps(edit).encode()) is False  # what an edit adds is ranked
+    assert action_gate.nothing_to_add(json.dumps(edit).encode()) is False  # what an edit adds is ranked
 
 
 def test_what_session_start_gave_in_full_is_not_given_again(tmp_path):

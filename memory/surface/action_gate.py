@@ -1,0 +1,107 @@
+"""The action hook's gate on the raw stdin bytes: whether an event can be ours at all, and "nothing to add" for a
+file no entry is about, decided without json, re, git or the ledger (most file reads end here).
+"""
+from __future__ import annotations
+
+import os
+
+from memory.core import layout
+
+# raw stdin bytes without which an event can't be ours: a file tool's path, a patch, a failed call
+_MIGHT = (b'"file_path"', b'"absolute_path"', b'"notebook_path"', b"apply_patch", b"PostToolUseFailure",
+          b"Exit Code", b"Exit code", b"exited with code", b'"error"', b'"exit_code"', b'exitCode')
+
+
+_SHELL_READS = (b"cat ", b"sed ", b"head ", b"tail ", b"nl ", b"less ", b"more ", b"bat ", b"wc ", b"apply_patch")
+
+
+def might_act(raw: bytes) -> bool:
+    """Cheap test on the raw stdin: False means this event certainly gets nothing."""
+    if b'"PreToolUse"' in raw and b'"Bash"' in raw:  # Codex, before every shell command: a read or a patch?
+        return any(marker in raw for marker in _SHELL_READS)
+    if b'"postToolUse"' in raw and b'"Shell"' in raw:  # Cursor, after every shell command: did it fail?
+        return _cursor_exit(raw) != b"0"
+    return any(marker in raw for marker in _MIGHT) or b'"tool_response"' in raw  # Codex: output, no status
+
+
+def _cursor_exit(raw: bytes) -> bytes | None:
+    """The exit code in Cursor's `tool_output` string (`"{\\"exitCode\\":1,…}"`) as bytes; None without one."""
+    at = raw.find(b'exitCode\\":')
+    if at < 0:
+        return None
+    rest = raw[at + len(b'exitCode\\":'):at + 40].lstrip()
+    end = next((i for i, c in enumerate(rest) if c in b",} \\"), len(rest))
+    return rest[:end]
+
+
+# compact JSON, as the runtimes send it (`"key":"value"`), or with a space after the colon
+_FILE_EVENTS = tuple(b'"hook_event_name":' + space + b'"' + name + b'"' for name in (b"PreToolUse", b"AfterTool")
+                     for space in (b"", b" "))
+_FILE_TOOLS = tuple(b'"tool_name":' + space + b'"' + name + b'"' for name in
+                    (b"Read", b"Edit", b"Write", b"MultiEdit", b"read_file", b"write_file", b"replace")
+                    for space in (b"", b" "))
+
+
+_WRITES = (b'"new_string"', b'"content"', b'"edits"')
+
+
+def _raw_string(raw: bytes, key: bytes) -> str | None:
+    """The value of `"key":"…"` when the payload has it once and without escapes (else None: parse it
+    properly). A key inside a string value can't match: its quotes would be escaped."""
+    for space in (b"", b" "):
+        pattern = b'"' + key + b'":' + space + b'"'
+        at = raw.find(pattern)
+        if at < 0:
+            continue
+        if raw.find(pattern, at + 1) >= 0:
+            return None
+        start = at + len(pattern)
+        end = raw.find(b'"', start)
+        value = raw[start:end] if end > 0 else b"\\"
+        return None if b"\\" in value else value.decode("utf-8", "replace")
+    return None
+
+
+def nothing_to_add(raw: bytes) -> bool:
+    """True when a file event certainly gets nothing, decided without json, re, git or the ledger: the saved
+    cue map has no entry about the file. False means "look closer" (the full handler decides)."""
+    if not any(tool in raw for tool in _FILE_TOOLS) or not any(event in raw for event in _FILE_EVENTS):
+        return False
+    if any(field in raw for field in _WRITES):
+        return False  # an edit: what it writes is ranked too (edit_entries)
+    from memory.core import paths
+    from memory.search import action_paths
+
+    file_path = _raw_string(raw, b"file_path")
+    project = paths.project_dir_from_env() or _raw_string(raw, b"cwd")
+    if not file_path or not project or not os.path.isabs(file_path) or os.environ.get(paths.OVERRIDE_ENV) \
+            or not os.path.isdir(os.path.join(project, ".git")):
+        return False
+    memory_dir = os.path.join(project, layout.MEMORY_SUBDIR)
+    fp = action_paths.fingerprint(memory_dir)
+    if fp is None:
+        return True  # no knowledge here
+    try:
+        with open(os.path.join(memory_dir, layout.CONFIG), "rb") as fh:
+            if b"action_file_min_score" in fh.read():
+                return False  # a bar of the project's own: config.load reads it
+    except OSError:
+        pass
+    from memory.core.config import DEFAULTS
+
+    cues = action_paths.load_saved(memory_dir, fp, with_entries=False)
+    if cues is None:
+        return False
+    bar = float(DEFAULTS["action_file_min_score"])
+    found = action_paths.scores(cues, action_paths.relative(file_path, project))
+    return all(score < bar for score in found.values())
+
+
+def prefilter(raw: bytes) -> bool:
+    """Whether the handler must look at the event (hookrun's prefilter)."""
+    if not might_act(raw):
+        return False
+    try:
+        return not nothing_to_add(raw)
+    except Exception:  # noqa: BLE001 - a fast path in doubt hands over to the handler
+        return True
