@@ -198,7 +198,7 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
             return EXIT_SELF_CHECK
     if args.no_self_check:
         return EXIT_OK
-    ok, lines = self_check(target, args.cursor)
+    ok, lines = self_check(target, args.cursor, args.gemini, args.codex)
     out.write("self-check (installed hooks, scratch copy of the knowledge):\n")
     out.writelines(f"  {line}\n" for line in lines)
     return EXIT_OK if ok else EXIT_SELF_CHECK

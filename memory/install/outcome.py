@@ -69,7 +69,7 @@ def _run_command(command: str, payload: dict, env: dict, cwd: str) -> tuple[int,
     return proc.returncode, proc.stdout, (time.perf_counter() - start) * 1000
 
 
-def self_check(target: str, cursor: bool) -> tuple[bool, list[str]]:
+def self_check(target: str, cursor: bool, gemini: bool = False, codex: bool = False) -> tuple[bool, list[str]]:
     """Run the installed hooks exactly as registered, on a scratch copy of the knowledge."""
     import tempfile  # only the self-check uses it
 
@@ -109,6 +109,20 @@ def self_check(target: str, cursor: bool) -> tuple[bool, list[str]]:
                 good = False
             ok &= good
             lines.append(f"Cursor: session start {ms:.0f} ms — " + ("answered" if good else f"FAILED ({out3[:200]!r})"))
+        others = [("Gemini CLI", registration.gemini_command, dict(env, GEMINI_PROJECT_DIR=target), gemini),
+                  ("Codex CLI", registration.codex_command, env, codex)]
+        for label, command, env_r, wanted in others:  # Claude's payload shape, each as the runtime runs it
+            if not wanted:
+                continue
+            rc4, out4, ms = _run_command(command("session_start"), dict(start, timestamp="2026-01-01T00:00:00Z"),
+                                         env_r, target)
+            try:
+                good = rc4 == 0 and marker in json.loads(out4)["hookSpecificOutput"]["additionalContext"]
+            except (ValueError, KeyError, TypeError):
+                good = False
+            ok &= good
+            lines.append(f"{label}: session start {ms:.0f} ms — "
+                         + ("answered" if good else f"FAILED ({out4[:200]!r})"))
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     return ok, lines

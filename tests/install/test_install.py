@@ -64,6 +64,7 @@ def test_fresh_repo(tmp_path):
     out = install(repo, "--no-venv").stdout
     assert "self-check" in out and "FAILED" not in out
     assert "Claude Code: capture" in out and "Cursor: session start" in out
+    assert "Gemini CLI: session start" in out and "Codex CLI: session start" in out  # each runtime as registered
     config = settings(repo)
     assert registration.schema_problems(config) == []
     assert registration.registered_events(config) == [("SessionStart", "startup|resume|clear|compact|fork"),
