@@ -38,14 +38,22 @@ def credit(memory_dir: str, keys: list[str], session: str | None = None, now: fl
     stamp = time.time() if now is None else now
     by = session or LOOKUP
 
+    def counts_again(record: dict) -> bool:
+        counters = {} if stamp - _number(record.get("ts")) >= KEEP_SECONDS else _counters(record)
+        return not (by in counters and (session or stamp - counters[by] < SAME_LOOKUP_SECONDS))
+
+    # most lookups and edits repeat what this session (or a lookup just now) counted: no lock, no write
+    known = state.read(memory_dir, layout.USE)
+    if not any(counts_again(_record(known.get(key))) for key in keys):
+        return []
+
     def change(current: dict) -> list[str]:
         counted = []
         for key in keys:
-            record = current.get(key)
-            record = record if isinstance(record, dict) else {}
+            record = _record(current.get(key))
             fresh = stamp - _number(record.get("ts")) >= KEEP_SECONDS  # the old uses no longer count
             counters = {} if fresh else _counters(record)
-            if by in counters and (session or stamp - counters[by] < SAME_LOOKUP_SECONDS):
+            if not counts_again(record):
                 continue
             counters[by] = stamp
             newest = sorted((name for name in counters if stamp - counters[name] < COUNTER_SECONDS),
@@ -69,6 +77,10 @@ def counts(memory_dir: str, now: float | None = None) -> dict[str, int]:
     stamp = time.time() if now is None else now
     return {key: int(_number(_field(record, "n"))) for key, record in state.read(memory_dir, layout.USE).items()
             if stamp - _number(_field(record, "ts")) < KEEP_SECONDS and _number(_field(record, "n")) >= 1}
+
+
+def _record(value: object) -> dict:
+    return value if isinstance(value, dict) else {}
 
 
 def _field(record: object, name: str) -> object:

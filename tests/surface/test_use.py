@@ -111,3 +111,14 @@ def test_an_entry_remembers_the_counters_of_the_last_day_at_most_by_keep(tmp_pat
     with open(os.path.join(memory, layout.USE)) as f:
         assert list(json.load(f)["k1"]["by"]) == ["late"]
     assert use.counts(memory, now=NOW + use.COUNTER_SECONDS + 11) == {"k1": use.BY_KEEP + 3}
+
+
+def test_a_use_counted_already_costs_no_write(tmp_path):
+    memory = str(tmp_path)
+    use.credit(memory, ["k1"], "s1", now=NOW)
+    path = os.path.join(memory, layout.USE)
+    before = os.stat(path)
+    assert use.credit(memory, ["k1"], "s1", now=NOW + 5) == []
+    after = os.stat(path)
+    assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)  # not replaced
+    assert use.credit(memory, ["k1", "k2"], "s1", now=NOW + 6) == ["k2"]  # one new: written
