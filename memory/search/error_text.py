@@ -158,22 +158,26 @@ def query(command: str, output: str) -> tuple[str, str]:
 
 
 _CODE_SPAN = re.compile(r"`([^`\n]+)`")
+# `Never run X`, `do not use X`, `don't X`, `avoid X`, `instead of X`: the entry forbids the command, not prescribes it
+_FORBIDS = re.compile(r"(?:\bnever|\bnot|n['’]t|\bavoid(?:ing)?|\binstead of|\brather than|\bno longer)"
+                      r"\s+(?:[\w-]+\s+){0,2}$", re.IGNORECASE)
 
 
 def runs_already(content: str, command: str, said: list[str]) -> bool:
     """Whether an entry only prescribes the command that just failed: a backticked command of it (two words at
-    least) stands whole in one part of `command` (`ruff check . --fix` for `ruff check a.py --fix`), and the
-    rest of its text, other commands included, shares none of the error's words (`said`: ranking terms;
-    `yarn prettier:write` beside `yarn lint` shares `prettier`, `write` with "Run Prettier with --write"). That
-    advice was followed; the failure is about something else. False when `said` is empty (an error that says
-    nothing, or a timeout: how to run the command may be the fix)."""
+    least, not one it forbids: `never run X`) stands whole in one part of `command` (`ruff check . --fix` for
+    `ruff check a.py --fix`), and the rest of its text, other commands included, shares none of the error's
+    words (`said`: ranking terms; `yarn prettier:write` beside `yarn lint` shares `prettier`, `write` with "Run
+    Prettier with --write"). That advice was followed; the failure is about something else. False when `said` is
+    empty (an error that says nothing, or a timeout: how to run the command may be the fix)."""
     if not said:
         return False
     parts = [set(part.split()) for part in re.split(r"&&|\|\||[;|]", command)]
 
     def ran(span: re.Match[str]) -> bool:
         words = {w for w in span.group(1).split() if w not in (".", "./...") and not w.startswith("<")}
-        return len(words) >= 2 and any(words <= part for part in parts)
+        return len(words) >= 2 and any(words <= part for part in parts) \
+            and not _FORBIDS.search(content, 0, span.start())  # `Never run X: it …`: why X failed
 
     rest = _CODE_SPAN.sub(lambda span: " " if ran(span) else span.group(0), content)
     return rest != content and not set(ranking_terms(rest)) & set(said)

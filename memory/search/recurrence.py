@@ -133,15 +133,28 @@ def signature(command: str, output: str) -> list[str]:
 def _ran(command: str) -> str:
     """`timed out running: <program> [<subcommand>]` (memory.search.error_text.command_words: its first two
     words, the second only when a plain word right after the program — never a user, host or database name the
-    rest may hold), '' when they name nothing."""
+    rest may hold), '' when they name nothing. Of a chain, the first part that is not setup (`cd app && make
+    test`: `make test`)."""
     from memory.search import error_text
 
+    # `cd app && make test`: the part after the setup (cd, source, export) is what timed out
+    parts = [p for p in re.split(r"&&|\|\||[;|]", command) if p.strip()]
+    command = next((p for p in parts if _program(p) not in _SETUP), parts[0] if parts else command)
     words = error_text.command_words(command).split()[:2]
     tokens = [t for t in command.split() if not re.match(r"[A-Za-z_][A-Za-z0-9_]*=", t)]
     if len(words) == 2 and not (re.fullmatch(r"[a-z][a-z-]*", words[1]) and tokens[1:2] == [words[1]]):
         words = words[:1]  # a subcommand follows the program directly (`psql -U alice`: a user, not one)
     ran = " ".join(words)
     return TIMEOUT_PREFIX + ran if ran and distinctive(line_terms(TIMEOUT_PREFIX + ran)) - {_TIMEOUT_MARK} else ""
+
+
+_SETUP = {"cd", "pushd", "popd", "source", ".", "export", "set", "unset", "ulimit", "umask", "true"}
+
+
+def _program(command: str) -> str:
+    """The program a simple command runs (after its environment assignments), without its folder."""
+    words = [w for w in command.split() if not re.match(r"[A-Za-z_][A-Za-z0-9_]*=", w)]
+    return words[0].rsplit("/", 1)[-1] if words else ""
 
 
 def _cut(text: str) -> str:

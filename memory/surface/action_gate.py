@@ -12,6 +12,7 @@ _MIGHT = (b'"file_path"', b'"absolute_path"', b'"notebook_path"', b"apply_patch"
           b"Exit Code", b"Exit code", b"exited with code", b'"error"', b'"exit_code"', b'exitCode')
 
 
+_CURSOR_FILE = (b'"file_path"', b'"target_file"', b'"path"')  # the names payload.tool_files reads
 _SHELL_READS = (b"cat ", b"sed ", b"head ", b"tail ", b"nl ", b"less ", b"more ", b"bat ", b"wc ", b"apply_patch")
 
 
@@ -19,14 +20,19 @@ def might_act(raw: bytes) -> bool:
     """Cheap test on the raw stdin: False means this event certainly gets nothing."""
     if b'"PreToolUse"' in raw and b'"Bash"' in raw:  # Codex, before every shell command: a read or a patch?
         return any(marker in raw for marker in _SHELL_READS)
-    if b'"postToolUse"' in raw and b'"Shell"' in raw:  # Cursor, after every shell command: did it fail?
-        return _cursor_exit(raw) != b"0"
+    if b'"preToolUse"' in raw:  # Cursor running our Claude hooks: its preToolUse carries no context
+        return False
+    if b'"postToolUse"' in raw:  # Cursor, after every shell command (did it fail?) and file read or write
+        if b'"Shell"' in raw:
+            return _cursor_exit(raw) != b"0"
+        return any(marker in raw for marker in _CURSOR_FILE)
     return any(marker in raw for marker in _MIGHT) or b'"tool_response"' in raw  # Codex: output, no status
 
 
 def _cursor_exit(raw: bytes) -> bytes | None:
-    """The exit code in Cursor's `tool_output` string (`"{\\"exitCode\\":1,…}"`) as bytes; None without one."""
-    at = raw.find(b'exitCode\\":')
+    """The exit code in Cursor's `tool_output` string (`"{\\"exitCode\\":1,…}"`) as bytes; None without one.
+    Looked for from `tool_output` on: a command that prints `{"exitCode":0}` names it in its tool_input too."""
+    at = raw.find(b'exitCode\\":', max(raw.find(b'"tool_output"'), 0))
     if at < 0:
         return None
     rest = raw[at + len(b'exitCode\\":'):at + 40].lstrip()
@@ -35,8 +41,8 @@ def _cursor_exit(raw: bytes) -> bytes | None:
 
 
 # compact JSON, as the runtimes send it (`"key":"value"`), or with a space after the colon
-_FILE_EVENTS = tuple(b'"hook_event_name":' + space + b'"' + name + b'"' for name in (b"PreToolUse", b"AfterTool")
-                     for space in (b"", b" "))
+_FILE_EVENTS = tuple(b'"hook_event_name":' + space + b'"' + name + b'"'
+                     for name in (b"PreToolUse", b"AfterTool", b"postToolUse") for space in (b"", b" "))
 _FILE_TOOLS = tuple(b'"tool_name":' + space + b'"' + name + b'"' for name in
                     (b"Read", b"Edit", b"Write", b"MultiEdit", b"read_file", b"write_file", b"replace")
                     for space in (b"", b" "))

@@ -94,3 +94,16 @@ def test_an_entry_that_only_prescribes_the_command_that_failed_was_followed():
     prettier = error_text.ranking_terms("Code style issues found in 3 files. Run Prettier with --write to fix.")
     assert not error_text.runs_already(lint_and_format, "yarn prettier:check && yarn lint", prettier)
     assert error_text.runs_already(lint_and_format, "yarn lint", error_text.ranking_terms("react-hooks/rules-of-hooks"))
+
+
+def test_an_entry_that_forbids_the_command_that_failed_is_not_advice_followed():
+    """`Never run X: it needs Y` says why X failed: it is the entry to give, not advice the agent followed."""
+    cmd = "pytest tests/test_api.py"
+    said = error_text.ranking_terms("sqlalchemy.exc.OperationalError: could not connect to server: Connection refused")
+    for content in ("Never run `pytest tests/test_api.py` directly: it needs the test database; use `make test`.",
+                    "Do not run `pytest tests/test_api.py` on its own, `make test` starts the database first.",
+                    "Don't use `pytest tests/test_api.py` here; `make test` brings up Postgres.",
+                    "Use `make test` instead of `pytest tests/test_api.py`: the database comes up first."):
+        assert not error_text.runs_already(content, cmd, said), content
+    assert error_text.runs_already("Run `pytest tests/test_api.py` to check the API routes.", cmd, said)
+    assert error_text.runs_already("Note: `pytest tests/test_api.py` checks the API routes.", cmd, said)

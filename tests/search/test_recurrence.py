@@ -146,6 +146,19 @@ def test_a_timeout_that_names_nothing_records_what_timed_out():
     assert not seen(["timed out running: go test"], timeout, command="go build ./...")
 
 
+def test_a_timeout_after_cd_records_the_command_that_timed_out_not_the_cd():
+    """Agents run `cd app && make test`: the `cd` named nothing that timed out, and recorded, every later timeout in
+    that folder (a dev server's) brought back the entry written after the tests'."""
+    timeout = "Command timed out after 2m 0.0s\n"
+    assert recurrence.signature("cd build && make test", timeout) == ["timed out running: make test"]
+    assert recurrence.signature("cd services/api; go test ./...", timeout) == ["timed out running: go test"]
+    assert recurrence.signature("source .venv/bin/activate && pytest -x", timeout) == ["timed out running: pytest"]
+    [line] = recurrence.signature("cd frontend && yarn test", timeout)
+    assert seen([line], timeout, command="cd frontend && yarn test --watch=false")
+    assert not seen([line], timeout, command="cd frontend && yarn dev")
+    assert recurrence.signature("cd build", timeout) == ["timed out running: cd build"]  # nothing else ran
+
+
 def test_a_long_line_is_cut_on_a_word():
     [line] = recurrence.signature("x", "error: " + "word " * 80 + "ending\n")
     assert len(line) <= recurrence.MAX_LINE_CHARS and line.endswith("word")

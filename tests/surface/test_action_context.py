@@ -422,6 +422,19 @@ def test_nothing_to_add_is_decided_without_json_re_or_git(tmp_path, monkeypatch)
     assert action_gate.nothing_to_add(json.dumps(edit).encode()) is False  # what an edit adds is ranked
 
 
+def test_a_cursor_read_of_a_file_no_entry_is_about_is_decided_without_json(tmp_path):
+    """Cursor's postToolUse after every file read takes the same fast path as Claude's PreToolUse."""
+    repo = project(tmp_path)
+    run_hook("action_context", file_event(repo, "src/api/routes.py"), repo)  # builds the cue map
+    read = cursor_post_tool_use(repo, "Read", {"file_path": str(repo / "docs/guide/setup.md")}, {"content": "x"})
+    raw = json.dumps(read, separators=(",", ":")).encode()
+    proc = run_hook("action_context", raw, repo, args=["--cursor"], python_args=["-X", "importtime"],
+                    env={"CURSOR_PROJECT_DIR": str(repo)})
+    imported = {line.rsplit("|", 1)[-1].strip() for line in proc.stderr.decode().splitlines()}
+    assert proc.returncode == 0 and proc.stdout == b"" and "memory.search.action_paths" in imported
+    assert not imported & {"json", "re", "subprocess", "memory.runtimes.payload"}
+
+
 def test_what_session_start_gave_in_full_is_not_given_again(tmp_path):
     repo = project(tmp_path)
     start = dict(fixture_payload("claude-code/2.1.330/SessionStart-6.json"), cwd=str(repo), session_id="s1")

@@ -23,3 +23,21 @@ def test_other_events_keep_their_markers():
     assert not action_gate.might_act(b'{"hook_event_name":"PostToolUse","tool_name":"Agent"}')
     assert action_gate.might_act(b'{"hook_event_name":"PostToolUseFailure","tool_name":"Bash"}')
     assert action_gate.might_act(b'{"hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":"a"}}')
+
+
+def test_a_cursor_shell_call_is_judged_by_its_tool_output_not_its_command():
+    """The command printed `{"exitCode":0}` and failed: its tool_input names that exit code first."""
+    raw = json.dumps({"hook_event_name": "postToolUse", "tool_name": "Shell",
+                      "tool_input": {"command": """echo '{"exitCode":0}' && make"""},
+                      "tool_output": json.dumps({"exitCode": 2, "stdout": "make: *** No rule"})}).encode()
+    assert action_gate.might_act(raw)
+
+
+def test_a_cursor_file_event_passes_under_each_name_payload_reads_and_its_pre_tool_use_never():
+    for name in ("file_path", "target_file", "path"):
+        raw = json.dumps({"hook_event_name": "postToolUse", "tool_name": "Read", "tool_input": {name: "/r/a.py"},
+                          "tool_output": "{}"}).encode()
+        assert action_gate.might_act(raw), name
+    # Cursor runs our Claude PreToolUse hook too, Cursor-shaped: its preToolUse shows the model nothing
+    assert not action_gate.might_act(json.dumps({"hook_event_name": "preToolUse", "cursor_version": "3.9.16",
+                                                 "tool_name": "Read", "tool_input": {"file_path": "/r/a.py"}}).encode())
