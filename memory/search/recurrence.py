@@ -139,7 +139,7 @@ def _ran(command: str) -> str:
 
     # `cd app && make test`: the part after the setup (cd, source, export) is what timed out
     parts = [p for p in re.split(r"&&|\|\||[;|]", command) if p.strip()]
-    command = next((p for p in parts if _program(p) not in _SETUP), parts[0] if parts else command)
+    command = _unwrapped(next((p for p in parts if _program(p) not in _SETUP), parts[0] if parts else command))
     words = error_text.command_words(command).split()[:2]
     tokens = [t for t in command.split() if not re.match(r"[A-Za-z_][A-Za-z0-9_]*=", t)]
     if len(words) == 2 and not (re.fullmatch(r"[a-z][a-z-]*", words[1]) and tokens[1:2] == [words[1]]):
@@ -149,6 +149,20 @@ def _ran(command: str) -> str:
 
 
 _SETUP = {"cd", "pushd", "popd", "source", ".", "export", "set", "unset", "ulimit", "umask", "true"}
+
+
+_WRAPPERS = {"timeout", "time", "nice", "nohup", "env", "stdbuf", "caffeinate"}  # run what follows them
+
+
+def _unwrapped(command: str) -> str:
+    """The command a wrapper runs (`timeout 60 make test`, `nice -n 5 cargo build`: `make test`, `cargo
+    build`), without the wrapper's options and durations."""
+    words = command.split()
+    while words and words[0] in _WRAPPERS:
+        words = words[1:]
+        while words and re.fullmatch(r"-\S*|\d+(?:\.\d+)?[smhd]?", words[0]):
+            words = words[1:]
+    return " ".join(words) or command
 
 
 def _program(command: str) -> str:

@@ -157,6 +157,11 @@ def test_a_timeout_after_cd_records_the_command_that_timed_out_not_the_cd():
     assert seen([line], timeout, command="cd frontend && yarn test --watch=false")
     assert not seen([line], timeout, command="cd frontend && yarn dev")
     assert recurrence.signature("cd build", timeout) == ["timed out running: cd build"]  # nothing else ran
+    # a wrapper runs what follows it: that timed out
+    [wrapped] = recurrence.signature("timeout 60 make test", timeout)
+    assert wrapped == "timed out running: make test" and seen([wrapped], timeout, command="make test")
+    assert recurrence.signature("nice -n 5 cargo build --release", timeout) == ["timed out running: cargo build"]
+    assert not seen([wrapped], timeout, command="timeout 60 make lint")
 
 
 def test_a_long_line_is_cut_on_a_word():
