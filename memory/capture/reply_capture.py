@@ -77,7 +77,7 @@ def capture(data: dict, text: str, memory_dir: str, bead: str | None = None) -> 
                   "commit": git.head if git else None, "capture_id": call,
                   "via": "reply", **session_provenance(transcript, root)}
     records, _ = capture_mod.build_records(memory_dir, found, entry.detect_source(cwd, agent_type), provenance,
-                                           bead=bead or edit.bead_in_progress(cwd or project or "."))
+                                           bead=bead.upper() if bead else edit.bead_in_progress(cwd or project or "."))
     result = store.append(memory_dir, records, capture_id=call, repeat=False)
     return [r["key"] for r in records if r["key"] not in result.duplicates] if result.written else []
 

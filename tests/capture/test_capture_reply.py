@@ -132,6 +132,9 @@ def test_a_supervisors_insight_is_tagged_with_the_bead_its_report_names(repo):
     assert run_hook("validate_completion", payload, repo).returncode == 0
     [stored] = knowledge(repo)
     assert stored["content"] == "the refund job needs the ledger lock" and stored["bead"] == "BD-7"
+    payload["last_assistant_message"] = "Done.\nLEARNED: refunds post after the lock\n\nBEAD bd-7 COMPLETE"
+    assert run_hook("validate_completion", payload, repo).returncode == 0
+    assert {e["bead"] for e in knowledge(repo)} == {"BD-7"}  # one bead, however the report spells it
 
 
 def test_the_recorded_subagent_summary_mentioning_learned_is_not_captured(repo):
