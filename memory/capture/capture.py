@@ -99,7 +99,8 @@ def build_records(memory_dir: str, found: Sequence[bdcomment.Marked], source: st
                 ours = bdmemory.key_of(lines, bd_key)
                 if ours is None:
                     problems.append(f"memory-hooks: bd forgot `{bd_key}`; no entry here came from a `bd remember` "
-                                    "with that key, so nothing else was forgotten (recall.sh --forget KEY does).")
+                                    "with that key, so nothing else was forgotten (.beads/memory/recall.sh --forget "
+                                    "KEY does).")
                 elif not view.State(lines).forgotten(ours):
                     records.append(entry.build_control(entry.FORGET, ours, piece_bead, bd_key=bd_key, **control))
                 continue

@@ -113,4 +113,4 @@ def record_hint(has_bd: bool) -> str:
     """The digest's last line: how this agent records an insight here (bd when it is on PATH)."""
     how = 'bd remember "…" or bd comment <ID> "LEARNED: …"' if has_bd else '.beads/memory/recall.sh --add "LEARNED: …"'
     return (f"Record: {how} (also DECISION:, WARNING:, PATTERN:; LEARNED[some-key]: replaces that entry; "
-            "recall.sh --forget KEY)")
+            ".beads/memory/recall.sh --forget KEY)")
