@@ -260,7 +260,11 @@ def seen_in_text(memory_dir: str, text: str, bar: float | None = None,
         from memory.core import config
 
         bar = float(config.load(memory_dir)["action_error_recurrence"])
-    return seen_before(memory_dir, "", text, bar, rebuild=rebuild)
+    import re
+
+    # a traceback pasted as one line (a chat box, a shell prompt joined it): each error statement on its own
+    lines = re.sub(r"[ \t]+(?=(?:E[ \t]+)?[A-Z]\w*(?:Error|Exception|Warning):)", "\n", text)
+    return seen_before(memory_dir, "", lines, bar, rebuild=rebuild)
 
 
 def relative(file_path: str, root: str) -> str:

@@ -373,6 +373,9 @@ def test_an_error_pasted_as_the_words_brings_what_was_learned_right_after_it(rep
     found = [json.loads(x) for x in recall(repo, "ModuleNotFoundError: No module named 'django'", "--json").stdout
              .splitlines()]
     assert found[0]["content"] == shell and found[0]["seen_before"] is True and "seen_before" not in found[1]
+    joined = ("Traceback (most recent call last): File \"manage.py\", line 8, in <module> from django.core import "
+              "management ModuleNotFoundError: No module named 'django'")  # a traceback pasted as one line
+    assert recall(repo, joined).stdout.startswith("  seen  [LEARN] ")
     other = recall(repo, "ModuleNotFoundError: No module named 'yaml'").stdout  # another failure: ranked only
     assert "  seen  " not in other and "recorded right after this error" not in other
 
