@@ -163,6 +163,11 @@ _FORBIDS = re.compile(r"(?:\bnever|\bnot|n['’]t|\bavoid(?:ing)?|\binstead of|\
                       r"\s+(?:[\w-]+\s+){0,2}$", re.IGNORECASE)
 
 
+def command_parts(command: str) -> list[str]:
+    """The simple commands of a chain (`cd app && make test; echo done`: three), empty ones left out."""
+    return [part for part in re.split(r"&&|\|\||[;|]", command) if part.strip()]
+
+
 def runs_already(content: str, command: str, said: list[str]) -> bool:
     """Whether an entry only prescribes the command that just failed: a backticked command of it (two words at
     least, not one it forbids: `never run X`) stands whole in one part of `command` (`ruff check . --fix` for
@@ -172,7 +177,7 @@ def runs_already(content: str, command: str, said: list[str]) -> bool:
     empty (an error that says nothing, or a timeout: how to run the command may be the fix)."""
     if not said:
         return False
-    parts = [set(part.split()) for part in re.split(r"&&|\|\||[;|]", command)]
+    parts = [set(part.split()) for part in command_parts(command)]
 
     def ran(span: re.Match[str]) -> bool:
         words = {w for w in span.group(1).split() if w not in (".", "./...") and not w.startswith("<")}

@@ -138,7 +138,7 @@ def _ran(command: str) -> str:
     from memory.search import error_text
 
     # `cd app && make test`: the part after the setup (cd, source, export) is what timed out
-    parts = [p for p in re.split(r"&&|\|\||[;|]", command) if p.strip()]
+    parts = error_text.command_parts(command)
     command = _unwrapped(next((p for p in parts if _program(p) not in _SETUP), parts[0] if parts else command))
     words = error_text.command_words(command).split()[:2]
     tokens = [t for t in command.split() if not re.match(r"[A-Za-z_][A-Za-z0-9_]*=", t)]

@@ -9,7 +9,7 @@ from memory.core import layout
 
 # raw stdin bytes without which an event can't be ours: a file tool's path, a patch, a failed call
 _MIGHT = (b'"file_path"', b'"absolute_path"', b'"notebook_path"', b"apply_patch", b"PostToolUseFailure",
-          b"Exit Code", b"Exit code", b"exited with code", b'"error"', b'"exit_code"', b'exitCode')
+          b"Exit Code", b"Exit code", b"exited with code", b'"error"', b'"exit_code"')
 
 
 _CURSOR_FILE = (b'"file_path"', b'"target_file"', b'"path"')  # the names payload.tool_files reads
