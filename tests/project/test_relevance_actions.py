@@ -157,3 +157,21 @@ def test_set_reads_values_as_json_of_the_default_type() -> None:
     assert relevance_actions.parse_setting("action_file_min_score=3") == ("action_file_min_score", 3.0)
     assert relevance_actions.parse_setting("action_error_min_terms=3") == ("action_error_min_terms", 3)
     assert relevance_actions.parse_setting("semantic=false") == ("semantic", False)
+
+
+def test_with_map_also_counts_a_title_the_map_shows_never_fewer_than_hits(tmp_path: Path) -> None:
+    data = _data(tmp_path / "data")
+    entries = [json.loads(line) for line in (data / "uv" / "knowledge.jsonl").read_text().splitlines()]
+    repo = hook_session.make_repo(tmp_path / "repos", "uv", entries)
+    events = [json.loads(line) for line in (data / "actions.jsonl").read_text().splitlines()]
+    start = hook_session.run_hook(hook_session.SESSION_START, hook_session.session_start_payload(repo, "s"), repo)
+    kinds: set[tuple[bool, bool]] = set()
+    for entry in entries:
+        record = relevance_actions.measure(dict(events[0], relevant=[entry["key"]]), repo, entries, FAKE_HOOK)
+        assert record["mapped"] is (record["hit"] or hook_session.visible(entry, start))
+        kinds.add((record["hit"], record["mapped"]))
+    assert (False, True) in kinds  # an entry the map titles and the action did not bring
+    summary = relevance_actions.summarize([dict(kind="error", negative=False, hit=False, mapped=True, recall=0.0,
+                                                chars=0, unlabelled=0)], "error")
+    assert summary["hits"] == (0, 1) and summary["mapped"] == 1
+    assert "with map 1/1" in relevance_actions.fmt(summary)
