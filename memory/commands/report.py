@@ -86,7 +86,7 @@ def build(memory_dir: str, root: str, now: float | None = None) -> str:
     now = time.time() if now is None else now
     snapshot = store.load(memory_dir, include_archive=True)
     latest = store.latest(snapshot.entries)
-    topics = knowledge_map.topics(latest) if latest else {}
+    topics = knowledge_map.topics(latest, os.path.basename(os.path.abspath(root))) if latest else {}
     stale_found = {str(e["key"]): gone for e, gone in stale.find(latest, root, STALE_DAYS, now=now)}
     dupes = duplicates(latest)
     dupe_keys = {str(e["key"]) for group in dupes for e in group}

@@ -44,36 +44,44 @@ _GENERIC = frozenset(["use", "uses", "using", "used", "run", "runs", "running", 
     "dont", "instead", "file", "files", "code", "add", "adds", "should", "must", "new", "make", "makes", "keep",
     "keeps", "check", "checks", "sure", "write", "writes", "note", "default", "only", "first", "want", "wants", "work",
     "works", "set", "sets", "need", "needs", "also", "like", "via", "always", "example", "e.g", "i.e", "one", "two",
-    "all", "any"])
+    "all", "any", "true", "false", "null", "none"])  # the last four: literals of code, never a subject
 _REDACTED = r"<redacted:[\w-]*>"  # what the store writes in place of a credential (memory.store.redact): no topic
 TOPIC_TEXT = 240  # an entry's topic word comes from its opening, the part its title shows
 _MIN_TOPIC = 3  # entries a word must gather to be a topic
 _MAX_SHARE = 0.34  # ...and at most this share of them (a word in half the entries says nothing)
 
 
-def topics(entries: list[dict]) -> dict[str, str]:
+def topics(entries: list[dict], project: str = "") -> dict[str, str]:
     """{key: topic}: a word several entries share, chosen greedily (the word gathering the most entries not
-    yet placed first), so `recall.sh WORD` lists a topic; `general` for an entry no such word holds."""
+    yet placed first), so `recall.sh WORD` lists a topic; `general` for an entry no such word holds. A chosen
+    word's other forms join its topic (`changes` takes the entries saying `change`: one topic, not two), named
+    as the entries write it most; the project's own name (`project`, its folder's name) is no topic: in its own
+    repository it says nothing."""
     import heapq
     import re
 
+    from memory.search.stemming import stem
     from memory.search.tokenize import STOP_WORDS
 
     word_pattern, redacted = re.compile(_WORD), re.compile(_REDACTED)
-    holders: dict[str, set[str]] = {}
-    spelling: dict[str, str] = {}
+    own_name = _folded(project)
+    holders: dict[str, set[str]] = {}  # by word: the greedy choice counts a word as written
+    family: dict[str, set[str]] = {}  # by stem: who joins the topic once its word is chosen
+    spellings: dict[str, dict[str, int]] = {}  # by stem: its forms as written, and how often
+    openings: dict[str, dict[str, int]] = {}  # by stem: `Create` opening a sentence (a name, or just a capital?)
     for entry in entries:
         key = str(entry["key"])
-        for word in set(word_pattern.findall(redacted.sub(" ", str(entry.get("content", ""))[:TOPIC_TEXT]))):
+        text = redacted.sub(" ", str(entry.get("content", ""))[:TOPIC_TEXT])
+        for match in word_pattern.finditer(text):
+            word = match.group(0)
             low = word.lower()
-            if len(low) >= 3 and low not in STOP_WORDS and low not in _GENERIC and not low.isdigit():
-                keys = holders.get(low)
-                if keys is None:
-                    keys = holders[low] = set()
-                    spelling[low] = word
-                elif word != low and spelling[low] == low:
-                    spelling[low] = word  # `ClickHouse` over `clickhouse`: the name as people write it
-                keys.add(key)
+            if len(low) < 3 or low in STOP_WORDS or low in _GENERIC or low.isdigit() or _folded(low) == own_name:
+                continue
+            holders.setdefault(low, set()).add(key)
+            root = stem(low)
+            family.setdefault(root, set()).add(key)
+            forms = (openings if _opens_sentence(word, text, match.start()) else spellings).setdefault(root, {})
+            forms[word] = forms.get(word, 0) + 1
     most = max(3 * _MIN_TOPIC, int(len(entries) * _MAX_SHARE))
     # lazy greedy set cover: a word's count only shrinks, so a popped word still at least as large as the next
     # one in the heap is the largest now
@@ -88,9 +96,46 @@ def topics(entries: list[dict]) -> dict[str, str]:
         if heap and len(members) < -heap[0][0]:
             heapq.heappush(heap, (-len(members), minus_length, word))
             continue
-        for key in members:
-            placed[key] = spelling[word]
+        root = stem(word)
+        name = _name(spellings.get(root, {}), openings.get(root, {}))
+        for key in members | family[root]:
+            if key in placed:
+                continue
+            placed[key] = name
     return {str(e["key"]): placed.get(str(e["key"]), GENERAL) for e in entries}
+
+
+def project_name(memory_dir: str) -> str:
+    """The project's name as its folder says it: the repository holding `<root>/.beads/memory`."""
+    import os
+
+    return os.path.basename(os.path.dirname(os.path.dirname(os.path.abspath(memory_dir))))
+
+
+def _folded(name: str) -> str:
+    """A name without case or separators (`Cal.com`, `cal-com` -> `calcom`): how a folder names its project."""
+    return "".join(c for c in name.lower() if c.isalnum())
+
+
+def _opens_sentence(word: str, text: str, start: int) -> bool:
+    """`Create` opening a sentence: maybe the word `create`, maybe a name (`Grafana`); `ClickHouse` and `API`
+    are names wherever they stand."""
+    if not word[:1].isupper() or not word[1:].islower():
+        return False
+    before = text[:start].rstrip()
+    return not before or before.endswith((".", ":", ";", "!", "?"))
+
+
+def _name(forms: dict[str, int], openings: dict[str, int]) -> str:
+    """The topic's name: the form the entries use most, a capital opening a sentence counted as the word in
+    lower case when the entries also write it so (`Create` is `create`; `Grafana` stays); among equals a name's
+    capitals (`ClickHouse` over `clickhouse`), then the shortest (`change` over `changes`)."""
+    counts = dict(forms)
+    for form, n in openings.items():
+        low = form.lower()
+        as_written = low if low in forms else form
+        counts[as_written] = counts.get(as_written, 0) + n
+    return min(counts, key=lambda form: (-counts[form], form.islower(), len(form), form))
 
 
 def priority(entries: list[dict], branch_files: list[str], uses: dict[str, int] | None = None) -> list[dict]:

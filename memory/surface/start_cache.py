@@ -85,7 +85,8 @@ def active_view(memory_dir: str) -> ActiveView:
 
     snapshot = store.load(memory_dir)  # never rotated here: that would change committed files (memory.store.inbox)
     latest = store.latest(snapshot.entries, cache_dir=memory_dir)
-    view = ActiveView(latest, snapshot.malformed, knowledge_map.topics(latest) if latest else {})
+    placed = knowledge_map.topics(latest, knowledge_map.project_name(memory_dir)) if latest else {}
+    view = ActiveView(latest, snapshot.malformed, placed)
     if os.path.isdir(memory_dir) and identity(memory_dir) == key and _settled(key):
         _write(path, key, view)
     return view

@@ -82,6 +82,43 @@ def test_no_topic_of_an_instruction_verbs_other_forms_or_the_redaction_marker():
     assert {placed[e["key"]] for e in entries[4:7]} == {"service"}  # not `redacted`, not `github_token`
 
 
+def test_the_forms_of_one_word_are_one_topic_named_as_the_entries_write_it_most():
+    """Not a `change (3)` beside a `changes (3)`: once a word is chosen, its other forms join its topic."""
+    entries = (make(3, text="changes {i} are ok") + make(2, ts0=1_800_000_000, text="a change {i} is ok")
+               + make(1, ts0=1_850_000_000, text="it changed {i}"))
+    placed = knowledge_map.topics(entries)
+    assert {placed[e["key"]] for e in entries} == {"changes"}
+
+
+def test_a_capital_opening_a_sentence_is_no_name_but_a_name_keeps_its_capitals():
+    entries = (make(2, text="Create {i} tables with IF EXISTS in ClickHouse")
+               + make(2, ts0=1_800_000_000, text="we create {i} views on ClickHouse nodes"))
+    placed = knowledge_map.topics(entries)
+    assert {placed[e["key"]] for e in entries} in ({"ClickHouse"}, {"create"})
+    assert "Create" not in placed.values()
+
+
+def test_the_projects_own_name_is_no_topic():
+    entries = (make(4, text="Grafana {i} panels load lazily")
+               + make(3, ts0=1_800_000_000, text="Grafana plugin {i} needs its own build step"))
+    assert set(knowledge_map.topics(entries).values()) == {"Grafana"}  # another repository: a topic like any
+    placed = knowledge_map.topics(entries, "grafana")
+    assert "Grafana" not in placed.values() and {placed[e["key"]] for e in entries[4:]} == {"plugin"}
+    assert knowledge_map.topics(make(3, text="Cal.com {i} bookings sync"), "cal.com") != {}
+    assert "Cal" not in knowledge_map.topics(make(3, text="calcom {i} bookings sync"), "cal.com").values()
+
+
+def test_project_name_is_the_folder_holding_beads_memory(tmp_path):
+    memory_dir = tmp_path / "my-app" / ".beads" / "memory"
+    assert knowledge_map.project_name(str(memory_dir)) == "my-app"
+
+
+def test_code_literals_are_no_topic():
+    entries = make(3, text="set retry_{i} to False when the queue is None") + make(3, ts0=1_800_000_000,
+                                                                                   text="lonely {i} thought")
+    assert "False" not in knowledge_map.topics(entries).values()
+
+
 def test_every_entry_gets_a_title_when_it_fits():
     entries = make(80)
     text, titled = knowledge_map.render_map(entries, [], 9000)
