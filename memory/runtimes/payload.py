@@ -307,6 +307,24 @@ def added_text(payload: dict[str, Any]) -> str:
 
 
 _SHELL_FAILED = ("Exit Code: ", "Process exited with code ", "Exit code ")
+# the lines Gemini's run_shell_command adds after the output ("Error: …" stays: it says what failed)
+_GEMINI_TRAILER = ("Exit Code: ", "Signal: ", "Background PIDs: ", "Process Group PGID: ")
+
+
+def gemini_shell_text(report: str) -> str:
+    """What a command printed, from Gemini's shell report ("<untrusted_context>\nOutput: …\nExit Code: 2\n
+    Process Group PGID: …\n</untrusted_context>"): without the envelope, the "Output: " label and the lines that
+    only say how it exited; any other text unchanged."""
+    text = report.strip()
+    if text.startswith("<untrusted_context>") and text.endswith("</untrusted_context>"):
+        text = text[len("<untrusted_context>"):-len("</untrusted_context>")].strip("\n")
+    if not text.startswith("Output: "):
+        return report
+    lines = text[len("Output: "):].split("\n")
+    while lines and lines[-1].startswith(_GEMINI_TRAILER):
+        lines.pop()
+    return "\n".join(lines)
+
 ERROR_TAIL = 4000
 # what a failed command's output ends with, when the runtime does not say how it exited (Codex)
 # make's `make: *** … Stop.` / `*** [all] Error 2`, npm's `npm ERR!`, go test's `FAIL`, Go's `exit status 1`, dash's
@@ -338,9 +356,13 @@ def failure_text(payload: dict[str, Any]) -> str | None:
     output = ""
     if isinstance(response, dict):
         error = response.get("error")
+        report = response.get("llmContent") if isinstance(response.get("llmContent"), str) else ""
+        printed = gemini_shell_text(report)
         if isinstance(error, str) and error or isinstance(error, dict):
             message = error.get("message") if isinstance(error, dict) else error
-            return f"{command}\n{message}\n{response.get('llmContent') or ''}"
+            return f"{command}\n{message}\n{printed}"
+        if printed != report and _exit_code(report, "Exit Code: ") not in (None, 0):  # Gemini's shell report
+            return f"{command}\n{printed}"
         for name in ("llmContent", "stdout", "output"):
             if isinstance(response.get(name), str):
                 output += response[name] + "\n"
@@ -353,13 +375,17 @@ def failure_text(payload: dict[str, Any]) -> str | None:
         if looks_failed(output):
             return f"{command}\n{output}"
     for marker in _SHELL_FAILED:
-        at = output.rfind(marker)
-        if at >= 0:
-            code = output[at + len(marker):].split(None, 1)[0].strip(".:,") if output[at + len(marker):].strip() \
-                else ""
-            if code.lstrip("-").isdigit() and int(code) != 0:
-                return f"{command}\n{output}"
+        if _exit_code(output, marker) not in (None, 0):
+            return f"{command}\n{output}"
     return None
+
+
+def _exit_code(output: str, marker: str) -> int | None:
+    """The number after the last `marker` in `output` (None when there is none)."""
+    at = output.rfind(marker)
+    said = output[at + len(marker):].split(None, 1) if at >= 0 else []
+    code = said[0].strip(".:,") if said else ""
+    return int(code) if code.lstrip("-").isdigit() else None
 
 
 def _cursor_output(payload: dict[str, Any]) -> dict[str, Any] | None:

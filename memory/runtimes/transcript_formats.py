@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import re
 
-from memory.runtimes.payload import without_hook_context
+from memory.runtimes.payload import gemini_shell_text, without_hook_context
 
 _GEMINI_EDITS = {"write_file": "Write", "replace": "Edit", "edit": "Edit"}
 _EXIT = re.compile(r"(?:Exit Code|Process exited with code):? (-?\d+)")
@@ -60,17 +60,9 @@ def _gemini(record: dict) -> list[dict]:
         output = _gemini_output(call.get("result"))
         if call.get("status") == "error" or _failed(output):
             results.append({"type": "tool_result", "tool_use_id": str(call.get("id")), "is_error": True,
-                            "content": _gemini_error(output)})
+                            "content": gemini_shell_text(output)})
     out = [_record("assistant", blocks, timestamp)] if blocks else []
     return out + ([_record("user", results, timestamp)] if results else [])
-
-
-def _gemini_error(output: str) -> str:
-    """The shell tool's report without its wrapper: "Output: …" and the exit code, no process group."""
-    lines = [line for line in output.replace("<untrusted_context>", "").replace("</untrusted_context>", "")
-             .strip().splitlines() if not line.startswith("Process Group PGID")]
-    text = "\n".join(lines)
-    return text[len("Output: "):] if text.startswith("Output: ") else text
 
 
 def _gemini_output(result: object) -> str:

@@ -473,3 +473,22 @@ def test_an_edit_that_only_deletes_lines_counts_what_was_given_before_it(tmp_pat
     assert context(run_hook("action_context", delete, repo), "PreToolUse") == ""
     assert use.counts(memory) == {key: 1}
     assert error_log(repo) == ""
+
+
+MAKE = "make check fails with 'No rule to make target check': run make test instead, the check target was removed."
+
+
+def test_gemini_failed_shell_is_read_without_its_report_wrapper(tmp_path):
+    """Gemini wraps a shell call's output ("<untrusted_context>\\nOutput: …\\nExit Code: 2\\nProcess Group PGID:
+    …"): the error is what the command printed, not the wrapper's last lines (`make: *** No rule to make target`
+    says no failure word, so its error lines are the output's last ones)."""
+    repo = project(tmp_path, [entry.build(MAKE, "BD-5", "orchestrator")])
+    failed = dict(fixture_payload("gemini/0.61.0/AfterTool-failed-1.json"), cwd=str(repo),
+                  tool_input={"command": "make check"},
+                  tool_response={"llmContent": "<untrusted_context>\nOutput: make: *** No rule to make target "
+                                                "'check'.  Stop.\nExit Code: 2\nProcess Group PGID: 27847\n"
+                                                "</untrusted_context>",
+                                 "returnDisplay": "make: *** No rule to make target 'check'.  Stop."})
+    assert MAKE in context(run_hook("action_context", failed, repo), "AfterTool")
+    claude = failure(repo, "make check", "Exit code 2\nmake: *** No rule to make target 'check'.  Stop.", "s2")
+    assert MAKE in context(run_hook("action_context", claude, repo), "PostToolUseFailure")  # the same under Claude
