@@ -166,6 +166,10 @@ def _registration_checks(tree: str) -> list[Finding]:
             claude = handlers
         if handlers:
             found += _handler_problems(label, handlers, table, command, available)
+        if handlers and label == "Gemini CLI":
+            from memory.commands import runtime_checks
+
+            found += [(WARN, "registered", f"{label}: {why}") for why in runtime_checks.gemini_findings(tree, handlers)]
     plugin = registration.plugin_enabled(tree)
     if plugin:
         found.append((OK, "registered", "the memory-hooks Claude Code plugin is enabled"))

@@ -79,3 +79,17 @@ def _json_dumps(obj: Any) -> str:
 def dumps_line(obj: Any) -> bytes:
     """One JSONL record: compact JSON, UTF-8, newline-terminated."""
     return (dumps(obj) + "\n").encode("utf-8", "replace")
+
+
+_JSONC = None
+
+
+def without_comments(text: str) -> str:
+    """`text` with its `//` and `/* */` comments blanked out (strings kept whole, line numbers kept): the JSON
+    with comments Gemini CLI reads its settings.json as (strip-json-comments)."""
+    import re
+
+    global _JSONC
+    if _JSONC is None:
+        _JSONC = re.compile(r'"(?:[^"\\]|\\.)*"|//[^\n]*|/\*.*?\*/', re.DOTALL)
+    return _JSONC.sub(lambda m: m.group(0) if m.group(0)[0] == '"' else re.sub(r"[^\n]", " ", m.group(0)), text)

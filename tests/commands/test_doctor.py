@@ -275,3 +275,30 @@ def test_an_ignored_inbox_fails(repo):
     with open(repo / ".gitignore", "a") as fh:
         fh.write("!.beads/memory/inbox/\n")
     assert report(repo)[2]["inbox"]["level"] == "OK"
+
+
+def test_gemini_hooks_switched_off_in_geminis_own_settings_warn(repo):
+    """Gemini CLI skips every hook when `hooksConfig.enabled` is false, and a hook whose name (its command, ours
+    have no name) `/hooks disable` put in `hooksConfig.disabled`, in the user's or the project's settings: the
+    registration alone is not the truth then."""
+    installed(repo)
+    project = json.loads((repo / ".gemini/settings.json").read_text())
+    assert not [c for c in _registered(report(repo)[1]) if c["level"] != "OK"]
+    user = repo.parent / ".gemini" / "settings.json"  # doctor() runs with HOME=repo.parent
+    user.parent.mkdir(exist_ok=True)
+    user.write_text(json.dumps({"hooksConfig": {"enabled": False}}))
+    warned = [c["detail"] for c in _registered(report(repo)[1]) if c["level"] == "WARN"]
+    assert warned == [f"Gemini CLI: hooks are switched off (hooksConfig.enabled is false in {user}): Gemini runs "
+                      "none of them"]
+    after_tool = project["hooks"]["AfterAgent"][0]["hooks"][0]["command"]
+    user.write_text(json.dumps({"hooksConfig": {"disabled": [after_tool]}}))
+    project["hooksConfig"] = {"enabled": True}
+    (repo / ".gemini/settings.json").write_text(json.dumps(project))
+    warned = [c["detail"] for c in _registered(report(repo)[1]) if c["level"] == "WARN"]
+    assert warned == [f"Gemini CLI: AfterAgent is disabled (hooksConfig.disabled in {user}): Gemini skips it "
+                      "(/hooks enable in Gemini)"]
+    user.write_text("{ // a comment: Gemini reads its settings with comments\n \"hooksConfig\": {\"enabled\": false}}")
+    project["hooksConfig"] = {}
+    (repo / ".gemini/settings.json").write_text(json.dumps(project))
+    assert [c["detail"] for c in _registered(report(repo)[1]) if c["level"] == "WARN"][0].startswith(
+        "Gemini CLI: hooks are switched off")

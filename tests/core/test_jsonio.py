@@ -51,3 +51,12 @@ def test_a_broken_object_in_a_fresh_interpreter_is_json_s_error():
             "        print(type(exc).__name__)\n")
     out = subprocess.run([sys.executable, "-c", code, str(ROOT)], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["JSONDecodeError", "JSONDecodeError"]
+
+
+def test_without_comments_keeps_strings_and_line_numbers():
+    from memory.core import jsonio
+
+    text = '{\n  // mine\n  "url": "http://x//y", /* a\n block */ "k": "a /* not */ b"\n}\n'
+    plain = jsonio.without_comments(text)
+    assert json.loads(plain) == {"url": "http://x//y", "k": "a /* not */ b"}
+    assert plain.count("\n") == text.count("\n") and len(plain) == len(text)
