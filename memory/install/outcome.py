@@ -47,6 +47,10 @@ def report(out: TextIO, target: str, main_checkout: str | None, in_git: bool, ch
                       "settings.json\n")
         elif handlers or rel == CLAUDE_SETTINGS or (cursor and rel == CURSOR_HOOKS):
             out.write(f"  {label:<12} {rel}: {registration.describe(handlers)}\n")
+            if handlers and rel == registration.CODEX_HOOKS and any(c.rel == rel for c in changed):
+                # `codex exec` skips unreviewed project hooks without a word; Codex keeps a hash of what was reviewed
+                out.write("  note: Codex CLI runs project hooks only once reviewed: open Codex in this repository "
+                          "and approve them (/hooks)\n")
     backups = [c.label + plan.BACKUP_SUFFIX for c in changed if c.config and c.before not in (None, c.after)]
     if backups:
         out.write(f"  backups      {', '.join(backups)}\n")

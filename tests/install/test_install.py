@@ -1045,3 +1045,16 @@ def test_uninstall_settles_parked_captures_into_the_knowledge(repo):
     assert store.parked(str(memory)) and "parked" not in dry.stdout  # a dry run changes nothing
     install(repo, "--uninstall")
     assert [e["content"] for e in knowledge(repo)] == ["parked then kept"] and not store.parked(str(memory))
+
+
+CODEX_REVIEW = "note: Codex CLI runs project hooks only once reviewed"
+
+
+def test_codex_review_is_named_when_the_codex_hooks_change(repo):
+    """`codex exec` skips project hooks nobody reviewed in Codex (/hooks) without a word (seen with codex-cli
+    0.169 against tests/e2e/fake_openai.py): the install says so whenever it writes Codex's hooks, not otherwise."""
+    out = install(repo, "--no-venv", "--no-self-check").stdout
+    assert f"  {CODEX_REVIEW}: open Codex in this repository and approve them (/hooks)" in out
+    assert CODEX_REVIEW not in install(repo, "--no-venv", "--no-self-check").stdout  # nothing new to review
+    assert CODEX_REVIEW not in install(make_repo(repo.parent / "other"), "--no-venv", "--no-self-check",
+                                       "--no-codex").stdout
