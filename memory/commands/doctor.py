@@ -166,10 +166,12 @@ def _registration_checks(tree: str) -> list[Finding]:
             claude = handlers
         if handlers:
             found += _handler_problems(label, handlers, table, command, available)
-        if handlers and label == "Gemini CLI":
+        if handlers and label in ("Gemini CLI", "Codex CLI"):  # what the runtime's own settings say
             from memory.commands import runtime_checks
 
-            found += [(WARN, "registered", f"{label}: {why}") for why in runtime_checks.gemini_findings(tree, handlers)]
+            why = runtime_checks.gemini_findings(tree, handlers) if label == "Gemini CLI" \
+                else runtime_checks.codex_findings(tree)
+            found += [(WARN, "registered", f"{label}: {line}") for line in why]
     plugin = registration.plugin_enabled(tree)
     if plugin:
         found.append((OK, "registered", "the memory-hooks Claude Code plugin is enabled"))

@@ -302,3 +302,21 @@ def test_gemini_hooks_switched_off_in_geminis_own_settings_warn(repo):
     (repo / ".gemini/settings.json").write_text(json.dumps(project))
     assert [c["detail"] for c in _registered(report(repo)[1]) if c["level"] == "WARN"][0].startswith(
         "Gemini CLI: hooks are switched off")
+
+
+@pytest.mark.parametrize("where", ["user", "project"])
+def test_codex_hooks_switched_off_in_codexs_config_warn(repo, where):
+    """`[features] hooks = false` (or the older `codex_hooks`) in Codex's config.toml: codex-cli 0.169 then runs
+    no hook at all, without a word (seen against tests/e2e/fake_openai.py)."""
+    installed(repo)
+    config = (repo.parent / ".codex" if where == "user" else repo / ".codex") / "config.toml"  # HOME=repo.parent
+    config.parent.mkdir(exist_ok=True)
+    config.write_text('model = "gpt-5"\n\n[features]\nweb_search = true\nhooks = false\n')
+    warned = [c["detail"] for c in _registered(report(repo)[1]) if c["level"] == "WARN"]
+    assert warned == [f"Codex CLI: hooks are switched off ([features] hooks = false in {config}): Codex runs none "
+                      "of them"]
+    config.write_text('features.codex_hooks = false\n')
+    assert [c["detail"] for c in _registered(report(repo)[1]) if c["level"] == "WARN"] == [
+        f"Codex CLI: hooks are switched off ([features] codex_hooks = false in {config}): Codex runs none of them"]
+    config.write_text('[features]\nhooks = true\n[profiles.x.features]\nhooks = false\n')
+    assert not [c for c in _registered(report(repo)[1]) if c["level"] != "OK"]
