@@ -356,7 +356,8 @@ def failure_text(payload: dict[str, Any]) -> str | None:
     output = ""
     if isinstance(response, dict):
         error = response.get("error")
-        report = response.get("llmContent") if isinstance(response.get("llmContent"), str) else ""
+        report = response.get("llmContent")
+        report = report if isinstance(report, str) else ""
         printed = gemini_shell_text(report)
         if isinstance(error, str) and error or isinstance(error, dict):
             message = error.get("message") if isinstance(error, dict) else error
