@@ -8,6 +8,7 @@ the style of its neighbours (indentation, line ending, one per line or compact),
 separator with it. So an install followed by an uninstall gives back the original bytes, and a second
 install changes nothing. The result is checked to parse to the new value; when it can't be made in place
 (a duplicate key, a document we can't read), `edit` says so and the caller rewrites the file whole.
+Comments (`//`, `/* */`: Gemini CLI's settings.json may hold them) count as space: they stay where they are.
 """
 from __future__ import annotations
 
@@ -15,7 +16,9 @@ import difflib
 import json
 import re
 
-_SPACE = re.compile(r"[ \t\n\r]*")
+from memory.core.jsonio import without_comments
+
+_SPACE = re.compile(r"(?:[ \t\n\r]+|//[^\n]*|/\*.*?\*/)*", re.DOTALL)  # comments are space
 _STRING = re.compile(r'"(?:[^"\\\x00-\x1f]|\\.)*"')
 _SCALAR = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?|true|false|null|NaN|-?Infinity")
 
@@ -64,7 +67,7 @@ def _value(text: str, pos: int) -> tuple[Node, int]:
                 if text[colon:colon + 1] != ":":
                     raise ValueError(f"expected ':' at {colon}")
                 child, pos = _value(text, _SPACE.match(text, colon + 1).end())  # type: ignore[union-attr]
-                node.members.append((json.loads(key.group()), key.start(), key.end(), child))
+                node.members.append((json.loads(key.group()), key.start(), key.end(), child))  # a string: no comment
             else:
                 child, pos = _value(text, pos)
                 node.elements.append(child)  # type: ignore[union-attr]
@@ -92,6 +95,10 @@ def indent_unit(text: str) -> int | str:
     return 2
 
 
+def _load(text: str) -> object:
+    return json.loads(without_comments(text))
+
+
 def _same(a: object, b: object) -> bool:
     """Equal, and spelled alike: key order and 1 / 1.0 / true count."""
     return json.dumps(a) == json.dumps(b)
@@ -115,12 +122,12 @@ class _Editor:
             if node.members and not found_key:
                 _, _, key_end, value = node.members[0]
                 between = self.text[key_end:value.start]
-                if "\n" not in between:
+                if "\n" not in between and "/" not in between:
                     self.key_sep, found_key = between, True
             spans = node.children()
             if len(spans) > 1 and not found_item:
                 between = self.text[spans[0][1]:spans[1][0]]
-                if "\n" not in between and "\r" not in between:
+                if "\n" not in between and "\r" not in between and "/" not in between:
                     self.item_sep, found_item = between, True
             stack += [value for _, _, _, value in node.members or []] + list(node.elements or [])
 
@@ -139,7 +146,7 @@ class _Editor:
     def rewrite(self, node: Node, new: object) -> str:
         """The text of `node` changed to hold `new`."""
         original = self.text[node.start:node.end]
-        old = json.loads(original)
+        old = _load(original)
         if _same(old, new):
             return original
         if node.members is not None and isinstance(new, dict):
@@ -168,7 +175,7 @@ class _Editor:
     def _array_pieces(self, node: Node, new: list) -> list[tuple[int | None, object]]:
         elements = node.elements or []
         old = [self.text[child.start:child.end] for child in elements]
-        spelled = [json.dumps(json.loads(t)) for t in old]
+        spelled = [json.dumps(_load(t)) for t in old]
         matcher = difflib.SequenceMatcher(None, spelled, [json.dumps(v) for v in new], autojunk=False)
         pieces: list[tuple[int | None, object]] = []
         for tag, i1, i2, j1, j2 in matcher.get_opcodes():
@@ -197,7 +204,13 @@ class _Editor:
             seps = []
         else:
             prefix, suffix, seps = self.newline + base + self._unit_text(), self.newline + base, []
-        usual = seps[-1] if seps else ("," + prefix if "\n" in prefix else "," + self.item_sep.lstrip(","))
+        plain = [sep for sep in seps if "/" not in sep]  # a separator holding a comment is not copied
+        if plain:
+            usual = plain[-1]
+        elif "\n" in prefix:  # the first child's line: its indentation, never a comment above it
+            usual = "," + (prefix if "/" not in prefix else self.newline + prefix.rsplit("\n", 1)[-1])
+        else:
+            usual = "," + self.item_sep.lstrip(",")
         compact = bool(spans) and all("\n" not in self.text[s:e] for s, e in spans) and any(
             self.text[s:e][-1:] in ("}", "]") for s, e in spans)
         out, previous = [open_, prefix], None
@@ -224,7 +237,7 @@ def edit(text: str, new: object) -> str | None:
     try:
         root = parse(text)
         out = text[:root.start] + _Editor(text, root).rewrite(root, new) + text[root.end:]
-        if _same(json.loads(out), new):
+        if _same(_load(out), new):
             return out
     except (ValueError, RecursionError):
         pass

@@ -3,7 +3,6 @@ hooks, or a file with our marked block; the user's bytes and mode kept wherever 
 from __future__ import annotations
 
 import errno
-import json
 import os
 
 from memory import TYPE_CHECKING
@@ -114,7 +113,8 @@ def config_change(target: str, rel: str, transform: Callable[[dict], dict], curs
     else:  # only the spans that change: the user's formatting stays, an uninstall gives back their bytes
         edited = jsonedit.edit(text, merged) if text.strip() else None
         after = (edited if edited is not None else registration.dump_json(merged, text)).encode()
-    if before is not None and after is not None and json.loads(after) == json.loads(before or b"{}"):
+    if before is not None and after is not None and \
+            registration.parse_json_file(rel, after.decode()) == registration.parse_json_file(rel, text):
         after = before  # same meaning: leave the user's formatting alone
     mode = mode_of(target, rel)  # a rewrite keeps the user's mode (0600 stays 0600)
     return Change(rel, before, after, config=True, mode=mode, before_mode=mode)

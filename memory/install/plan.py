@@ -9,6 +9,7 @@ import json
 import os
 
 from memory.core import fsio, layout
+from memory.core.jsonio import without_comments
 from memory.install.bundle import code_files, source_path
 from memory.install.change import Change, block_change, config_change, mode_of, read
 from memory.runtimes import registration
@@ -216,7 +217,9 @@ def _purge_changes(target: str) -> list[Change]:
 
 
 def _same_json(a: bytes, b: bytes) -> bool:
+    """The same settings, comments aside (Gemini's settings.json may hold them)."""
     try:
-        return json.loads(a or b"{}") == json.loads(b or b"{}")
+        return json.loads(without_comments((a or b"{}").decode())) == \
+            json.loads(without_comments((b or b"{}").decode()))
     except ValueError:
         return False

@@ -13,6 +13,7 @@ import os
 import sys
 from collections.abc import Callable
 
+from memory.core import jsonio
 from memory.runtimes.runtimes import (  # noqa: F401 - the tables and commands, where callers have always found them
     CLAUDE_HOOKS,
     CLAUDE_SETTINGS,
@@ -123,6 +124,8 @@ def parse_json_file(path: str, text: str) -> dict:
     """A settings object, or SettingsError naming the file, line and column."""
     if not text.strip():
         return {}
+    if path.endswith(GEMINI_SETTINGS):  # Gemini reads its settings as JSON with comments; positions stay
+        text = jsonio.without_comments(text)
     try:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -257,7 +260,8 @@ def read_config(path: str) -> dict:
     """A JSON settings file's object ({} when missing or unreadable): for lookups, never for rewriting."""
     try:
         with open(path, "rb") as fh:
-            value = json.loads(fh.read() or b"{}")
+            data = fh.read() or b"{}"
+        value = json.loads(jsonio.without_comments(data.decode("utf-8")) if path.endswith(GEMINI_SETTINGS) else data)
     except (OSError, ValueError):
         return {}
     return value if isinstance(value, dict) else {}

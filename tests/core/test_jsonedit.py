@@ -47,3 +47,15 @@ def test_what_cannot_be_edited_in_place():
     assert jsonedit.edit('{"a": 1} x', {}) is None
     deep = "[" * 5000 + "]" * 5000
     assert jsonedit.edit(deep, []) is None  # too deep to walk: never a crash
+
+
+def test_comments_are_space_and_stay_where_they_are():
+    """Gemini CLI's settings.json may hold `//` and `/* */` comments: an edit keeps every one, once, and takes
+    back out what it added byte for byte; a new member is never written after a copied comment."""
+    text = '{\n  // first\n  "a": [1, /* one */ 2],\n  "b": {"c": "http://x"} // last\n}\n'
+    added = jsonedit.edit(text, {"a": [1, 2, 3], "b": {"c": "http://x"}, "d": True})
+    assert added is not None
+    for comment in ("// first", "/* one */", "// last"):
+        assert added.count(comment) == 1
+    assert '"a": [1, /* one */ 2, 3],' in added and '"d": true // last' in added
+    assert jsonedit.edit(added, {"a": [1, 2], "b": {"c": "http://x"}}) == text

@@ -25,7 +25,7 @@ from helpers import (
     make_repo,
     tree,
 )
-from memory.core import layout
+from memory.core import jsonio, layout
 from memory.install import plan
 from memory.runtimes import registration, runtimes
 from memory.store import entry, store
@@ -1058,3 +1058,35 @@ def test_codex_review_is_named_when_the_codex_hooks_change(repo):
     assert CODEX_REVIEW not in install(repo, "--no-venv", "--no-self-check").stdout  # nothing new to review
     assert CODEX_REVIEW not in install(make_repo(repo.parent / "other"), "--no-venv", "--no-self-check",
                                        "--no-codex").stdout
+
+
+GEMINI_WITH_COMMENTS = """{
+  // Gemini CLI reads its settings.json with comments (strip-json-comments)
+  "model": {"name": "gemini-2.5-pro"}, /* mine */
+  "hooks": {
+    // my guard
+    "BeforeTool": [
+      {"matcher": "write_file", "hooks": [{"type": "command", "command": "echo mine", "timeout": 5000}]}
+    ]
+  },
+  "ui": {"theme": "GitHub"} // trailing
+}
+"""
+
+
+def test_gemini_settings_with_comments_are_merged_keeping_them(repo):
+    (repo / ".gemini").mkdir()
+    (repo / ".gemini" / "settings.json").write_text(GEMINI_WITH_COMMENTS)
+    out = install(repo, "--no-venv", "--no-self-check").stdout
+    assert "Gemini CLI   .gemini/settings.json: SessionStart, BeforeAgent" in out
+    text = (repo / ".gemini" / "settings.json").read_text()
+    for comment in ("// Gemini CLI reads", "/* mine */", "// my guard", "// trailing"):
+        assert text.count(comment) == 1, comment
+    merged = json.loads(jsonio.without_comments(text))
+    assert merged["hooks"]["BeforeTool"][0]["hooks"][0]["command"] == "echo mine"
+    assert merged["hooks"]["AfterAgent"][0]["hooks"][0]["command"] == registration.gemini_command("capture_reply")
+    assert merged["ui"] == {"theme": "GitHub"}
+    install(repo, "--no-venv", "--no-self-check")
+    assert (repo / ".gemini" / "settings.json").read_text() == text
+    install(repo, "--uninstall")
+    assert (repo / ".gemini" / "settings.json").read_text() == GEMINI_WITH_COMMENTS
