@@ -170,7 +170,7 @@ def _registration_checks(tree: str) -> list[Finding]:
             from memory.commands import runtime_checks
 
             why = runtime_checks.gemini_findings(tree, handlers) if label == "Gemini CLI" \
-                else runtime_checks.codex_findings(tree)
+                else runtime_checks.codex_findings(tree, config)
             found += [(WARN, "registered", f"{label}: {line}") for line in why]
     plugin = registration.plugin_enabled(tree)
     if plugin:

@@ -3,13 +3,13 @@
 Gemini CLI runs no hook when `hooksConfig.enabled` is false (the project's value over the user's), and skips
 a hook whose name is in `hooksConfig.disabled` (the union over both files; `/hooks disable` writes it; a hook
 without a `name`, such as ours, is named by its command). Both files are JSON with comments, as Gemini reads them.
-Codex CLI runs no hook when its config.toml (`$CODEX_HOME`, else ~/.codex; or the project's .codex/) says
-`[features] hooks = false` (`codex_hooks`: the older name).
+Codex CLI (0.169, checked against the real CLI) runs no hook when its config.toml (`$CODEX_HOME`, else ~/.codex;
+or the project's .codex/) says `[features] hooks = false` (`codex_hooks`: the older name), no project hook while
+the project is not trusted, and no project hook nobody reviewed in its /hooks (`codex exec` skips them silently).
 """
 from __future__ import annotations
 
 import os
-import re
 
 from memory.core import jsonio
 
@@ -44,35 +44,69 @@ def _settings(path: str) -> dict:
     return value if isinstance(value, dict) else {}
 
 
-_TABLE = re.compile(r"^\s*\[\s*([^\]]*?)\s*\]\s*(?:#.*)?$")
-_SWITCH = re.compile(r"^\s*(features\s*\.\s*)?(hooks|codex_hooks)\s*=\s*false\s*(?:#.*)?$")
-
-
-def codex_findings(tree: str) -> list[str]:
-    """A warning when Codex CLI's config switches hooks off (the last file that says so: the project's)."""
+def codex_findings(tree: str, config: dict) -> list[str]:
+    """Why Codex CLI will not run hooks of ours that `.codex/hooks.json` (`config`) registers: hooks switched
+    off ([features], user or project config.toml); the project not trusted (Codex then loads no project file);
+    a hook never reviewed, or disabled, in Codex's /hooks (`[hooks.state."<hooks.json>:<event>:<group>:<handler>"]`
+    `trusted_hash`, `enabled`). Trust and review are checked once Codex has a config.toml on this machine."""
     home = os.environ.get("CODEX_HOME") or os.path.expanduser(os.path.join("~", ".codex"))
-    found = []
-    for path in (os.path.join(home, "config.toml"), os.path.join(tree, ".codex", "config.toml")):
-        name = _codex_switched_off(path)
-        if name:
-            found = [f"hooks are switched off ([features] {name} = false in {path}): Codex runs none of them"]
-    return found
+    user_path = os.path.join(home, "config.toml")
+    user, project = _toml(user_path), _toml(os.path.join(tree, ".codex", "config.toml"))
+    for path, found in ((os.path.join(tree, ".codex", "config.toml"), project), (user_path, user)):
+        for name in ("hooks", "codex_hooks"):
+            if (found or {}).get(("features",), {}).get(name) == "false":
+                return [f"hooks are switched off ([features] {name} = false in {path}): Codex runs none of them"]
+    if user is None:
+        return []  # Codex has not run on this machine: nothing to say about its trust yet
+    roots = {tree, os.path.realpath(tree)}
+    trust = [values.get("trust_level") for table, values in user.items() if len(table) == 2 and table[0] ==
+             "projects" and any(root == table[1] or root.startswith(table[1].rstrip("/") + "/") for root in roots)]
+    if "trusted" not in trust:
+        return [f"this project is not trusted in Codex ({user_path} has no [projects.\"{tree}\"] trust_level = "
+                "\"trusted\"): Codex loads none of its hooks (trust it when Codex asks, or `codex exec --trust`)"]
+    unreviewed, disabled = [], []
+    for event, key_tail in _our_keys(config):
+        states = [user.get(("hooks", "state", f"{root}/.codex/hooks.json:{key_tail}")) for root in roots]
+        state = next((s for s in states if s is not None), {})
+        if not state.get("trusted_hash"):
+            unreviewed.append(event)
+        elif state.get("enabled") == "false":
+            disabled.append(event)
+    found_lines = []
+    if unreviewed:
+        found_lines.append(f"{', '.join(dict.fromkeys(unreviewed))} not reviewed in Codex: skipped until approved "
+                           "in its /hooks")
+    if disabled:
+        found_lines.append(f"{', '.join(dict.fromkeys(disabled))} disabled in Codex's /hooks: skipped")
+    return found_lines
 
 
-def _codex_switched_off(path: str) -> str | None:
-    """`hooks` or `codex_hooks` when `path` sets that feature false (a line scan: Python 3.9 has no TOML reader)."""
+def _our_keys(config: dict) -> list[tuple[str, str]]:
+    """(event, "<event_in_snake_case>:<group>:<handler>") of each of our handlers: Codex's key for it."""
+    import re
+
+    from memory.runtimes import registration
+
+    keys = []
+    hooks = config.get("hooks") if isinstance(config.get("hooks"), dict) else {}
+    for event, groups in hooks.items():
+        snake = re.sub(r"(?<!^)(?=[A-Z])", "_", str(event)).lower()
+        for g, group in enumerate(groups if isinstance(groups, list) else []):
+            handlers = group.get("hooks") if isinstance(group, dict) else None
+            for h, handler in enumerate(handlers if isinstance(handlers, list) else []):
+                if registration.is_ours(handler):
+                    keys.append((str(event), f"{snake}:{g}:{h}"))
+    return keys
+
+
+def _toml(path: str) -> dict[tuple[str, ...], dict[str, str]] | None:
+    """The tables of a TOML file (memory.core.tomlscan); None when there is no such file."""
+    from memory.core import tomlscan
+
     try:
         with open(path, encoding="utf-8") as fh:
-            lines = fh.read().splitlines()
-    except (OSError, UnicodeDecodeError):
+            return tomlscan.tables(fh.read())
+    except FileNotFoundError:
         return None
-    table = ""
-    for line in lines:
-        header = _TABLE.match(line)
-        if header:
-            table = header.group(1).replace(" ", "")
-            continue
-        switch = _SWITCH.match(line)
-        if switch and (table == "features" and not switch.group(1) or not table and switch.group(1)):
-            return switch.group(2)
-    return None
+    except (OSError, UnicodeDecodeError):
+        return {}

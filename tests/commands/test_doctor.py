@@ -319,4 +319,35 @@ def test_codex_hooks_switched_off_in_codexs_config_warn(repo, where):
     assert [c["detail"] for c in _registered(report(repo)[1]) if c["level"] == "WARN"] == [
         f"Codex CLI: hooks are switched off ([features] codex_hooks = false in {config}): Codex runs none of them"]
     config.write_text('[features]\nhooks = true\n[profiles.x.features]\nhooks = false\n')
-    assert not [c for c in _registered(report(repo)[1]) if c["level"] != "OK"]
+    assert not [c for c in _registered(report(repo)[1]) if "switched off" in c["detail"]]
+
+
+def test_codex_trust_and_review_are_told(repo):
+    """Codex CLI 0.169 loads no project hook while the project is untrusted, and runs none nobody reviewed in
+    its /hooks, or that /hooks disabled (`[hooks.state."<hooks.json>:<event>:<group>:<handler>"]` in the
+    user's config.toml; the keys and their effect checked against the real CLI: `codex app-server` hooks/list,
+    then `codex exec` without --dangerously-bypass-hook-trust)."""
+    installed(repo)
+    codex = repo.parent / ".codex"
+    codex.mkdir()
+
+    def warned():
+        return [c["detail"] for c in _registered(report(repo)[1]) if c["level"] == "WARN"]
+
+    assert warned() == []  # no config.toml: Codex never ran here, nothing to say
+    (codex / "config.toml").write_text('model = "gpt-5"\n')
+    assert warned() == [f"Codex CLI: this project is not trusted in Codex ({codex / 'config.toml'} has no "
+                        f"[projects.\"{repo}\"] trust_level = \"trusted\"): Codex loads none of its hooks (trust it "
+                        "when Codex asks, or `codex exec --trust`)"]
+    trusted = f'[projects."{repo}"]\ntrust_level = "trusted"\n'
+    (codex / "config.toml").write_text(trusted)
+    [line] = warned()
+    assert line == ("Codex CLI: SessionStart, UserPromptSubmit, PostToolUse, SubagentStop, Stop, PreCompact, "
+                    "SessionEnd, PreToolUse not reviewed in Codex: skipped until approved in its /hooks")
+    hooks = json.loads((repo / ".codex/hooks.json").read_text())["hooks"]
+    keys = [f"{repo}/.codex/hooks.json:{re.sub(r'(?<!^)(?=[A-Z])', '_', event).lower()}:{g}:0"
+            for event, groups in hooks.items() for g in range(len(groups))]
+    state = "".join(f'[hooks.state."{key}"]\ntrusted_hash = "sha256:00"\n' + ("enabled = false\n" if ":stop:" in key
+                                                                              else "") for key in keys)
+    (codex / "config.toml").write_text(trusted + state)
+    assert warned() == ["Codex CLI: Stop disabled in Codex's /hooks: skipped"]
