@@ -88,7 +88,8 @@ def _our_keys(config: dict) -> list[tuple[str, str]]:
     from memory.runtimes import registration
 
     keys = []
-    hooks = config.get("hooks") if isinstance(config.get("hooks"), dict) else {}
+    hooks = config.get("hooks")
+    hooks = hooks if isinstance(hooks, dict) else {}
     for event, groups in hooks.items():
         snake = re.sub(r"(?<!^)(?=[A-Z])", "_", str(event)).lower()
         for g, group in enumerate(groups if isinstance(groups, list) else []):
