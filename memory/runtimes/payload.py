@@ -321,9 +321,9 @@ def gemini_shell_text(report: str) -> str:
     if not text.startswith("Output: "):
         return report
     lines = text[len("Output: "):].split("\n")
-    while lines and lines[-1].startswith(_GEMINI_TRAILER):
+    while len(lines) > 1 and lines[-1].startswith(_GEMINI_TRAILER):  # the first line is the output's own
         lines.pop()
-    return "\n".join(lines)
+    return "" if lines == ["(empty)"] else "\n".join(lines)  # Gemini's word for no output
 
 ERROR_TAIL = 4000
 # what a failed command's output ends with, when the runtime does not say how it exited (Codex)

@@ -98,3 +98,14 @@ def test_codex_failures_of_make_npm_and_go_are_failures():
               "added 3 packages in 1s\n", "FAILURES.md updated\n", "0 failed, 3 passed\n"]
     for output in passed:
         assert payload.failure_text(dict(base, tool_input={"command": "make"}, tool_response=output)) is None, output
+
+
+@pytest.mark.parametrize("report, printed", [
+    ("<untrusted_context>\nOutput: a\nb\nError: spawn failed\nExit Code: 2\nSignal: 9\nBackground PIDs: 7, 8\n"
+     "Process Group PGID: 5\n</untrusted_context>", "a\nb\nError: spawn failed"),
+    ("Output: (empty)\nExit Code: 1\nProcess Group PGID: 5", ""),  # nothing printed: nothing to rank
+    ("Output: Exit Code: 3 is what the tool printed\nProcess Group PGID: 5", "Exit Code: 3 is what the tool printed"),
+    ("Command was automatically cancelled because it exceeded the timeout", None),  # not a report: unchanged
+])
+def test_gemini_shell_text_is_what_the_command_printed(report, printed):
+    assert payload.gemini_shell_text(report) == (report if printed is None else printed)
