@@ -29,20 +29,22 @@ def say(text: str) -> dict:
     return {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": text}]}
 
 
-def run(tmp_path: Path, project: Path, name: str, prompt: str, items: list) -> list:
-    """One `codex exec` session against the fake; the request bodies the fake received."""
+def run(tmp_path: Path, project: Path, name: str, prompt: str, items: list, reviewed: str = "") -> list:
+    """One `codex exec` session against the fake; the request bodies the fake received. `reviewed`: the
+    config.toml lines a review in Codex's /hooks writes (without them the hooks run unreviewed)."""
     out = tmp_path / name
     with fake_model_api("fake_openai.py", items, out) as port:
         (out / "home").mkdir()
         (out / "home" / "config.toml").write_text(
             'model = "gpt-fake"\nmodel_provider = "fake"\n[model_providers.fake]\nname = "fake"\n'
             f'base_url = "http://127.0.0.1:{port}/v1"\nwire_api = "responses"\n'
-            f'env_key = "FAKE_OPENAI_KEY"\n[projects."{project}"]\ntrust_level = "trusted"\n')
+            f'env_key = "FAKE_OPENAI_KEY"\n[projects."{project}"]\ntrust_level = "trusted"\n{reviewed}')
         env = dict(os.environ, CODEX_HOME=str(out / "home"), FAKE_OPENAI_KEY="fake",
                    PATH=f"{ROOT / 'tests' / 'fake_bd'}{os.pathsep}{os.environ['PATH']}")
         # the hooks are the project's (.codex/hooks.json); a person reviews them once (/hooks), a test can't
-        proc = subprocess.run([str(CODEX), "exec", "--dangerously-bypass-approvals-and-sandbox",
-                               "--dangerously-bypass-hook-trust", "--skip-git-repo-check", prompt],
+        trust = [] if reviewed else ["--dangerously-bypass-hook-trust"]
+        proc = subprocess.run([str(CODEX), "exec", "--dangerously-bypass-approvals-and-sandbox", *trust,
+                               "--skip-git-repo-check", prompt],
                               cwd=project, env=env, capture_output=True, text=True, timeout=180)
         assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     return [r["body"] for r in map(json.loads, (out / "requests.jsonl").read_text().splitlines())
@@ -119,3 +121,44 @@ def test_bd_remember_is_captured_through_the_real_codex_cli(tmp_path):
     assert [(e["key"], e["bd_key"], e["content"]) for e in knowledge(project)] == [
         ("learned-codex-remember", "codex-remember", text)]
     assert "memory-hooks: captured 1 insight (`learned-codex-remember`)" in requests[-1]
+
+
+def listed_hooks(project: Path, codex_home: Path) -> list:
+    """What `codex app-server` lists for the project's hooks (key, currentHash, trustStatus, ...)."""
+    codex_home.mkdir(parents=True, exist_ok=True)
+    (codex_home / "config.toml").write_text(f'[projects."{project}"]\ntrust_level = "trusted"\n')  # else none listed
+    server = subprocess.Popen([str(CODEX), "app-server"], cwd=project, env=dict(os.environ, CODEX_HOME=str(codex_home)),
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        for message in ({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"clientInfo": {
+                            "name": "memory-hooks-tests", "version": "1"}}},
+                        {"jsonrpc": "2.0", "method": "initialized"},
+                        {"jsonrpc": "2.0", "id": 2, "method": "hooks/list", "params": {"cwds": [str(project)]}}):
+            server.stdin.write(json.dumps(message) + "\n")  # type: ignore[union-attr]
+        server.stdin.flush()  # type: ignore[union-attr]
+        for line in server.stdout:  # type: ignore[union-attr]
+            answer = json.loads(line)
+            if answer.get("id") == 2:
+                return answer["result"]["data"][0]["hooks"]
+        return []
+    finally:
+        server.kill()
+        server.wait()
+
+
+def test_the_doctor_tells_what_codex_reviewed_and_disabled(tmp_path):
+    """The doctor reads Codex's review of each hook where Codex keeps it (`[hooks.state."<key>"]` in
+    config.toml, as its /hooks writes it): reviewed, the hooks run without --dangerously-bypass-hook-trust and
+    the doctor says nothing; one disabled there, Codex skips it and the doctor names it."""
+    project = installed_project(tmp_path / "app")
+    ours = [h for h in listed_hooks(project, tmp_path / "probe") if "memory-hooks" in h["command"]]
+    assert ours and all(h["trustStatus"] == "untrusted" for h in ours)
+    state = "".join(f'[hooks.state.{json.dumps(h["key"])}]\ntrusted_hash = {json.dumps(h["currentHash"])}\n'
+                    + ("enabled = false\n" if h["eventName"] == "stop" else "") for h in ours)
+    requests = run(tmp_path, project, "reviewed", "hello", [say("Done.\nLEARNED: reviewed hooks run")], state)
+    assert "## Project Memory" in requests[0]  # SessionStart ran: reviewed
+    assert not knowledge(project)  # Stop, disabled in /hooks, did not
+    doctor = subprocess.run([str(ROOT / "bin" / "memory-doctor"), "--json"], cwd=project, capture_output=True,
+                            text=True, env=dict(os.environ, CODEX_HOME=str(tmp_path / "reviewed" / "home")))
+    warned = [c["detail"] for c in json.loads(doctor.stdout)["checks"] if c["level"] != "OK"]
+    assert [w for w in warned if w.startswith("Codex CLI")] == ["Codex CLI: Stop disabled in Codex's /hooks: skipped"]
