@@ -1,4 +1,4 @@
-"""The SessionStart hook (startup, resume, clear, compact) / Cursor sessionStart: surface the knowledge."""
+"""The SessionStart hook (startup, resume, clear, compact, fork) / Cursor sessionStart: surface the knowledge."""
 from __future__ import annotations
 
 import os
