@@ -21,8 +21,10 @@ def handle(ctx: hookrun.Context) -> str | None:
         return None
     ctx.memory_dir = paths.memory_dir(cwd, project)
     session, source = payload.session_id(data), payload.text_field(data, "source")
-    if source == "resume" and layout.FLAG_CODEX in ctx.argv and injected.given(ctx.memory_dir, session):
-        return None  # Codex replays the session's first messages on resume: this session's block is there already
+    # Codex replays the session's first messages on resume: this session's block is there already, whatever
+    # it held (entries, only a Last Session, only the introduction)
+    if source == "resume" and layout.FLAG_CODEX in ctx.argv and injected.start_answered(ctx.memory_dir, session):
+        return None
     active = start_cache.active_view(ctx.memory_dir)
     latest = active.latest
     placed: dict[str, str] | None = active.topics
@@ -51,7 +53,8 @@ def handle(ctx: hookrun.Context) -> str | None:
     text = "\n\n".join(part for part in (last, text, intro) if part)
     # a new or rewritten context starts the session's set again; `resume` replays what it had
     # entries left to bd prime count as given: bd prints them into this context (memory.surface.bdprime)
-    injected.remember(ctx.memory_dir, session, sorted(in_full | {e["key"] for e in left}), reset=source != "resume")
+    injected.remember(ctx.memory_dir, session, sorted(in_full | {e["key"] for e in left}), reset=source != "resume",
+                      started=bool(text))
     note = " ".join(_user_notes(active.malformed, ctx.argv, root, git is not None))
     return payload.context_answer(data, text, event="SessionStart", user_note=note) if text else None
 

@@ -334,3 +334,21 @@ def test_codex_resume_is_quiet_where_the_replayed_start_holds_the_block(repo):
     assert start(repo, args=["--codex"], session_id="codex-1", source="resume").stdout == b""
     assert b"Recent Knowledge" in start(repo, args=["--codex"], session_id="codex-2", source="resume").stdout
     assert b"Recent Knowledge" in start(repo, session_id="codex-1", source="resume").stdout  # Claude Code re-runs
+
+
+@pytest.mark.parametrize("handoff_first", [True, False])
+def test_codex_resume_is_quiet_after_a_start_that_gave_no_entry(repo, handoff_first):
+    """The block Codex replays may hold no entry: only a Last Session (an empty memory after a session that
+    ended), or only what the memory is. Its resume repeats neither."""
+    welcome_done(repo)
+    codex = "codex/0.169.0/SessionStart-1.json"
+    if handoff_first:
+        ended = fixture_payload("codex/0.169.0/SessionEnd-1.json")
+        ended.update(cwd=str(repo), session_id="codex-0",
+                     transcript_path=str(ROOT / "tests" / "fixtures" / "codex" / "0.169.0" / "rollout-1.jsonl"))
+        assert run_hook("handoff", ended, repo, args=["--codex"]).returncode == 0
+    first = context(start(repo, codex, args=["--codex"], session_id="codex-1", source="startup"))
+    assert first.startswith("## Last Session" if handoff_first else "## Project Memory")
+    assert start(repo, codex, args=["--codex"], session_id="codex-1", source="resume").stdout == b""
+    other = context(start(repo, codex, args=["--codex"], session_id="codex-2", source="resume"))
+    assert other  # a session whose start said nothing (here: none we know of) gets the block on resume
