@@ -5,6 +5,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from helpers import ROOT, assert_protocol, clean_env, error_log, fixture_payload, make_repo, run_hook
 from memory.core import layout, render
 from memory.store import entry, store
@@ -335,13 +337,13 @@ def test_codex_shell_read_and_failure(tmp_path):
     assert context(run_hook("action_context", base, repo, args=["--codex"]), "PostToolUse") == ""  # succeeded
 
 
-def cursor_post_tool_use(repo, tool_name, tool_input, tool_output, conversation="c1"):
+def cursor_post_tool_use(repo, tool_name, tool_input, tool_output, conversation="c1", as_string=True):
     """Cursor's postToolUse as its hooks documentation gives it (hook-protocols.md §2.4): flat, `tool_output` a
-    JSON string; no recorded payload exists yet."""
+    JSON string (`as_string=False`: an object, as a later Cursor might send it); no recorded payload exists yet."""
     return {"conversation_id": conversation, "generation_id": "g1", "hook_event_name": "postToolUse",
             "cursor_version": "3.9.16", "workspace_roots": [str(repo)], "tool_name": tool_name,
-            "tool_input": tool_input, "tool_output": json.dumps(tool_output), "tool_use_id": "t1",
-            "cwd": str(repo), "duration": 812, "model": "claude-4-sonnet"}
+            "tool_input": tool_input, "tool_output": json.dumps(tool_output) if as_string else tool_output,
+            "tool_use_id": "t1", "cwd": str(repo), "duration": 812, "model": "claude-4-sonnet"}
 
 
 def test_cursor_post_tool_use_gets_the_file_and_the_error_knowledge(tmp_path):
@@ -359,6 +361,25 @@ def test_cursor_post_tool_use_gets_the_file_and_the_error_knowledge(tmp_path):
     before = cursor_post_tool_use(repo, "Read", {"file_path": str(repo / "src/api/routes.py")}, {}, "c3")
     before["hook_event_name"] = "preToolUse"  # carries no context in Cursor
     assert run_hook("action_context", before, repo, args=["--cursor"]).stdout == b""
+    assert error_log(repo) == ""
+
+
+@pytest.mark.parametrize("as_string", [True, False], ids=["documented", "object"])
+@pytest.mark.parametrize("code", [1, "1", 127, "2"], ids=["1", "string-1", "127", "string-2"])
+def test_a_failed_cursor_shell_call_whatever_the_shape_of_its_tool_output(tmp_path, as_string, code):
+    """Beside the documented shape (a JSON string, exitCode a number): tool_output as an object, exitCode as a
+    numeric string. A failed call gets its error's knowledge; a success ("0", 0) nothing."""
+    repo = project(tmp_path)
+    failed = cursor_post_tool_use(repo, "Shell", {"command": "pytest"}, {
+        "exitCode": code, "stdout": "E   ModuleNotFoundError: No module named 'psycopg2'\n", "stderr": ""},
+        as_string=as_string)
+    proc = run_hook("action_context", failed, repo, args=["--cursor"])
+    assert proc.returncode == 0 and PSYCOPG in json.loads(proc.stdout)["additional_context"]
+    for ok, conversation in ((0, "c2"), ("0", "c3")):
+        success = cursor_post_tool_use(repo, "Shell", {"command": "pytest"}, {
+            "exitCode": ok, "stdout": "ModuleNotFoundError: No module named 'psycopg2' was fixed\n"},
+            conversation, as_string=as_string)
+        assert run_hook("action_context", success, repo, args=["--cursor"]).stdout == b""
     assert error_log(repo) == ""
 
 
