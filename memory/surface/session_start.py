@@ -37,20 +37,34 @@ def handle(ctx: hookrun.Context) -> str | None:
     git = paths.work_tree_git(cwd, root)
     beads = focus.bead_candidates(git.branch if git else None, cwd)
     suffix = "_cursor" if payload.runtime(data) == payload.CURSOR else ""
-    budget = config.budget_chars(settings["session_budget_tokens" + suffix])
-    last = _last_session(ctx.memory_dir, session, source, git, beads, int(budget * HANDOFF_SHARE))
+    total = config.budget_chars(settings["session_budget_tokens" + suffix])
+    handoff, now = _last_handoff(ctx.memory_dir, session, source, git, beads)
     intro = onboarding(ctx.memory_dir, bool(latest or left))  # bd prime shows `left`: the memory isn't empty
     if layout.FLAG_PLUGIN in ctx.argv:
         ignore_machine_local_files(ctx.memory_dir)
-    budget -= len(last) + 2 if last else 0
-    budget -= len(intro) + 2 if intro else 0
     files = paths.changed_files(git.toplevel) if git and latest else []
     again = sorted(injected.given(ctx.memory_dir, session)) if source == "compact" else []
-    groups = digest.choose(latest, beads, files, again, settings["session_newest" + suffix])
-    text = digest.render_digest(latest, groups, [digest.record_hint(paths.on_path("bd"))],
-                                budget, settings["entry_chars"], files, placed, use.counts(ctx.memory_dir))
-    in_full = {e["key"] for g in groups for e in g.entries}  # render_digest drops what its budget can't hold
-    text = "\n\n".join(part for part in (last, text, intro) if part)
+    notes, counts = [digest.record_hint(paths.on_path("bd"))], use.counts(ctx.memory_dir)
+
+    def compose(budget: int) -> tuple[str, set[str]]:
+        """The Last Session block, the digest and the introduction within `budget`; the keys given in full."""
+        from memory.surface import lastsession
+
+        last = lastsession.render_block(handoff, now, int(budget * HANDOFF_SHARE)) if handoff else ""
+        left_over = budget - (len(last) + 2 if last else 0) - (len(intro) + 2 if intro else 0)
+        groups = digest.choose(latest, beads, files, again, settings["session_newest" + suffix])
+        text = digest.render_digest(latest, groups, notes, left_over, settings["entry_chars"], files, placed, counts)
+        in_full = {e["key"] for g in groups for e in g.entries}  # render_digest drops what its budget can't hold
+        return "\n\n".join(part for part in (last, text, intro) if part), in_full
+
+    text, in_full = compose(total)
+    budget = total
+    for _ in range(4):  # the plugin names its own, longer recall.sh path (hookrun.for_plugin): the budget holds after
+        over = hookrun.answered_length(ctx, text) - total
+        if over <= 0 or budget <= 0:
+            break
+        budget = max(0, budget - over)
+        text, in_full = compose(budget)
     # a new or rewritten context starts the session's set again; `resume` replays what it had
     # entries left to bd prime count as given: bd prints them into this context (memory.surface.bdprime)
     injected.remember(ctx.memory_dir, session, sorted(in_full | {e["key"] for e in left}), reset=source != "resume",
@@ -111,19 +125,17 @@ def _left_to_bd_prime(latest: list[dict], root: str, argv: list[str], settings: 
     return bdprime.left_to_bd_prime(latest, root, argv)
 
 
-def _last_session(memory_dir: str, session: str | None, source: str | None, git: paths.GitInfo | None,
-                  beads: set[str], budget: int) -> str:
-    """The "## Last Session" block (memory.runtimes.handoff, memory.surface.lastsession), '' when there is
-    none to show."""
+def _last_handoff(memory_dir: str, session: str | None, source: str | None, git: paths.GitInfo | None,
+                  beads: set[str]) -> tuple[dict | None, float]:
+    """The handoff for the "## Last Session" block (memory.runtimes.handoff; memory.surface.lastsession renders
+    it), None when there is none to show; and the time it is judged at."""
     import time
 
     from memory.runtimes import handoff
-    from memory.surface import lastsession
 
     now = time.time()
-    chosen = handoff.choose(handoff.load(memory_dir), session, source, git.toplevel if git else None,
-                            git.branch if git else None, beads, now)
-    return lastsession.render_block(chosen, now, budget) if chosen else ""
+    return handoff.choose(handoff.load(memory_dir), session, source, git.toplevel if git else None,
+                          git.branch if git else None, beads, now), now
 
 
 def _user_notes(malformed: int, argv: list[str], root: str, in_git: bool) -> list[str]:

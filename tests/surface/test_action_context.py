@@ -383,6 +383,25 @@ def test_a_failed_cursor_shell_call_whatever_the_shape_of_its_tool_output(tmp_pa
     assert error_log(repo) == ""
 
 
+def test_the_plugins_longer_recall_path_keeps_the_action_budget(tmp_path):
+    """Entries naming `.beads/memory/recall.sh`, filling the block to the budget's edge: the plugin's answer names
+    its own, longer recall.sh, and still holds the budget."""
+    named = [entry.build(f"src/api/routes.py note {i}: list its handlers with .beads/memory/recall.sh routes, "
+                         ".beads/memory/recall.sh --handoff, .beads/memory/recall.sh --stale.", f"BD-{40 + i}", "x")
+             for i in range(3)]
+    repo = project(tmp_path, named)
+    plain = context(run_hook("action_context", file_event(repo, "src/api/routes.py", session="plain"), repo),
+                    "PreToolUse")
+    assert plain.count(".beads/memory/recall.sh") >= 6
+    one = "\n".join(plain.splitlines()[:3])  # the heading, the framing, the first entry
+    for session, budget in (("plugin-1", len(plain)), ("plugin-2", len(one))):  # the second: a single entry cut
+        (repo / ".beads" / "memory" / "config.json").write_text(json.dumps({"action_budget_chars": budget}))
+        rewritten = context(run_hook("action_context", file_event(repo, "src/api/routes.py", session=session), repo,
+                                     args=["--plugin"]), "PreToolUse")
+        assert str(ROOT / "bin" / "recall.sh") in rewritten and len(rewritten) <= budget
+    assert rewritten.endswith("…") and error_log(repo) == ""
+
+
 def test_sixteen_parallel_tool_calls_keep_the_ledger_right(tmp_path):
     """16 real hook processes at once, one session, files that share entries: no entry is given twice, every
     entry given is in the ledger, the ledger is whole JSON; 16 sessions at once lose no update."""

@@ -1,11 +1,12 @@
 import json
 import os
 import subprocess
+import sys
 import time
 
 import pytest
 
-from conftest import ROOT, bash_payload, fixture_payload, git, knowledge, run_hook
+from conftest import ROOT, bash_payload, clean_env, fixture_payload, git, knowledge, run_hook
 from memory.core import config, render
 from memory.store import entry, store
 
@@ -352,3 +353,35 @@ def test_codex_resume_is_quiet_after_a_start_that_gave_no_entry(repo, handoff_fi
     assert start(repo, codex, args=["--codex"], session_id="codex-1", source="resume").stdout == b""
     other = context(start(repo, codex, args=["--codex"], session_id="codex-2", source="resume"))
     assert other  # a session whose start said nothing (here: none we know of) gets the block on resume
+
+
+@pytest.mark.parametrize("budget_tokens", [300, 700])
+def test_the_plugins_longer_recall_path_stays_within_the_budget(repo, tmp_path, budget_tokens):
+    """The plugin's copy lives where Claude Code caches plugins (a long path): each hint it rewrites grows by
+    the difference. Filled to the budget's edge, the answer the model reads still holds the budget."""
+    import shutil
+
+    from memory.runtimes import handoff
+    plugin = tmp_path / "home" / ".claude" / "plugins" / "cache" / "memory-hooks" / "memory-hooks" / "0.1.0"
+    for part in ("hooks", "memory", "bin"):
+        shutil.copytree(ROOT / part, plugin / part, ignore=shutil.ignore_patterns("__pycache__"))
+    old_and_new(repo, [(f"bead insight {i} " + "word " * 30, "BD-7") for i in range(60)], n_new=60)
+    handoff.save(str(repo / ".beads" / "memory"), {"id": "h1", "event": "SessionEnd", "tree": str(repo),
+                                                   "branch": "main", "ended": time.time() - 60,
+                                                   "task": {"first": "port the CLI"}})
+    (repo / ".beads" / "memory" / "config.json").write_text(json.dumps({"session_budget_tokens": budget_tokens}))
+    budget = config.budget_chars(budget_tokens)
+    payload = json.dumps(dict(fixture_payload("claude-code/2.1.330/SessionStart-6.json"), cwd=str(repo))).encode()
+
+    def answer(*args):
+        proc = subprocess.run([sys.executable, str(plugin / "hooks" / "session_start.py"), *args], input=payload,
+                              cwd=repo, capture_output=True, env=clean_env(CLAUDE_PROJECT_DIR=str(repo)))
+        return context(proc)
+
+    plain, rewritten = answer(), answer("--plugin")
+    recall = str(plugin / "bin" / "recall.sh")
+    growth = len(recall) - len(".beads/memory/recall.sh")
+    assert plain.startswith("## Last Session") and "Map of the other" in plain
+    assert len(plain) + plain.count(".beads/memory/recall.sh") * growth > budget  # a plain rewrite would pass it
+    assert ".beads/memory/recall.sh" not in rewritten and rewritten.count(recall) >= 4
+    assert budget - 200 < len(rewritten) <= budget  # within the budget, and still filled up to it
