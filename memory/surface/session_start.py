@@ -3,9 +3,13 @@ from __future__ import annotations
 
 import os
 
+from memory import TYPE_CHECKING
 from memory.core import config, focus, layout, paths, render
 from memory.runtimes import hookrun, payload, registration
 from memory.surface import digest, injected, start_cache, use
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 HOOK = "session_start"
 HANDOFF_SHARE = 0.4  # of the one session-start budget, what the Last Session block may take (knowledge gets the rest)
@@ -58,13 +62,7 @@ def handle(ctx: hookrun.Context) -> str | None:
         return "\n\n".join(part for part in (last, text, intro) if part), in_full
 
     text, in_full = compose(total)
-    budget = total
-    for _ in range(4):  # the plugin names its own, longer recall.sh path (hookrun.for_plugin): the budget holds after
-        over = hookrun.answered_length(ctx, text) - total
-        if over <= 0 or budget <= 0:
-            break
-        budget = max(0, budget - over)
-        text, in_full = compose(budget)
+    text, in_full = _within(total, text, in_full, compose, lambda t: hookrun.answered_length(ctx, t))
     # a new or rewritten context starts the session's set again; `resume` replays what it had
     # entries left to bd prime count as given: bd prints them into this context (memory.surface.bdprime)
     injected.remember(ctx.memory_dir, session, sorted(in_full | {e["key"] for e in left}), reset=source != "resume",
@@ -123,6 +121,38 @@ def _left_to_bd_prime(latest: list[dict], root: str, argv: list[str], settings: 
     from memory.surface import bdprime
 
     return bdprime.left_to_bd_prime(latest, root, argv)
+
+
+def _within(total: int, text: str, in_full: set[str], compose: Callable[[int], tuple[str, set[str]]],
+            measure: Callable[[str], int]) -> tuple[str, set[str]]:
+    """`compose`'s block as long as `total` allows once answered (`measure`: the plugin names its own, longer
+    recall.sh path, hookrun.for_plugin): the first one when it fits as it is; else composed again within a
+    smaller budget, searched between one that fits and one that does not (how many paths a block holds changes
+    with its size: a map comes with two), the longest that fits kept."""
+    size = measure(text)
+    if size <= total:
+        return text, in_full
+    best: tuple[int, str, set[str]] | None = None
+    fits, over = -1, total  # the largest budget known to fit, the smallest known not to
+    budget = max(0, total - (size - total))
+    for _ in range(6):
+        text, in_full = compose(budget)
+        size = measure(text)
+        if size <= total:
+            fits = budget
+            if best is None or size > best[0]:
+                best = (size, text, in_full)
+        else:
+            over = budget
+        if best is None:
+            budget = max(0, budget - (size - total))
+            if budget == over:
+                break
+        elif over - fits <= 32:
+            break
+        else:
+            budget = (fits + over) // 2
+    return (best[1], best[2]) if best else (text, in_full)
 
 
 def _last_handoff(memory_dir: str, session: str | None, source: str | None, git: paths.GitInfo | None,
