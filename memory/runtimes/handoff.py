@@ -101,8 +101,13 @@ class Reader:
     def failed_commands(self, window: int | None = None) -> list[tuple[str, str]]:
         """(command, error) of the shell calls that failed, newest first; among the last `window` tool calls
         when given."""
-        order = self.order if window is None else self.order[-window:]
-        return [(args["command"], self.errors[tool_id]) for tool_id in reversed(order) if tool_id in self.errors
+        return [(command, error) for _, command, error in self.failed_calls(window)]
+
+    def failed_calls(self, window: int | None = None) -> list[tuple[int, str, str]]:
+        """failed_commands with each call's place in `order`."""
+        first = 0 if window is None else max(0, len(self.order) - window)
+        return [(at, args["command"], self.errors[tool_id]) for at in range(len(self.order) - 1, first - 1, -1)
+                for tool_id in [self.order[at]] if tool_id in self.errors
                 for name, args in [self.tools[tool_id]] if name in SHELL_TOOLS and isinstance(args.get("command"), str)]
 
     @staticmethod
@@ -265,7 +270,11 @@ def ended(handoff: dict, now: float) -> bool:
 def choose(handoffs: list[dict], session: str | None, source: str | None, tree: str | None, branch: str | None,
            beads: set[str], now: float) -> dict | None:
     """The handoff session start shows: after `compact`, this session's PreCompact one; a supervisor on a
-    bead, that bead's newest; else the newest of this tree and branch from a session that ended."""
+    bead, that bead's newest; else the newest of this tree and branch from a session that ended. None for a
+    `fork`: it carries its parent's conversation on, which holds the parent's block (or, when the parent has
+    ended, is the very session the newest handoff tells of)."""
+    if source == "fork":
+        return None
     newest_first = list(reversed(handoffs))
     if source == "compact":
         return next((h for h in newest_first if h.get("session_id") == session and h.get("event") == "PreCompact"),

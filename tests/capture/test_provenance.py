@@ -121,3 +121,53 @@ def test_a_secret_in_the_failure_never_reaches_the_knowledge(tmp_path):
     [captured] = knowledge(repo)
     assert captured["errors"] == ["error: slack rejected the token <redacted:slack_token>: invalid_auth"]
     assert "Zq8RtYv3LpWm6NcXe1Ka9Hs2" not in json.dumps(captured)
+
+
+PSYCOPG_FAILED = "Exit code 1\nE   ModuleNotFoundError: No module named 'psycopg2'\n"
+FAILED = ("Bash", {"command": "pytest tests/test_refunds.py"}, PSYCOPG_FAILED)
+FIX = ("Edit", {"file_path": "/p/requirements.txt", "old_string": "a", "new_string": "b"}, None)
+RECORDED = ["E ModuleNotFoundError: No module named 'psycopg2'"]  # as pytest prints it
+PASSED = ("Bash", {"command": "pytest  tests/test_refunds.py"}, None)  # the same command, run again: it passed
+
+
+@pytest.mark.parametrize("calls, tied", [
+    ([FAILED], True),  # the capture right after the failure
+    ([FAILED, ("Read", {"file_path": "/p/setup.cfg"}, None), FIX], True),  # investigating, fixing
+    ([FAILED, FIX, PASSED], True),  # what the fix taught, recorded once it passed
+    ([FAILED, FIX, PASSED, ("Bash", {"command": "git add -A && git commit -qm fix"}, None),
+      ("Bash", {"command": "bd comment BD-2 'LEARNED: libpq-dev; see Dockerfile | apt'"}, None),
+      ("Bash", {"command": "cd /p && .beads/memory/recall.sh --add 'LEARNED: x'"}, None),
+      ("TodoWrite", {"todos": []}, None)], True),
+    ([FAILED, FIX, PASSED, PASSED], True),  # run again: still that failure's end
+    ([FAILED, FIX, PASSED, ("Read", {"file_path": "/p/docs/release.md"}, None)], False),  # then other work
+    ([FAILED, FIX, PASSED, ("Bash", {"command": "ls docs"}, None), ("Bash", {"command": "bd ready"}, None)], False),
+    ([FAILED, ("Read", {"file_path": "/p/docs/release.md"}, None), ("Bash", {"command": "ls docs"}, None)], True),
+], ids=["right-after", "fixing", "passed", "passed-then-bookkeeping", "passed-twice", "passed-then-read",
+        "passed-then-commands", "never-passed"])
+def test_a_failure_dealt_with_before_other_work_is_not_what_a_capture_learned(tmp_path, calls, tied):
+    """The same command run again without failing ends that failure: a capture right after it (bookkeeping
+    aside: bd, git, recall.sh, todos) is what the fix taught; one after other work is about that work."""
+    errors = provenance.session_provenance(_calls(tmp_path, calls), "/p")["errors"]
+    assert errors == (RECORDED if tied else None)
+
+
+def test_an_insight_recorded_after_the_failure_was_dealt_with_does_not_come_back_with_it(tmp_path):
+    """Through the real hooks: a session fixed a failure, moved on, and then recorded something unrelated; the
+    insight it recorded right after the passing run comes back when the failure recurs, the unrelated one not."""
+    repo = make_repo(tmp_path / "app")
+    read_docs = ("Read", {"file_path": str(repo / "docs" / "release.md")}, None)
+    for calls, text in (([FAILED, FIX, PASSED], "the refunds service needs the libpq headers from the image"),
+                        ([FAILED, FIX, PASSED, read_docs], "release notes are written by hand every Friday")):
+        session = tmp_path / "s"
+        session.mkdir(exist_ok=True)
+        payload = bash_payload(f'bd comment BD-9 "LEARNED: {text}."', repo,
+                               transcript_path=_calls(session, calls))
+        assert run_hook("memory_capture", payload, repo).returncode == 0
+    tied, untied = knowledge(repo)
+    assert tied["errors"] == RECORDED and "errors" not in untied
+    failed = fixture_payload("claude-code/2.1.330/PostToolUseFailure-1.json")
+    failed.update(cwd=str(repo), session_id="later", tool_input={"command": "pytest tests/test_refunds.py"},
+                  error=PSYCOPG_FAILED)
+    answer = json.loads(run_hook("action_context", failed, repo).stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "(recorded right after this same error) the refunds service needs the libpq headers" in answer
+    assert "release notes" not in answer

@@ -141,6 +141,20 @@ def test_a_new_session_gets_the_ended_one_of_its_tree_and_branch_only(repo, tmp_
     assert "## Last Session" not in start(other, "s4")
 
 
+def test_a_fork_is_not_handed_what_its_parents_conversation_holds(repo, tmp_path):
+    """A fork (Claude Code 2.1.214+: /fork, /branch, --fork-session; a new session id, source "fork") carries
+    its parent's conversation on: the parent's session start block, with its Last Session, is in it already.
+    Forking a session that ended carries that session itself on: its own handoff would retell it."""
+    transcript = write_transcript(tmp_path / "s1.jsonl", repo)
+    run_hook("handoff", hook_payload("claude-code/2.1.330/SessionEnd-1.json", repo, "s1", transcript), repo)
+    assert "## Last Session" in start(repo, "s2")  # the parent s2 is given s1's handoff
+    assert "## Last Session" not in start(repo, "s2-fork", "fork")  # ... its fork has it in the conversation
+    assert "## Last Session" not in start(repo, "s1-fork", "fork")  # `claude --resume s1 --fork-session`
+    for source in ("startup", "resume", "clear"):  # the other sources, as they were
+        assert "## Last Session" in start(repo, f"s3-{source}", source)
+    assert "## Last Session" in start(repo, "s1", "resume")
+
+
 def test_a_session_still_running_beside_us_is_not_our_last_session(repo, tmp_path):
     transcript = write_transcript(tmp_path / "running.jsonl", repo)  # fresh: that session is still going
     run_hook("handoff", hook_payload("claude-code/2.1.330/PreCompact-2.json", repo, "running", transcript), repo)

@@ -206,3 +206,26 @@ def test_the_gate_threshold_comes_from_config_json(repo):
     assert ask(repo, prompt).stdout == b""  # no entry can reach 1.5 of the best possible score
     (repo / ".beads" / "memory" / "config.json").write_text(json.dumps({"prompt_min_fraction": 0.2}))
     assert "working downgrade" in context(ask(repo, prompt, session="s-2"))
+
+
+def test_the_plugins_longer_recall_path_keeps_the_prompt_budget(repo):
+    """An entry naming `.beads/memory/recall.sh`, in a block filled to the budget's edge: the plugin's answer
+    names its own, longer recall.sh, and the block it sends still holds the budget."""
+    import math
+
+    from conftest import ROOT
+    from memory.core import config
+    seed(repo, 20)
+    text = ("Database migrations must be reversible (.beads/memory/recall.sh alembic, .beads/memory/recall.sh "
+            "downgrade): every alembic upgrade needs a working downgrade, written and run in the same change, "
+            "and reviewed by whoever owns the schema before it merges anywhere.")
+    store.append(str(repo / ".beads" / "memory"), [entry.build(text, "BD-30", "orchestrator")])
+    plain = context(ask(repo, "add an alembic migration for the invoices", "s-plain"))
+    assert text in plain
+    tokens = math.ceil(len(plain) / 4)
+    (repo / ".beads" / "memory" / "config.json").write_text(json.dumps({"prompt_budget_tokens": tokens}))
+    budget = config.budget_chars(tokens)
+    recall = str(ROOT / "bin" / "recall.sh")
+    assert len(plain) <= budget < len(plain) + plain.count(".beads/memory/recall.sh") * (len(recall) - 23)
+    rewritten = context(ask(repo, "add an alembic migration for the invoices", "s-plugin", args=["--plugin"]))
+    assert recall in rewritten and ".beads/memory/recall.sh" not in rewritten and len(rewritten) <= budget

@@ -1,11 +1,13 @@
 import json
 import os
 import subprocess
+import sys
 import time
+from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, bash_payload, fixture_payload, git, knowledge, run_hook
+from conftest import ROOT, bash_payload, clean_env, fixture_payload, git, knowledge, run_hook
 from memory.core import config, render
 from memory.store import entry, store
 
@@ -334,3 +336,63 @@ def test_codex_resume_is_quiet_where_the_replayed_start_holds_the_block(repo):
     assert start(repo, args=["--codex"], session_id="codex-1", source="resume").stdout == b""
     assert b"Recent Knowledge" in start(repo, args=["--codex"], session_id="codex-2", source="resume").stdout
     assert b"Recent Knowledge" in start(repo, session_id="codex-1", source="resume").stdout  # Claude Code re-runs
+
+
+@pytest.mark.parametrize("handoff_first", [True, False])
+def test_codex_resume_is_quiet_after_a_start_that_gave_no_entry(repo, handoff_first):
+    """The block Codex replays may hold no entry: only a Last Session (an empty memory after a session that
+    ended), or only what the memory is. Its resume repeats neither."""
+    welcome_done(repo)
+    codex = "codex/0.169.0/SessionStart-1.json"
+    if handoff_first:
+        ended = fixture_payload("codex/0.169.0/SessionEnd-1.json")
+        ended.update(cwd=str(repo), session_id="codex-0",
+                     transcript_path=str(ROOT / "tests" / "fixtures" / "codex" / "0.169.0" / "rollout-1.jsonl"))
+        assert run_hook("handoff", ended, repo, args=["--codex"]).returncode == 0
+    first = context(start(repo, codex, args=["--codex"], session_id="codex-1", source="startup"))
+    assert first.startswith("## Last Session" if handoff_first else "## Project Memory")
+    assert start(repo, codex, args=["--codex"], session_id="codex-1", source="resume").stdout == b""
+    other = context(start(repo, codex, args=["--codex"], session_id="codex-2", source="resume"))
+    assert other  # a session whose start said nothing (here: none we know of) gets the block on resume
+
+
+@pytest.fixture
+def plugin_copy():
+    """The plugin's files where Claude Code caches a plugin (`~/.claude/plugins/cache/<market>/<name>/<version>`),
+    under a short home so the path is as long as a user's, whatever the test runner's temporary folder."""
+    import shutil
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="mh-", dir="/tmp") as home:
+        plugin = Path(home) / ".claude" / "plugins" / "cache" / "memory-hooks" / "memory-hooks" / "0.1.0"
+        for part in ("hooks", "memory", "bin"):
+            shutil.copytree(ROOT / part, plugin / part, ignore=shutil.ignore_patterns("__pycache__"))
+        yield plugin
+
+
+@pytest.mark.parametrize("budget_tokens", [300, 700])
+def test_the_plugins_longer_recall_path_stays_within_the_budget(repo, plugin_copy, budget_tokens):
+    """The plugin's copy lives where Claude Code caches plugins (a long path): each hint it rewrites grows by
+    the difference. Filled to the budget's edge, the answer the model reads still holds the budget."""
+    from memory.runtimes import handoff
+    old_and_new(repo, [(f"bead insight {i} " + "word " * 30, "BD-7") for i in range(60)], n_new=60)
+    handoff.save(str(repo / ".beads" / "memory"), {"id": "h1", "event": "SessionEnd", "tree": str(repo),
+                                                   "branch": "main", "ended": time.time() - 60,
+                                                   "task": {"first": "port the CLI"}})
+    (repo / ".beads" / "memory" / "config.json").write_text(json.dumps({"session_budget_tokens": budget_tokens}))
+    budget = config.budget_chars(budget_tokens)
+    payload = json.dumps(dict(fixture_payload("claude-code/2.1.330/SessionStart-6.json"), cwd=str(repo))).encode()
+
+    def answer(*args):
+        proc = subprocess.run([sys.executable, str(plugin_copy / "hooks" / "session_start.py"), *args],
+                              input=payload, cwd=repo, capture_output=True, env=clean_env(CLAUDE_PROJECT_DIR=str(repo)))
+        return context(proc)
+
+    plain, rewritten = answer(), answer("--plugin")
+    recall = str(plugin_copy / "bin" / "recall.sh")
+    growth = len(recall) - len(".beads/memory/recall.sh")
+    assert plain.startswith("## Last Session") and "Map of the other" in plain
+    assert len(plain) + plain.count(".beads/memory/recall.sh") * growth > budget  # a plain rewrite would pass it
+    assert ".beads/memory/recall.sh" not in rewritten and rewritten.count(recall) >= 4
+    # within the budget, and no more taken from the knowledge than the paths add
+    assert budget - plain.count(".beads/memory/recall.sh") * growth <= len(rewritten) <= budget
