@@ -21,10 +21,6 @@ A short entry stands whole in session start's map, which counts as given in full
 bench/relevance_actions.py); how often is printed as "whole at start".
 The same is run with a learning session whose transcript holds no failure ("without"): what the ranking of the
 error's words alone brings.
-`--learning fixed`: in the learning session, the failure is followed by an edit and the same command run again,
-passing (the common way: fix, check, record); `--learning moved-on`: and then by other work (a file read), after
-which the entry is recorded: the failure had been dealt with, so the entry is not tied to it
-(memory/capture/provenance.py). Default `direct`: the entry is recorded right after the failure.
 """
 from __future__ import annotations
 
@@ -47,27 +43,14 @@ DATA = HERE / "relevance" / "source" / "recurrences.jsonl"
 CAPTURE_REPLY = hs.HOOKS / "capture_reply.py"
 
 
-LEARNING = ("direct", "fixed", "moved-on")
-
-
-def _write_transcript(path: Path, prompt: str, failure: dict | None, final: str, learning: str = "direct") -> None:
-    """A Claude Code transcript: the prompt, a failed Bash call when `failure` is given (then, by `learning`, a
-    fix and the same command passing, and other work), the final message."""
+def _write_transcript(path: Path, prompt: str, failure: dict | None, final: str) -> None:
+    """A Claude Code transcript: the prompt, a failed Bash call when `failure` is given, the final message."""
     records: list[dict] = [{"type": "user", "message": {"role": "user", "content": prompt}}]
-    calls: list[tuple[str, dict, str | None]] = []
     if failure is not None:
-        calls.append(("Bash", {"command": failure["command"]}, failure["error"]))
-        if learning != "direct":
-            calls += [("Edit", {"file_path": str(path.parent.parent / "src" / "fix.py"), "old_string": "a",
-                                "new_string": "b"}, None), ("Bash", {"command": failure["command"]}, None)]
-        if learning == "moved-on":
-            calls.append(("Read", {"file_path": str(path.parent.parent / "docs" / "notes.md")}, None))
-    for i, (name, tool_input, error) in enumerate(calls):
         records.append({"type": "assistant", "message": {"role": "assistant", "content": [
-            {"type": "tool_use", "id": f"toolu_{i}", "name": name, "input": tool_input}]}})
+            {"type": "tool_use", "id": "toolu_origin", "name": "Bash", "input": {"command": failure["command"]}}]}})
         records.append({"type": "user", "message": {"role": "user", "content": [
-            {"type": "tool_result", "tool_use_id": f"toolu_{i}", "content": error or "ok",
-             "is_error": error is not None}]}})
+            {"type": "tool_result", "tool_use_id": "toolu_origin", "content": failure["error"], "is_error": True}]}})
     records.append({"type": "assistant", "message": {"role": "assistant",
                                                      "content": [{"type": "text", "text": final}]}})
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -97,7 +80,7 @@ def _age(memory_dir: str, content: str, ts: int) -> dict | None:
     return captured
 
 
-def run_line(workdir: str, line: dict, entries: list[dict], with_failure: bool, learning: str = "direct") -> dict:
+def run_line(workdir: str, line: dict, entries: list[dict], with_failure: bool) -> dict:
     """One line of the set in one condition: {"hit": bool, "false_alarm": bool, "other_any": bool}."""
     target = next(e for e in entries if e["key"] == line["entry"])
     name = f"{line['id']}-{'with' if with_failure else 'without'}"
@@ -105,7 +88,7 @@ def run_line(workdir: str, line: dict, entries: list[dict], with_failure: bool, 
     learn = Path(repo) / ".t" / "learn.jsonl"
     content = " ".join(str(target["content"]).split())
     _write_transcript(learn, "Fix the failing command.", line["origin"] if with_failure else None,
-                      f"Fixed it.\nLEARNED: {content}", learning)
+                      f"Fixed it.\nLEARNED: {content}")
     hs.run_hook(CAPTURE_REPLY, {"session_id": "learn", "transcript_path": str(learn), "cwd": repo,
                                 "hook_event_name": "Stop", "stop_hook_active": False,
                                 "last_assistant_message": f"Fixed it.\nLEARNED: {content}"}, repo)
@@ -128,8 +111,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", default=str(DATA))
     parser.add_argument("--batch", type=int, help="only the lines of this batch (the first has no `batch`)")
     parser.add_argument("--verbose", action="store_true")
-    parser.add_argument("--learning", choices=LEARNING, default="direct",
-                        help="what the learning session did between the failure and the capture (see above)")
     args = parser.parse_args(argv)
     path = Path(args.data)
     if not path.exists():
@@ -142,13 +123,13 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as workdir:
         for line in lines:
             for condition in ("without", "with"):
-                got = run_line(workdir, line, projects[line["project"]], condition == "with", args.learning)
+                got = run_line(workdir, line, projects[line["project"]], condition == "with")
                 results.setdefault(condition, {}).setdefault(line["kind"], []).append(got)
                 if args.verbose:
                     print(f"{line['id']:<12} {line['kind']:<8} {condition:<8} recorded={got['recorded']!s:<5} "
                           f"recurrence={got['recurrence']!s:<5} other={got['other']!s:<5} "
                           f"whole at start={got['recurrence_start']}", file=sys.stderr)
-    print(f"{len(lines)} lines, {path}" + (f", learning session: {args.learning}" if args.learning != "direct" else ""))
+    print(f"{len(lines)} lines, {path}")
     for condition in ("without", "with"):
         for kind in sorted(results[condition]):
             rows = results[condition][kind]

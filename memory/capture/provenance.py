@@ -4,8 +4,7 @@
   uses them: an entry captured while the session worked on a file is about that file.
 - `errors`: the error lines of the last shell command among its last ERROR_WINDOW tool calls that failed
   naming something (memory.search.recurrence.signature: cleaned of numbers, hashes and folders); when a later
-  failure prints one of them again, the entry is given (memory.search.recurrence). None once the session was
-  done with that failure before the capture (`_moved_on`): what it records then is about later work.
+  failure prints one of them again, the entry is given (memory.search.recurrence).
 
 Taken from the tail of the transcript (memory.runtimes.handoff reads it; Gemini's chat log and Codex's rollout
 log through memory.runtimes.transcript_formats), so a capture pays for a bounded read, never the whole file.
@@ -39,41 +38,11 @@ def _errors(reader: handoff.Reader) -> list[str] | None:
     """The recorded lines of the last failed shell command among the last ERROR_WINDOW tool calls."""
     from memory.search import recurrence
 
-    for at, command, error in reader.failed_calls(ERROR_WINDOW):
+    for command, error in reader.failed_commands(ERROR_WINDOW):
         lines = recurrence.signature(command, error)
         if lines:  # a failure that names nothing (`grep` finding nothing) does not hide the one before it
-            return None if _moved_on(reader, at, command) else lines
+            return lines
     return None
-
-
-_BOOKKEEPING = {"bd", "git", "recall.sh"}  # recording, committing: no new work
-
-
-def _moved_on(reader: handoff.Reader, at: int, command: str) -> bool:
-    """Whether the session was done with the failed call at `at` (in reader.order) before this capture: the same
-    command ran again without failing, then other work followed. Right after that passing run (runs of it again,
-    bd, git, recall.sh and todos aside) a capture is what the fix taught; after other work, it is about that."""
-    from memory.runtimes.payload import SHELL_TOOLS
-
-    def same(args: dict) -> bool:
-        return isinstance(args.get("command"), str) and args["command"].split() == command.split()
-
-    after = [(tool_id, *reader.tools[tool_id]) for tool_id in reader.order[at + 1:]]
-    passed = next((i for i, (tool_id, name, args) in enumerate(after)
-                   if name in SHELL_TOOLS and same(args) and tool_id not in reader.errors), None)
-    return passed is not None and any(not (name == "TodoWrite" or name in SHELL_TOOLS and (
-        same(args) or _bookkeeping(args.get("command")))) for _, name, args in after[passed + 1:])
-
-
-def _bookkeeping(command: object) -> bool:
-    """A shell command that records or commits (`git add -A && git commit`, `bd comment …`, recall.sh), after a
-    `cd` maybe. Its first program decides: the chain split knows no quotes, and a recorded text may hold `;`."""
-    from memory.search import error_text, recurrence
-
-    programs = [recurrence.program(part) for part in error_text.command_parts(command)] \
-        if isinstance(command, str) else []
-    programs = programs[1:] if programs[:1] == ["cd"] else programs
-    return bool(programs) and programs[0] in _BOOKKEEPING
 
 
 def _files(reader: handoff.Reader, root: str | None, limit: int = MAX_FILES) -> list[str] | None:

@@ -101,13 +101,8 @@ class Reader:
     def failed_commands(self, window: int | None = None) -> list[tuple[str, str]]:
         """(command, error) of the shell calls that failed, newest first; among the last `window` tool calls
         when given."""
-        return [(command, error) for _, command, error in self.failed_calls(window)]
-
-    def failed_calls(self, window: int | None = None) -> list[tuple[int, str, str]]:
-        """failed_commands with each call's place in `order`."""
-        first = 0 if window is None else max(0, len(self.order) - window)
-        return [(at, args["command"], self.errors[tool_id]) for at in range(len(self.order) - 1, first - 1, -1)
-                for tool_id in [self.order[at]] if tool_id in self.errors
+        order = self.order if window is None else self.order[-window:]
+        return [(args["command"], self.errors[tool_id]) for tool_id in reversed(order) if tool_id in self.errors
                 for name, args in [self.tools[tool_id]] if name in SHELL_TOOLS and isinstance(args.get("command"), str)]
 
     @staticmethod

@@ -139,7 +139,7 @@ def _ran(command: str) -> str:
 
     # `cd app && make test`: the part after the setup (cd, source, export) is what timed out
     parts = error_text.command_parts(command)
-    command = _unwrapped(next((p for p in parts if program(p) not in _SETUP), parts[0] if parts else command))
+    command = _unwrapped(next((p for p in parts if _program(p) not in _SETUP), parts[0] if parts else command))
     words = error_text.command_words(command).split()[:2]
     tokens = [t for t in command.split() if not re.match(r"[A-Za-z_][A-Za-z0-9_]*=", t)]
     if len(words) == 2 and not (re.fullmatch(r"[a-z][a-z-]*", words[1]) and tokens[1:2] == [words[1]]):
@@ -165,7 +165,7 @@ def _unwrapped(command: str) -> str:
     return " ".join(words) or command
 
 
-def program(command: str) -> str:
+def _program(command: str) -> str:
     """The program a simple command runs (after its environment assignments), without its folder."""
     words = [w for w in command.split() if not re.match(r"[A-Za-z_][A-Za-z0-9_]*=", w)]
     return words[0].rsplit("/", 1)[-1] if words else ""

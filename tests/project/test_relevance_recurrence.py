@@ -18,8 +18,7 @@ DJANGO = ("Exit code 4\nImportError while loading conftest '{}/conftest.py'.\n"
           "E   ModuleNotFoundError: No module named 'django'")
 
 
-def a_line() -> tuple[dict, list[dict]]:
-    """One line of the set and its project's entries: the VENV entry learned after a django import failure."""
+def test_a_line_with_and_without_the_failure_in_the_learning_session(tmp_path):
     entries = [entry.build(VENV, "BD-1", entry.ORCHESTRATOR, ts=1_600_000_000)] + [
         entry.build(f"Filler insight {i} about the release calendar and who writes the notes.", "BD-2",
                     entry.ORCHESTRATOR, ts=1_700_000_000 + i) for i in range(8)]
@@ -27,23 +26,8 @@ def a_line() -> tuple[dict, list[dict]]:
             "origin": {"command": "pytest posthog/api", "error": DJANGO.format("/home/dev/work/posthog")},
             "recurrence": {"command": "pytest ee/billing -k period", "error": DJANGO.format("/srv/ci/ee")},
             "other": {"command": "pytest posthog/api", "error": DJANGO.replace("django", "yaml").format("/srv")}}
-    return line, entries
-
-
-def test_a_line_with_and_without_the_failure_in_the_learning_session(tmp_path):
-    line, entries = a_line()
     learned = relevance_recurrence.run_line(str(tmp_path), line, entries, with_failure=True)
     assert learned["recorded"] and learned["recurrence"] and not learned["other"]
     assert not learned["recurrence_start"]  # dated back: session start's newest are the fillers
     plain = relevance_recurrence.run_line(str(tmp_path), line, entries, with_failure=False)
     assert not plain["recorded"] and not plain["recurrence"] and not plain["other"]
-
-
-def test_a_learning_session_that_fixed_the_failure_and_one_that_moved_on(tmp_path):
-    """--learning: fixed (edit, the same command passing, then the capture) keeps the tie; moved-on (other work
-    after the passing run) records no error: the entry then comes from the ranking alone, as without."""
-    line, entries = a_line()
-    fixed = relevance_recurrence.run_line(str(tmp_path / "f"), line, entries, True, learning="fixed")
-    assert fixed["recorded"] and fixed["recurrence"]
-    moved_on = relevance_recurrence.run_line(str(tmp_path / "m"), line, entries, True, learning="moved-on")
-    assert not moved_on["recorded"] and not moved_on["recurrence"]
