@@ -3,11 +3,11 @@ import os
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
 from conftest import ROOT, bash_payload, clean_env, fixture_payload, git, knowledge, run_hook
+from helpers import plugin_copy as plugin_files
 from memory.core import config, render
 from memory.store import entry, store
 
@@ -358,15 +358,7 @@ def test_codex_resume_is_quiet_after_a_start_that_gave_no_entry(repo, handoff_fi
 
 @pytest.fixture
 def plugin_copy():
-    """The plugin's files where Claude Code caches a plugin (`~/.claude/plugins/cache/<market>/<name>/<version>`),
-    under a short home so the path is as long as a user's, whatever the test runner's temporary folder."""
-    import shutil
-    import tempfile
-
-    with tempfile.TemporaryDirectory(prefix="mh-", dir="/tmp") as home:
-        plugin = Path(home) / ".claude" / "plugins" / "cache" / "memory-hooks" / "memory-hooks" / "0.1.0"
-        for part in ("hooks", "memory", "bin"):
-            shutil.copytree(ROOT / part, plugin / part, ignore=shutil.ignore_patterns("__pycache__"))
+    with plugin_files() as plugin:
         yield plugin
 
 
