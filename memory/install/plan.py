@@ -131,6 +131,8 @@ def plan_install(target: str, cursor: bool, claude: bool, main_checkout: str | N
             changes.append(config_change(target, rel, merge, cursor=rel == CURSOR_HOOKS))
         except SettingsError as exc:
             raise SettingsError(f"{exc} (or install with {opt_out})") from None
+    for change in changes:
+        change.keep_backup = change.config and _backup_holds_the_users_own(target, change)
     created = sorted(c.rel for c in changes if c.root is None and c.before is None and c.after is not None
                      and (c.config or c.rel in (".gitignore", MEMORY_IGNORE)))
     manifest = {"version": 1, "created": sorted(set(previous.get("created", [])) | set(created)),
@@ -213,6 +215,19 @@ def _purge_changes(target: str) -> list[Change]:
         if before is not None:
             changes.append(Change(rel, before, None))
     return changes
+
+
+def _backup_holds_the_users_own(target: str, change: Change) -> bool:
+    """An earlier install's backup of this settings file still says what the file says without our entries:
+    an upgrade keeps it (an older install.sh reformatted the file; the backup has the user's own bytes,
+    which the uninstall gives back), instead of backing up the earlier install's rewrite."""
+    backup = read(target, change.rel + BACKUP_SUFFIX, strict=False)
+    if backup is None or change.before is None:
+        return False
+    try:
+        return json.loads(backup or b"{}") == registration.without_ours(json.loads(change.before or b"{}"))
+    except ValueError:
+        return False
 
 
 def _same_json(a: bytes, b: bytes) -> bool:

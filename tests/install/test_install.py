@@ -1045,3 +1045,22 @@ def test_uninstall_settles_parked_captures_into_the_knowledge(repo):
     assert store.parked(str(memory)) and "parked" not in dry.stdout  # a dry run changes nothing
     install(repo, "--uninstall")
     assert [e["content"] for e in knowledge(repo)] == ["parked then kept"] and not store.parked(str(memory))
+
+
+def test_an_upgrade_keeps_the_backup_of_the_users_own_bytes(repo):
+    """An older install.sh reformatted the settings and kept the user's bytes in the backup; installing the
+    current version over it must not replace that backup with the older install's rewrite, or the
+    uninstall after the upgrade can no longer give the user their own bytes back."""
+    text = STYLES["compact arrays"](RUNTIME_FILES[".claude/settings.json"])
+    (repo / ".claude").mkdir()
+    settings_file = repo / ".claude" / "settings.json"
+    old_command = registration.claude_command("session_start").replace("exec python3", "exec python3 -E")
+    older = json.loads(text)
+    older["hooks"].setdefault("SessionStart", []).append(
+        {"matcher": "startup", "hooks": [{"type": "command", "command": old_command}]})
+    settings_file.write_text(json.dumps(older, indent=2) + "\n")  # as the older installer wrote it
+    (repo / ".claude" / ("settings.json" + plan.BACKUP_SUFFIX)).write_text(text)  # and its backup
+    install(repo, "--no-venv", "--no-self-check")
+    assert (repo / ".claude" / ("settings.json" + plan.BACKUP_SUFFIX)).read_text() == text
+    install(repo, "--uninstall")
+    assert settings_file.read_text() == text
