@@ -242,6 +242,29 @@ def test_without_the_driver_configured_git_merges_as_text_and_conflicts(tmp_path
     assert "--setup-git" not in again["hookSpecificOutput"]["additionalContext"]
 
 
+def test_a_merge_stopped_on_a_text_conflict_is_named_by_the_doctor_and_finished_by_setup_git(
+        tmp_path, remote_template):
+    """A teammate who never ran --setup-git pulls and git stops on the knowledge files: the doctor says so and
+    names the one command; --setup-git merges them again as data (the driver's answer) and stages them."""
+    _, a, b = project_with_remote(tmp_path, driver=False, template=remote_template)
+    doctor = subprocess.run([str(ROOT / "bin" / "memory-doctor")], cwd=b, capture_output=True, text=True)
+    assert "WARN  merge driver" in doctor.stdout and "recall.sh --setup-git" in doctor.stdout
+    diverge(a, b)
+    proc = subprocess.run(["git", "pull", "-q", "--no-rebase", "--no-edit", "origin", "main"], cwd=b,
+                          capture_output=True, text=True)
+    assert proc.returncode != 0 and "CONFLICT" in proc.stdout + proc.stderr
+    doctor = subprocess.run([str(ROOT / "bin" / "memory-doctor")], cwd=b, capture_output=True, text=True)
+    assert doctor.returncode == 2
+    assert "FAIL  merge" in doctor.stdout and ".beads/memory/knowledge.jsonl" in doctor.stdout
+    proc = subprocess.run([str(b / ".beads" / "memory" / "recall.sh"), "--setup-git"], cwd=b / ".beads",
+                          capture_output=True, text=True, env=clean_env())
+    assert proc.returncode == 0 and "merged .beads/memory/knowledge.jsonl again" in proc.stdout, proc.stderr
+    assert git(b, "ls-files", "-u") == ""  # staged: nothing left unmerged
+    git(b, "commit", "-q", "--no-edit")
+    git(b, "push", "-q", "origin", "main")
+    check_clean(a, b)
+
+
 def test_worktree_capture_reaches_a_teammate(tmp_path, remote_template):
     """Supervisor in .worktrees/bd-12 captures → main checkout commits → teammate pulls → their next session."""
     _, a, b = project_with_remote(tmp_path, template=remote_template)
