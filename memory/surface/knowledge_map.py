@@ -61,19 +61,19 @@ def topics(entries: list[dict]) -> dict[str, str]:
 
     word_pattern, redacted = re.compile(_WORD), re.compile(_REDACTED)
     holders: dict[str, set[str]] = {}
-    spelling: dict[str, str] = {}
+    spellings: dict[str, dict[str, int]] = {}  # per word, how many entries write each form
     for entry in entries:
         key = str(entry["key"])
         for word in set(word_pattern.findall(redacted.sub(" ", str(entry.get("content", ""))[:TOPIC_TEXT]))):
             low = word.lower()
             if len(low) >= 3 and low not in STOP_WORDS and low not in _GENERIC and not low.isdigit():
-                keys = holders.get(low)
-                if keys is None:
-                    keys = holders[low] = set()
-                    spelling[low] = word
-                elif word != low and spelling[low] == low:
-                    spelling[low] = word  # `ClickHouse` over `clickhouse`: the name as people write it
-                keys.add(key)
+                holders.setdefault(low, set()).add(key)
+                forms = spellings.setdefault(low, {})
+                forms[word] = forms.get(word, 0) + 1
+    _join_plurals(holders, spellings)
+    # the form most entries write (`package`, not a constant's `PACKAGE` or a sentence's `Packages`); on a tie
+    # a capitalised one (`ClickHouse` over `clickhouse`: the name as people write it)
+    spelling = {low: max(forms, key=lambda form: (forms[form], form != low)) for low, forms in spellings.items()}
     most = max(3 * _MIN_TOPIC, int(len(entries) * _MAX_SHARE))
     # lazy greedy set cover: a word's count only shrinks, so a popped word still at least as large as the next
     # one in the heap is the largest now
@@ -91,6 +91,20 @@ def topics(entries: list[dict]) -> dict[str, str]:
         for key in members:
             placed[key] = spelling[word]
     return {str(e["key"]): placed.get(str(e["key"]), GENERAL) for e in entries}
+
+
+def _join_plurals(holders: dict[str, set[str]], spellings: dict[str, dict[str, int]]) -> None:
+    """A plural (`packages`, `boxes`) joins its singular when entries use both: one topic, named by the
+    singular, which `recall.sh` also finds inside the plural (it matches within words)."""
+    for low in sorted(holders, key=len, reverse=True):  # `classes` before `classe` could never matter; stable
+        for ending in ("s", "es"):
+            single = low[:-len(ending)]
+            if low.endswith(ending) and single in holders and single != low and low in holders:
+                holders[single] |= holders.pop(low)
+                for form, count in spellings.pop(low).items():
+                    base = form[:-len(ending)]  # the plural's case, on the singular
+                    spellings[single][base] = spellings[single].get(base, 0) + count
+                break
 
 
 def priority(entries: list[dict], branch_files: list[str], uses: dict[str, int] | None = None) -> list[dict]:
