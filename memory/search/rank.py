@@ -15,6 +15,7 @@ from memory import TYPE_CHECKING
 from memory.search import corpus as corpus_mod
 from memory.search.concepts import concepts
 from memory.search.tokenize import terms
+from memory.store import view
 
 if TYPE_CHECKING:
     from array import array
@@ -214,9 +215,12 @@ def search(corpus: Corpus, text: str, limit: int = 5, params: type[Params] = Par
                 break
         candidates.append((doc, scored))
     results: list[Scored] = []
+    texts: set[bytes] = set()
     for doc, scored in candidates:  # entries are read only now: from the index, that is a file read each
         entry = corpus.entry_at(doc) if corpus.entry_at else None
-        if entry is not None:
+        said = view.same_text(entry.get("content")) if entry is not None else b""
+        if entry is not None and not (said and said in texts):  # one insight two teammates each recorded: once
+            texts.add(said)
             scored.entry = entry
             results.append(scored)
     # rounding makes ties exact whatever the summation order

@@ -85,8 +85,9 @@ def test_the_order_of_the_entries_does_not_change_the_ranking():
 
 
 def test_ties_go_to_the_newer_entry_then_the_key():
-    same = [dict(entry.build("flaky retry logic in the queue worker", "BD-1", "orchestrator", ts=ts), key=key)
-            for key, ts in (("learned-c", 5), ("learned-b", 9), ("learned-a", 9))]  # same text, other keys
+    same = [dict(entry.build(f"flaky retry logic in the queue worker {word}", "BD-1", "orchestrator", ts=ts), key=key)
+            for key, ts, word in (("learned-c", 5, "alpha"), ("learned-b", 9, "bravo"), ("learned-a", 9, "delta"))]
+    # texts alike but for a word the query lacks (one text under several keys is one entry: memory.store.view)
     results = rank.rank(same, "flaky retry queue worker")
     assert len({round(s.score, 9) for s in results}) == 1
     assert keys(results) == ["learned-a", "learned-b", "learned-c"]  # ts 9 before ts 5; then by key

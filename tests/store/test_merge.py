@@ -282,6 +282,44 @@ def test_worktree_capture_reaches_a_teammate(tmp_path, remote_template):
     assert "the worktree insight" in out["hookSpecificOutput"]["additionalContext"]
 
 
+def test_one_insight_two_teammates_recorded_under_two_keys_is_shown_once_after_the_merge(tmp_path,
+                                                                                      remote_template):
+    """Each clone refuses a second copy of a text it already holds, but two teammates who record the same
+    warning before they pull each hold one copy, under different keys: after the merge, session start, the
+    prompt hook and recall.sh show it once."""
+    _, a, b = project_with_remote(tmp_path, template=remote_template)
+
+    def add(repo, text):
+        proc = subprocess.run([str(repo / ".beads" / "memory" / "recall.sh"), "--add", text], cwd=repo,
+                              capture_output=True, text=True, env=clean_env())
+        assert proc.returncode == 0 and "captured 1 insight" in proc.stdout, proc.stdout + proc.stderr
+
+    add(a, "WARNING: the nightly export job holds a table lock on orders for ten minutes")
+    git(a, "add", ".beads/memory")
+    git(a, "commit", "-qm", "a")
+    git(a, "push", "-q", "origin", "main")
+    add(b, "WARNING[orders-lock]: The nightly export job holds a table lock on `orders` for ten minutes.")
+    git(b, "add", ".beads/memory")
+    git(b, "commit", "-qm", "b")
+    git(b, "pull", "-q", "--no-rebase", "--no-edit", "origin", "main")
+    assert sum("nightly export job" in x for x in all_lines(b)) == 2  # both lines kept: nothing is lost
+
+    def shown(out):
+        return out.lower().count("nightly export job")
+
+    start = json.loads(run_hook("session_start", {"hook_event_name": "SessionStart", "source": "startup",
+                                                  "session_id": "s", "cwd": str(b)}, b).stdout)
+    assert shown(start["hookSpecificOutput"]["additionalContext"]) == 1
+    prompt = json.loads(run_hook("prompt_recall", {"hook_event_name": "UserPromptSubmit", "session_id": "p",
+                                                   "cwd": str(b), "prompt": "does the nightly export job lock "
+                                                   "the orders table?"}, b).stdout)
+    assert shown(prompt["hookSpecificOutput"]["additionalContext"]) == 1
+    for query in (["nightly export job"], ["nightly"]):  # ranked, and one word (the keyword index)
+        proc = subprocess.run([str(b / ".beads" / "memory" / "recall.sh"), *query], cwd=b, capture_output=True,
+                              text=True, env=clean_env())
+        assert shown(proc.stdout) == 1, proc.stdout
+
+
 def test_install_writes_attributes_and_config_and_uninstall_restores(repo):
     (repo / ".gitattributes").write_text("*.png binary\n")
     subprocess.run([INSTALL, "--no-venv", "--no-self-check", str(repo)], check=True, capture_output=True,
