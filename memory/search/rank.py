@@ -215,14 +215,19 @@ def search(corpus: Corpus, text: str, limit: int = 5, params: type[Params] = Par
                 break
         candidates.append((doc, scored))
     results: list[Scored] = []
-    texts: set[bytes] = set()
+    copies: dict[bytes, Scored] = {}  # one insight two teammates each recorded under their own key: once
     for doc, scored in candidates:  # entries are read only now: from the index, that is a file read each
         entry = corpus.entry_at(doc) if corpus.entry_at else None
-        said = view.same_text(entry.get("content")) if entry is not None else b""
-        if entry is not None and not (said and said in texts):  # one insight two teammates each recorded: once
-            texts.add(said)
+        if entry is None:
+            continue
+        said = view.same_text(entry.get("content"))
+        first = copies.get(said) if said else None
+        if first is None:
+            copies[said] = scored
             scored.entry = entry
             results.append(scored)
+        elif corpus_mod.entry_ts(entry) > corpus_mod.entry_ts(first.entry):
+            first.entry = entry  # the copy every read path shows (memory.store.view.distinct), at the best score
     # rounding makes ties exact whatever the summation order
     results.sort(key=lambda s: (-round(s.score, 9), -corpus_mod.entry_ts(s.entry), str(s.entry.get("key"))))
     results = results[:limit]

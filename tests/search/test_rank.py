@@ -175,3 +175,12 @@ def test_a_long_prompt_is_not_silenced_by_its_extra_words():
     for tail in ("", ", then run the tests and open a PR"):
         keys = [s.entry["key"] for s in rank.relevant(entries, prompt + tail)]
         assert "learned-use-sharded-true-when-altering-sharded-clickhouse-tables" in keys, tail
+
+
+def test_one_text_under_two_keys_is_ranked_once_as_the_newest_copy():
+    """Session start shows the newest copy (memory.store.view.distinct); the ranked paths show the same one, at
+    the best score any copy had, so the prompt hook never gives a session that text again under the other key."""
+    older = entry.build("the nightly export job locks the orders table", "", "orchestrator", "warning", ts=100,
+                        key_name="nightly-export-orders-lock")  # its key holds the query's words: it scores higher
+    newer = entry.build("The nightly export job locks the `orders` table.", "", "orchestrator", "warning", ts=200)
+    assert keys(rank.rank([older, newer], "nightly export orders lock")) == [newer["key"]]
