@@ -67,7 +67,7 @@ def handle(ctx: hookrun.Context) -> str | None:
     # entries left to bd prime count as given: bd prints them into this context (memory.surface.bdprime)
     injected.remember(ctx.memory_dir, session, sorted(in_full | {e["key"] for e in left}), reset=source != "resume",
                       started=bool(text))
-    note = " ".join(_user_notes(active.malformed, ctx.argv, root, git is not None))
+    note = " ".join(_user_notes(active.malformed, ctx.argv, root, git))
     return payload.context_answer(data, text, event="SessionStart", user_note=note) if text else None
 
 
@@ -168,19 +168,24 @@ def _last_handoff(memory_dir: str, session: str | None, source: str | None, git:
                           git.branch if git else None, beads, now), now
 
 
-def _user_notes(malformed: int, argv: list[str], root: str, in_git: bool) -> list[str]:
+def _user_notes(malformed: int, argv: list[str], root: str, git: paths.GitInfo | None) -> list[str]:
     """Maintenance hints for the person (systemMessage), never the model's context."""
     notes = []
     if malformed:
         notes.append(f"memory-hooks: {malformed} malformed line(s) in knowledge.jsonl were skipped; "
                      "`.beads/memory/recall.sh --doctor` reports them.")
-    if in_git:
+    if git is not None:
         from memory.store import gitmerge
 
         hint = gitmerge.setup_hint(root)
         if hint:
             notes.append(hint)  # it names memory-hooks already
-    if layout.FLAG_NO_VENV in argv:
+    if layout.FLAG_NO_VENV in argv and git is not None and git.is_linked_worktree:
+        # the virtualenv is gitignored, so no worktree has the main checkout's: the worktree is the target
+        notes.append("memory-hooks is running without its virtualenv in this git worktree (worktrees do not "
+                     f"share the main checkout's); run {registration.reinstall_hint()} on {git.toplevel} to give it "
+                     "one.")
+    elif layout.FLAG_NO_VENV in argv:
         notes.append("memory-hooks is running without its virtualenv on this machine; run "
                      f"{registration.reinstall_hint()} on this repo to set it up.")
     return notes

@@ -242,6 +242,29 @@ def test_without_the_driver_configured_git_merges_as_text_and_conflicts(tmp_path
     assert "--setup-git" not in again["hookSpecificOutput"]["additionalContext"]
 
 
+def test_a_merge_stopped_on_a_text_conflict_is_named_by_the_doctor_and_finished_by_setup_git(
+        tmp_path, remote_template):
+    """A teammate who never ran --setup-git pulls and git stops on the knowledge files: the doctor says so and
+    names the one command; --setup-git merges them again as data (the driver's answer) and stages them."""
+    _, a, b = project_with_remote(tmp_path, driver=False, template=remote_template)
+    doctor = subprocess.run([str(ROOT / "bin" / "memory-doctor")], cwd=b, capture_output=True, text=True)
+    assert "WARN  merge driver" in doctor.stdout and "recall.sh --setup-git" in doctor.stdout
+    diverge(a, b)
+    proc = subprocess.run(["git", "pull", "-q", "--no-rebase", "--no-edit", "origin", "main"], cwd=b,
+                          capture_output=True, text=True)
+    assert proc.returncode != 0 and "CONFLICT" in proc.stdout + proc.stderr
+    doctor = subprocess.run([str(ROOT / "bin" / "memory-doctor")], cwd=b, capture_output=True, text=True)
+    assert doctor.returncode == 2
+    assert "FAIL  merge" in doctor.stdout and ".beads/memory/knowledge.jsonl" in doctor.stdout
+    proc = subprocess.run([str(b / ".beads" / "memory" / "recall.sh"), "--setup-git"], cwd=b / ".beads",
+                          capture_output=True, text=True, env=clean_env())
+    assert proc.returncode == 0 and "merged .beads/memory/knowledge.jsonl again" in proc.stdout, proc.stderr
+    assert git(b, "ls-files", "-u") == ""  # staged: nothing left unmerged
+    git(b, "commit", "-q", "--no-edit")
+    git(b, "push", "-q", "origin", "main")
+    check_clean(a, b)
+
+
 def test_worktree_capture_reaches_a_teammate(tmp_path, remote_template):
     """Supervisor in .worktrees/bd-12 captures → main checkout commits → teammate pulls → their next session."""
     _, a, b = project_with_remote(tmp_path, template=remote_template)
@@ -257,6 +280,44 @@ def test_worktree_capture_reaches_a_teammate(tmp_path, remote_template):
     out = json.loads(run_hook("session_start", {"hook_event_name": "SessionStart", "source": "startup",
                                                 "session_id": "t", "cwd": str(b)}, b).stdout)
     assert "the worktree insight" in out["hookSpecificOutput"]["additionalContext"]
+
+
+def test_one_insight_two_teammates_recorded_under_two_keys_is_shown_once_after_the_merge(tmp_path,
+                                                                                      remote_template):
+    """Each clone refuses a second copy of a text it already holds, but two teammates who record the same
+    warning before they pull each hold one copy, under different keys: after the merge, session start, the
+    prompt hook and recall.sh show it once."""
+    _, a, b = project_with_remote(tmp_path, template=remote_template)
+
+    def add(repo, text):
+        proc = subprocess.run([str(repo / ".beads" / "memory" / "recall.sh"), "--add", text], cwd=repo,
+                              capture_output=True, text=True, env=clean_env())
+        assert proc.returncode == 0 and "captured 1 insight" in proc.stdout, proc.stdout + proc.stderr
+
+    add(a, "WARNING: the nightly export job holds a table lock on orders for ten minutes")
+    git(a, "add", ".beads/memory")
+    git(a, "commit", "-qm", "a")
+    git(a, "push", "-q", "origin", "main")
+    add(b, "WARNING[orders-lock]: The nightly export job holds a table lock on `orders` for ten minutes.")
+    git(b, "add", ".beads/memory")
+    git(b, "commit", "-qm", "b")
+    git(b, "pull", "-q", "--no-rebase", "--no-edit", "origin", "main")
+    assert sum("nightly export job" in x for x in all_lines(b)) == 2  # both lines kept: nothing is lost
+
+    def shown(out):
+        return out.lower().count("nightly export job")
+
+    start = json.loads(run_hook("session_start", {"hook_event_name": "SessionStart", "source": "startup",
+                                                  "session_id": "s", "cwd": str(b)}, b).stdout)
+    assert shown(start["hookSpecificOutput"]["additionalContext"]) == 1
+    prompt = json.loads(run_hook("prompt_recall", {"hook_event_name": "UserPromptSubmit", "session_id": "p",
+                                                   "cwd": str(b), "prompt": "does the nightly export job lock "
+                                                   "the orders table?"}, b).stdout)
+    assert shown(prompt["hookSpecificOutput"]["additionalContext"]) == 1
+    for query in (["nightly export job"], ["nightly"]):  # ranked, and one word (the keyword index)
+        proc = subprocess.run([str(b / ".beads" / "memory" / "recall.sh"), *query], cwd=b, capture_output=True,
+                              text=True, env=clean_env())
+        assert shown(proc.stdout) == 1, proc.stdout
 
 
 def test_install_writes_attributes_and_config_and_uninstall_restores(repo):

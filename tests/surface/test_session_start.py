@@ -131,6 +131,15 @@ def test_fallback_interpreter_hint(repo):
     assert "systemMessage" not in json.loads(start(repo).stdout)
 
 
+def test_fallback_interpreter_hint_in_a_linked_worktree_names_the_worktree(repo, tmp_path):
+    """A worktree never has the main checkout's virtualenv (it is gitignored): installing into "this repo" again
+    changes nothing there, so the hint names the worktree, the install target that gives it one."""
+    seed(repo, 1)
+    git(repo, "worktree", "add", "-q", str(tmp_path / "wt"), "-b", "wt")
+    note = json.loads(start(tmp_path / "wt", args=["--no-venv"]).stdout)["systemMessage"]
+    assert "install.sh" in note and f" on {tmp_path / 'wt'} " in note and "worktree" in note, note
+
+
 def test_captured_then_surfaced(repo):
     run_hook("memory_capture", bash_payload('bd comment BD-9 "LEARNED: full loop works"', repo), repo)
     assert "  [LEARN] full loop works\n" in context(start(repo))
