@@ -74,6 +74,16 @@ def _human_password(value: str) -> bool:
     return any(c.isupper() for c in value) and any(c.islower() for c in value) and any(c.isdigit() for c in value)
 
 
+def typed_password(value: str) -> bool:
+    """A password written after the word with only a space (`the db password Zq8!rT2vLp9x`): letters and a
+    digit, three kinds of character or twelve characters (`argon2id` is a name), and none of the characters
+    code and settings are written with (`min_length=12`, `hash(pw)`)."""
+    classes = (any(c.islower() for c in value) + any(c.isupper() for c in value) + any(c.isdigit() for c in value)
+               + any(not c.isalnum() for c in value))
+    return (any(c.isdigit() for c in value) and any(c.isalpha() for c in value) and (classes >= 3 or len(value) >= 12)
+            and not any(c in "=()[]{}<>;,$" for c in value))
+
+
 def _random_letters(value: str) -> bool:
     """Letters only, yet no words: long, high-entropy, with a run of five consonants."""
     return len(value) >= 16 and entropy(value) >= 3.5 and bool(rx(_CONSONANTS).search(value))
