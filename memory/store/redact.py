@@ -47,7 +47,9 @@ _ASSIGNMENT = (
     r"|[\"'][ \t]*,(?=[ \t]*[\"'])"                                                  # ("API_KEY", "…")
     r"|[ \t]+(?:(?:for|in|on|of)[ \t]+[\w.-]{1,30}[ \t]+)?(?:is|was)[ \t]+)"        # the password (for x) is …
     r"(?:[ \t]*(?:[|>][+-]?[ \t]*)?\\?\r?\n[ \t]*(?:-[ \t]+)?)?"                      # YAML `|`, `- `, `\` newline
-    r"[ \t]*(\\?(?:[@rRbBuUfF]{1,2}(?=[\"']))?[\"'`]{0,3})(\S{1,1000})")              # 2 opening quote, 3 value
+    r"[ \t]*(\\?(?:[@rRbBuUfF]{1,2}(?=[\"']))?[\"'`]{0,3})"                         # 2 opening quote
+    # 3 the value; unquoted, up to `;Key=` / `&key=`, so that a connection string's next pair is read too
+    r"((?<=[\"'`])\S{1,1000}|(?:(?![;&][ \t]*[\w.-]{1,100}=)\S){1,1000})")
 # `--password VALUE`: a flag takes its value after a space (same groups as _ASSIGNMENT)
 _FLAG = (r"(?i)(?<![\w-])(--?(?=[\w.-]{0,60}?(?:" + _KEY_WORDS + r"))[\w.-]{1,100})[ \t]+(?=[^\s=:-]|-[^\s-]{15})"
          r"(\\?[\"'`]?)(\S{1,1000})")
@@ -128,6 +130,9 @@ _RULES: list[tuple[str, str, int | None, tuple[str, ...]] | tuple[str, str, int 
     ("cli_password", redact_commands.PERCENT_LOGIN, 1, redact_commands.PERCENT_TRIGGERS, "cli"),
     ("cli_password", redact_commands.STDIN_PASSWORD, 1, ("-stdin", "sudo", "chpasswd", "kinit"), "cli"),
     ("url_credentials", redact_commands.HTTPIE_AUTH, 2, (" -a ", " -a=", "--auth"), "curl"),
+    ("url_credentials", redact_commands.AUTH_PAIR, 1, ("auth",), "strong"),
+    ("url_signature", redact_commands.URL_SIGNATURE, 1, ("sig=", "signature="), "strong"),
+    ("url_credentials", redact_commands.URL_TOKEN_USER, 1, ("://",), "alone"),
     ("url_credentials", _BUNDLER, 1, ("bundle_",), "strong"),
     ("secret_assignment", _KEY_VALUE_PAIR, 2, ("value",), "pair"),
     ("secret_assignment", _XML_ELEMENT, 2, _KEY_TRIGGERS, "assignment"),
@@ -202,6 +207,8 @@ def _span(kind: str, check: str | None, group: int | None, match: re.Match) -> t
     if check == "curl" and (match.group(1).startswith("$") or secret.startswith("$")):
         return None
     if check in ("strong", "curl") and not looks_secret(secret):
+        return None
+    if check == "alone" and not looks_random_alone(secret):
         return None
     if check == "random" and not looks_random(secret):
         return None

@@ -20,10 +20,14 @@ CLI = (r"(?<![\w-])(?:(?:mysql\w*|mariadb\w*)(?:\s+(?!-p)[^\s|;&<>]+)*?\s-p(?![\
        r"|htpasswd(?:\s+-[A-Za-z]+)*?\s+-(?=[A-Za-z]*b)(?:(?=[A-Za-z]*n)[A-Za-z]+\s+[^\s-]\S*"
        r"|(?![A-Za-z]*n)[A-Za-z]+\s+[^\s-]\S*\s+[^\s-]\S*)\s+"
        r"|\bmc\s+alias\s+set\s+\S+\s+\S+\s+\S+\s+|poetry\s+config\s+http-basic\.\S+\s+\S+\s+"
-       r"|lftp\b[^\n|;&]*?\s-u\s+[^\s,]+,)"
+       r"|lftp\b[^\n|;&]*?\s-u\s+[^\s,]+,"
+       # ssh-keygen -N PASSPHRASE, mosquitto_pub -P PW, net use \\s\share /user:U PW
+       r"|ssh-keygen(?:\s+[^\s|;&<>]+)*?\s-N\s+|mosquitto_\w+(?:\s+[^\s|;&<>]+)*?\s-P\s+"
+       r"|\bnet\s+use\s+(?:[^\s|;&<>]+\s+)*?/user:\S+\s+(?=[^\s/*]))"
        r"([\"'][^\"'\n]{1,200}[\"']|[^\s\"'`|;&<>(),]{1,200})")
 CLI_TRIGGERS = ("mysql", "mariadb", "sshpass", "redis-cli", "login", "mongo", "sqlcmd", "bcp", "osql", "ldap", "zip",
-                "7z", "twine", "rabbitmqctl", "net user", "htpasswd", "mc alias", "http-basic", "lftp")
+                "7z", "twine", "rabbitmqctl", "net user", "htpasswd", "mc alias", "http-basic", "lftp", "ssh-keygen",
+                "mosquitto_", "net use")
 # sqlplus U/PW@DB (Oracle's tools), smbclient -U U%PW
 SLASH_LOGIN = (r"\b(?:sqlplus|sqlldr|expdp|impdp|rman|dgmgrl)\b(?:\s+-\w+)*\s+[\"']?[\w$#.]+/"
                r"([^\s@/\"']{1,200})(?=[\"']?(?:@|\s|$))")
@@ -43,3 +47,10 @@ HTTPIE_AUTH = (r"\b(?:https?|xhs?)(?:\s[^\n]*?)?\s(?:-a|--auth)(?:[ =])[ \t]*[\"
                r"([^\s:\"'@<>]*):([^\s\"'<>]{1,200})")
 CURL_USER = (r"\bcurl\b[^\n]*?(?:\\\r?\n[^\n]*?)*?(?:\s-u|\s--user)(?:[ =]|\s*\\\r?\n\s*)[ \t]*[\"']?"
              r"([^\s:\"'@<>]*):([^\s\"'<>]{1,200})")
+# requests' auth=("user", "PW"), HTTPBasicAuth("user", "PW"), HTTPDigestAuth(…)
+AUTH_PAIR = (r"(?:\bauth\s*=\s*[(\[]|\bHTTP(?:Basic|Digest|Proxy)Auth\()\s*[\"'][^\"'\n]{0,200}[\"']\s*,\s*[\"']"
+             r"([^\"'\n]{1,200})[\"']")
+# A signed URL's signature: Azure SAS `sig=`, S3 `X-Amz-Signature=`, GCS `X-Goog-Signature=`, CloudFront `Signature=`
+URL_SIGNATURE = r"(?i)[?&](?:sig|x-amz-signature|x-goog-signature|signature)=([A-Za-z0-9%/+=_.~-]{16,2000})"
+# A token as a URL's user with no password (`https://TOKEN@github.com/…`)
+URL_TOKEN_USER = r"(?<![A-Za-z0-9+.-])[a-zA-Z][a-zA-Z0-9+.-]*://([A-Za-z0-9_-]{20,300})@"

@@ -30,7 +30,8 @@ _CONSONANTS = r"(?i)[bcdfghjklmnpqrstvwxz]{5}"  # five consonants in a row: rare
 
 # Key words: the last word of the key name decides (after trailing qualifiers such as `_PROD`, `_B64`).
 _STRONG_WORDS = {"password", "passwd", "pwd", "pw", "pass", "passphrase", "passcode", "secret", "token", "apikey",
-                 "credential", "credentials", "creds", "pat", "dockercfg", "dockerconfigjson", "htpasswd"}
+                 "credential", "credentials", "creds", "pat", "dockercfg", "dockerconfigjson", "htpasswd",
+                 "sshpass"}
 _STRONG_SUFFIXES = ("password", "passwd", "passphrase", "secret", "token", "apikey")  # PGPASSWORD, authtoken
 _KEY_STRONG_BEFORE = {"api", "secret", "private", "access", "signing", "sign", "encryption", "encrypt", "enc", "master",
                       "auth", "client", "app", "service", "account", "shared", "webhook", "hmac", "jwt", "session",

@@ -170,6 +170,7 @@ _A3 = "A3-" + "-".join(rand(n, string.ascii_uppercase + string.digits) for n in 
 _JWT_B64 = ("ZXlKaGJHY2lPaUpJVXpJMU5pSXNJblI1Y0NJNklrcFhWQ0o5LmV5SnpkV0lpT2lJeE1qTTBOVFkzT0Rrd0lpd2libUZ0WlNJNklr"
             + rand(40))
 _HOOK = f"hooks.slack.com/services/T{rand(8, string.ascii_uppercase)}/B{rand(8, string.ascii_uppercase)}/{rand(24)}"
+_YA29 = "ya29.a0AfH6SM" + rand(60, B64URL)
 _CFCA = "v1.0-" + rand(24, HEX) + "-" + rand(146, HEX)
 
 
@@ -291,6 +292,16 @@ def _positives():
         ("prose", "the db password Zq8!rT2vLp9x", "Zq8!rT2vLp9x"),
         ("netrc", f"machine h login deploy password {PW}", PW),
         ("cli", f"mysqladmin -uroot password {PW}", PW), ("env", f"PGPASSWORD {PW}", PW),
+        ("cli", f"ssh-keygen -t ed25519 -N '{PW}' -f deploy_key", PW),
+        ("cli", f"mosquitto_pub -h broker -u sensor -P {PW} -t t -m 1", PW),
+        ("cli", f"net use \\\\fs\\share /user:CORP\\svc {PW}", PW), ("env", f"export SSHPASS={PW}", PW),
+        ("code", f'requests.get(url, auth=("admin", "{PW}"))', PW), ("code", f"HTTPBasicAuth('admin', '{PW}')", PW),
+        ("url", f"https://acct.blob.core.windows.net/c/f?sv=2022-11-02&sp=r&sig={PW}{PW}%3D", PW + PW + "%3D"),
+        ("url", f"https://b.s3.amazonaws.com/k?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Signature={rand(64, HEX)}", None),
+        ("url", f"git clone https://{PW}{PW}@github.com/org/repo.git", PW + PW),
+        ("url", f"Endpoint=sb://x.servicebus.windows.net/;SharedAccessKeyName=Root;SharedAccessKey={PW}=", PW + "="),
+        ("url", f"jdbc:mysql://db/app?useSSL=true&keyStoreType=PKCS12&password={PW}", PW),
+        ("vendor:google_oauth", f"gcloud printed {_YA29}", _YA29),
     ]
     account_key = rand(86, ALNUM + "+/") + "=="
     rows.append(("url", f"DefaultEndpointsProtocol=https;AccountName=acct;AccountKey={account_key};"
@@ -373,6 +384,9 @@ NEGATIVES = HARMLESS + [
     "echo hello | sudo tee /etc/x", "echo $TOKEN | docker login --password-stdin", "http -a $USER:$PW https://x",
     "sqlplus / as sysdba", "git config --global user.name Alice2024x", "aws configure set region us-east-1",
     "npm config set registry https://registry.example.com/v2", "use ssh -p 2222 deploy@host",
+    "ssh-keygen -t ed25519 -N '' -f key", "net use Z: \\\\fs\\share /user:admin *", "auth=(user, password)",
+    "HTTPBasicAuth('admin', 'password')", "ssh://build-agent-service-account@ci.internal/repo.git",
+    "kill -s SIGTERM; the signature=RS256 header", "TokenType=Bearer;Timeout=30", "export SSHPASS=$DEPLOY_PW",
 ]
 
 
