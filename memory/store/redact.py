@@ -130,7 +130,8 @@ _RULES: list[tuple[str, str, int | None, tuple[str, ...]] | tuple[str, str, int 
     ("cli_password", redact_commands.PERCENT_LOGIN, 1, redact_commands.PERCENT_TRIGGERS, "cli"),
     ("cli_password", redact_commands.STDIN_PASSWORD, 1, ("-stdin", "sudo", "chpasswd", "kinit"), "cli"),
     ("url_credentials", redact_commands.HTTPIE_AUTH, 2, (" -a ", " -a=", "--auth"), "curl"),
-    ("url_credentials", redact_commands.AUTH_PAIR, 1, ("auth",), "strong"),
+    ("url_credentials", redact_commands.AUTH_PAIR, 1, ("auth=", "auth =", "basicauth(", "digestauth(", "proxyauth("),
+     "strong"),
     ("url_signature", redact_commands.URL_SIGNATURE, 1, ("sig=", "signature="), "strong"),
     ("url_credentials", redact_commands.URL_TOKEN_USER, 1, ("://",), "alone"),
     ("url_credentials", _BUNDLER, 1, ("bundle_",), "strong"),
@@ -139,7 +140,7 @@ _RULES: list[tuple[str, str, int | None, tuple[str, ...]] | tuple[str, str, int 
     ("secret_assignment", _XML_VALUE_ATTRIBUTE, 2, ("value", "content"), "pair"),
     ("secret_assignment", _ASSIGNMENT, 3, _KEY_TRIGGERS, "assignment"),
     ("secret_assignment", _FLAG, 3, ("--", " -"), "assignment"),
-    ("secret_assignment", _CONFIG_SET, 3, ("config", "user-secrets"), "assignment"),
+    ("secret_assignment", _CONFIG_SET, 3, ("config set", "configure set", "git config", "user-secrets"), "assignment"),
     ("secret_assignment", _SPACED_PASSWORD, 3, ("pass", "pwd"), "spaced"),
     ("secret_in_prose", _LONE, None, ("pass", "secret", "token", "key", "cred", "auth", "bearer"), "prose"),
 ]
