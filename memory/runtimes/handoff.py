@@ -44,6 +44,11 @@ def _what_failed(error: str) -> str:
 
 def _cut(text: str, limit: int) -> str:
     text = " ".join(text.split())
+    if len(text) <= limit:
+        return text  # whole: the store redacts it on write
+    from memory.store import redact
+
+    text = redact.redact(text)[0]  # before the cut: a token across it would lose the shape that identifies it
     return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
 
 

@@ -221,6 +221,19 @@ def test_handoffs_are_redacted_and_machine_local(repo, tmp_path):
     assert f"/{layout.HANDOFFS}" in plan.memory_ignore_lines()
 
 
+def test_a_token_across_a_cut_is_redacted_before_the_cut(repo, tmp_path):
+    """A prompt is kept to PROMPT_CHARS: cut first, a token across the cut lost its shape (a ghp_ token shorter
+    than 36) and its first half was stored."""
+    from memory.runtimes.handoff import PROMPT_CHARS
+
+    token = "ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
+    head = "deploy the release. " * 20
+    transcript = write_transcript(tmp_path / "s1.jsonl", repo, prompt=head[:PROMPT_CHARS - 12] + " " + token + " now")
+    run_hook("handoff", hook_payload("claude-code/2.1.330/SessionEnd-1.json", repo, "s1", transcript), repo)
+    [handoff] = saved(repo)
+    assert handoff["task"]["first"].startswith("deploy") and "ghp_aB3" not in json.dumps(handoff)
+
+
 def test_recall_lists_and_shows_handoffs(repo, tmp_path):
     transcript = write_transcript(tmp_path / "s1.jsonl", repo)
     run_hook("handoff", hook_payload("claude-code/2.1.330/SessionEnd-1.json", repo, "s1", transcript), repo)

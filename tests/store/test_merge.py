@@ -60,6 +60,17 @@ def test_a_capture_with_several_insights_keeps_them_all():
     assert merged([], both, both) == both
 
 
+def test_a_line_one_side_rewrote_in_place_keeps_the_rewrite_whichever_side_merges():
+    """`recall.sh --redact` keeps a line's identity (capture_id, key, type) and changes its bytes: the other side,
+    still holding the base's bytes, must not bring the secret back (issue: the adversarial review of the writers)."""
+    leaked = line("vault-notes", 1, "c1", content="the unseal phrase: correcthorsebatterystaple")
+    redacted = line("vault-notes", 1, "c1", content="the unseal phrase: <redacted:manual>", redacted=["manual"])
+    other = line("other", 2, "c2")
+    assert merged([leaked], [leaked, other], [redacted]) == [redacted, other]
+    assert merged([leaked], [redacted], [leaked, other]) == [redacted, other]
+    assert merged([leaked], [leaked], [leaked, other]) == [leaked, other]  # nothing rewritten: as before
+
+
 def test_the_driver_as_git_runs_it(tmp_path):
     for name, lines in (("O", []), ("A", [line("a", 1)]), ("B", [line("b", 2)])):
         (tmp_path / name).write_bytes(b"".join(x + b"\n" for x in lines))
@@ -372,3 +383,37 @@ def test_a_merge_past_the_limit_is_rotated_by_the_fold_not_by_the_next_session(t
     assert git(b, "status", "--porcelain", "--untracked-files=no") == ""
     subprocess.run([str(ROOT / "bin" / "memory-doctor"), "--compact"], cwd=b, capture_output=True, env=clean_env())
     assert len(active.read_text().splitlines()) <= store.ROTATE_ABOVE and set(all_lines(b)) == before
+
+
+def test_a_redaction_survives_merging_a_branch_made_before_it(tmp_path):
+    """A secret compacted into knowledge.jsonl and committed; a branch; `recall.sh --redact` on main; a capture
+    on the branch. Merging either way (the driver install.sh configured) keeps the line redacted."""
+    from helpers import installed_project
+
+    secret = "correcthorsebatterystaple"  # letters only: a known miss of the redactor, so it was stored
+    repo = installed_project(tmp_path / "p")
+    memory = repo / ".beads" / "memory"
+    run_hook("memory_capture", bash_payload(f'bd comment BD-1 "LEARNED[vault-notes]: the unseal phrase: {secret}"',
+                                            repo), repo)
+    store.compact(str(memory))
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "leak")
+    git(repo, "branch", "feature")
+    proc = subprocess.run([str(memory / "recall.sh"), "--redact", "learned-vault-notes", secret], cwd=repo,
+                          capture_output=True, text=True, env=clean_env())
+    assert proc.returncode == 0, proc.stderr
+    git(repo, "commit", "-qam", "redact")
+    git(repo, "checkout", "-q", "feature")
+    capture(repo, "the feature branch caches the vault client")
+    store.compact(str(memory))
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "feature")
+    git(repo, "branch", "feature-copy")
+    git(repo, "merge", "-q", "--no-edit", "main")  # the branch merges main
+    git(repo, "checkout", "-q", "main")
+    git(repo, "merge", "-q", "--no-edit", "feature-copy")  # main merges the branch
+    for branch in ("feature", "main"):
+        git(repo, "checkout", "-q", branch)
+        tracked = "".join((repo / name).read_text() for name in git(repo, "ls-files", ".beads").split("\n"))
+        assert secret not in tracked, branch
+        assert live(repo)["learned-vault-notes"] == "the unseal phrase: <redacted:manual>"
