@@ -92,14 +92,26 @@ def bash_payload(command: str, cwd: Path, **extra) -> dict:
 
 
 def run_hook(name: str, stdin, cwd: Path, env: dict | None = None, args=(), python: str = sys.executable,
-             timeout: float = 60, python_args=()) -> subprocess.CompletedProcess:
-    """Run hooks/<name>.py exactly as a runtime does: JSON on stdin, CLAUDE_PROJECT_DIR, cwd = project."""
+             timeout: float = 60, python_args=(), root: Path = ROOT) -> subprocess.CompletedProcess:
+    """Run <root>/hooks/<name>.py exactly as a runtime does: JSON on stdin, CLAUDE_PROJECT_DIR, cwd = project
+    (`root`: this checkout, or a copy such as plugin_copy's)."""
     data = stdin if isinstance(stdin, bytes) else json.dumps(stdin).encode()
     # MEMORY_HOOKS_FOREGROUND: detached hooks finish before we look (a test sets "" to detach)
     full_env = clean_env(CLAUDE_PROJECT_DIR=str(cwd), MEMORY_HOOKS_FOREGROUND="1")
     full_env.update(env or {})
-    return subprocess.run([python, *python_args, str(ROOT / "hooks" / f"{name}.py"), *args], input=data, cwd=cwd,
+    return subprocess.run([python, *python_args, str(root / "hooks" / f"{name}.py"), *args], input=data, cwd=cwd,
                           env=full_env, capture_output=True, timeout=timeout)
+
+
+@contextlib.contextmanager
+def plugin_copy() -> Iterator[Path]:
+    """The plugin's files where Claude Code caches a plugin (`~/.claude/plugins/cache/<market>/<name>/<version>`),
+    under a short home so the path is as long as a user's, whatever the checkout's or temporary folder's path."""
+    with tempfile.TemporaryDirectory(prefix="mh-", dir="/tmp") as home:
+        plugin = Path(home) / ".claude" / "plugins" / "cache" / "memory-hooks" / "memory-hooks" / "0.1.0"
+        for part in ("hooks", "memory", "bin"):
+            shutil.copytree(ROOT / part, plugin / part, ignore=shutil.ignore_patterns("__pycache__"))
+        yield plugin
 
 
 def hook_in_process(name: str, stdin, cwd: Path, monkeypatch, env: dict | None = None) -> bytes:

@@ -99,7 +99,7 @@ def remembered(call: bdcli.BdCall) -> list[Insight]:
         return []  # bd: "memory content cannot be empty" / "could not generate key from content"
     marked = leading_marker(text)
     kind, content = marked if marked and marked[1] else ("learned", text.strip())
-    return [Insight("", content, kind, bdmemory.our_key_name(bd_key, kind), bd_key=bd_key)]
+    return [Insight("", content, kind, bdmemory.our_key_name(bd_key, kind, text), bd_key=bd_key)]
 
 
 def insights_in_command(command: str, cwd: str | None = None) -> list[Insight]:

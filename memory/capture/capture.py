@@ -102,7 +102,8 @@ def build_records(memory_dir: str, found: Sequence[bdcomment.Marked], source: st
                                     "with that key, so nothing else was forgotten (.beads/memory/recall.sh --forget "
                                     "KEY does).")
                 elif not view.State(lines).forgotten(ours):
-                    records.append(entry.build_control(entry.FORGET, ours, piece_bead, bd_key=bd_key, **control))
+                    records.append(entry.build_control(entry.FORGET, ours, piece_bead,
+                                                       bd_key=bdmemory.kept_of(lines, bd_key), **control))
                 continue
             keys = view.resolve(lines, piece.key or "")
             if len(keys) != 1:
@@ -117,9 +118,10 @@ def build_records(memory_dir: str, found: Sequence[bdcomment.Marked], source: st
         if piece.key and name is None:
             problems.append(f"memory-hooks: `{piece.key}` is not a key (lowercase letters, digits and dashes, "
                             "up to 60): stored under its automatic key.")
-        record = entry.build(piece.content, piece_bead, source, piece.kind, key_name=name, bd_key=bd_key,
+        kept = bdmemory.kept_key(bd_key, piece.content) if bd_key is not None else None
+        record = entry.build(piece.content, piece_bead, source, piece.kind, key_name=name, bd_key=kept,
                              **provenance)
-        note = bdmemory.key_note(bd_key, record["key"]) if bd_key is not None else None
+        note = bdmemory.key_note(bd_key, record["key"], kept) if bd_key is not None else None
         problems += [note] if note else []
         records.append(record)
     return records, problems

@@ -19,6 +19,7 @@ import os
 import subprocess
 import sys
 
+from memory.capture import bdmemory
 from memory.core import paths, render
 from memory.core.cli import FOUND, NOTHING, USAGE
 from memory.runtimes import automemory
@@ -94,8 +95,9 @@ def bd_records(project_root: str, source: str) -> tuple[list[dict], list[str]]:
     for key, text in sorted(found.items()):
         if not isinstance(key, str) or not isinstance(text, str) or not text.strip():
             continue
-        name = key if entry.valid_key_name(key) else (entry.slug(key)[:60].strip("-") or None)
-        records.append(entry.build(text, "", source, key_name=name, via="import:bd", origin=f"bd:{key}"))
+        kept = bdmemory.kept_key(key, text)  # bd's key may hold a piece of a credential in the text
+        name = None if kept != key else key if entry.valid_key_name(key) else (entry.slug(key)[:60].strip("-") or None)
+        records.append(entry.build(text, "", source, key_name=name, via="import:bd", origin=f"bd:{kept}"))
     return records, [f"bd memories: {len(found)} memor{'y' if len(found) == 1 else 'ies'}"]
 
 

@@ -242,6 +242,24 @@ def _interpreter_check(tree: str) -> Finding:
     return WARN, "interpreter", f"{exe or python} (no project virtualenv: run install.sh; {mods})"
 
 
+def _merge_check(tree: str) -> list[Finding]:
+    """In a repository whose .gitattributes names our merge driver: is it set in this clone's git config
+    (git never clones config), and did a merge stop on the knowledge files as text?"""
+    from memory.store import gitmerge
+
+    if not gitmerge.has_attributes(tree):
+        return []
+    fix = ".beads/memory/recall.sh --setup-git"
+    stuck = gitmerge.unresolved(tree)
+    if stuck:
+        return [(FAIL, "merge", f"{', '.join(stuck)}: a merge stopped on git's text conflict (this clone had no "
+                 f"merge driver); run: {fix} (it merges them again as data and stages them)")]
+    if not gitmerge.configured(tree):
+        return [(WARN, "merge driver", f"not set in this clone (git never clones config): the knowledge files "
+                 f"merge as text, with conflicts; run once: {fix}")]
+    return [(OK, "merge driver", f"git config merge.{gitmerge.DRIVER}.driver is set")]
+
+
 def _errors_check(memory_dir: str) -> Finding:
     path = os.path.join(memory_dir, layout.ERRORS)
     if not os.path.exists(path):
@@ -258,6 +276,7 @@ def diagnose(anchor: str, memory_dir: str) -> list[Finding]:
     steps = [("memory root", lambda: [_root_check(anchor, memory_dir)]),
              ("registered", lambda: _registration_checks(tree)),
              ("interpreter", lambda: [_interpreter_check(tree)]),
+             ("merge driver", lambda: _merge_check(tree) if info else []),
              ("files", lambda: _file_checks(memory_dir)),
              ("writable", lambda: _write_checks(memory_dir)),
              ("lock", lambda: _lock_check(memory_dir)),

@@ -36,7 +36,8 @@ def handoffs(memory_dir: str, newest: int | None, wanted: str | None) -> int:
 
 
 def setup_git() -> int:
-    """--setup-git: the merge driver's git config, for a clone that has the attributes but not the config."""
+    """--setup-git: the merge driver's git config, for a clone that has the attributes but not the config; a
+    merge that already stopped on a text conflict in the knowledge files is merged again with the driver."""
     from memory.core.cli import FOUND, USAGE
     from memory.store import gitmerge
 
@@ -45,6 +46,10 @@ def setup_git() -> int:
         print(f"recall.sh: git config could not be set in {root}", file=sys.stderr)
         return USAGE
     print(f"merge driver set: git config merge.{gitmerge.DRIVER}.driver = {gitmerge.driver_command()}")
+    for rel in gitmerge.remerge(root):  # a merge that already stopped on them: merged as the driver would have
+        print(f"merged {rel} again with the driver and staged it; finish the merge or rebase as usual")
+    for rel in gitmerge.unresolved(root):
+        print(f"recall.sh: {rel} still has conflict markers; resolve it by hand, then git add it", file=sys.stderr)
     if not gitmerge.has_attributes(root):
         print("recall.sh: note: .gitattributes does not name it yet (install.sh writes those lines)", file=sys.stderr)
     return FOUND

@@ -85,7 +85,7 @@ def build(memory_dir: str, root: str, now: float | None = None) -> str:
     """The report page for the knowledge in `memory_dir` (the repository at `root`)."""
     now = time.time() if now is None else now
     snapshot = store.load(memory_dir, include_archive=True)
-    latest = store.latest(snapshot.entries)
+    latest = store.latest(snapshot.entries, every_copy=True)  # the duplicates section lists each copy
     topics = knowledge_map.topics(latest, os.path.basename(os.path.abspath(root))) if latest else {}
     stale_found = {str(e["key"]): gone for e, gone in stale.find(latest, root, STALE_DAYS, now=now)}
     dupes = duplicates(latest)

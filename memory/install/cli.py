@@ -148,6 +148,9 @@ def report_removed(out: TextIO, changes: list) -> None:
     for c in changes:
         if c not in code:
             out.write(f"  {'deleted' if c.after is None else 'updated'} {c.label}\n")
+        if c.config and c.keep_backup:
+            out.write(f"  kept    {c.label}{plan.BACKUP_SUFFIX}: your file from before memory-hooks holds "
+                      "settings or hooks the file left now does not; compare them, then delete it\n")
 
 
 def _run(args: argparse.Namespace, out: TextIO) -> int:

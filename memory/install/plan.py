@@ -132,6 +132,8 @@ def plan_install(target: str, cursor: bool, claude: bool, main_checkout: str | N
             changes.append(config_change(target, rel, merge, cursor=rel == CURSOR_HOOKS))
         except SettingsError as exc:
             raise SettingsError(f"{exc} (or install with {opt_out})") from None
+    for change in changes:  # an upgrade: the first install's backup (the user's own file) stays
+        change.keep_backup = change.config and _earlier_install_backed_up(target, change)
     created = sorted(c.rel for c in changes if c.root is None and c.before is None and c.after is not None
                      and (c.config or c.rel in (".gitignore", MEMORY_IGNORE)))
     manifest = {"version": 1, "created": sorted(set(previous.get("created", [])) | set(created)),
@@ -172,6 +174,9 @@ def plan_uninstall(target: str, purge: bool, main_checkout: str | None = None) -
             backup = read(target, rel + BACKUP_SUFFIX, strict=False)
             if change.after is not None and backup is not None and _same_json(backup, change.after):
                 change.after = backup  # the user's own bytes, formatting included
+            # a backup that says more than the file we leave (a hook an older install.sh dropped, settings the
+            # user changed since) is theirs to compare: kept, and the report says so
+            change.keep_backup = backup is not None and rel not in created and _says_more(backup, change.after)
             changes.append(change)
     if not manifest.get("attributes_kept"):
         attributes = _gitattributes_change(target, remove=True, strict=False)
@@ -216,10 +221,53 @@ def _purge_changes(target: str) -> list[Change]:
     return changes
 
 
-def _same_json(a: bytes, b: bytes) -> bool:
-    """The same settings, comments aside (Gemini's settings.json may hold them)."""
+def _earlier_install_backed_up(target: str, change: Change) -> bool:
+    """The settings file already holds our entries and an earlier install's backup sits beside it: that backup
+    has the user's file from before memory-hooks (an older install.sh reformatted the file, and may have dropped
+    a hook of theirs), so an upgrade keeps it instead of backing up the earlier install's rewrite."""
+    if change.before is None or read(target, change.rel + BACKUP_SUFFIX, strict=False) is None:
+        return False
     try:
-        return json.loads(without_comments((a or b"{}").decode())) == \
-            json.loads(without_comments((b or b"{}").decode()))
+        current = _load(change.before)
+    except ValueError:
+        return False
+    return isinstance(current, dict) and registration.without_ours(current) != current
+
+
+def _says_more(backup: bytes, after: bytes | None) -> bool:
+    """The backup holds a top-level setting or a hook handler that the file we leave does not (a value the user
+    changed since counts as theirs, not as more); unreadable: it may, so True."""
+    try:
+        old, new = _load(backup), _load(after)
+    except ValueError:
+        return True
+    if not (isinstance(old, dict) and isinstance(new, dict)):
+        return old != new
+    old = registration.without_ours(old)  # an older version's own entries are no loss
+    return bool(set(old) - set(new)) or bool(_handlers(old) - _handlers(new))
+
+
+def _handlers(config: dict) -> set[str]:
+    """Every hook handler of a settings object, with its event and matcher, as canonical JSON."""
+    found = set()
+    hooks = config.get("hooks")
+    for event, groups in (hooks.items() if isinstance(hooks, dict) else ()):
+        for group in groups if isinstance(groups, list) else ():
+            inner = group.get("hooks") if isinstance(group, dict) else None
+            for handler in inner if isinstance(inner, list) else [group]:  # Cursor: the group is the handler
+                matcher = group.get("matcher") if isinstance(group, dict) else None
+                found.add(json.dumps([event, matcher, handler], sort_keys=True))
+    return found
+
+
+def _load(data: bytes | None) -> object:
+    """A settings file's value, comments aside (Gemini's settings.json may hold them); ValueError if none."""
+    return json.loads(without_comments((data or b"{}").decode()))
+
+
+def _same_json(a: bytes, b: bytes) -> bool:
+    """The same settings, comments aside."""
+    try:
+        return _load(a) == _load(b)
     except ValueError:
         return False

@@ -31,16 +31,20 @@ def bead_of(prompt: str) -> str | None:
 
 def record(bead: str, tool_input: dict, response: object, session_id: str | None,
            tool_use_id: str | None) -> dict:
-    """The dispatch.jsonl line (the store redacts it again before writing)."""
+    """The dispatch.jsonl line, its prompt redacted before the cap (the store redacts it again before writing)."""
     response = response if isinstance(response, dict) else {}
-    prompt = str(tool_input.get("prompt") or "")
-    return {
+    # redacted whole, then cut: a token across the cut would lose the shape that identifies it
+    prompt, found = redact.redact(str(tool_input.get("prompt") or ""))
+    line = {
         "ts": int(time.time()), "bead": bead,
         "subagent_type": tool_input.get("subagent_type") or response.get("agentType") or "general-purpose",
         "description": tool_input.get("description"), "prompt": prompt[:MAX_PROMPT_CHARS],
         "status": response.get("status"), "agent_id": response.get("agentId"),
         "session_id": session_id, "tool_use_id": tool_use_id, "capture_id": tool_use_id,
     }
+    if found:
+        line["redacted"] = found  # what the store's scrub would report, had it found them
+    return line
 
 
 def comment_on_bead(entry: dict, cwd: str, timeout: float) -> str | None:

@@ -44,6 +44,11 @@ def _what_failed(error: str) -> str:
 
 def _cut(text: str, limit: int) -> str:
     text = " ".join(text.split())
+    if len(text) <= limit:
+        return text  # whole: the store redacts it on write
+    from memory.store import redact
+
+    text = redact.redact(text)[0]  # before the cut: a token across it would lose the shape that identifies it
     return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
 
 
@@ -265,7 +270,11 @@ def ended(handoff: dict, now: float) -> bool:
 def choose(handoffs: list[dict], session: str | None, source: str | None, tree: str | None, branch: str | None,
            beads: set[str], now: float) -> dict | None:
     """The handoff session start shows: after `compact`, this session's PreCompact one; a supervisor on a
-    bead, that bead's newest; else the newest of this tree and branch from a session that ended."""
+    bead, that bead's newest; else the newest of this tree and branch from a session that ended. None for a
+    `fork`: it carries its parent's conversation on, which holds the parent's block (or, when the parent has
+    ended, is the very session the newest handoff tells of)."""
+    if source == "fork":
+        return None
     newest_first = list(reversed(handoffs))
     if source == "compact":
         return next((h for h in newest_first if h.get("session_id") == session and h.get("event") == "PreCompact"),

@@ -116,22 +116,45 @@ def run(hook: str, handler: "Callable[[Context], str | None]", argv: "list[str] 
     return 0
 
 
-def for_plugin(answer: str, memory_dir: "str | None") -> str:
-    """The Claude Code plugin installs no `.beads/memory/recall.sh` into the repository: its answers name the
-    plugin's own bin/recall.sh instead (run from the project, it searches the project's memory), unless the
-    project has one (an install beside the plugin)."""
-    import json
+def plugin_recall(memory_dir: "str | None") -> "tuple[str, str] | None":
+    """The Claude Code plugin installs no `.beads/memory/recall.sh` into the repository: (that path, the
+    plugin's own bin/recall.sh quoted for a shell) — run from the project, it searches the project's memory.
+    None when the project has one (an install beside the plugin) or the plugin's is missing."""
     import os
     import shlex
 
     from memory.core import layout
 
-    installed = os.path.join(layout.MEMORY_SUBDIR, layout.RECALL_SCRIPT)
-    if installed not in answer or (memory_dir and os.path.isfile(os.path.join(memory_dir, layout.RECALL_SCRIPT))):
-        return answer
+    if memory_dir and os.path.isfile(os.path.join(memory_dir, layout.RECALL_SCRIPT)):
+        return None
     recall = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "bin",
                           layout.RECALL_SCRIPT)
     if not os.path.isfile(recall):
+        return None
+    return os.path.join(layout.MEMORY_SUBDIR, layout.RECALL_SCRIPT), shlex.quote(recall)
+
+
+def for_plugin(answer: str, memory_dir: "str | None") -> str:
+    """The plugin's answer: every `.beads/memory/recall.sh` it names is the plugin's own (plugin_recall)."""
+    import os
+
+    from memory.core import layout
+
+    if os.path.join(layout.MEMORY_SUBDIR, layout.RECALL_SCRIPT) not in answer:
         return answer
-    quoted = shlex.quote(recall)
-    return answer.replace(installed, json.dumps(quoted)[1:-1] if answer.lstrip().startswith("{") else quoted)
+    swap = plugin_recall(memory_dir)
+    if swap is None:
+        return answer
+    import json
+
+    installed, own = swap
+    return answer.replace(installed, json.dumps(own)[1:-1] if answer.lstrip().startswith("{") else own)
+
+
+def answered_length(ctx: Context, text: str) -> int:
+    """How long the context `text` is once this frame has answered with it: as the plugin, every recall.sh it
+    names grows by the length of the plugin's path (for_plugin). A handler that holds a budget measures with it."""
+    from memory.core import layout
+
+    swap = plugin_recall(ctx.memory_dir) if layout.FLAG_PLUGIN in ctx.argv else None
+    return len(text) + text.count(swap[0]) * (len(swap[1]) - len(swap[0])) if swap else len(text)

@@ -149,14 +149,8 @@ def succeeded(payload: dict[str, Any]) -> bool:
     response = payload.get("tool_response")
     if isinstance(response, dict) and (response.get("interrupted") is True or response.get("error")):
         return False  # Claude's interrupted call; Gemini's AfterTool with an error
-    output = payload.get("tool_output")  # Cursor postToolUse: a JSON string with exitCode
-    if isinstance(output, str) and output.startswith("{"):
-        try:
-            code = jsonio.loads(output).get("exitCode", 0)
-        except (ValueError, AttributeError):
-            return True
-        return code in (0, None)
-    return True
+    output = _cursor_output(payload)  # Cursor postToolUse: its exitCode
+    return output is None or output["exit_code"] in (0, None)
 
 
 def shell_output(payload: dict[str, Any]) -> str:
@@ -177,13 +171,9 @@ def failure(payload: dict[str, Any]) -> str:
     said = payload.get("error") or (response.get("error") if isinstance(response, dict) else None)
     if isinstance(said, dict):
         said = said.get("message")
-    output = payload.get("tool_output")
-    if not said and isinstance(output, str) and output.startswith("{"):
-        try:
-            code = jsonio.loads(output).get("exitCode")
-        except (ValueError, AttributeError):
-            code = None
-        said = f"exit code {code}" if isinstance(code, int) else None
+    output = None if said else _cursor_output(payload)
+    if output is not None and output["exit_code"] is not None:
+        said = f"exit code {output['exit_code']}"
     lines = said.strip().splitlines() if isinstance(said, str) else []
     return lines[0][:120] if lines else ""
 
@@ -362,7 +352,7 @@ def failure_text(payload: dict[str, Any]) -> str | None:
         if isinstance(error, str) and error or isinstance(error, dict):
             message = error.get("message") if isinstance(error, dict) else error
             return f"{command}\n{message}\n{printed}"
-        if printed != report and _exit_code(report, "Exit Code: ") not in (None, 0):  # Gemini's shell report
+        if printed != report and _exit_after(report, "Exit Code: ") not in (None, 0):  # Gemini's shell report
             return f"{command}\n{printed}"
         for name in ("llmContent", "stdout", "output"):
             if isinstance(response.get(name), str):
@@ -376,12 +366,12 @@ def failure_text(payload: dict[str, Any]) -> str | None:
         if looks_failed(output):
             return f"{command}\n{output}"
     for marker in _SHELL_FAILED:
-        if _exit_code(output, marker) not in (None, 0):
+        if _exit_after(output, marker) not in (None, 0):
             return f"{command}\n{output}"
     return None
 
 
-def _exit_code(output: str, marker: str) -> int | None:
+def _exit_after(output: str, marker: str) -> int | None:
     """The number after the last `marker` in `output` (None when there is none)."""
     at = output.rfind(marker)
     said = output[at + len(marker):].split(None, 1) if at >= 0 else []
@@ -390,20 +380,30 @@ def _exit_code(output: str, marker: str) -> int | None:
 
 
 def _cursor_output(payload: dict[str, Any]) -> dict[str, Any] | None:
-    """Cursor's postToolUse `tool_output`, a JSON string (`{"exitCode":1,"stdout":"…"}`), in the shape the rest
-    of failure_text reads; None for anything else."""
-    raw = payload.get("tool_output")
-    if not isinstance(raw, str) or not raw.lstrip().startswith("{"):
-        return None
-    try:
-        output = jsonio.loads(raw)
-    except ValueError:
-        return None
+    """Cursor's postToolUse `tool_output`, documented as a JSON string (`{"exitCode":1,"stdout":"…"}`) and taken
+    as an object too, in the shape the rest of failure_text reads (`exit_code` a number, from a numeric string
+    too: `"1"`); None for anything else. memory.surface.action_gate reads the same shapes from the raw bytes."""
+    output = payload.get("tool_output")
+    if isinstance(output, str):
+        if not output.lstrip().startswith("{"):
+            return None
+        try:
+            output = jsonio.loads(output)
+        except ValueError:
+            return None
     if not isinstance(output, dict):
         return None
-    code = output.get("exitCode", output.get("exit_code"))
     return {"stdout": output.get("stdout") if isinstance(output.get("stdout"), str) else output.get("output"),
-            "stderr": output.get("stderr"), "exit_code": code if isinstance(code, int) else None}
+            "stderr": output.get("stderr"), "exit_code": _exit_code(output.get("exitCode", output.get("exit_code")))}
+
+
+def _exit_code(value: object) -> int | None:
+    """An exit code given as a number or as a numeric string ("1"); None for anything else (true is no code)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+        return int(value.strip())
+    return None
 
 
 SHELL_READERS = {"cat", "sed", "head", "tail", "nl", "less", "more", "bat", "wc"}

@@ -15,6 +15,7 @@ from memory import TYPE_CHECKING
 from memory.search import corpus as corpus_mod
 from memory.search.concepts import concepts
 from memory.search.tokenize import terms
+from memory.store import view
 
 if TYPE_CHECKING:
     from array import array
@@ -214,11 +215,19 @@ def search(corpus: Corpus, text: str, limit: int = 5, params: type[Params] = Par
                 break
         candidates.append((doc, scored))
     results: list[Scored] = []
+    copies: dict[bytes, Scored] = {}  # one insight two teammates each recorded under their own key: once
     for doc, scored in candidates:  # entries are read only now: from the index, that is a file read each
         entry = corpus.entry_at(doc) if corpus.entry_at else None
-        if entry is not None:
+        if entry is None:
+            continue
+        said = view.same_text(entry.get("content"))
+        first = copies.get(said) if said else None
+        if first is None:
+            copies[said] = scored
             scored.entry = entry
             results.append(scored)
+        elif corpus_mod.entry_ts(entry) > corpus_mod.entry_ts(first.entry):
+            first.entry = entry  # the copy every read path shows (memory.store.view.distinct), at the best score
     # rounding makes ties exact whatever the summation order
     results.sort(key=lambda s: (-round(s.score, 9), -corpus_mod.entry_ts(s.entry), str(s.entry.get("key"))))
     results = results[:limit]

@@ -4,7 +4,9 @@
 command lives in the repository's git config (`merge.memory-hooks.driver`), which git never clones. A
 teammate who only cloned has the attributes but not the config: git then falls back to its built-in text
 merge for those files (conflicts on the last lines, as without the attribute), so session start tells them
-the one command that sets it (`recall.sh --setup-git`). The driver itself: memory/store/merge.py.
+the one command that sets it (`recall.sh --setup-git`). A merge or rebase that already stopped on a text
+conflict in those files is merged again with the driver by the same command (`remerge`), as git would have
+merged it with the driver set. The driver itself: memory/store/merge.py.
 """
 from __future__ import annotations
 
@@ -53,6 +55,39 @@ def configure(root: str, launcher: str = LAUNCHER) -> bool:
 
 def unconfigure(root: str) -> None:
     paths.git_lines(["config", "--remove-section", f"merge.{DRIVER}"], root, 5.0)
+
+
+def knowledge_paths() -> list[str]:
+    """The committed knowledge files, relative to a work tree's top (as .gitattributes names them)."""
+    return [f"{layout.MEMORY_SUBDIR}/{name}".replace(os.sep, "/") for name in layout.COMMITTED]
+
+
+def unresolved(root: str) -> list[str]:
+    """The knowledge files a merge or rebase left conflicted and nobody resolved yet: unmerged in the index,
+    and the work tree's copy still holds git's conflict markers."""
+    listed = paths.git_lines(["ls-files", "-u", "--", *knowledge_paths()], root, 5.0)
+    conflicted = sorted({line.split("\t", 1)[1] for line in listed if "\t" in line})
+    return [rel for rel in conflicted if _has_markers(os.path.join(root, rel))]
+
+
+def _has_markers(path: str) -> bool:
+    try:
+        with open(path, "rb") as fh:
+            return any(line.startswith((b"<<<<<<< ", b">>>>>>> ")) for line in fh)
+    except OSError:
+        return False
+
+
+def remerge(root: str) -> list[str]:
+    """Merge the unresolved knowledge files again with the driver (`git checkout -m`, which uses the configured
+    driver) and stage the result; the files that came out without conflict markers."""
+    done = []
+    for rel in unresolved(root):
+        paths.git_lines(["checkout", "-m", "--", rel], root, 30.0)
+        if not _has_markers(os.path.join(root, rel)):
+            paths.git_lines(["add", "--", rel], root, 30.0)
+            done.append(rel)
+    return done
 
 
 def setup_hint(root: str) -> str | None:

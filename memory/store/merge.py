@@ -3,7 +3,9 @@
 git runs it as `memory-merge %O %A %B %P` (base, ours, theirs, path) and takes %A as the result. The result
 is the union of both sides' lines, each line once, minus the lines one side removed since the base (only
 rotation removes lines from the active file, and it moved them to the archive, whose own merge keeps them:
-so an entry ends up in exactly one of the two files). Identity of a line: (`capture_id`, `key`, `type`)
+so an entry ends up in exactly one of the two files). A line one side rewrote in place since the base
+(`recall.sh --redact`: same identity, another value) is taken as rewritten when the other side still has the
+base's. Identity of a line: (`capture_id`, `key`, `type`)
 when it has a capture_id, else its canonical JSON (sorted keys), else its bytes (a malformed line is kept,
 never dropped; memory-doctor flags it).
 
@@ -67,13 +69,42 @@ def merge_lines(base: list[Line], ours: list[Line], theirs: list[Line]) -> list[
     removed = {i for i in in_base if i not in in_ours or i not in in_theirs}
     left = [line for line in ours if line[1] not in removed]
     right = [line for line in theirs if line[1] not in removed]
+    rewritten = _rewritten(base, left, right)
     out: list[bytes] = []
     seen: set[bytes] = set()
     for line in _interleave(left, right):
         if line[1] not in seen:
             seen.add(line[1])
-            out.append(line[2])
+            out.append(rewritten.get(line[1], line[2]))
     return out
+
+
+def _rewritten(base: list[Line], ours: list[Line], theirs: list[Line]) -> dict[bytes, bytes]:
+    """Identity -> bytes, for the lines one side rewrote since the base and the other left as they were
+    (`recall.sh --redact` keeps a line's identity): the rewrite wins, whichever side merges, or a merge would
+    bring a redacted secret back. The same object written with other spacing is no rewrite."""
+    before = {line[1]: line[2] for line in base}
+    mine = {line[1]: line[2] for line in ours}
+    found: dict[bytes, bytes] = {}
+    for _, identity, raw in theirs:
+        old, kept = before.get(identity), mine.get(identity)
+        if old is None or kept is None or kept == raw or _same(kept, raw):
+            continue
+        if _same(kept, old):
+            found[identity] = raw
+        elif _same(raw, old):
+            found[identity] = kept
+    return found
+
+
+def _same(a: bytes, b: bytes) -> bool:
+    """Two lines holding the same JSON value (or the same bytes)."""
+    if a == b:
+        return True
+    try:
+        return bool(json.loads(a) == json.loads(b))
+    except (ValueError, RecursionError):
+        return False
 
 
 def _interleave(left: list[Line], right: list[Line]) -> Iterator[Line]:

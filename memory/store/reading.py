@@ -186,9 +186,11 @@ def load(memory_dir: str, include_archive: bool = False) -> Snapshot:
     return total
 
 
-def latest(entries: list[dict], include_held: bool = False, cache_dir: str | None = None) -> list[dict]:
+def latest(entries: list[dict], include_held: bool = False, cache_dir: str | None = None,
+           every_copy: bool = False) -> list[dict]:
     """One entry per key, the latest (highest ts, then later line) winning; newest first; forgotten keys
-    and held ones left out, pinned entries marked (memory.store.view owns the rules)."""
+    and held ones left out, pinned entries marked, one text once unless `every_copy` (memory.store.view owns
+    the rules)."""
     from memory.store import view
 
-    return view.latest(entries, include_held, cache_dir)
+    return view.latest(entries, include_held, cache_dir, every_copy)

@@ -17,8 +17,16 @@ from __future__ import annotations
 import re
 
 from memory import TYPE_CHECKING
-from memory.store import redact_vendors
-from memory.store.redact_values import PLACEHOLDER, credential_key, looks_random, looks_random_alone, looks_secret, rx
+from memory.store import redact_commands, redact_vendors
+from memory.store.redact_values import (
+    PLACEHOLDER,
+    credential_key,
+    looks_random,
+    looks_random_alone,
+    looks_secret,
+    rx,
+    typed_password,
+)
 
 if TYPE_CHECKING:
     from typing import Any, Callable
@@ -39,10 +47,22 @@ _ASSIGNMENT = (
     r"|[\"'][ \t]*,(?=[ \t]*[\"'])"                                                  # ("API_KEY", "…")
     r"|[ \t]+(?:(?:for|in|on|of)[ \t]+[\w.-]{1,30}[ \t]+)?(?:is|was)[ \t]+)"        # the password (for x) is …
     r"(?:[ \t]*(?:[|>][+-]?[ \t]*)?\\?\r?\n[ \t]*(?:-[ \t]+)?)?"                      # YAML `|`, `- `, `\` newline
-    r"[ \t]*(\\?(?:[@rRbBuUfF]{1,2}(?=[\"']))?[\"'`]{0,3})(\S{1,1000})")              # 2 opening quote, 3 value
+    r"[ \t]*(\\?(?:[@rRbBuUfF]{1,2}(?=[\"']))?[\"'`]{0,3})"                         # 2 opening quote
+    # 3 the value; unquoted, up to `;Key=` / `&key=`, so that a connection string's next pair is read too
+    r"((?<=[\"'`])\S{1,1000}|(?:(?![;&][ \t]*[\w.-]{1,100}=)\S){1,1000})")
 # `--password VALUE`: a flag takes its value after a space (same groups as _ASSIGNMENT)
 _FLAG = (r"(?i)(?<![\w-])(--?(?=[\w.-]{0,60}?(?:" + _KEY_WORDS + r"))[\w.-]{1,100})[ \t]+(?=[^\s=:-]|-[^\s-]{15})"
          r"(\\?[\"'`]?)(\S{1,1000})")
+# `password VALUE`, only a space between (prose, .netrc, `mysqladmin password NEW`): the password family alone, and
+# a value typed as one (check "spaced"); same groups as _ASSIGNMENT
+_SPACED_PASSWORD = (r"(?i)(?<![\w.-])([\w.-]{0,60}?(?:pass(?:word|wd|phrase)|pwd))s?[ \t]+(\\?[\"'`]?)"
+                    r"(?=[^\s\"'`]*\d)([^\s\"'`]{8,200})")
+# `npm config set //r/:_authToken VALUE`, `aws configure set aws_secret_access_key VALUE`, `git config KEY VALUE`,
+# `dotnet user-secrets set "Db:Password" "VALUE"` (same groups as _ASSIGNMENT)
+_CONFIG_NAMED = r"(?=[\w.:/@-]{0,100}?(?:" + _KEY_WORDS + r"))"  # a name holding a credential word
+_CONFIG_SET = (r"(?i)(?:\b(?:user-secrets|config(?:ure)?)\s+set|\bgit\s+config)\s+"
+               r"(?:--?[\w-]+(?:\s+(?!-)(?!" + _CONFIG_NAMED[3:-1] + r")\S+)?\s+)*"  # --profile prod
+               r"[\"']?" + _CONFIG_NAMED + r"([\w.:/@-]{1,100}?)[\"']?[ \t]+(\\?[\"'`]?)(\S{1,1000})")
 # <apiToken value="…"/>: an element named for the credential, its value in an attribute
 _XML_VALUE_ATTRIBUTE = (r"(?i)<([\w.:-]*(?:" + _KEY_WORDS + r")[\w.-]*)\s+(?:value|content)\s*=\s*[\"']"
                         r"([^\"'\n]{1,1000})")
@@ -50,15 +70,6 @@ _XML_ELEMENT = r"(?i)<([\w.:-]*(?:" + _KEY_WORDS + r")[\w.-]*)>\s*([^<\s]{1,1000
 # <add key="ClearTextPassword" value="…"/>, {"name": "DB_PASSWORD", "value": "…"}, k8s `- name: X\n value: …`
 _KEY_VALUE_PAIR = (r"(?i)(?<![\w-])[\"']?(?:key|name)[\"']?\s*[:=]\s*[\"']?([\w.-]{1,100})[\"']?\s*,?\s*(?:-\s*)?"
                    r"[\"']?value[\"']?\s*[:=]\s*(?:[\"']([^\"'\n]{1,300})|([^\s\"',}<>]{1,300}))")
-# Command lines that carry a password in a flag: mysql -pPW (attached), sshpass -p PW, redis-cli -a PW,
-# docker/podman/helm login -p PW, mongosh -p PW.
-_CLI = (r"(?<![\w-])(?:(?:mysql\w*|mariadb\w*)(?:\s+(?!-p)[^\s|;&<>]+)*?\s-p(?![\s=])"
-        r"|sshpass(?:\s+-[a-oq-z]\S*)*\s+-p\s*|redis-cli(?:\s+[^\s|;&<>]+)*?\s(?:-a|--pass)\s+"
-        r"|(?:docker|podman|buildah|skopeo|helm|nerdctl)\s+(?:\S+\s+)*?login(?:\s+[^\s|;&<>]+)*?\s-p\s+"
-        r"|mongo(?:sh|dump|restore|import|export)?(?:\s+[^\s|;&<>]+)*?\s-p\s+)"
-        r"([\"'][^\"'\n]{1,200}[\"']|[^\s\"'`|;&<>(),]{1,200})")
-_CURL_USER = (r"\bcurl\b[^\n]*?(?:\\\r?\n[^\n]*?)*?(?:\s-u|\s--user)(?:[ =]|\s*\\\r?\n\s*)[ \t]*[\"']?"
-              r"([^\s:\"'@<>]*):([^\s\"'<>]{1,200})")
 _BUNDLER = r"(?i)\bBUNDLE_[A-Z0-9_]*__[A-Z]{2,}[\"']?\s*[:=]\s*[\"']?[^\s:\"']+:([^\s\"']{1,200})"
 _LONE = r"(?<![\w./+=~-])[A-Za-z0-9][\w./+~-]{18,300}[A-Za-z0-9]={0,2}(?![\w/+=~-]|\.\w)"
 _CONTEXT_WORD = (r"(?:(?<![A-Za-z])(?i:pass(?:word|wd|phrase|code)?|secret|token|api[ _-]?key|key|credential|creds?"
@@ -113,14 +124,24 @@ _RULES: list[tuple[str, str, int | None, tuple[str, ...]] | tuple[str, str, int 
     ("authorization", r"(?i)(?<![A-Za-z0-9])(?:authorization[\"']?\s*[:=]\s*[\"']?(?:(?:Bearer|Basic|Token|Bot)\s+)?"
                       r"|Bearer\s+)([A-Za-z0-9._~+/=-]{8,})", 1, ("bearer", "authorization"), "strong"),
     ("url_credentials", r"(?<![A-Za-z0-9+.-])[a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@\"'<>]*:([^/\s@\"'<>]+)@", 1, ("://",)),
-    ("url_credentials", _CURL_USER, 2, ("curl",), "curl"),
-    ("cli_password", _CLI, 1, ("mysql", "mariadb", "sshpass", "redis-cli", "login", "mongo"), "cli"),
+    ("url_credentials", redact_commands.CURL_USER, 2, ("curl",), "curl"),
+    ("cli_password", redact_commands.CLI, 1, redact_commands.CLI_TRIGGERS, "cli"),
+    ("cli_password", redact_commands.SLASH_LOGIN, 1, redact_commands.SLASH_TRIGGERS, "cli"),
+    ("cli_password", redact_commands.PERCENT_LOGIN, 1, redact_commands.PERCENT_TRIGGERS, "cli"),
+    ("cli_password", redact_commands.STDIN_PASSWORD, 1, ("-stdin", "sudo", "chpasswd", "kinit"), "cli"),
+    ("url_credentials", redact_commands.HTTPIE_AUTH, 2, (" -a ", " -a=", "--auth"), "curl"),
+    ("url_credentials", redact_commands.AUTH_PAIR, 1, ("auth=", "auth =", "basicauth(", "digestauth(", "proxyauth("),
+     "strong"),
+    ("url_signature", redact_commands.URL_SIGNATURE, 1, ("sig=", "signature="), "strong"),
+    ("url_credentials", redact_commands.URL_TOKEN_USER, 1, ("://",), "alone"),
     ("url_credentials", _BUNDLER, 1, ("bundle_",), "strong"),
     ("secret_assignment", _KEY_VALUE_PAIR, 2, ("value",), "pair"),
     ("secret_assignment", _XML_ELEMENT, 2, _KEY_TRIGGERS, "assignment"),
     ("secret_assignment", _XML_VALUE_ATTRIBUTE, 2, ("value", "content"), "pair"),
     ("secret_assignment", _ASSIGNMENT, 3, _KEY_TRIGGERS, "assignment"),
     ("secret_assignment", _FLAG, 3, ("--", " -"), "assignment"),
+    ("secret_assignment", _CONFIG_SET, 3, ("config set", "configure set", "git config", "user-secrets"), "assignment"),
+    ("secret_assignment", _SPACED_PASSWORD, 3, ("pass", "pwd"), "spaced"),
     ("secret_in_prose", _LONE, None, ("pass", "secret", "token", "key", "cred", "auth", "bearer"), "prose"),
 ]
 _TRIGGERS = [(trigger, index) for index, rule in enumerate(_RULES) for trigger in rule[3]]
@@ -167,8 +188,13 @@ def _span(kind: str, check: str | None, group: int | None, match: re.Match) -> t
     """Span of the secret in `match`, or None when the check says it is not one."""
     if check == "assignment":
         return _assignment_value(match)
+    if check == "spaced":
+        span = _assignment_value(match)
+        return span if span and typed_password(match.string[span[0]:span[1]]) else None
     if check == "pair":
         return _pair_value(match)
+    if group and match.group(group) is None:  # a rule whose alternatives each have their own group
+        group = match.lastindex
     secret = match.group(group) if group else match.group(0)
     # sk_test_xxxx…, AKIA…EXAMPLE, ${TOKEN}, "$REDIS_PASSWORD"
     if secret.startswith("<redacted:") or rx(PLACEHOLDER).search(secret.strip("\"'")):
@@ -182,6 +208,8 @@ def _span(kind: str, check: str | None, group: int | None, match: re.Match) -> t
     if check == "curl" and (match.group(1).startswith("$") or secret.startswith("$")):
         return None
     if check in ("strong", "curl") and not looks_secret(secret):
+        return None
+    if check == "alone" and not looks_random_alone(secret):
         return None
     if check == "random" and not looks_random(secret):
         return None

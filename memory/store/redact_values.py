@@ -30,7 +30,8 @@ _CONSONANTS = r"(?i)[bcdfghjklmnpqrstvwxz]{5}"  # five consonants in a row: rare
 
 # Key words: the last word of the key name decides (after trailing qualifiers such as `_PROD`, `_B64`).
 _STRONG_WORDS = {"password", "passwd", "pwd", "pw", "pass", "passphrase", "passcode", "secret", "token", "apikey",
-                 "credential", "credentials", "creds", "pat", "dockercfg", "dockerconfigjson", "htpasswd"}
+                 "credential", "credentials", "creds", "pat", "dockercfg", "dockerconfigjson", "htpasswd",
+                 "sshpass"}
 _STRONG_SUFFIXES = ("password", "passwd", "passphrase", "secret", "token", "apikey")  # PGPASSWORD, authtoken
 _KEY_STRONG_BEFORE = {"api", "secret", "private", "access", "signing", "sign", "encryption", "encrypt", "enc", "master",
                       "auth", "client", "app", "service", "account", "shared", "webhook", "hmac", "jwt", "session",
@@ -72,6 +73,16 @@ def _human_password(value: str) -> bool:
     """Words a person made into a password (`hunter2-Correct-Horse`): capitals, small letters and a digit. A
     placeholder or a name made of words has not all three (`my-db-password`, `gpt-4o-mini`, `Config.ApiKey`)."""
     return any(c.isupper() for c in value) and any(c.islower() for c in value) and any(c.isdigit() for c in value)
+
+
+def typed_password(value: str) -> bool:
+    """A password written after the word with only a space (`the db password Zq8!rT2vLp9x`): letters and a
+    digit, three kinds of character or twelve characters (`argon2id` is a name), and none of the characters
+    code and settings are written with (`min_length=12`, `hash(pw)`)."""
+    classes = (any(c.islower() for c in value) + any(c.isupper() for c in value) + any(c.isdigit() for c in value)
+               + any(not c.isalnum() for c in value))
+    return (any(c.isdigit() for c in value) and any(c.isalpha() for c in value) and (classes >= 3 or len(value) >= 12)
+            and not any(c in "=()[]{}<>;,$" for c in value))
 
 
 def _random_letters(value: str) -> bool:

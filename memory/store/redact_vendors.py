@@ -108,6 +108,7 @@ VENDORS: list[tuple[str, str, tuple[str, ...]]] = [
     ("vendor_token", r"t1\.[\w-]+={0,2}\.[\w-]{86}={0,2}|AQVN[\w-]{35,38}", ("t1.", "aqvn")),
     ("vendor_token", r"(?:pat|sat)\.[\w-]{22}\." + _A + r"{24}\." + _A + r"{20}", ("pat.", "sat.")),
     ("vendor_token", r"API-[A-Z0-9]{26}", ("api-",)),  # Octopus Deploy
+    ("google_oauth_token", r"ya29\.[\w-]{30,}", ("ya29.",)),  # `gcloud auth print-access-token`
     ("vendor_token", r"A{20,}[A-Za-z0-9%]{30,}", ("aaaaaaaaaaaaaaaaaaaa",)),  # Twitter bearer
     ("facebook_token", r"\d{15,16}(?:\||%7C|%)[\w-]{27,40}", ("facebook", "%7c", "access_token")),  # app id|app secret
     ("vendor_token", r"pk_" + _H + r"{34}", ("pk_",)),

@@ -6,6 +6,10 @@ The files hold two kinds of lines (docs/entries.md): entries, which carry `conte
 a key everywhere at once, and a later entry with the same key brings it back (the documented way to correct
 an insight). Order is latest-wins: the highest `ts`, then the later line.
 
+One insight under two keys (two teammates recorded it, each in their clone, before a merge brought both
+lines together; a capture refuses the second copy only where it sees the first) is one entry: the newest
+copy (a pinned one first) stands for it, the other is left out (`same_text`).
+
 Held entries (memory.store.hold: text the screen flags, not approved as it stands) are left out of `latest` too,
 unless a caller that shows them to a person asks for them (`include_held`): every path that injects
 knowledge into a session reads through here or through memory.search.index, which applies the same rule.
@@ -88,10 +92,11 @@ class State:
         marks), newest first: what a write compares its text with."""
         return [entry for _, entry in self._current()]
 
-    def live(self, include_held: bool = False, cache_dir: str | None = None) -> list[dict]:
+    def live(self, include_held: bool = False, cache_dir: str | None = None, every_copy: bool = False) -> list[dict]:
         """The live entries, newest first; a pinned one comes as a copy with `"pinned": True`. Held entries
         are left out, or with `include_held` come as a copy with `"held": [reasons]`. With `cache_dir` (a
-        memory folder) the screen's verdicts come from its cache (memory.store.hold.warm)."""
+        memory folder) the screen's verdicts come from its cache (memory.store.hold.warm). One text under
+        several keys comes once (`distinct`), or with `every_copy` under each (a person cleaning up)."""
         ordered = self._current()
         if cache_dir is not None:
             from memory.store import hold
@@ -105,14 +110,44 @@ class State:
             if self.pinned(key):
                 entry = dict(entry, pinned=True)
             out.append(dict(entry, held=held) if held else entry)
-        return out
+        return out if every_copy else distinct(out)
 
 
-def latest(lines: list[dict], include_held: bool = False, cache_dir: str | None = None) -> list[dict]:
+_PUNCTUATION = b"!\"#$%&'()*+,-./:;<=>?@[\\]^`{|}~"  # ASCII; `_` joins words, as in `\w`
+_TO_SPACE = bytes.maketrans(_PUNCTUATION, b" " * len(_PUNCTUATION))
+
+
+def same_text(content: object) -> bytes:
+    """What two copies of one insight share: the words, case-folded, ASCII punctuation read as a space
+    ("Run `make itest`." = "run make itest"); b"" for no text. As memory.store.store.normalized compares,
+    without `re` (keyword recall imports none), at a microsecond an entry (bytes.translate)."""
+    if not isinstance(content, str):
+        return b""
+    return b" ".join(content.casefold().encode("utf-8", "surrogatepass").translate(_TO_SPACE).split())
+
+
+def distinct(entries: list[dict]) -> list[dict]:
+    """`entries` (newest first) with each text once: the first copy, or a pinned one in its place."""
+    out: list[dict] = []
+    first: dict[bytes, int] = {}
+    for entry in entries:
+        text = same_text(entry.get("content"))
+        at = first.get(text) if text else None
+        if at is None:
+            if text:
+                first[text] = len(out)
+            out.append(entry)
+        elif entry.get("pinned") and not out[at].get("pinned"):
+            out[at] = entry
+    return out
+
+
+def latest(lines: list[dict], include_held: bool = False, cache_dir: str | None = None,
+           every_copy: bool = False) -> list[dict]:
     """One entry per key, the latest (highest ts, then later line) winning; newest first. Forgotten keys
     are left out; pinned entries come back with `"pinned": True`; held ones are left out (with
-    `include_held`, marked `"held": [reasons]`). `cache_dir`: see State.live."""
-    return State(lines).live(include_held, cache_dir)
+    `include_held`, marked `"held": [reasons]`). `cache_dir`, `every_copy`: see State.live."""
+    return State(lines).live(include_held, cache_dir, every_copy)
 
 
 def history(lines: list[dict], key: str) -> list[dict]:

@@ -28,6 +28,8 @@ from memory.core import layout
 from memory.runtimes import hookrun
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from memory.search.rank import Scored
 
 HOOK = "action_context"
@@ -83,7 +85,8 @@ def handle(ctx: hookrun.Context) -> str | None:
     # its PreToolUse showed was not known to the agent when it wrote the patch
     if files and payload.changes_files(data) and payload.event_name(data) != "PostToolUse":
         credit_use(memory_dir, session, found, given)
-    text = answer(memory_dir, session, found, settings, FILE_HEADING if files else ERROR_HEADING, given)
+    text = answer(memory_dir, session, found, settings, FILE_HEADING if files else ERROR_HEADING, given,
+                  lambda t: hookrun.answered_length(ctx, t))
     return payload.context_answer(data, text, event=payload.event_name(data)) if text else None
 
 
@@ -185,24 +188,26 @@ def credit_use(memory_dir: str, session: str | None, found: list[list[str]], giv
 
 
 def answer(memory_dir: str, session: str | None, found: list[list[str]], settings: dict, heading: str,
-           given: set[str]) -> str:
-    """The block: entries this session was not given yet (`given`), within the budget, claimed in the ledger."""
+           given: set[str], measure: Callable[[str], int] = len) -> str:
+    """The block: entries this session was not given yet (`given`), within the budget as `measure` counts it
+    (the answer's: hookrun.answered_length), claimed in the ledger."""
     from memory.core import render
     from memory.surface import injected
 
     heading = f"{heading}\n{render.FRAMING}"  # what follows is data, never orders
     budget, most = int(settings["action_budget_chars"]), int(settings["action_max_entries"])
     chosen: list[list[str]] = []
-    size = len(heading)
+    size = measure(heading)
     for key, text in found:
         if key in given or len(chosen) >= most:
             continue
-        if size + 1 + len(text) > budget:
+        if size + 1 + measure(text) > budget:
             if chosen:
                 continue  # a shorter one further down may still fit
-            text = text[:max(0, budget - size - 2)].rstrip() + "…"  # one long entry: its start
+            growth = measure(text) - len(text)  # what the answer adds to it (the plugin's longer recall.sh)
+            text = text[:max(0, budget - size - 2 - growth)].rstrip() + "…"  # one long entry: its start
         chosen.append([key, text])
-        size += 1 + len(text)
+        size += 1 + measure(text)
     if not chosen:
         return ""
     claimed = set(injected.claim(memory_dir, session, [key for key, _ in chosen]))

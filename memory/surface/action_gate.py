@@ -30,14 +30,27 @@ def might_act(raw: bytes) -> bool:
 
 
 def _cursor_exit(raw: bytes) -> bytes | None:
-    """The exit code in Cursor's `tool_output` string (`"{\\"exitCode\\":1,…}"`) as bytes; None without one.
-    Looked for from `tool_output` on: a command that prints `{"exitCode":0}` names it in its tool_input too."""
-    at = raw.find(b'exitCode\\":', max(raw.find(b'"tool_output"'), 0))
+    """The exit code in Cursor's `tool_output` as bytes (b"1"); None without one. `tool_output` is documented
+    as a JSON string (`"{\\"exitCode\\":1,…}"`) and may come as an object (`{"exitCode":1,…}`); the code as a
+    number or a numeric string ("1"): payload._cursor_output reads the same. Looked for from `tool_output` on,
+    under that form's own quoting: a command or an output that prints `{"exitCode":0}` names it escaped once
+    more, which does not match."""
+    at = raw.find(b'"tool_output":')
     if at < 0:
         return None
-    rest = raw[at + len(b'exitCode\\":'):at + 40].lstrip()
-    end = next((i for i, c in enumerate(rest) if c in b",} \\"), len(rest))
-    return rest[:end]
+    at += len(b'"tool_output":')
+    while raw[at:at + 1] == b" ":
+        at += 1
+    quote = b'\\"' if raw[at:at + 1] == b'"' else b'"'  # in a JSON string its quotes are escaped
+    key = quote + b"exitCode" + quote + b":"
+    at = raw.find(key, at)
+    if at < 0:
+        return None
+    rest = raw[at + len(key):at + len(key) + 40].lstrip()
+    if rest.startswith(quote):  # a numeric string
+        rest = rest[len(quote):]
+    end = next((i for i, c in enumerate(rest) if not (48 <= c <= 57 or (i == 0 and c == 45))), len(rest))
+    return rest[:end] or None
 
 
 # compact JSON, as the runtimes send it (`"key":"value"`), or with a space after the colon

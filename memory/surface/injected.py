@@ -1,8 +1,9 @@
 """Which entries each session has already been given, so no entry is injected twice into one context.
 
-Machine-local state (`.beads/memory/injected.json`): {session id: {"ts": last use, "keys": [...]}},
-pruned to the sessions of the last day (and at most MAX_SESSIONS). A compaction rewrites the context,
-so session start on `compact` hands back what had been injected and starts the session's set again.
+Machine-local state (`.beads/memory/injected.json`): {session id: {"ts": last use, "keys": [...],
+"started": true when session start answered this context}}, pruned to the sessions of the last day (and at
+most MAX_SESSIONS). A compaction rewrites the context, so session start on `compact` hands back what had been
+injected and starts the session's set again.
 """
 from __future__ import annotations
 
@@ -22,11 +23,18 @@ def given(memory_dir: str, session: str | None) -> set[str]:
     return {k for k in keys if isinstance(k, str)} if isinstance(keys, list) else set()
 
 
+def start_answered(memory_dir: str, session: str | None) -> bool:
+    """Whether session start put a block into this session's context (entries or not: a Last Session, the
+    memory's introduction), as `remember(..., started=True)` recorded."""
+    record = state.read(memory_dir, layout.INJECTED).get(session or "")
+    return isinstance(record, dict) and record.get("started") is True
+
+
 def remember(memory_dir: str, session: str | None, keys: list[str], reset: bool = False,
-             strict: bool = False) -> list[str]:
+             strict: bool = False, started: bool = False) -> list[str]:
     """Add `keys` to the session's set (after clearing it when `reset`); returns the set before the
-    change. Best effort: a busy lock or an unwritable folder only means a possible repeat (with `strict`,
-    they raise instead)."""
+    change. `started`: session start answered this context (kept until a `reset` without it). Best effort: a
+    busy lock or an unwritable folder only means a possible repeat (with `strict`, they raise instead)."""
     if not session:
         return []
 
@@ -40,6 +48,8 @@ def remember(memory_dir: str, session: str | None, keys: list[str], reset: bool 
         kept = [] if reset else list(before)
         kept += [k for k in keys if k not in kept]
         current[session] = {"ts": now, "keys": kept[-MAX_KEYS:]}
+        if started or (not reset and record.get("started") is True):
+            current[session]["started"] = True
         newest = sorted(((_ts(v), k) for k, v in current.items()), reverse=True)[:MAX_SESSIONS]
         kept_sessions = {k for ts, k in newest if now - ts < KEEP_SECONDS}
         for name in list(current):

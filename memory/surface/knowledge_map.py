@@ -82,6 +82,7 @@ def topics(entries: list[dict], project: str = "") -> dict[str, str]:
             family.setdefault(root, set()).add(key)
             forms = (openings if _opens_sentence(word, text, match.start()) else spellings).setdefault(root, {})
             forms[word] = forms.get(word, 0) + 1
+    _join_plurals(holders)
     most = max(3 * _MIN_TOPIC, int(len(entries) * _MAX_SHARE))
     # lazy greedy set cover: a word's count only shrinks, so a popped word still at least as large as the next
     # one in the heap is the largest now
@@ -127,15 +128,29 @@ def _opens_sentence(word: str, text: str, start: int) -> bool:
 
 
 def _name(forms: dict[str, int], openings: dict[str, int]) -> str:
-    """The topic's name: the form the entries use most, a capital opening a sentence counted as the word in
-    lower case when the entries also write it so (`Create` is `create`; `Grafana` stays); among equals a name's
-    capitals (`ClickHouse` over `clickhouse`), then the shortest (`change` over `changes`)."""
+    """The topic's name: a form the others begin with (`package` for `packages`: `recall.sh package`, which
+    matches inside words, lists them all), else any; of those the one the entries write most, a capital opening
+    a sentence counted as the word in lower case when the entries also write it so (`Create` is `create`;
+    `Grafana` stays); among equals a name's capitals (`ClickHouse` over `clickhouse`), then the shortest."""
     counts = dict(forms)
     for form, n in openings.items():
         low = form.lower()
         as_written = low if low in forms else form
         counts[as_written] = counts.get(as_written, 0) + n
-    return min(counts, key=lambda form: (-counts[form], form.islower(), len(form), form))
+    lows = {form.lower() for form in counts}
+    covering = [form for form in counts if all(other.startswith(form.lower()) for other in lows)]
+    return min(covering or counts, key=lambda form: (-counts[form], form.islower(), len(form), form))
+
+
+def _join_plurals(holders: dict[str, set[str]]) -> None:
+    """A plural (`packages`, `boxes`) counts with its singular when entries use both: the greedy choice weighs
+    `package` by all the entries writing either (a map showed `PACKAGE (74)` beside `Packages (49)`)."""
+    for low in sorted(holders, key=len, reverse=True):
+        for ending in ("s", "es"):
+            single = low[:-len(ending)]
+            if low.endswith(ending) and single in holders and single != low and low in holders:
+                holders[single] |= holders.pop(low)
+                break
 
 
 def priority(entries: list[dict], branch_files: list[str], uses: dict[str, int] | None = None) -> list[dict]:

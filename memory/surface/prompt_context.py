@@ -12,10 +12,14 @@ import os
 import re
 import time
 
+from memory import TYPE_CHECKING
 from memory.core import config, layout, paths, render
 from memory.runtimes import hookrun, payload
 from memory.search import index, rank, recurrence
 from memory.surface import injected
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 HOOK = "prompt_recall"
 MIN_ENTRY_CHARS = 200
@@ -99,9 +103,11 @@ def _flat(text: str) -> str:
     return " ".join(text.lower().split())
 
 
-def relevant_block(found: list[dict], budget: int, entry_chars: int) -> tuple[str, list[dict]]:
-    """The block for the ranked entries within `budget` characters (the best first; the last dropped
-    while it does not fit), and the entries it shows; ('', []) when nothing fits."""
+def relevant_block(found: list[dict], budget: int, entry_chars: int,
+                   measure: Callable[[str], int] = len) -> tuple[str, list[dict]]:
+    """The block for the ranked entries within `budget` characters as `measure` counts them (the answer's:
+    hookrun.answered_length) (the best first; the last dropped while it does not fit), and the entries it shows;
+    ('', []) when nothing fits."""
     chars = max(MIN_ENTRY_CHARS, entry_chars)
     entries = list(found)
     while entries:
@@ -113,7 +119,7 @@ def relevant_block(found: list[dict], budget: int, entry_chars: int) -> tuple[st
             note = recurrence.MARK if e.get("seen_before") else ""
             lines.append(f"  [{kind}, {age(e.get('ts'))}{bead}] {note}{content}")
         text = "\n".join(lines)
-        if len(text) <= budget:
+        if measure(text) <= budget:
             return text, entries
         if chars > MIN_ENTRY_CHARS:
             chars = MIN_ENTRY_CHARS
@@ -149,7 +155,7 @@ def handle(ctx: hookrun.Context) -> str | None:
     found = [e for e in seen + [e for e in chosen if e.get("key") not in known]
              if e.get("key") not in given and _flat(str(e.get("content", ""))) not in holds][:limit]
     budget = config.budget_chars(settings["prompt_budget_tokens"])
-    text, shown = relevant_block(found, budget, settings["entry_chars"])
+    text, shown = relevant_block(found, budget, settings["entry_chars"], lambda t: hookrun.answered_length(ctx, t))
     if not text:
         return None
     injected.remember(ctx.memory_dir, session, [e["key"] for e in shown])

@@ -1,11 +1,15 @@
-"""The SessionStart hook (startup, resume, clear, compact) / Cursor sessionStart: surface the knowledge."""
+"""The SessionStart hook (startup, resume, clear, compact, fork) / Cursor sessionStart: surface the knowledge."""
 from __future__ import annotations
 
 import os
 
+from memory import TYPE_CHECKING
 from memory.core import config, focus, layout, paths, render
 from memory.runtimes import hookrun, payload, registration
 from memory.surface import digest, injected, start_cache, use
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 HOOK = "session_start"
 HANDOFF_SHARE = 0.4  # of the one session-start budget, what the Last Session block may take (knowledge gets the rest)
@@ -21,8 +25,10 @@ def handle(ctx: hookrun.Context) -> str | None:
         return None
     ctx.memory_dir = paths.memory_dir(cwd, project)
     session, source = payload.session_id(data), payload.text_field(data, "source")
-    if source == "resume" and layout.FLAG_CODEX in ctx.argv and injected.given(ctx.memory_dir, session):
-        return None  # Codex replays the session's first messages on resume: this session's block is there already
+    # Codex replays the session's first messages on resume: this session's block is there already, whatever
+    # it held (entries, only a Last Session, only the introduction)
+    if source == "resume" and layout.FLAG_CODEX in ctx.argv and injected.start_answered(ctx.memory_dir, session):
+        return None
     active = start_cache.active_view(ctx.memory_dir)
     latest = active.latest
     placed: dict[str, str] | None = active.topics
@@ -35,24 +41,33 @@ def handle(ctx: hookrun.Context) -> str | None:
     git = paths.work_tree_git(cwd, root)
     beads = focus.bead_candidates(git.branch if git else None, cwd)
     suffix = "_cursor" if payload.runtime(data) == payload.CURSOR else ""
-    budget = config.budget_chars(settings["session_budget_tokens" + suffix])
-    last = _last_session(ctx.memory_dir, session, source, git, beads, int(budget * HANDOFF_SHARE))
+    total = config.budget_chars(settings["session_budget_tokens" + suffix])
+    handoff, now = _last_handoff(ctx.memory_dir, session, source, git, beads)
     intro = onboarding(ctx.memory_dir, bool(latest or left))  # bd prime shows `left`: the memory isn't empty
     if layout.FLAG_PLUGIN in ctx.argv:
         ignore_machine_local_files(ctx.memory_dir)
-    budget -= len(last) + 2 if last else 0
-    budget -= len(intro) + 2 if intro else 0
     files = paths.changed_files(git.toplevel) if git and latest else []
     again = sorted(injected.given(ctx.memory_dir, session)) if source == "compact" else []
-    groups = digest.choose(latest, beads, files, again, settings["session_newest" + suffix])
-    text = digest.render_digest(latest, groups, [digest.record_hint(paths.on_path("bd"))],
-                                budget, settings["entry_chars"], files, placed, use.counts(ctx.memory_dir))
-    in_full = {e["key"] for g in groups for e in g.entries}  # render_digest drops what its budget can't hold
-    text = "\n\n".join(part for part in (last, text, intro) if part)
+    notes, counts = [digest.record_hint(paths.on_path("bd"))], use.counts(ctx.memory_dir)
+
+    def compose(budget: int) -> tuple[str, set[str]]:
+        """The Last Session block, the digest and the introduction within `budget`; the keys given in full."""
+        from memory.surface import lastsession
+
+        last = lastsession.render_block(handoff, now, int(budget * HANDOFF_SHARE)) if handoff else ""
+        left_over = budget - (len(last) + 2 if last else 0) - (len(intro) + 2 if intro else 0)
+        groups = digest.choose(latest, beads, files, again, settings["session_newest" + suffix])
+        text = digest.render_digest(latest, groups, notes, left_over, settings["entry_chars"], files, placed, counts)
+        in_full = {e["key"] for g in groups for e in g.entries}  # render_digest drops what its budget can't hold
+        return "\n\n".join(part for part in (last, text, intro) if part), in_full
+
+    text, in_full = compose(total)
+    text, in_full = _within(total, text, in_full, compose, lambda t: hookrun.answered_length(ctx, t))
     # a new or rewritten context starts the session's set again; `resume` replays what it had
     # entries left to bd prime count as given: bd prints them into this context (memory.surface.bdprime)
-    injected.remember(ctx.memory_dir, session, sorted(in_full | {e["key"] for e in left}), reset=source != "resume")
-    note = " ".join(_user_notes(active.malformed, ctx.argv, root, git is not None))
+    injected.remember(ctx.memory_dir, session, sorted(in_full | {e["key"] for e in left}), reset=source != "resume",
+                      started=bool(text))
+    note = " ".join(_user_notes(active.malformed, ctx.argv, root, git))
     return payload.context_answer(data, text, event="SessionStart", user_note=note) if text else None
 
 
@@ -108,34 +123,69 @@ def _left_to_bd_prime(latest: list[dict], root: str, argv: list[str], settings: 
     return bdprime.left_to_bd_prime(latest, root, argv)
 
 
-def _last_session(memory_dir: str, session: str | None, source: str | None, git: paths.GitInfo | None,
-                  beads: set[str], budget: int) -> str:
-    """The "## Last Session" block (memory.runtimes.handoff, memory.surface.lastsession), '' when there is
-    none to show."""
+def _within(total: int, text: str, in_full: set[str], compose: Callable[[int], tuple[str, set[str]]],
+            measure: Callable[[str], int]) -> tuple[str, set[str]]:
+    """`compose`'s block as long as `total` allows once answered (`measure`: the plugin names its own, longer
+    recall.sh path, hookrun.for_plugin): the first one when it fits as it is; else composed again within a
+    smaller budget, searched between one that fits and one that does not (how many paths a block holds changes
+    with its size: a map comes with two), the longest that fits kept."""
+    size = measure(text)
+    if size <= total:
+        return text, in_full
+    best: tuple[int, str, set[str]] | None = None
+    fits, over = -1, total  # the largest budget known to fit, the smallest known not to
+    budget = max(0, total - (size - total))
+    for _ in range(6):
+        text, in_full = compose(budget)
+        size = measure(text)
+        if size <= total:
+            fits = budget
+            if best is None or size > best[0]:
+                best = (size, text, in_full)
+        else:
+            over = budget
+        if best is None:
+            budget = max(0, budget - (size - total))
+            if budget == over:
+                break
+        elif over - fits <= 32:
+            break
+        else:
+            budget = (fits + over) // 2
+    return (best[1], best[2]) if best else (text, in_full)
+
+
+def _last_handoff(memory_dir: str, session: str | None, source: str | None, git: paths.GitInfo | None,
+                  beads: set[str]) -> tuple[dict | None, float]:
+    """The handoff for the "## Last Session" block (memory.runtimes.handoff; memory.surface.lastsession renders
+    it), None when there is none to show; and the time it is judged at."""
     import time
 
     from memory.runtimes import handoff
-    from memory.surface import lastsession
 
     now = time.time()
-    chosen = handoff.choose(handoff.load(memory_dir), session, source, git.toplevel if git else None,
-                            git.branch if git else None, beads, now)
-    return lastsession.render_block(chosen, now, budget) if chosen else ""
+    return handoff.choose(handoff.load(memory_dir), session, source, git.toplevel if git else None,
+                          git.branch if git else None, beads, now), now
 
 
-def _user_notes(malformed: int, argv: list[str], root: str, in_git: bool) -> list[str]:
+def _user_notes(malformed: int, argv: list[str], root: str, git: paths.GitInfo | None) -> list[str]:
     """Maintenance hints for the person (systemMessage), never the model's context."""
     notes = []
     if malformed:
         notes.append(f"memory-hooks: {malformed} malformed line(s) in knowledge.jsonl were skipped; "
                      "`.beads/memory/recall.sh --doctor` reports them.")
-    if in_git:
+    if git is not None:
         from memory.store import gitmerge
 
         hint = gitmerge.setup_hint(root)
         if hint:
             notes.append(hint)  # it names memory-hooks already
-    if layout.FLAG_NO_VENV in argv:
+    if layout.FLAG_NO_VENV in argv and git is not None and git.is_linked_worktree:
+        # the virtualenv is gitignored, so no worktree has the main checkout's: the worktree is the target
+        notes.append("memory-hooks is running without its virtualenv in this git worktree (worktrees do not "
+                     f"share the main checkout's); run {registration.reinstall_hint()} on {git.toplevel} to give it "
+                     "one.")
+    elif layout.FLAG_NO_VENV in argv:
         notes.append("memory-hooks is running without its virtualenv on this machine; run "
                      f"{registration.reinstall_hint()} on this repo to set it up.")
     return notes

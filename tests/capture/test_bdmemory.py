@@ -62,6 +62,24 @@ def test_a_bd_key_outside_our_grammar_is_mapped_and_bd_forget_still_finds_it(rep
     assert store.latest(knowledge(repo)) == []
 
 
+def test_a_bd_key_made_from_a_credential_is_kept_as_its_digest_and_bd_forget_still_finds_it(repo):
+    """bd's key without --key is the slug of the text's first words: the token, lowercased, was stored as the
+    entry's key and bd_key in the committed knowledge, a shape the redactor no longer knows."""
+    from memory.capture import bdcli
+
+    token = "ghp_R8s2kLm9QzX4vB7nP1wT6yH3jD5fG0aC2eKq"
+    bd_key = bdcli.slug(f"push with {token} to the mirror")
+    proc = capture(repo, f'bd remember "push with {token} to the mirror"')
+    [e] = knowledge(repo)
+    assert e["content"] == "push with <redacted:github_token> to the mirror"
+    assert e["key"] == "learned-push-with-redacted-github-token-to-the-mirror" and e["bd_key"].startswith("sha1-")
+    assert "r8s2klm9" not in context(proc).lower()
+    forgot = capture(repo, f"bd forget {bd_key}")
+    assert f"forgot `{e['key']}`" in context(forgot) and store.latest(knowledge(repo)) == []
+    written = b"".join(p.read_bytes() for p in (repo / ".beads").rglob("*") if p.is_file())
+    assert b"r8s2klm9" not in written.lower()
+
+
 def test_bd_forget_appends_a_tombstone_for_the_entry_bd_remember_made(repo):
     capture(repo, 'bd remember "always run tests with -race flag"')
     proc = capture(repo, "bd forget always-run-tests-with-race-flag")

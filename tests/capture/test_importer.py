@@ -159,6 +159,8 @@ def test_bd_import_keeps_keys_and_adds_nothing_the_second_time(tmp_path):
     assert by_key["learned-migrations-first"]["origin"] == "bd:migrations-first"
     token = next(e for e in by_key.values() if "CI token" in e["content"])
     assert SECRET not in token["content"] and token["redacted"] == ["github_token"]
+    # bd's key is the slug of the text: the token, lowercased, must not become the key or the origin
+    assert SECRET[4:16].lower() not in json.dumps(token).lower() and token["origin"].startswith("bd:sha1-")
     assert recall(repo, "--import", "bd", env=env).returncode == 1
     assert len(knowledge(repo)) == 2
 

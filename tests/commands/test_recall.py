@@ -537,6 +537,22 @@ def test_an_unexpected_failure_is_one_line_and_logged(repo, tmp_path):
     assert "RuntimeError: boom" in (repo / ".beads" / "memory" / "errors.log").read_text()
 
 
+def test_an_unexpected_failure_logs_the_options_never_the_text(repo, tmp_path):
+    """`recall.sh --redact KEY TEXT` failing on a bug: errors.log (a file on disk, committable where the memory
+    folder's .gitignore is missing) must not get the secret the person was removing."""
+    fake = tmp_path / "home"
+    shutil.copytree(ROOT / "memory", fake / "memory")
+    shutil.copytree(ROOT / "bin", fake / "bin")
+    (fake / "memory" / "commands" / "rewrite.py").write_text("raise RuntimeError('boom')\n")
+    write(repo, [e("the db password Zq8!rT2vLp9x", ts=1)])
+    proc = subprocess.run([str(fake / "bin" / "recall.sh"), "--redact", "learned-x", "Zq8!rT2vLp9x"], cwd=repo,
+                          capture_output=True, text=True,
+                          env={k: v for k, v in os.environ.items() if not k.startswith("MEMORY_HOOKS")})
+    assert proc.returncode == 3
+    logged = (repo / ".beads" / "memory" / "errors.log").read_text()
+    assert "RuntimeError: boom" in logged and "--redact" in logged and "Zq8!rT2vLp9x" not in logged
+
+
 # --- the keyword path: `recall.sh KEYWORD [--all]`, what a person waits for ----------------------------------------
 
 PLAIN = [["deploy"], ["deploy", "--all"], ["--all", "deploy"], ["deploy", "cache", "--all"], ["deploy cache"],

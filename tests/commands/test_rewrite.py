@@ -9,7 +9,7 @@ from memory.core import layout
 from memory.store import entry, store
 
 RECALL = str(ROOT / "bin" / "recall.sh")
-SECRET = "Tr0ub4dor3xyzQ"  # not a shape the automatic redaction knows: it is stored verbatim
+SECRET = "correcthorsebatterystaple"  # not a shape the automatic redaction knows (letters only): stored verbatim
 
 
 def recall(repo, *args):

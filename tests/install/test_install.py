@@ -1088,5 +1088,57 @@ def test_gemini_settings_with_comments_are_merged_keeping_them(repo):
     assert merged["ui"] == {"theme": "GitHub"}
     install(repo, "--no-venv", "--no-self-check")
     assert (repo / ".gemini" / "settings.json").read_text() == text
-    install(repo, "--uninstall")
+    out = install(repo, "--uninstall").stdout
     assert (repo / ".gemini" / "settings.json").read_text() == GEMINI_WITH_COMMENTS
+    assert not (repo / ".gemini" / ("settings.json" + plan.BACKUP_SUFFIX)).exists() and "kept    " not in out
+
+
+def test_an_upgrade_keeps_the_backup_of_the_users_own_bytes(repo):
+    """An older install.sh reformatted the settings and kept the user's bytes in the backup; installing the
+    current version over it must not replace that backup with the older install's rewrite, or the
+    uninstall after the upgrade can no longer give the user their own bytes back."""
+    text = STYLES["compact arrays"](RUNTIME_FILES[".claude/settings.json"])
+    (repo / ".claude").mkdir()
+    settings_file = repo / ".claude" / "settings.json"
+    old_command = registration.claude_command("session_start").replace("exec python3", "exec python3 -E")
+    older = json.loads(text)
+    older["hooks"].setdefault("SessionStart", []).append(
+        {"matcher": "startup", "hooks": [{"type": "command", "command": old_command}]})
+    settings_file.write_text(json.dumps(older, indent=2) + "\n")  # as the older installer wrote it
+    (repo / ".claude" / ("settings.json" + plan.BACKUP_SUFFIX)).write_text(text)  # and its backup
+    install(repo, "--no-venv", "--no-self-check")
+    assert (repo / ".claude" / ("settings.json" + plan.BACKUP_SUFFIX)).read_text() == text
+    install(repo, "--uninstall")
+    assert settings_file.read_text() == text
+
+
+def test_a_hook_an_older_install_dropped_survives_the_upgrade_and_the_uninstall_in_the_backup(repo):
+    """An older install.sh took a user's hook that mentioned memory-hooks for its own; only its backup still
+    held it. The upgrade keeps that backup, and the uninstall leaves it (and says so) instead of deleting the
+    user's last copy of their hook."""
+    user = {"model": "sonnet", "hooks": {"Stop": [{"hooks": [
+        {"type": "command", "command": "~/bin/notify.sh memory-hooks finished"}]}]}}
+    original = json.dumps(user, indent=2) + "\n"
+    (repo / ".claude").mkdir()
+    backup = repo / ".claude" / ("settings.json" + plan.BACKUP_SUFFIX)
+    backup.write_text(original)
+    old_command = registration.claude_command("capture_reply").replace("exec python3", "exec python3 -E")
+    older = {"model": "sonnet", "hooks": {"Stop": [{"hooks": [{"type": "command", "command": old_command}]}]}}
+    (repo / ".claude" / "settings.json").write_text(json.dumps(older, indent=2) + "\n")
+    install(repo, "--no-venv", "--no-self-check")
+    assert backup.read_text() == original
+    out = install(repo, "--uninstall").stdout
+    assert backup.read_text() == original and f"kept    .claude/settings.json{plan.BACKUP_SUFFIX}" in out
+    assert settings(repo) == {"model": "sonnet"}
+
+
+def test_an_uninstall_after_the_users_own_edit_deletes_the_backup(repo):
+    """A value the user changed after installing is theirs, in the file: the backup says nothing more."""
+    (repo / ".claude").mkdir()
+    (repo / ".claude" / "settings.json").write_text(json.dumps({"model": "sonnet"}, indent=2) + "\n")
+    install(repo, "--no-venv", "--no-self-check")
+    path = repo / ".claude" / "settings.json"
+    path.write_text(path.read_text().replace('"sonnet"', '"opus"'))
+    out = install(repo, "--uninstall").stdout
+    assert not (repo / ".claude" / ("settings.json" + plan.BACKUP_SUFFIX)).exists() and "kept    " not in out
+    assert settings(repo) == {"model": "opus"}

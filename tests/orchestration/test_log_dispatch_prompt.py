@@ -116,3 +116,20 @@ def test_env_style_secret_reaches_neither_dispatch_log_nor_bead(repo, tmp_path):
     assert call[:2] == ["comment", "BD-12"] and "STRIPE_SECRET_KEY='<redacted:secret_assignment>'" in call[2]
     written = [p for root in (repo / ".beads", tmp_path / "bd") for p in root.rglob("*") if p.is_file()]
     assert written and all(b"Xk9mP2vL8qR4nZ7w" not in p.read_bytes() for p in written)
+
+
+@pytest.mark.parametrize("secret", ["ghp_" + "a1B2c3D4" * 4 + "e5F6", "Zq8!rT2vLp9xQ"])
+def test_a_secret_across_the_prompt_cap_is_redacted_before_the_cut(repo, tmp_path, secret):
+    """The prompt is kept to MAX_PROMPT_CHARS: cut first, a token across the cut lost its shape (a ghp_ token
+    shorter than 36, a password shorter than 8) and its first half reached dispatch.jsonl and the bead's comment
+    (bd's issues file, committed)."""
+    from memory.orchestration.dispatch import MAX_PROMPT_CHARS
+
+    before = "BEAD_ID: BD-12\n\n" + "Implement the cache layer. " * 200
+    assignment = "DB_PASSWORD=" if secret.startswith("Zq8") else "use "
+    head = before[:MAX_PROMPT_CHARS - len(assignment) - 7] + assignment
+    dispatch(repo, tmp_path, prompt=head + secret + " for the release")
+    written = [p for root in (repo / ".beads", tmp_path / "bd") for p in root.rglob("*") if p.is_file()]
+    assert written and all(secret[:7].encode() not in p.read_bytes() for p in written)
+    [call] = bd_calls(tmp_path)
+    assert call[2].endswith("<redact")  # the marker is what the cap cuts now

@@ -166,9 +166,9 @@ def test_with_map_also_counts_a_title_the_map_shows_never_fewer_than_hits(tmp_pa
     events = [json.loads(line) for line in (data / "actions.jsonl").read_text().splitlines()]
     start = hook_session.run_hook(hook_session.SESSION_START, hook_session.session_start_payload(repo, "s"), repo)
     kinds: set[tuple[bool, bool]] = set()
-    for entry in entries:
-        record = relevance_actions.measure(dict(events[0], relevant=[entry["key"]]), repo, entries, FAKE_HOOK)
-        assert record["mapped"] is (record["hit"] or hook_session.visible(entry, start))
+    for one in entries:
+        record = relevance_actions.measure(dict(events[0], relevant=[one["key"]]), repo, entries, FAKE_HOOK)
+        assert record["mapped"] is (record["hit"] or hook_session.visible(one, start))
         kinds.add((record["hit"], record["mapped"]))
     assert (False, True) in kinds  # an entry the map titles and the action did not bring
     summary = relevance_actions.summarize([dict(kind="error", negative=False, hit=False, mapped=True, recall=0.0,

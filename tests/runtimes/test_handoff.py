@@ -141,6 +141,20 @@ def test_a_new_session_gets_the_ended_one_of_its_tree_and_branch_only(repo, tmp_
     assert "## Last Session" not in start(other, "s4")
 
 
+def test_a_fork_is_not_handed_what_its_parents_conversation_holds(repo, tmp_path):
+    """A fork (Claude Code 2.1.214+: /fork, /branch, --fork-session; a new session id, source "fork") carries
+    its parent's conversation on: the parent's session start block, with its Last Session, is in it already.
+    Forking a session that ended carries that session itself on: its own handoff would retell it."""
+    transcript = write_transcript(tmp_path / "s1.jsonl", repo)
+    run_hook("handoff", hook_payload("claude-code/2.1.330/SessionEnd-1.json", repo, "s1", transcript), repo)
+    assert "## Last Session" in start(repo, "s2")  # the parent s2 is given s1's handoff
+    assert "## Last Session" not in start(repo, "s2-fork", "fork")  # ... its fork has it in the conversation
+    assert "## Last Session" not in start(repo, "s1-fork", "fork")  # `claude --resume s1 --fork-session`
+    for source in ("startup", "resume", "clear"):  # the other sources, as they were
+        assert "## Last Session" in start(repo, f"s3-{source}", source)
+    assert "## Last Session" in start(repo, "s1", "resume")
+
+
 def test_a_session_still_running_beside_us_is_not_our_last_session(repo, tmp_path):
     transcript = write_transcript(tmp_path / "running.jsonl", repo)  # fresh: that session is still going
     run_hook("handoff", hook_payload("claude-code/2.1.330/PreCompact-2.json", repo, "running", transcript), repo)
@@ -205,6 +219,19 @@ def test_handoffs_are_redacted_and_machine_local(repo, tmp_path):
     assert "ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5" not in text and "<redacted:" in text
     from memory.install import plan
     assert f"/{layout.HANDOFFS}" in plan.memory_ignore_lines()
+
+
+def test_a_token_across_a_cut_is_redacted_before_the_cut(repo, tmp_path):
+    """A prompt is kept to PROMPT_CHARS: cut first, a token across the cut lost its shape (a ghp_ token shorter
+    than 36) and its first half was stored."""
+    from memory.runtimes.handoff import PROMPT_CHARS
+
+    token = "ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
+    head = "deploy the release. " * 20
+    transcript = write_transcript(tmp_path / "s1.jsonl", repo, prompt=head[:PROMPT_CHARS - 12] + " " + token + " now")
+    run_hook("handoff", hook_payload("claude-code/2.1.330/SessionEnd-1.json", repo, "s1", transcript), repo)
+    [handoff] = saved(repo)
+    assert handoff["task"]["first"].startswith("deploy") and "ghp_aB3" not in json.dumps(handoff)
 
 
 def test_recall_lists_and_shows_handoffs(repo, tmp_path):

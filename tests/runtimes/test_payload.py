@@ -30,6 +30,19 @@ def test_shell_command_claude_cursor_and_others():
     assert payload.shell_command({"tool_name": "Bash", "tool_input": {"command": 7}}) is None
 
 
+def test_a_cursor_shell_calls_exit_code_in_every_shape_of_its_tool_output():
+    """Documented: tool_output a JSON string, exitCode a number. Also read: an object, a numeric string."""
+    for code, failed in ((1, True), ("1", True), (" 2", True), (0, False), ("0", False), (None, False),
+                         ("x", False), (True, False)):
+        for tool_output in (json.dumps({"exitCode": code}), {"exitCode": code}):
+            data = {"hook_event_name": "postToolUse", "tool_name": "Shell", "tool_input": {"command": "make"},
+                    "tool_output": tool_output, "cursor_version": "3"}
+            assert payload.succeeded(data) is not failed, (code, tool_output)
+            assert payload.failure(data) == (f"exit code {int(code)}" if failed else
+                                             "exit code 0" if code in (0, "0") else "")
+            assert (payload.failure_text(data) is not None) is failed
+
+
 def test_cwd_falls_back_to_cursor_workspace_root():
     assert payload.cwd(fixture_payload("public/cursor-beforeShellExecution-1.json")) == \
         "/Users/mars/Documents/GitHub/grafanaDemoPersonal"

@@ -85,8 +85,9 @@ def test_the_order_of_the_entries_does_not_change_the_ranking():
 
 
 def test_ties_go_to_the_newer_entry_then_the_key():
-    same = [dict(entry.build("flaky retry logic in the queue worker", "BD-1", "orchestrator", ts=ts), key=key)
-            for key, ts in (("learned-c", 5), ("learned-b", 9), ("learned-a", 9))]  # same text, other keys
+    same = [dict(entry.build(f"flaky retry logic in the queue worker {word}", "BD-1", "orchestrator", ts=ts), key=key)
+            for key, ts, word in (("learned-c", 5, "alpha"), ("learned-b", 9, "bravo"), ("learned-a", 9, "delta"))]
+    # texts alike but for a word the query lacks (one text under several keys is one entry: memory.store.view)
     results = rank.rank(same, "flaky retry queue worker")
     assert len({round(s.score, 9) for s in results}) == 1
     assert keys(results) == ["learned-a", "learned-b", "learned-c"]  # ts 9 before ts 5; then by key
@@ -174,3 +175,12 @@ def test_a_long_prompt_is_not_silenced_by_its_extra_words():
     for tail in ("", ", then run the tests and open a PR"):
         keys = [s.entry["key"] for s in rank.relevant(entries, prompt + tail)]
         assert "learned-use-sharded-true-when-altering-sharded-clickhouse-tables" in keys, tail
+
+
+def test_one_text_under_two_keys_is_ranked_once_as_the_newest_copy():
+    """Session start shows the newest copy (memory.store.view.distinct); the ranked paths show the same one, at
+    the best score any copy had, so the prompt hook never gives a session that text again under the other key."""
+    older = entry.build("the nightly export job locks the orders table", "", "orchestrator", "warning", ts=100,
+                        key_name="nightly-export-orders-lock")  # its key holds the query's words: it scores higher
+    newer = entry.build("The nightly export job locks the `orders` table.", "", "orchestrator", "warning", ts=200)
+    assert keys(rank.rank([older, newer], "nightly export orders lock")) == [newer["key"]]

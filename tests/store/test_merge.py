@@ -60,6 +60,17 @@ def test_a_capture_with_several_insights_keeps_them_all():
     assert merged([], both, both) == both
 
 
+def test_a_line_one_side_rewrote_in_place_keeps_the_rewrite_whichever_side_merges():
+    """`recall.sh --redact` keeps a line's identity (capture_id, key, type) and changes its bytes: the other side,
+    still holding the base's bytes, must not bring the secret back (issue: the adversarial review of the writers)."""
+    leaked = line("vault-notes", 1, "c1", content="the unseal phrase: correcthorsebatterystaple")
+    redacted = line("vault-notes", 1, "c1", content="the unseal phrase: <redacted:manual>", redacted=["manual"])
+    other = line("other", 2, "c2")
+    assert merged([leaked], [leaked, other], [redacted]) == [redacted, other]
+    assert merged([leaked], [redacted], [leaked, other]) == [redacted, other]
+    assert merged([leaked], [leaked], [leaked, other]) == [leaked, other]  # nothing rewritten: as before
+
+
 def test_the_driver_as_git_runs_it(tmp_path):
     for name, lines in (("O", []), ("A", [line("a", 1)]), ("B", [line("b", 2)])):
         (tmp_path / name).write_bytes(b"".join(x + b"\n" for x in lines))
@@ -242,6 +253,29 @@ def test_without_the_driver_configured_git_merges_as_text_and_conflicts(tmp_path
     assert "--setup-git" not in again["hookSpecificOutput"]["additionalContext"]
 
 
+def test_a_merge_stopped_on_a_text_conflict_is_named_by_the_doctor_and_finished_by_setup_git(
+        tmp_path, remote_template):
+    """A teammate who never ran --setup-git pulls and git stops on the knowledge files: the doctor says so and
+    names the one command; --setup-git merges them again as data (the driver's answer) and stages them."""
+    _, a, b = project_with_remote(tmp_path, driver=False, template=remote_template)
+    doctor = subprocess.run([str(ROOT / "bin" / "memory-doctor")], cwd=b, capture_output=True, text=True)
+    assert "WARN  merge driver" in doctor.stdout and "recall.sh --setup-git" in doctor.stdout
+    diverge(a, b)
+    proc = subprocess.run(["git", "pull", "-q", "--no-rebase", "--no-edit", "origin", "main"], cwd=b,
+                          capture_output=True, text=True)
+    assert proc.returncode != 0 and "CONFLICT" in proc.stdout + proc.stderr
+    doctor = subprocess.run([str(ROOT / "bin" / "memory-doctor")], cwd=b, capture_output=True, text=True)
+    assert doctor.returncode == 2
+    assert "FAIL  merge" in doctor.stdout and ".beads/memory/knowledge.jsonl" in doctor.stdout
+    proc = subprocess.run([str(b / ".beads" / "memory" / "recall.sh"), "--setup-git"], cwd=b / ".beads",
+                          capture_output=True, text=True, env=clean_env())
+    assert proc.returncode == 0 and "merged .beads/memory/knowledge.jsonl again" in proc.stdout, proc.stderr
+    assert git(b, "ls-files", "-u") == ""  # staged: nothing left unmerged
+    git(b, "commit", "-q", "--no-edit")
+    git(b, "push", "-q", "origin", "main")
+    check_clean(a, b)
+
+
 def test_worktree_capture_reaches_a_teammate(tmp_path, remote_template):
     """Supervisor in .worktrees/bd-12 captures → main checkout commits → teammate pulls → their next session."""
     _, a, b = project_with_remote(tmp_path, template=remote_template)
@@ -257,6 +291,44 @@ def test_worktree_capture_reaches_a_teammate(tmp_path, remote_template):
     out = json.loads(run_hook("session_start", {"hook_event_name": "SessionStart", "source": "startup",
                                                 "session_id": "t", "cwd": str(b)}, b).stdout)
     assert "the worktree insight" in out["hookSpecificOutput"]["additionalContext"]
+
+
+def test_one_insight_two_teammates_recorded_under_two_keys_is_shown_once_after_the_merge(tmp_path,
+                                                                                      remote_template):
+    """Each clone refuses a second copy of a text it already holds, but two teammates who record the same
+    warning before they pull each hold one copy, under different keys: after the merge, session start, the
+    prompt hook and recall.sh show it once."""
+    _, a, b = project_with_remote(tmp_path, template=remote_template)
+
+    def add(repo, text):
+        proc = subprocess.run([str(repo / ".beads" / "memory" / "recall.sh"), "--add", text], cwd=repo,
+                              capture_output=True, text=True, env=clean_env())
+        assert proc.returncode == 0 and "captured 1 insight" in proc.stdout, proc.stdout + proc.stderr
+
+    add(a, "WARNING: the nightly export job holds a table lock on orders for ten minutes")
+    git(a, "add", ".beads/memory")
+    git(a, "commit", "-qm", "a")
+    git(a, "push", "-q", "origin", "main")
+    add(b, "WARNING[orders-lock]: The nightly export job holds a table lock on `orders` for ten minutes.")
+    git(b, "add", ".beads/memory")
+    git(b, "commit", "-qm", "b")
+    git(b, "pull", "-q", "--no-rebase", "--no-edit", "origin", "main")
+    assert sum("nightly export job" in x for x in all_lines(b)) == 2  # both lines kept: nothing is lost
+
+    def shown(out):
+        return out.lower().count("nightly export job")
+
+    start = json.loads(run_hook("session_start", {"hook_event_name": "SessionStart", "source": "startup",
+                                                  "session_id": "s", "cwd": str(b)}, b).stdout)
+    assert shown(start["hookSpecificOutput"]["additionalContext"]) == 1
+    prompt = json.loads(run_hook("prompt_recall", {"hook_event_name": "UserPromptSubmit", "session_id": "p",
+                                                   "cwd": str(b), "prompt": "does the nightly export job lock "
+                                                   "the orders table?"}, b).stdout)
+    assert shown(prompt["hookSpecificOutput"]["additionalContext"]) == 1
+    for query in (["nightly export job"], ["nightly"]):  # ranked, and one word (the keyword index)
+        proc = subprocess.run([str(b / ".beads" / "memory" / "recall.sh"), *query], cwd=b, capture_output=True,
+                              text=True, env=clean_env())
+        assert shown(proc.stdout) == 1, proc.stdout
 
 
 def test_install_writes_attributes_and_config_and_uninstall_restores(repo):
@@ -311,3 +383,37 @@ def test_a_merge_past_the_limit_is_rotated_by_the_fold_not_by_the_next_session(t
     assert git(b, "status", "--porcelain", "--untracked-files=no") == ""
     subprocess.run([str(ROOT / "bin" / "memory-doctor"), "--compact"], cwd=b, capture_output=True, env=clean_env())
     assert len(active.read_text().splitlines()) <= store.ROTATE_ABOVE and set(all_lines(b)) == before
+
+
+def test_a_redaction_survives_merging_a_branch_made_before_it(tmp_path):
+    """A secret compacted into knowledge.jsonl and committed; a branch; `recall.sh --redact` on main; a capture
+    on the branch. Merging either way (the driver install.sh configured) keeps the line redacted."""
+    from helpers import installed_project
+
+    secret = "correcthorsebatterystaple"  # letters only: a known miss of the redactor, so it was stored
+    repo = installed_project(tmp_path / "p")
+    memory = repo / ".beads" / "memory"
+    run_hook("memory_capture", bash_payload(f'bd comment BD-1 "LEARNED[vault-notes]: the unseal phrase: {secret}"',
+                                            repo), repo)
+    store.compact(str(memory))
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "leak")
+    git(repo, "branch", "feature")
+    proc = subprocess.run([str(memory / "recall.sh"), "--redact", "learned-vault-notes", secret], cwd=repo,
+                          capture_output=True, text=True, env=clean_env())
+    assert proc.returncode == 0, proc.stderr
+    git(repo, "commit", "-qam", "redact")
+    git(repo, "checkout", "-q", "feature")
+    capture(repo, "the feature branch caches the vault client")
+    store.compact(str(memory))
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "feature")
+    git(repo, "branch", "feature-copy")
+    git(repo, "merge", "-q", "--no-edit", "main")  # the branch merges main
+    git(repo, "checkout", "-q", "main")
+    git(repo, "merge", "-q", "--no-edit", "feature-copy")  # main merges the branch
+    for branch in ("feature", "main"):
+        git(repo, "checkout", "-q", branch)
+        tracked = "".join((repo / name).read_text() for name in git(repo, "ls-files", ".beads").split("\n"))
+        assert secret not in tracked, branch
+        assert live(repo)["learned-vault-notes"] == "the unseal phrase: <redacted:manual>"

@@ -170,6 +170,7 @@ _A3 = "A3-" + "-".join(rand(n, string.ascii_uppercase + string.digits) for n in 
 _JWT_B64 = ("ZXlKaGJHY2lPaUpJVXpJMU5pSXNJblI1Y0NJNklrcFhWQ0o5LmV5SnpkV0lpT2lJeE1qTTBOVFkzT0Rrd0lpd2libUZ0WlNJNklr"
             + rand(40))
 _HOOK = f"hooks.slack.com/services/T{rand(8, string.ascii_uppercase)}/B{rand(8, string.ascii_uppercase)}/{rand(24)}"
+_YA29 = "ya29.a0AfH6SM" + rand(60, B64URL)
 _CFCA = "v1.0-" + rand(24, HEX) + "-" + rand(146, HEX)
 
 
@@ -269,6 +270,38 @@ def _positives():
         ("vendor:1password", f"secret key {_A3}", _A3), ("vendor:jwt_base64", f"cookie {_JWT_B64}", _JWT_B64),
         ("vendor:slack_webhook_bare", f"post to {_HOOK}", _HOOK),
         ("vendor:cloudflare_ca", f"CLOUDFLARE_ORIGIN_CA={_CFCA}", _CFCA),
+        # the adversarial review of every writer (docs/secrets.md): forms that reached knowledge.jsonl verbatim
+        ("cli", f"sqlcmd -S db -U sa -P {PW} -Q 'select 1'", PW), ("cli", f"bcp dbo.t out t.dat -U sa -P{PW}", PW),
+        ("cli", f"ldapsearch -x -D cn=admin,dc=ex -w {PW} -b dc=ex", PW),
+        ("cli", f"htpasswd -bc /etc/nginx/.htpasswd admin {PW}", PW), ("cli", f"htpasswd -nb admin {PW}", PW),
+        ("cli", f"http -a admin:{PW} POST https://api.internal/x", PW), ("cli", f"xh --auth=admin:{PW} get x", PW),
+        ("cli", f"sqlplus -s system/{PW}@//db:1521/XE", PW), ("cli", f"smbclient //fs/share -U admin%{PW}", PW),
+        ("cli", f"lftp -u deploy,{PW} sftp://host", PW), ("cli", f"zip -r -P {PW} out.zip dir", PW),
+        ("cli", f"7z a -p{PW} out.7z dir", PW), ("cli", f"az login -u me@x.com -p {PW}", PW),
+        ("cli", f"twine upload -u deploy -p {PW} dist/*", PW), ("cli", f"rabbitmqctl add_user app {PW}", PW),
+        ("cli", f"net user svc {PW} /add", PW), ("cli", f"docker login -u me -p{PW} registry.x", PW),
+        ("cli", f"mc alias set s3 https://s3.x.com AKIA-like-id {PW}", PW),
+        ("cli", f"poetry config http-basic.corp deploy {PW}", PW),
+        ("stdin", f"echo '{PW}' | docker login -u deploy --password-stdin registry.x", PW),
+        ("stdin", f"echo {PW} | sudo -S apt-get update", PW), ("stdin", f"sudo -S <<< '{PW}' true", PW),
+        ("stdin", f"echo \"{PW}\" | passwd --stdin deploy", PW),
+        ("config", f"aws configure set --profile prod aws_secret_access_key {PW}", PW),
+        ("config", f"npm config set //registry.x/:_authToken {PW}", PW),
+        ("config", f"git config --global github.token {PW}", PW),
+        ("config", f'dotnet user-secrets set "Db:Password" "{PW}"', PW),
+        ("prose", "the db password Zq8!rT2vLp9x", "Zq8!rT2vLp9x"),
+        ("netrc", f"machine h login deploy password {PW}", PW),
+        ("cli", f"mysqladmin -uroot password {PW}", PW), ("env", f"PGPASSWORD {PW}", PW),
+        ("cli", f"ssh-keygen -t ed25519 -N '{PW}' -f deploy_key", PW),
+        ("cli", f"mosquitto_pub -h broker -u sensor -P {PW} -t t -m 1", PW),
+        ("cli", f"net use \\\\fs\\share /user:CORP\\svc {PW}", PW), ("env", f"export SSHPASS={PW}", PW),
+        ("code", f'requests.get(url, auth=("admin", "{PW}"))', PW), ("code", f"HTTPBasicAuth('admin', '{PW}')", PW),
+        ("url", f"https://acct.blob.core.windows.net/c/f?sv=2022-11-02&sp=r&sig={PW}{PW}%3D", PW + PW + "%3D"),
+        ("url", f"https://b.s3.amazonaws.com/k?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Signature={rand(64, HEX)}", None),
+        ("url", f"git clone https://{PW}{PW}@github.com/org/repo.git", PW + PW),
+        ("url", f"Endpoint=sb://x.servicebus.windows.net/;SharedAccessKeyName=Root;SharedAccessKey={PW}=", PW + "="),
+        ("url", f"jdbc:mysql://db/app?useSSL=true&keyStoreType=PKCS12&password={PW}", PW),
+        ("vendor:google_oauth", f"gcloud printed {_YA29}", _YA29),
     ]
     account_key = rand(86, ALNUM + "+/") + "=="
     rows.append(("url", f"DefaultEndpointsProtocol=https;AccountName=acct;AccountKey={account_key};"
@@ -344,6 +377,16 @@ NEGATIVES = HARMLESS + [
     "fixture = base64.b64decode('aGVsbG8gd29ybGQgdGhpcyBpcyBhIHRlc3Q=')",
     "the auth module lives in src/services/authentication/token_refresh_handler.py",
     "the auth client raises HttpLib2ErrorWithResponse on a 401 from the token endpoint",
+    # the forms added by the adversarial review of the writers, and what they must leave alone
+    "password hashing with argon2id", "password min_length=12", "passwords older than 90days", "password 12345678",
+    "the passphrase v2rotate", "check password strength via zxcvbn4", "PASSWORD_RESET_TIMEOUT 86400",
+    "ldapsearch -x -w $LDAP_PW", "zip -r -P password out.zip", "net user alice /delete", "htpasswd -c .htpasswd admin",
+    "echo hello | sudo tee /etc/x", "echo $TOKEN | docker login --password-stdin", "http -a $USER:$PW https://x",
+    "sqlplus / as sysdba", "git config --global user.name Alice2024x", "aws configure set region us-east-1",
+    "npm config set registry https://registry.example.com/v2", "use ssh -p 2222 deploy@host",
+    "ssh-keygen -t ed25519 -N '' -f key", "net use Z: \\\\fs\\share /user:admin *", "auth=(user, password)",
+    "HTTPBasicAuth('admin', 'password')", "ssh://build-agent-service-account@ci.internal/repo.git",
+    "kill -s SIGTERM; the signature=RS256 header", "TokenType=Bearer;Timeout=30", "export SSHPASS=$DEPLOY_PW",
 ]
 
 

@@ -263,3 +263,14 @@ def test_random_histories_agree_between_index_and_view(tmp_path):
     live = {x["key"] for x in store.latest(store.load(d, include_archive=True).entries)}
     ranked = {s.entry["key"] for s in rank.search(index.load(d), "alpha beta", limit=100)}
     assert ranked == live
+
+
+def test_one_text_under_two_keys_is_one_entry_the_pinned_or_newest_copy():
+    lines = [entry.build("The staging DB is shared.", "", "orchestrator", "warning", ts=100, key_name="a"),
+             entry.build("the staging db is shared", "", "orchestrator", "warning", ts=200, key_name="b"),
+             entry.build("staging is slow", "", "orchestrator", ts=300, key_name="c")]
+    assert [e["key"] for e in view.latest(lines)] == ["learned-c", "warning-b"]
+    pinned = lines + [entry.build_control("pin", "warning-a", "", ts=400)]
+    assert [e["key"] for e in view.latest(pinned)] == ["learned-c", "warning-a"]
+    forgotten = lines + [entry.build_control("forget", "warning-b", "", ts=400)]
+    assert [e["key"] for e in view.latest(forgotten)] == ["learned-c", "warning-a"]  # the other copy: nothing lost

@@ -5,6 +5,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from helpers import ROOT, assert_protocol, clean_env, error_log, fixture_payload, make_repo, run_hook
 from memory.core import layout, render
 from memory.store import entry, store
@@ -335,13 +337,13 @@ def test_codex_shell_read_and_failure(tmp_path):
     assert context(run_hook("action_context", base, repo, args=["--codex"]), "PostToolUse") == ""  # succeeded
 
 
-def cursor_post_tool_use(repo, tool_name, tool_input, tool_output, conversation="c1"):
+def cursor_post_tool_use(repo, tool_name, tool_input, tool_output, conversation="c1", as_string=True):
     """Cursor's postToolUse as its hooks documentation gives it (hook-protocols.md §2.4): flat, `tool_output` a
-    JSON string; no recorded payload exists yet."""
+    JSON string (`as_string=False`: an object, as a later Cursor might send it); no recorded payload exists yet."""
     return {"conversation_id": conversation, "generation_id": "g1", "hook_event_name": "postToolUse",
             "cursor_version": "3.9.16", "workspace_roots": [str(repo)], "tool_name": tool_name,
-            "tool_input": tool_input, "tool_output": json.dumps(tool_output), "tool_use_id": "t1",
-            "cwd": str(repo), "duration": 812, "model": "claude-4-sonnet"}
+            "tool_input": tool_input, "tool_output": json.dumps(tool_output) if as_string else tool_output,
+            "tool_use_id": "t1", "cwd": str(repo), "duration": 812, "model": "claude-4-sonnet"}
 
 
 def test_cursor_post_tool_use_gets_the_file_and_the_error_knowledge(tmp_path):
@@ -360,6 +362,44 @@ def test_cursor_post_tool_use_gets_the_file_and_the_error_knowledge(tmp_path):
     before["hook_event_name"] = "preToolUse"  # carries no context in Cursor
     assert run_hook("action_context", before, repo, args=["--cursor"]).stdout == b""
     assert error_log(repo) == ""
+
+
+@pytest.mark.parametrize("as_string", [True, False], ids=["documented", "object"])
+@pytest.mark.parametrize("code", [1, "1", 127, "2"], ids=["1", "string-1", "127", "string-2"])
+def test_a_failed_cursor_shell_call_whatever_the_shape_of_its_tool_output(tmp_path, as_string, code):
+    """Beside the documented shape (a JSON string, exitCode a number): tool_output as an object, exitCode as a
+    numeric string. A failed call gets its error's knowledge; a success ("0", 0) nothing."""
+    repo = project(tmp_path)
+    failed = cursor_post_tool_use(repo, "Shell", {"command": "pytest"}, {
+        "exitCode": code, "stdout": "E   ModuleNotFoundError: No module named 'psycopg2'\n", "stderr": ""},
+        as_string=as_string)
+    proc = run_hook("action_context", failed, repo, args=["--cursor"])
+    assert proc.returncode == 0 and PSYCOPG in json.loads(proc.stdout)["additional_context"]
+    for ok, conversation in ((0, "c2"), ("0", "c3")):
+        success = cursor_post_tool_use(repo, "Shell", {"command": "pytest"}, {
+            "exitCode": ok, "stdout": "ModuleNotFoundError: No module named 'psycopg2' was fixed\n"},
+            conversation, as_string=as_string)
+        assert run_hook("action_context", success, repo, args=["--cursor"]).stdout == b""
+    assert error_log(repo) == ""
+
+
+def test_the_plugins_longer_recall_path_keeps_the_action_budget(tmp_path):
+    """Entries naming `.beads/memory/recall.sh`, filling the block to the budget's edge: the plugin's answer names
+    its own, longer recall.sh, and still holds the budget."""
+    named = [entry.build(f"src/api/routes.py note {i}: list its handlers with .beads/memory/recall.sh routes, "
+                         ".beads/memory/recall.sh --handoff, .beads/memory/recall.sh --stale.", f"BD-{40 + i}", "x")
+             for i in range(3)]
+    repo = project(tmp_path, named)
+    plain = context(run_hook("action_context", file_event(repo, "src/api/routes.py", session="plain"), repo),
+                    "PreToolUse")
+    assert plain.count(".beads/memory/recall.sh") >= 6
+    one = "\n".join(plain.splitlines()[:3])  # the heading, the framing, the first entry
+    for session, budget in (("plugin-1", len(plain)), ("plugin-2", len(one))):  # the second: a single entry cut
+        (repo / ".beads" / "memory" / "config.json").write_text(json.dumps({"action_budget_chars": budget}))
+        rewritten = context(run_hook("action_context", file_event(repo, "src/api/routes.py", session=session), repo,
+                                     args=["--plugin"]), "PreToolUse")
+        assert str(ROOT / "bin" / "recall.sh") in rewritten and len(rewritten) <= budget
+    assert rewritten.endswith("…") and error_log(repo) == ""
 
 
 def test_sixteen_parallel_tool_calls_keep_the_ledger_right(tmp_path):

@@ -19,6 +19,23 @@ def test_a_cursor_shell_call_that_succeeded_is_turned_away_on_its_bytes():
     assert not action_gate.might_act(compact)
 
 
+def test_a_cursor_shell_call_is_judged_on_its_bytes_whatever_the_shape_of_its_tool_output():
+    """tool_output as an object, exitCode as a numeric string, compact or spaced: a success is turned away on the
+    raw bytes, a failure passes (payload._cursor_output reads the same shapes)."""
+    for compact in (True, False):
+        separators = (",", ":") if compact else (", ", ": ")
+        for code, fails in ((0, False), ("0", False), (1, True), ("1", True), ("127", True)):
+            output = {"exitCode": code, "stdout": "ok"}
+            for tool_output in (json.dumps(output, separators=separators), output):
+                raw = json.dumps({"hook_event_name": "postToolUse", "tool_name": "Shell", "tool_input": {
+                    "command": "make"}, "tool_output": tool_output}, separators=separators).encode()
+                assert action_gate.might_act(raw) is fails, raw
+    # an object's stdout naming a success does not hide its own exit code
+    raw = json.dumps({"hook_event_name": "postToolUse", "tool_name": "Shell",
+                      "tool_output": {"stdout": '{"exitCode": 0}', "exitCode": 2}}).encode()
+    assert action_gate.might_act(raw)
+
+
 def test_other_events_keep_their_markers():
     assert not action_gate.might_act(b'{"hook_event_name":"PostToolUse","tool_name":"Agent"}')
     assert action_gate.might_act(b'{"hook_event_name":"PostToolUseFailure","tool_name":"Bash"}')

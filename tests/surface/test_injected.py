@@ -15,6 +15,17 @@ def test_remember_and_reset(tmp_path):
     assert injected.given(d, "s1") == {"z"}
 
 
+def test_a_start_that_answered_is_remembered_until_a_new_context(tmp_path):
+    d = str(tmp_path)
+    injected.remember(d, "s1", [], reset=True, started=True)  # a block without entries (a Last Session)
+    assert injected.start_answered(d, "s1") and injected.given(d, "s1") == set()
+    assert injected.claim(d, "s1", ["a"]) == ["a"] and injected.start_answered(d, "s1")  # a prompt's entries
+    injected.remember(d, "s1", ["b"])  # resume
+    assert injected.start_answered(d, "s1") and not injected.start_answered(d, "s2")
+    injected.remember(d, "s1", [], reset=True)  # clear, compact: a start that said nothing
+    assert not injected.start_answered(d, "s1")
+
+
 def test_old_sessions_are_pruned_and_the_count_is_bounded(tmp_path):
     d = str(tmp_path)
     old = {"old": {"ts": time.time() - 2 * injected.KEEP_SECONDS, "keys": ["x"]}}

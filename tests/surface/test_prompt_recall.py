@@ -4,6 +4,7 @@ import json
 import pytest
 
 from conftest import bash_payload, fixture_payload, knowledge, make_repo, run_hook
+from helpers import plugin_copy
 from memory.search import index
 from memory.store import entry, store
 from memory.surface import injected
@@ -206,3 +207,27 @@ def test_the_gate_threshold_comes_from_config_json(repo):
     assert ask(repo, prompt).stdout == b""  # no entry can reach 1.5 of the best possible score
     (repo / ".beads" / "memory" / "config.json").write_text(json.dumps({"prompt_min_fraction": 0.2}))
     assert "working downgrade" in context(ask(repo, prompt, session="s-2"))
+
+
+def test_the_plugins_longer_recall_path_keeps_the_prompt_budget(repo):
+    """An entry naming `.beads/memory/recall.sh`, in a block the rewrite would take past the budget: the plugin's
+    answer names its own, longer recall.sh, and the block it sends (the entry cut to fit) holds the budget."""
+    from memory.core import config
+    seed(repo, 20)
+    text = ("Database migrations must be reversible (.beads/memory/recall.sh alembic, .beads/memory/recall.sh "
+            "downgrade): every alembic upgrade needs a working downgrade, written and run in the same change, "
+            "and reviewed by whoever owns the schema before it merges anywhere.")
+    store.append(str(repo / ".beads" / "memory"), [entry.build(text, "BD-30", "orchestrator")])
+    plain = context(ask(repo, "add an alembic migration for the invoices", "s-plain"))
+    assert text in plain
+    with plugin_copy() as plugin:  # at a user's path length, whatever this checkout's
+        recall = str(plugin / "bin" / "recall.sh")
+        growth = plain.count(".beads/memory/recall.sh") * (len(recall) - len(".beads/memory/recall.sh"))
+        tokens = (len(plain) + growth - 1) // 4  # the plain block fits; rewritten whole, it would not
+        (repo / ".beads" / "memory" / "config.json").write_text(json.dumps({"prompt_budget_tokens": tokens}))
+        budget = config.budget_chars(tokens)
+        assert len(plain) <= budget < len(plain) + growth
+        rewritten = context(ask(repo, "add an alembic migration for the invoices", "s-plugin", args=["--plugin"],
+                                root=plugin))
+    assert recall in rewritten and ".beads/memory/recall.sh" not in rewritten and len(rewritten) <= budget
+    assert "Database migrations must be reversible" in rewritten

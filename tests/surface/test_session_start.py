@@ -1,11 +1,13 @@
 import json
 import os
 import subprocess
+import sys
 import time
 
 import pytest
 
-from conftest import ROOT, bash_payload, fixture_payload, git, knowledge, run_hook
+from conftest import ROOT, bash_payload, clean_env, fixture_payload, git, knowledge, run_hook
+from helpers import plugin_copy as plugin_files
 from memory.core import config, render
 from memory.store import entry, store
 
@@ -127,6 +129,15 @@ def test_fallback_interpreter_hint(repo):
     out = json.loads(start(repo, args=["--no-venv"]).stdout)
     assert "install.sh" in out["systemMessage"] and "install.sh" not in context(start(repo, args=["--no-venv"]))
     assert "systemMessage" not in json.loads(start(repo).stdout)
+
+
+def test_fallback_interpreter_hint_in_a_linked_worktree_names_the_worktree(repo, tmp_path):
+    """A worktree never has the main checkout's virtualenv (it is gitignored): installing into "this repo" again
+    changes nothing there, so the hint names the worktree, the install target that gives it one."""
+    seed(repo, 1)
+    git(repo, "worktree", "add", "-q", str(tmp_path / "wt"), "-b", "wt")
+    note = json.loads(start(tmp_path / "wt", args=["--no-venv"]).stdout)["systemMessage"]
+    assert "install.sh" in note and f" on {tmp_path / 'wt'} " in note and "worktree" in note, note
 
 
 def test_captured_then_surfaced(repo):
@@ -334,3 +345,55 @@ def test_codex_resume_is_quiet_where_the_replayed_start_holds_the_block(repo):
     assert start(repo, args=["--codex"], session_id="codex-1", source="resume").stdout == b""
     assert b"Recent Knowledge" in start(repo, args=["--codex"], session_id="codex-2", source="resume").stdout
     assert b"Recent Knowledge" in start(repo, session_id="codex-1", source="resume").stdout  # Claude Code re-runs
+
+
+@pytest.mark.parametrize("handoff_first", [True, False])
+def test_codex_resume_is_quiet_after_a_start_that_gave_no_entry(repo, handoff_first):
+    """The block Codex replays may hold no entry: only a Last Session (an empty memory after a session that
+    ended), or only what the memory is. Its resume repeats neither."""
+    welcome_done(repo)
+    codex = "codex/0.169.0/SessionStart-1.json"
+    if handoff_first:
+        ended = fixture_payload("codex/0.169.0/SessionEnd-1.json")
+        ended.update(cwd=str(repo), session_id="codex-0",
+                     transcript_path=str(ROOT / "tests" / "fixtures" / "codex" / "0.169.0" / "rollout-1.jsonl"))
+        assert run_hook("handoff", ended, repo, args=["--codex"]).returncode == 0
+    first = context(start(repo, codex, args=["--codex"], session_id="codex-1", source="startup"))
+    assert first.startswith("## Last Session" if handoff_first else "## Project Memory")
+    assert start(repo, codex, args=["--codex"], session_id="codex-1", source="resume").stdout == b""
+    other = context(start(repo, codex, args=["--codex"], session_id="codex-2", source="resume"))
+    assert other  # a session whose start said nothing (here: none we know of) gets the block on resume
+
+
+@pytest.fixture
+def plugin_copy():
+    with plugin_files() as plugin:
+        yield plugin
+
+
+@pytest.mark.parametrize("budget_tokens", [300, 700])
+def test_the_plugins_longer_recall_path_stays_within_the_budget(repo, plugin_copy, budget_tokens):
+    """The plugin's copy lives where Claude Code caches plugins (a long path): each hint it rewrites grows by
+    the difference. Filled to the budget's edge, the answer the model reads still holds the budget."""
+    from memory.runtimes import handoff
+    old_and_new(repo, [(f"bead insight {i} " + "word " * 30, "BD-7") for i in range(60)], n_new=60)
+    handoff.save(str(repo / ".beads" / "memory"), {"id": "h1", "event": "SessionEnd", "tree": str(repo),
+                                                   "branch": "main", "ended": time.time() - 60,
+                                                   "task": {"first": "port the CLI"}})
+    (repo / ".beads" / "memory" / "config.json").write_text(json.dumps({"session_budget_tokens": budget_tokens}))
+    budget = config.budget_chars(budget_tokens)
+    payload = json.dumps(dict(fixture_payload("claude-code/2.1.330/SessionStart-6.json"), cwd=str(repo))).encode()
+
+    def answer(*args):
+        proc = subprocess.run([sys.executable, str(plugin_copy / "hooks" / "session_start.py"), *args],
+                              input=payload, cwd=repo, capture_output=True, env=clean_env(CLAUDE_PROJECT_DIR=str(repo)))
+        return context(proc)
+
+    plain, rewritten = answer(), answer("--plugin")
+    recall = str(plugin_copy / "bin" / "recall.sh")
+    growth = len(recall) - len(".beads/memory/recall.sh")
+    assert plain.startswith("## Last Session") and "Map of the other" in plain
+    assert len(plain) + plain.count(".beads/memory/recall.sh") * growth > budget  # a plain rewrite would pass it
+    assert ".beads/memory/recall.sh" not in rewritten and rewritten.count(recall) >= 4
+    # within the budget, and no more taken from the knowledge than the paths add
+    assert budget - plain.count(".beads/memory/recall.sh") * growth <= len(rewritten) <= budget
