@@ -2,7 +2,7 @@
 
 Gemini CLI runs no hook when `hooksConfig.enabled` is false (the project's value over the user's), and skips
 a hook whose name is in `hooksConfig.disabled` (the union over both files; `/hooks disable` writes it; a hook
-without a `name`, such as ours, is named by its command). Both files are JSON with comments, as Gemini reads them.
+without a `name` is named by its command). Both files are JSON with comments, as Gemini reads them.
 Codex CLI (0.169, checked against the real CLI) runs no hook when its config.toml (`$CODEX_HOME`, else ~/.codex;
 or the project's .codex/) says `[features] hooks = false` (`codex_hooks`: the older name), no project hook while
 the project is not trusted, and no project hook nobody reviewed in its /hooks (`codex exec` skips them silently).

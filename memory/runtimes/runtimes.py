@@ -46,15 +46,18 @@ CURSOR_EVENTS = [
     ("action_context", "postToolUse", "Read|Write|Shell", {"timeout": 10}),
 ]
 # Gemini CLI: Claude's shape, timeouts in milliseconds; no SubagentStop (no subagents to gate)
+# `name` (one per handler: `/hooks disable NAME` switches off every hook so named): what Gemini lists when it asks
+# to trust the project's hooks, instead of the long command
 GEMINI_EVENTS = [
-    ("session_start", "SessionStart", None, {"timeout": 10000}),
-    ("prompt_recall", "BeforeAgent", None, {"timeout": 10000}),
-    ("memory_capture", "AfterTool", "run_shell_command", {"timeout": 10000}),
-    ("capture_reply", "AfterAgent", None, {"timeout": 10000}),
-    ("handoff", "PreCompress", None, {"timeout": 30000}),
-    ("handoff", "SessionEnd", None, {"timeout": 10000}),
+    ("session_start", "SessionStart", None, {"name": "memory-hooks: session start", "timeout": 10000}),
+    ("prompt_recall", "BeforeAgent", None, {"name": "memory-hooks: prompt recall", "timeout": 10000}),
+    ("memory_capture", "AfterTool", "run_shell_command", {"name": "memory-hooks: capture", "timeout": 10000}),
+    ("capture_reply", "AfterAgent", None, {"name": "memory-hooks: capture from the reply", "timeout": 10000}),
+    ("handoff", "PreCompress", None, {"name": "memory-hooks: handoff before compressing", "timeout": 30000}),
+    ("handoff", "SessionEnd", None, {"name": "memory-hooks: handoff at session end", "timeout": 10000}),
     # AfterTool carries context (BeforeTool does not): the file read or written, a failed shell call
-    ("action_context", "AfterTool", "read_file|write_file|replace|run_shell_command", {"timeout": 10000}),
+    ("action_context", "AfterTool", "read_file|write_file|replace|run_shell_command",
+     {"name": "memory-hooks: file and error context", "timeout": 10000}),
 ]
 # Codex CLI (verified with codex-cli 0.169): Claude's shape and payloads (tool_name "Bash"), timeouts in seconds
 # (SessionEnd clamped to 3 s); hooks run in the session's cwd with no project variable. SubagentStop carries

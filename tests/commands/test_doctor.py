@@ -278,8 +278,8 @@ def test_an_ignored_inbox_fails(repo):
 
 
 def test_gemini_hooks_switched_off_in_geminis_own_settings_warn(repo):
-    """Gemini CLI skips every hook when `hooksConfig.enabled` is false, and a hook whose name (its command, ours
-    have no name) `/hooks disable` put in `hooksConfig.disabled`, in the user's or the project's settings: the
+    """Gemini CLI skips every hook when `hooksConfig.enabled` is false, and a hook whose name (its `name`, else its
+    command) `/hooks disable` put in `hooksConfig.disabled`, in the user's or the project's settings: the
     registration alone is not the truth then."""
     installed(repo)
     project = json.loads((repo / ".gemini/settings.json").read_text())
@@ -290,8 +290,10 @@ def test_gemini_hooks_switched_off_in_geminis_own_settings_warn(repo):
     warned = [c["detail"] for c in _registered(report(repo)[1]) if c["level"] == "WARN"]
     assert warned == [f"Gemini CLI: hooks are switched off (hooksConfig.enabled is false in {user}): Gemini runs "
                       "none of them"]
-    after_tool = project["hooks"]["AfterAgent"][0]["hooks"][0]["command"]
-    user.write_text(json.dumps({"hooksConfig": {"disabled": [after_tool]}}))
+    after_agent = project["hooks"]["AfterAgent"][0]["hooks"][0]
+    user.write_text(json.dumps({"hooksConfig": {"disabled": [after_agent["command"]]}}))  # not what names it
+    assert not [c for c in _registered(report(repo)[1]) if c["level"] != "OK"]
+    user.write_text(json.dumps({"hooksConfig": {"disabled": [after_agent["name"]]}}))
     project["hooksConfig"] = {"enabled": True}
     (repo / ".gemini/settings.json").write_text(json.dumps(project))
     warned = [c["detail"] for c in _registered(report(repo)[1]) if c["level"] == "WARN"]
