@@ -43,13 +43,15 @@ def _what_failed(error: str) -> str:
 
 
 def _cut(text: str, limit: int) -> str:
-    text = " ".join(text.split())
-    if len(text) <= limit:
-        return text  # whole: the store redacts it on write
+    flat = " ".join(text.split())
+    if flat == text and len(text) <= limit:
+        return text  # whole, spaced as written: the store redacts it on write
     from memory.store import redact
 
-    text = redact.redact(text)[0]  # before the cut: a token across it would lose the shape that identifies it
-    return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
+    # redacted as written, then joined and cut: a line break (a YAML block value, a command continued over
+    # lines) and a token across the cut are part of the shape that identifies a secret
+    flat = " ".join(redact.redact(text)[0].split())
+    return flat if len(flat) <= limit else flat[:limit - 1].rstrip() + "…"
 
 
 def _read(path: str) -> bytes:

@@ -234,6 +234,18 @@ def test_a_token_across_a_cut_is_redacted_before_the_cut(repo, tmp_path):
     assert handoff["task"]["first"].startswith("deploy") and "ghp_aB3" not in json.dumps(handoff)
 
 
+@pytest.mark.parametrize("prompt", ["deploy it; the vault config has\ndb_password: |\n  Zq8vX2mLp0Rt7wKy\n",
+                                    "run it as curl -s \\\n  --user \\\n  deploy:Zq8vX2mLp0Rt7wKy https://x"])
+def test_a_secret_on_its_own_line_is_redacted_before_the_lines_are_joined(repo, tmp_path, prompt):
+    """A handoff keeps a prompt on one line: joined first, a YAML block value or a curl continued over lines lost
+    the line break that tells the redactor it is a value, and the password was stored in handoffs.jsonl."""
+    transcript = write_transcript(tmp_path / "s1.jsonl", repo, prompt=prompt)
+    run_hook("handoff", hook_payload("claude-code/2.1.330/SessionEnd-1.json", repo, "s1", transcript), repo)
+    [handoff] = saved(repo)
+    assert handoff["task"]["first"].split()[0] in ("deploy", "run")
+    assert "Zq8vX2mLp0Rt7wKy" not in json.dumps(handoff)
+
+
 def test_recall_lists_and_shows_handoffs(repo, tmp_path):
     transcript = write_transcript(tmp_path / "s1.jsonl", repo)
     run_hook("handoff", hook_payload("claude-code/2.1.330/SessionEnd-1.json", repo, "s1", transcript), repo)
