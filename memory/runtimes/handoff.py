@@ -23,6 +23,7 @@ KEEP = 200
 PROMPT_CHARS = 300
 ERROR_CHARS = 300
 MESSAGE_CHARS = 600
+REDACT_MARGIN = 4096  # past a cut, more than the longest text a redaction rule reads (memory.store.redact_commands)
 MAX_FILES = 20
 MAX_TODOS = 10
 MAX_STATUS = 30
@@ -49,8 +50,13 @@ def _cut(text: str, limit: int) -> str:
     from memory.store import redact
 
     # redacted as written, then joined and cut: a line break (a YAML block value, a command continued over
-    # lines) and a token across the cut are part of the shape that identifies a secret
-    flat = " ".join(redact.redact(text)[0].split())
+    # lines) and a token across the cut are part of the shape that identifies a secret. Only the stretch the
+    # cut keeps, and a margin longer than any secret's shape, is redacted (a prompt may be a pasted 1 MB log:
+    # ~0.8 s); unless what it gives is too short to have held that margin past the cut
+    window = text[:4 * limit + REDACT_MARGIN]
+    flat = " ".join(redact.redact(window)[0].split())
+    if len(window) < len(text) and len(flat) < limit + REDACT_MARGIN:
+        flat = " ".join(redact.redact(text)[0].split())
     return flat if len(flat) <= limit else flat[:limit - 1].rstrip() + "…"
 
 

@@ -359,3 +359,20 @@ def test_uncommitted_lists_the_users_work_not_the_memorys_own_capture_files(repo
     [h] = saved(repo)
     assert "?? zz_new_module.py" in h["git_status"]
     assert not [line for line in h["git_status"] if ".beads/memory" in line]
+
+
+def test_a_pasted_log_is_redacted_where_the_cut_keeps_it_not_whole(monkeypatch):
+    """A prompt can be a pasted 1 MB log: the handoff keeps its first PROMPT_CHARS, so the redaction reads those
+    and a margin past them (a token across the cut still goes), never the whole megabyte on every Stop."""
+    from memory.runtimes.handoff import PROMPT_CHARS, _cut
+    from memory.store import redact
+
+    read = []
+    real = redact.redact
+    monkeypatch.setattr(redact, "redact", lambda text: read.append(len(text)) or real(text))
+    token = "ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
+    text = "x" * (PROMPT_CHARS - 12) + " " + token + " " + "log line\n" * 120_000
+    kept = _cut(text, PROMPT_CHARS)
+    assert kept.startswith("xxx") and "ghp_aB3" not in kept and max(read) < 20_000
+    spaced = " " * 50_000 + "deploy " + token  # a window of blanks: read on until there is text
+    assert "ghp_aB3" not in _cut(spaced, PROMPT_CHARS) and _cut(spaced, PROMPT_CHARS).startswith("deploy")
