@@ -35,7 +35,8 @@ def digest(bd_key: str) -> str:
 
 def kept_key(bd_key: str, text: str) -> str:
     """bd's key as an entry keeps it: itself, or its digest when it holds a piece of a credential (a word of
-    the key that the redacted text no longer has, or a credential in the key itself)."""
+    the key that is, or is part of, a word the redaction took out of the text; or a credential in the key
+    itself). A key of other words (`--key deploy-notes`) stays, so remembering it again replaces the entry."""
     from memory.store import redact
 
     if redact.redact(bd_key)[1]:
@@ -43,8 +44,11 @@ def kept_key(bd_key: str, text: str) -> str:
     cleaned, found = redact.redact(text)
     if not found:
         return bd_key
-    words = set(entry.slug(cleaned).split("-")) | set(entry.TYPES)  # a leading `LEARNED:` is in bd's slug
-    return bd_key if set(entry.slug(bd_key).split("-")) <= words else digest(bd_key)
+    kept = set(entry.slug(cleaned).split("-")) | set(entry.TYPES)  # a leading `LEARNED:` is in bd's slug
+    removed = set(entry.slug(text).split("-")) - kept
+    # bd cuts its key after some words: the last may be the start of the token's word
+    leaks = any(word not in kept and any(word in gone for gone in removed) for word in entry.slug(bd_key).split("-"))
+    return digest(bd_key) if leaks else bd_key
 
 
 def our_key_name(bd_key: str, kind: str, text: str = "") -> str | None:

@@ -230,8 +230,9 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # noqa: BLE001 - a person gets one line, errors.log the details
         from memory.core import errorlog
 
-        # the options only: a TEXT (--add, --redact KEY TEXT) may be the very secret being removed
-        options = [word if word.startswith("-") else "…" for word in argv]
+        # the options only: a TEXT (--add, --redact KEY TEXT, --add=TEXT) may be the very secret being removed
+        options = [word.split("=", 1)[0] + ("=…" if "=" in word else "") if word.startswith("-") else "…"
+                   for word in argv]
         errorlog.record("recall.sh", f"{type(exc).__name__}: {exc} (argv {options!r})")
         print(f"recall.sh: unexpected failure: {type(exc).__name__}: {render.one_line(str(exc), 200)} "
               "(recorded in .beads/memory/errors.log; please report it)", file=sys.stderr)

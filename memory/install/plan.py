@@ -224,14 +224,17 @@ def _purge_changes(target: str) -> list[Change]:
 def _earlier_install_backed_up(target: str, change: Change) -> bool:
     """The settings file already holds our entries and an earlier install's backup sits beside it: that backup
     has the user's file from before memory-hooks (an older install.sh reformatted the file, and may have dropped
-    a hook of theirs), so an upgrade keeps it instead of backing up the earlier install's rewrite."""
-    if change.before is None or read(target, change.rel + BACKUP_SUFFIX, strict=False) is None:
+    a hook of theirs), so an upgrade keeps it instead of backing up the earlier install's rewrite. A backup that
+    holds a setting or a hook the file lacks (an uninstall kept it for the person to compare) is kept too."""
+    backup = read(target, change.rel + BACKUP_SUFFIX, strict=False)
+    if change.before is None or backup is None:
         return False
     try:
         current = _load(change.before)
     except ValueError:
         return False
-    return isinstance(current, dict) and registration.without_ours(current) != current
+    return isinstance(current, dict) and (registration.without_ours(current) != current
+                                          or _says_more(backup, change.before))
 
 
 def _says_more(backup: bytes, after: bytes | None) -> bool:

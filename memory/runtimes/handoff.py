@@ -23,6 +23,7 @@ KEEP = 200
 PROMPT_CHARS = 300
 ERROR_CHARS = 300
 MESSAGE_CHARS = 600
+REDACT_MARGIN = 4096  # past a cut, more than the longest text a redaction rule reads (memory.store.redact_commands)
 MAX_FILES = 20
 MAX_TODOS = 10
 MAX_STATUS = 30
@@ -43,13 +44,20 @@ def _what_failed(error: str) -> str:
 
 
 def _cut(text: str, limit: int) -> str:
-    text = " ".join(text.split())
-    if len(text) <= limit:
-        return text  # whole: the store redacts it on write
+    flat = " ".join(text.split())
+    if flat == text and len(text) <= limit:
+        return text  # whole, spaced as written: the store redacts it on write
     from memory.store import redact
 
-    text = redact.redact(text)[0]  # before the cut: a token across it would lose the shape that identifies it
-    return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
+    # redacted as written, then joined and cut: a line break (a YAML block value, a command continued over
+    # lines) and a token across the cut are part of the shape that identifies a secret. Only the stretch the
+    # cut keeps, and a margin longer than any secret's shape, is redacted (a prompt may be a pasted 1 MB log:
+    # ~0.8 s); unless what it gives is too short to have held that margin past the cut
+    window = text[:4 * limit + REDACT_MARGIN]
+    flat = " ".join(redact.redact(window)[0].split())
+    if len(window) < len(text) and len(flat) < limit + REDACT_MARGIN:
+        flat = " ".join(redact.redact(text)[0].split())
+    return flat if len(flat) <= limit else flat[:limit - 1].rstrip() + "…"
 
 
 def _read(path: str) -> bytes:

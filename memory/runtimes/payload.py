@@ -402,7 +402,10 @@ def _exit_code(value: object) -> int | None:
     if isinstance(value, int) and not isinstance(value, bool):
         return value
     if isinstance(value, str) and value.strip().lstrip("-").isdigit():
-        return int(value.strip())
+        try:
+            return int(value.strip())
+        except ValueError:  # "--1", "²": digits to isdigit, not to int
+            return None
     return None
 
 

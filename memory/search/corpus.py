@@ -63,6 +63,7 @@ class Corpus:
         self.ts = array("d")
         self.live = bytearray()
         self.keys: list[str] = []  # may stay empty on the index path (only liveness is needed to rank)
+        self.pinned: set[str] = set()  # pinned keys, from an index (entries from memory.store.view carry the mark)
         self.entry_at: Callable[[int], dict | None] | None = None
         self._avg: dict[str, float] | None = None
         self.len_sums: dict[str, int] | None = None  # per field, the sum of lens (from an index), else summed here

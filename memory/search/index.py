@@ -28,7 +28,7 @@ from memory.core import fsio, jsonline, layout
 from memory.search import concepts
 from memory.search import corpus as corpus_mod
 from memory.search.segment import MAGIC, Segment, array_of, concat, read_segment
-from memory.store import inbox
+from memory.store import inbox, view
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -322,6 +322,11 @@ def combine(memory_dir: str, archive: Segment, active: Segment) -> corpus_mod.Co
         for doc, key, sha, _ in seg.held:
             if (key, sha) not in approved:
                 c.live[base + doc] = 0  # held for review: never ranked for a hook
+    # the files' order of the control lines (archive first), which latest-wins needs
+    controls = [{"type": kind, "key": key, "ts": ts} for seg in (archive, active)
+                for kind, key, ts, _ in sorted(seg.controls, key=lambda c: c[3])]
+    state = view.State(controls)
+    c.pinned = {key for key in state.pins if state.pinned(key)}
     readers = _EntryReader(memory_dir, archive, active)
     c.entry_at = readers.entry
     return c

@@ -215,19 +215,23 @@ def search(corpus: Corpus, text: str, limit: int = 5, params: type[Params] = Par
                 break
         candidates.append((doc, scored))
     results: list[Scored] = []
-    copies: dict[bytes, Scored] = {}  # one insight two teammates each recorded under their own key: once
+    # one insight two teammates each recorded under their own key: once, as the copy every read path shows
+    # (memory.store.view.distinct: a pinned one, else the newest, the later line on a tie), at the best score
+    copies: dict[bytes, tuple[Scored, tuple]] = {}
     for doc, scored in candidates:  # entries are read only now: from the index, that is a file read each
         entry = corpus.entry_at(doc) if corpus.entry_at else None
         if entry is None:
             continue
         said = view.same_text(entry.get("content"))
+        standing = (bool(entry.get("pinned")) or entry.get("key") in corpus.pinned, corpus_mod.entry_ts(entry), doc)
         first = copies.get(said) if said else None
         if first is None:
-            copies[said] = scored
+            copies[said] = (scored, standing)
             scored.entry = entry
             results.append(scored)
-        elif corpus_mod.entry_ts(entry) > corpus_mod.entry_ts(first.entry):
-            first.entry = entry  # the copy every read path shows (memory.store.view.distinct), at the best score
+        elif standing > first[1]:
+            first[0].entry = entry
+            copies[said] = (first[0], standing)
     # rounding makes ties exact whatever the summation order
     results.sort(key=lambda s: (-round(s.score, 9), -corpus_mod.entry_ts(s.entry), str(s.entry.get("key"))))
     results = results[:limit]

@@ -20,7 +20,7 @@ CLI = (r"(?<![\w-])(?:(?:mysql\w*|mariadb\w*)(?:\s+(?!-p)[^\s|;&<>]+)*?\s-p(?![\
        r"|htpasswd(?:\s+-[A-Za-z]+)*?\s+-(?=[A-Za-z]*b)(?:(?=[A-Za-z]*n)[A-Za-z]+\s+[^\s-]\S*"
        r"|(?![A-Za-z]*n)[A-Za-z]+\s+[^\s-]\S*\s+[^\s-]\S*)\s+"
        r"|\bmc\s+alias\s+set\s+\S+\s+\S+\s+\S+\s+|poetry\s+config\s+http-basic\.\S+\s+\S+\s+"
-       r"|lftp\b[^\n|;&]*?\s-u\s+[^\s,]+,"
+       r"|lftp\b[^\n|;&]{0,300}?\s-u\s+[^\s,]+,"
        # ssh-keygen -N PASSPHRASE, mosquitto_pub -P PW, net use \\s\share /user:U PW
        r"|ssh-keygen(?:\s+[^\s|;&<>]+)*?\s-N\s+|mosquitto_\w+(?:\s+[^\s|;&<>]+)*?\s-P\s+"
        r"|\bnet\s+use\s+(?:[^\s|;&<>]+\s+)*?/user:\S+\s+(?=[^\s/*]))"
@@ -31,17 +31,17 @@ CLI_TRIGGERS = ("mysql", "mariadb", "sshpass", "redis-cli", "login", "mongo", "s
 # sqlplus U/PW@DB (Oracle's tools), smbclient -U U%PW
 SLASH_LOGIN = (r"\b(?:sqlplus|sqlldr|expdp|impdp|rman|dgmgrl)\b(?:\s+-\w+)*\s+[\"']?[\w$#.]+/"
                r"([^\s@/\"']{1,200})(?=[\"']?(?:@|\s|$))")
-PERCENT_LOGIN = (r"\b(?:smbclient|rpcclient|smbcacls|smbget|smbmap)\b[^\n|;&]*?\s(?:-U\s*|--user(?:name)?=)[\"']?"
+PERCENT_LOGIN = (r"\b(?:smbclient|rpcclient|smbcacls|smbget|smbmap)\b[^\n|;&]{0,300}?\s(?:-U\s*|--user(?:name)?=)[\"']?"
                  r"[^\s%\"']+%([^\s\"']{1,200})")
 SLASH_TRIGGERS = ("sqlplus", "sqlldr", "expdp", "impdp", "rman", "dgmgrl")
 PERCENT_TRIGGERS = ("smbclient", "rpcclient", "smbcacls", "smbget", "smbmap")
 # A password typed into a program's stdin: `echo PW | sudo -S`, `| docker login --password-stdin`, `| chpasswd`,
 # `sudo -S <<< 'PW'`
-STDIN_READERS = (r"(?:--password-stdin|\bsudo\s(?:[^\n|;&<]*\s)?-[A-Za-z]*S|\bpasswd\b[^\n|;&<]*--stdin"
+STDIN_READERS = (r"(?:--password-stdin|\bsudo\s(?:[^\n|;&<]{0,200}\s)?-[A-Za-z]*S|\bpasswd\b[^\n|;&<]{0,200}--stdin"
                  r"|\bchpasswd\b|\bkinit\b)")
 STDIN_PASSWORD = (r"(?:\b(?:echo|printf)\s+(?:-[neE]+\s+)?((?:[\"'])[^\"'\n]{1,200}?[\"']|[^\s\"'|;&<>]{1,200})"
                   r"\s*\|\s*(?=[^\n|;&]*?" + STDIN_READERS + r")"
-                  r"|" + STDIN_READERS + r"[^\n|;&<]*<<<\s*((?:[\"'])[^\"'\n]{1,200}[\"']|[^\s\"'|;&<>]{1,200}))")
+                  r"|" + STDIN_READERS + r"[^\n|;&<]{0,300}<<<\s*((?:[\"'])[^\"'\n]{1,200}[\"']|[^\s\"'|;&<>]{1,200}))")
 # httpie / xh: `http -a USER:PW`, `--auth=USER:PW` (curl's -u is CURL_USER)
 HTTPIE_AUTH = (r"\b(?:https?|xhs?)(?:\s[^\n]*?)?\s(?:-a|--auth)(?:[ =])[ \t]*[\"']?"
                r"([^\s:\"'@<>]*):([^\s\"'<>]{1,200})")

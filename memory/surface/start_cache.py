@@ -25,7 +25,7 @@ RACY_NS = 100_000_000  # files changed this recently are not cached: more than a
 # to the memory package: a change to any of them changes the identity.
 _RULES = ("core/jsonio.py", "core/jsonline.py", "core/shape.py", "store/entry.py", "store/reading.py",
           "store/inbox.py", "store/view.py", "store/hold.py", "store/screen.py", "store/screen_patterns.py",
-          "search/tokenize.py", "surface/knowledge_map.py", "surface/start_cache.py")
+          "search/tokenize.py", "search/stemming.py", "surface/knowledge_map.py", "surface/start_cache.py")
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 

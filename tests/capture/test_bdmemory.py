@@ -80,6 +80,19 @@ def test_a_bd_key_made_from_a_credential_is_kept_as_its_digest_and_bd_forget_sti
     assert b"r8s2klm9" not in written.lower()
 
 
+def test_a_chosen_bd_key_beside_a_credential_stays_the_key_and_a_correction_replaces_it(repo):
+    """`--key deploy-notes` names no piece of the token in the text: it stays the entry's key, so remembering the
+    key again replaces the entry as bd does (a digest there left the old text live beside the new one)."""
+    token = "ghp_R8s2kLm9QzX4vB7nP1wT6yH3jD5fG0aC2eKq"
+    proc = capture(repo, f'bd remember "the mirror bot pushes with {token}" --key deploy-notes')
+    [e] = knowledge(repo)
+    assert (e["key"], e["bd_key"]) == ("learned-deploy-notes", "deploy-notes")
+    assert "bd's key holds part of a credential" not in context(proc)
+    capture(repo, 'bd remember "the mirror bot pushes with the deploy key" --key deploy-notes')
+    [live] = store.latest(knowledge(repo))
+    assert (live["key"], live["content"]) == ("learned-deploy-notes", "the mirror bot pushes with the deploy key")
+
+
 def test_bd_forget_appends_a_tombstone_for_the_entry_bd_remember_made(repo):
     capture(repo, 'bd remember "always run tests with -race flag"')
     proc = capture(repo, "bd forget always-run-tests-with-race-flag")

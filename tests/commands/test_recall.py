@@ -545,12 +545,15 @@ def test_an_unexpected_failure_logs_the_options_never_the_text(repo, tmp_path):
     shutil.copytree(ROOT / "bin", fake / "bin")
     (fake / "memory" / "commands" / "rewrite.py").write_text("raise RuntimeError('boom')\n")
     write(repo, [e("the db password Zq8!rT2vLp9x", ts=1)])
-    proc = subprocess.run([str(fake / "bin" / "recall.sh"), "--redact", "learned-x", "Zq8!rT2vLp9x"], cwd=repo,
-                          capture_output=True, text=True,
-                          env={k: v for k, v in os.environ.items() if not k.startswith("MEMORY_HOOKS")})
-    assert proc.returncode == 3
-    logged = (repo / ".beads" / "memory" / "errors.log").read_text()
-    assert "RuntimeError: boom" in logged and "--redact" in logged and "Zq8!rT2vLp9x" not in logged
+    (fake / "memory" / "capture" / "edit.py").write_text("raise RuntimeError('boom')\n")  # what --add runs
+    for argv in (["--redact", "learned-x", "Zq8!rT2vLp9x"],
+                 ["--add=LEARNED: the db password is Zq8!rT2vLp9x"]):  # an option's value after `=` too
+        (repo / ".beads" / "memory" / "errors.log").unlink(missing_ok=True)
+        proc = subprocess.run([str(fake / "bin" / "recall.sh"), *argv], cwd=repo, capture_output=True, text=True,
+                              env={k: v for k, v in os.environ.items() if not k.startswith("MEMORY_HOOKS")})
+        assert proc.returncode == 3, (argv, proc.stderr)
+        logged = (repo / ".beads" / "memory" / "errors.log").read_text()
+        assert "RuntimeError: boom" in logged and argv[0][:5] in logged and "Zq8!rT2vLp9x" not in logged, argv
 
 
 # --- the keyword path: `recall.sh KEYWORD [--all]`, what a person waits for ----------------------------------------

@@ -1132,6 +1132,18 @@ def test_a_hook_an_older_install_dropped_survives_the_upgrade_and_the_uninstall_
     assert settings(repo) == {"model": "sonnet"}
 
 
+def test_a_backup_the_uninstall_kept_survives_a_reinstall(repo):
+    """The uninstall kept the backup for the person to compare (it holds a hook the file lacks); installing again
+    before they did must not back the settings up over it: it is the last copy of their hook."""
+    test_a_hook_an_older_install_dropped_survives_the_upgrade_and_the_uninstall_in_the_backup(repo)
+    backup = repo / ".claude" / ("settings.json" + plan.BACKUP_SUFFIX)
+    original = backup.read_text()
+    install(repo, "--no-venv", "--no-self-check")
+    assert backup.read_text() == original
+    install(repo, "--uninstall")
+    assert backup.read_text() == original and settings(repo) == {"model": "sonnet"}
+
+
 def test_an_uninstall_after_the_users_own_edit_deletes_the_backup(repo):
     """A value the user changed after installing is theirs, in the file: the backup says nothing more."""
     (repo / ".claude").mkdir()

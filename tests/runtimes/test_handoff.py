@@ -234,6 +234,18 @@ def test_a_token_across_a_cut_is_redacted_before_the_cut(repo, tmp_path):
     assert handoff["task"]["first"].startswith("deploy") and "ghp_aB3" not in json.dumps(handoff)
 
 
+@pytest.mark.parametrize("prompt", ["deploy it; the vault config has\ndb_password: |\n  Zq8vX2mLp0Rt7wKy\n",
+                                    "run it as curl -s \\\n  --user \\\n  deploy:Zq8vX2mLp0Rt7wKy https://x"])
+def test_a_secret_on_its_own_line_is_redacted_before_the_lines_are_joined(repo, tmp_path, prompt):
+    """A handoff keeps a prompt on one line: joined first, a YAML block value or a curl continued over lines lost
+    the line break that tells the redactor it is a value, and the password was stored in handoffs.jsonl."""
+    transcript = write_transcript(tmp_path / "s1.jsonl", repo, prompt=prompt)
+    run_hook("handoff", hook_payload("claude-code/2.1.330/SessionEnd-1.json", repo, "s1", transcript), repo)
+    [handoff] = saved(repo)
+    assert handoff["task"]["first"].split()[0] in ("deploy", "run")
+    assert "Zq8vX2mLp0Rt7wKy" not in json.dumps(handoff)
+
+
 def test_recall_lists_and_shows_handoffs(repo, tmp_path):
     transcript = write_transcript(tmp_path / "s1.jsonl", repo)
     run_hook("handoff", hook_payload("claude-code/2.1.330/SessionEnd-1.json", repo, "s1", transcript), repo)
@@ -347,3 +359,20 @@ def test_uncommitted_lists_the_users_work_not_the_memorys_own_capture_files(repo
     [h] = saved(repo)
     assert "?? zz_new_module.py" in h["git_status"]
     assert not [line for line in h["git_status"] if ".beads/memory" in line]
+
+
+def test_a_pasted_log_is_redacted_where_the_cut_keeps_it_not_whole(monkeypatch):
+    """A prompt can be a pasted 1 MB log: the handoff keeps its first PROMPT_CHARS, so the redaction reads those
+    and a margin past them (a token across the cut still goes), never the whole megabyte on every Stop."""
+    from memory.runtimes.handoff import PROMPT_CHARS, _cut
+    from memory.store import redact
+
+    read = []
+    real = redact.redact
+    monkeypatch.setattr(redact, "redact", lambda text: read.append(len(text)) or real(text))
+    token = "ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
+    text = "x" * (PROMPT_CHARS - 12) + " " + token + " " + "log line\n" * 120_000
+    kept = _cut(text, PROMPT_CHARS)
+    assert kept.startswith("xxx") and "ghp_aB3" not in kept and max(read) < 20_000
+    spaced = " " * 50_000 + "deploy " + token  # a window of blanks: read on until there is text
+    assert "ghp_aB3" not in _cut(spaced, PROMPT_CHARS) and _cut(spaced, PROMPT_CHARS).startswith("deploy")

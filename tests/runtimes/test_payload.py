@@ -33,7 +33,7 @@ def test_shell_command_claude_cursor_and_others():
 def test_a_cursor_shell_calls_exit_code_in_every_shape_of_its_tool_output():
     """Documented: tool_output a JSON string, exitCode a number. Also read: an object, a numeric string."""
     for code, failed in ((1, True), ("1", True), (" 2", True), (0, False), ("0", False), (None, False),
-                         ("x", False), (True, False)):
+                         ("x", False), (True, False), ("--1", False), ("\u00b2", False), ("-", False)):
         for tool_output in (json.dumps({"exitCode": code}), {"exitCode": code}):
             data = {"hook_event_name": "postToolUse", "tool_name": "Shell", "tool_input": {"command": "make"},
                     "tool_output": tool_output, "cursor_version": "3"}

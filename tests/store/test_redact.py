@@ -2,11 +2,14 @@
 import random
 import re
 import string
+import subprocess
+import sys
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import ROOT
 from memory.store.redact import redact, scrub_record
 
 _rng = random.Random(7)
@@ -492,3 +495,12 @@ def test_a_password_a_person_made_of_words_is_redacted_a_name_of_words_is_not():
     for text in ("password=my-db-password", "the password field uses Pbkdf2-Sha256-V2", "model: gpt-4o-mini",
                  "api_key_name: Stripe-Key-2"):
         assert redact(text) == (text, []), text
+
+
+@pytest.mark.parametrize("text", ["sudo -S " * 4000 + "<<<", "lftp " * 60000, "smbclient " * 30000])
+def test_the_command_line_rules_never_backtrack_for_minutes(text):
+    """A hook redacts what it stores (a handoff's prompt and last message, a dispatch prompt) before any cut: a
+    long line repeating a rule's command made the sudo here-string rule cubic (32 KB: minutes; the hook is
+    killed and its record lost) and the lftp and smbclient rules quadratic. The limit is a hang's, not a speed's."""
+    code = "import sys\nfrom memory.store import redact\nredact.redact(sys.stdin.read())\n"
+    subprocess.run([sys.executable, "-c", code], input=text, text=True, cwd=ROOT, check=True, timeout=30)

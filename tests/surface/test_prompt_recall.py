@@ -231,3 +231,24 @@ def test_the_plugins_longer_recall_path_keeps_the_prompt_budget(repo):
                                 root=plugin))
     assert recall in rewritten and ".beads/memory/recall.sh" not in rewritten and len(rewritten) <= budget
     assert "Database migrations must be reversible" in rewritten
+
+
+def test_a_pinned_older_copy_of_one_insight_is_not_given_again_under_the_newer_key(repo):
+    """Two teammates recorded one warning under two keys and the older copy is pinned: session start gives the
+    pinned copy (memory.store.view.distinct), so the prompt hook ranks that copy too and gives nothing again."""
+    d = repo / ".beads" / "memory"
+    d.mkdir(parents=True, exist_ok=True)
+    older = entry.build("The nightly export job locks the orders table for ten minutes", "", "orchestrator",
+                        "warning", ts=1_700_000_000, key_name="a")
+    newer = entry.build("the nightly export job locks the `orders` table for ten minutes.", "", "orchestrator",
+                        "warning", ts=1_700_000_100, key_name="b")
+    pin = entry.build_control("pin", older["key"], "", ts=1_700_000_200)
+    (d / "knowledge.jsonl").write_text("".join(json.dumps(x) + "\n" for x in (older, newer, pin)))
+    (d / "config.json").write_text(json.dumps({"semantic": False}))
+    start = dict(fixture_payload("claude-code/2.1.330/SessionStart-1.json"), cwd=str(repo), session_id="s-1")
+    digest = json.loads(run_hook("session_start", start, repo).stdout)["hookSpecificOutput"]["additionalContext"]
+    assert digest.lower().count("nightly export job") == 1
+    prompt = "does the nightly export job lock the orders table?"
+    assert ask(repo, prompt).stdout == b""  # the session holds it already
+    assert context(ask(repo, prompt, session="s-2")).lower().count("nightly export job") == 1
+    assert injected.given(str(d), "s-2") == {older["key"]}  # another session is given the pinned copy

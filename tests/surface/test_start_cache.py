@@ -152,3 +152,18 @@ def test_session_starts_racing_captures_never_serve_a_stale_answer(repo):
         out = json.loads(run_hook("session_start", payload, repo).stdout)["hookSpecificOutput"]["additionalContext"]
         assert out.startswith("## Recent Knowledge (60 entries)")
     assert (d / layout.START_CACHE).exists()
+
+
+def test_every_module_the_cached_topics_are_drawn_with_is_a_rule_file():
+    """The cache keeps the map's topics: a module knowledge_map.topics loads to draw them (stemming merges a
+    word's forms) changes them when an upgrade changes it, so its file is part of the identity."""
+    code = ("import sys\nfrom memory.surface import knowledge_map\nfrom memory.store import entry\n"
+            "before = set(sys.modules)\n"
+            "knowledge_map.topics([entry.build(f'the docker layer caching rule {i} applies to builds', '', 'x', "
+            "ts=i) for i in range(9)], 'proj')\n"
+            "print('\\n'.join(sorted(m for m in set(sys.modules) - before if m.startswith('memory.')\n"
+            "                          and not sys.modules[m].__file__.endswith('__init__.py'))))\n")
+    # a package (__init__.py) holds no rules
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    loaded = {name.split(".", 1)[1].replace(".", "/") + ".py" for name in proc.stdout.split()}
+    assert loaded and loaded <= set(start_cache._RULES), loaded - set(start_cache._RULES)
