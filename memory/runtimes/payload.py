@@ -375,8 +375,7 @@ def _exit_after(output: str, marker: str) -> int | None:
     """The number after the last `marker` in `output` (None when there is none)."""
     at = output.rfind(marker)
     said = output[at + len(marker):].split(None, 1) if at >= 0 else []
-    code = said[0].strip(".:,") if said else ""
-    return int(code) if code.lstrip("-").isdigit() else None
+    return _exit_code(said[0].strip(".:,")) if said else None
 
 
 def _cursor_output(payload: dict[str, Any]) -> dict[str, Any] | None:

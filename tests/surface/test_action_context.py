@@ -532,3 +532,21 @@ def test_gemini_failed_shell_is_read_without_its_report_wrapper(tmp_path):
     assert MAKE in context(run_hook("action_context", failed, repo), "AfterTool")
     claude = failure(repo, "make check", "Exit code 2\nmake: *** No rule to make target 'check'.  Stop.", "s2")
     assert MAKE in context(run_hook("action_context", claude, repo), "PostToolUseFailure")  # the same under Claude
+
+
+@pytest.mark.parametrize("runtime", ["gemini", "codex"])
+@pytest.mark.parametrize("said", ["Exit Code: \u00b2", "Exit Code: --1", "Process exited with code \u0663"])
+def test_an_exit_status_of_digits_int_refuses_is_no_status_not_a_crash(tmp_path, runtime, said):
+    """A successful command that prints `Exit Code: ²` (digits to isdigit, not to int): no failure, nothing to
+    say, and no ValueError failing the hook open into errors.log."""
+    repo = project(tmp_path)
+    if runtime == "gemini":
+        event = dict(fixture_payload("gemini/0.61.0/AfterTool-1.json"), cwd=str(repo), tool_response={
+            "llmContent": f"<untrusted_context>\nOutput: {said}\nProcess Group PGID: 27187\n</untrusted_context>",
+            "returnDisplay": said})
+    else:
+        event = dict(fixture_payload("codex/0.169.0/PostToolUse-1.json"), cwd=str(repo), tool_response=said + "\n")
+    proc = run_hook("action_context", event, repo, args=["--codex"] if runtime == "codex" else [])
+    assert context(proc, event["hook_event_name"]) == ""
+    assert error_log(repo) == ""
+
