@@ -21,7 +21,7 @@ def handle(ctx: hookrun.Context) -> str | None:
     ctx.problems += payload.field_problems(data, required=("hook_event_name",))
     command = payload.shell_command(data)
     if command is None:
-        is_shell = data.get("tool_name") in payload.SHELL_TOOLS
+        is_shell = payload.tool_name(data) in payload.SHELL_TOOLS
         if is_shell and not isinstance(payload.tool_input(data).get("command"), str):
             ctx.problems.append("shell tool call without a tool_input.command string")
         return None

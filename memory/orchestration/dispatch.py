@@ -68,7 +68,7 @@ def comment_on_bead(entry: dict, cwd: str, timeout: float) -> str | None:
 def handle(ctx: hookrun.Context) -> None:
     data = payload.parse(ctx.raw)
     ctx.problems += payload.field_problems(data, required=("hook_event_name", "tool_input"))
-    if data.get("tool_name") not in DISPATCH_TOOLS:
+    if payload.tool_name(data) not in DISPATCH_TOOLS:
         return None
     tool_input = payload.tool_input(data)
     bead = bead_of(str(tool_input.get("prompt") or ""))

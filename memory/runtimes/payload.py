@@ -91,6 +91,11 @@ def event_name(payload: dict[str, Any]) -> str:
     return text_field(payload, "hook_event_name") or ""
 
 
+def tool_name(payload: dict[str, Any]) -> str:
+    """The tool a call used; "" when missing or not a string (a list would not even be looked up in a set)."""
+    return text_field(payload, "tool_name") or ""
+
+
 def session_id(payload: dict[str, Any]) -> str | None:
     return text_field(payload, "session_id") or text_field(payload, "conversation_id")
 
@@ -135,7 +140,7 @@ def shell_command(payload: dict[str, Any]) -> str | None:
     """The shell command of a shell tool call (succeeded or not: see `succeeded`), or None for anything else."""
     if event_name(payload) == "afterShellExecution":
         return text_field(payload, "command")
-    if payload.get("tool_name") not in SHELL_TOOLS:
+    if tool_name(payload) not in SHELL_TOOLS:
         return None
     command = tool_input(payload).get("command")
     return command if isinstance(command, str) else None
@@ -234,7 +239,7 @@ def tool_files(payload: dict[str, Any], shell_reads: bool = False) -> list[str]:
     """The files a file tool call reads or changes (absolute as the runtime sent them), [] for other calls.
     With `shell_reads`, also the files a shell command prints or patches (Codex CLI reads and edits files
     through its shell tool: `sed -n 1,80p src/db.py`, `cat a.py`, `apply_patch <<EOF`)."""
-    name = payload.get("tool_name")
+    name = tool_name(payload)
     args = tool_input(payload)
     if name in FILE_TOOLS:
         target = args.get("file_path") or args.get("notebook_path") or args.get("absolute_path") \
@@ -266,7 +271,7 @@ _READ_TOOLS = {"Read", "read_file"}
 def changes_files(payload: dict[str, Any]) -> bool:
     """Whether the call changes the files it names (an edit, a write, a patch), whatever it adds: an edit
     that only deletes lines too."""
-    name = payload.get("tool_name")
+    name = tool_name(payload)
     if name in PATCH_TOOLS or (name in FILE_TOOLS and name not in _READ_TOOLS):
         return True
     return name in SHELL_TOOLS and "apply_patch" in str(tool_input(payload).get("command"))
@@ -275,7 +280,7 @@ def changes_files(payload: dict[str, Any]) -> bool:
 def added_text(payload: dict[str, Any]) -> str:
     """What a file tool call writes that was not there: an Edit's / replace's new lines (those not in its old
     string), each MultiEdit edit's, a Write's content, a patch's `+` lines; "" for reads and anything else."""
-    name = payload.get("tool_name")
+    name = tool_name(payload)
     args = tool_input(payload)
     parts: list[str] = []
     if name in PATCH_TOOLS or name in SHELL_TOOLS and "apply_patch" in str(args.get("command")):

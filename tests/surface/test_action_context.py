@@ -550,3 +550,13 @@ def test_an_exit_status_of_digits_int_refuses_is_no_status_not_a_crash(tmp_path,
     assert context(proc, event["hook_event_name"]) == ""
     assert error_log(repo) == ""
 
+
+@pytest.mark.parametrize("value", [["Read"], {"a": 1}])
+def test_a_tool_name_of_an_unhashable_type_is_a_payload_problem_not_a_type_error(tmp_path, value):
+    """A payload whose tool_name is a list (a runtime's change, another tool's payload): nothing, and no
+    TypeError from a set lookup in errors.log."""
+    repo = project(tmp_path)
+    payload = dict(file_event(repo, "src/api/routes.py"), tool_name=value)
+    proc = run_hook("action_context", payload, repo)
+    assert proc.returncode == 0 and proc.stdout == b""
+    assert "TypeError" not in error_log(repo)
