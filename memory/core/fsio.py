@@ -18,13 +18,14 @@ def identity(path: str) -> tuple[int, int, int, int] | None:
     return (st.st_ino, st.st_dev, st.st_size, st.st_mtime_ns)
 
 
-def open_regular(path: str, flags: int, mode: int = 0o644) -> int:
-    """os.open that never follows a symlink and never waits: a FIFO (or a device) planted where a file
-    belongs would block an open or a read until someone writes to it, so it is an OSError instead."""
+def open_regular(path: str, flags: int, mode: int = 0o644, follow: bool = False) -> int:
+    """os.open that never follows a symlink (with `follow`, it does: a path a runtime gave us, not one of
+    ours) and never waits: a FIFO (or a device) planted where a file belongs would block an open or a read
+    until someone writes to it, so it is an OSError instead."""
     import errno
     import stat
 
-    fd = os.open(path, flags | _NOFOLLOW | _CLOEXEC | _NONBLOCK, mode)
+    fd = os.open(path, flags | (0 if follow else _NOFOLLOW) | _CLOEXEC | _NONBLOCK, mode)
     try:
         kind = os.fstat(fd).st_mode
         if stat.S_ISDIR(kind):

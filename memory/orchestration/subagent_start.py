@@ -25,8 +25,10 @@ def dispatched_bead(transcript: str | None, agent_type: str) -> str | None:
 
     if not transcript:
         return None
-    try:
-        with open(transcript, "rb") as fh:
+    from memory.core import fsio
+
+    try:  # a FIFO or a device named as the transcript would block the open or never end the read
+        with os.fdopen(fsio.open_regular(transcript, os.O_RDONLY, follow=True), "rb") as fh:
             fh.seek(max(0, os.fstat(fh.fileno()).st_size - TAIL_BYTES))
             lines = fh.read().split(b"\n")
     except OSError:

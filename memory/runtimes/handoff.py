@@ -61,7 +61,10 @@ def _cut(text: str, limit: int) -> str:
 
 
 def _read(path: str) -> bytes:
-    with open(path, "rb") as fh:
+    from memory.core import fsio
+
+    # a FIFO or a device named as the transcript would block the open or never end the read
+    with os.fdopen(fsio.open_regular(path, os.O_RDONLY, follow=True), "rb") as fh:
         size = os.fstat(fh.fileno()).st_size
         if size <= READ_LIMIT:
             return fh.read()

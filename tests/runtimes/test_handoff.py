@@ -376,3 +376,18 @@ def test_a_pasted_log_is_redacted_where_the_cut_keeps_it_not_whole(monkeypatch):
     assert kept.startswith("xxx") and "ghp_aB3" not in kept and max(read) < 20_000
     spaced = " " * 50_000 + "deploy " + token  # a window of blanks: read on until there is text
     assert "ghp_aB3" not in _cut(spaced, PROMPT_CHARS) and _cut(spaced, PROMPT_CHARS).startswith("deploy")
+
+
+@pytest.mark.parametrize("hook, fixture", [("handoff", "claude-code/2.1.330/PreCompact-1.json"),
+                                           ("subagent_start", "claude-code/2.1.330/SubagentStart-1.json")])
+def test_a_transcript_path_that_is_a_fifo_or_a_device_never_hangs_the_hook(repo, tmp_path, hook, fixture):
+    """A transcript_path naming a FIFO (nobody writes it: open() would wait forever) or /dev/zero (read() never
+    ends): the hook finishes, its transcript part empty, instead of hanging until the runtime kills it."""
+    fifo = tmp_path / "t.jsonl"
+    os.mkfifo(fifo)
+    for path in (fifo, "/dev/zero"):
+        payload = dict(fixture_payload(fixture), cwd=str(repo), transcript_path=str(path), agent_type="swift-supervisor")
+        proc = run_hook(hook, payload, repo, timeout=20)
+        assert proc.returncode == 0 and proc.stdout == b""
+    if hook == "handoff":
+        assert [h["task"] for h in saved(repo)] == [None, None]
