@@ -15,7 +15,7 @@ import subprocess
 import time
 
 from memory import TYPE_CHECKING
-from memory.core import fsio, layout, locking, paths
+from memory.core import fsio, layout, locking, paths, render
 from memory.runtimes import registration
 from memory.store import health, inbox, store
 
@@ -91,7 +91,7 @@ def _capture_check(memory_dir: str) -> Finding:
     if not snap.entries:
         return WARN, "last capture", "none yet (agents capture with: bd comment <ID> \"LEARNED: …\")"
     newest = max(e.get("ts", 0) for e in snap.entries if isinstance(e.get("ts", 0), (int, float)))
-    when = time.strftime("%Y-%m-%d %H:%M", time.localtime(newest))
+    when = render.clock(newest)
     live = len(store.latest(snap.entries, cache_dir=memory_dir))
     return OK, "last capture", f"{when}; {live} live key{'' if live == 1 else 's'} in the active file"
 

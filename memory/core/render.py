@@ -61,12 +61,23 @@ def label(entry_type: str) -> str:
 TYPE_LABELS = {kind: label(kind) for kind in TYPES}  # the labels of the entry types, computed once
 
 
+def clock(ts: object) -> str:
+    """A ts as local `YYYY-MM-DD HH:MM`; "?" for anything the clock can't show (not a number, a ts in
+    milliseconds or nanoseconds: past the platform's time_t)."""
+    if not isinstance(ts, (int, float)):
+        return "?"
+    try:
+        return time.strftime("%Y-%m-%d %H:%M", time.localtime(ts))
+    except (OverflowError, OSError, ValueError):
+        return "?"
+
+
 def format_entry(entry: dict) -> str:
     """Two or more readable lines: label, key and provenance; then the content, indented. Control
     characters (terminal escapes, bidi overrides) are shown as spaces, never sent to the terminal."""
     get = entry.get
     ts, kind, tags = get("ts"), get("type"), get("tags")
-    when = time.strftime("%Y-%m-%d %H:%M", time.localtime(ts)) if isinstance(ts, (int, float)) else "?"
+    when = clock(ts)
     meta = " · ".join([str(x) for x in (get("bead"), get("source"), when) if x])
     if get("session_id"):
         meta += f" · session {entry['session_id']}"

@@ -16,16 +16,26 @@ CONTROL_TYPES = (FORGET, PIN, UNPIN, APPROVE)
 REQUIRED_FIELDS = ("key", "type", "content", "source", "tags", "ts", "bead")
 
 
+# the largest float: a ts beyond it (a 400-digit integer, 1e400; NaN never compares within it) is no number a
+# reader can rank or sort by (float() overflows, NaN breaks every comparison)
+MAX_TS = 1.7976931348623157e308
+
+
+def is_time(value: object) -> bool:
+    """True for a ts every reader can use: a number (int or float) a float holds, not NaN."""
+    return isinstance(value, (int, float)) and -MAX_TS <= value <= MAX_TS
+
+
 def is_valid(obj: object) -> bool:
     """True for a dict carrying the fields every reader relies on."""
     return (isinstance(obj, dict) and isinstance(obj.get("key"), str) and isinstance(obj.get("content"), str)
-            and isinstance(obj.get("ts", 0), (int, float)))
+            and is_time(obj.get("ts", 0)))
 
 
 def is_control(obj: object) -> bool:
     """True for a control line: a forget / pin / unpin / approve of a key, without content."""
     return (isinstance(obj, dict) and obj.get("type") in CONTROL_TYPES and isinstance(obj.get("key"), str)
-            and "content" not in obj and isinstance(obj.get("ts", 0), (int, float)))
+            and "content" not in obj and is_time(obj.get("ts", 0)))
 
 
 def is_line(obj: object) -> bool:

@@ -49,7 +49,7 @@ def test_the_active_knowledge_alone_from_the_index_only_when_the_archive_is_olde
                                entry.build("LEARNED: the deploy queue retries", "BD-4", "orchestrator", ts=101)])
     index.load(str(mem))
     alone = find.find(str(mem), ["deploy"], include_archive=False)
-    assert (alone is not None) == (archived_ts == 5)
+    assert (alone is not None) == (archived_ts != 500)  # a NaN ts is a malformed line (memory.core.shape)
     chosen, _ = recall.search(str(mem), ["deploy"], None, None, include_archive=False)
     assert chosen == scan(mem, ["deploy"], include_archive=False)
     assert [e["bead"] for e in chosen] == ["BD-4", "BD-3"]  # the archive's lines are not the active knowledge

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import ROOT, bash_payload, clean_env, forked_processes, git, knowledge, run_hook
+from helpers import ROOT, bash_payload, clean_env, error_log, forked_processes, git, knowledge, run_hook
 from memory.core import layout
 from memory.search import index, rank
 from memory.store import entry, inbox, store, view
@@ -274,3 +274,35 @@ def test_one_text_under_two_keys_is_one_entry_the_pinned_or_newest_copy():
     assert [e["key"] for e in view.latest(pinned)] == ["learned-c", "warning-a"]
     forgotten = lines + [entry.build_control("forget", "warning-b", "", ts=400)]
     assert [e["key"] for e in view.latest(forgotten)] == ["learned-c", "warning-a"]  # the other copy: nothing lost
+
+
+UNREADABLE_TS = ["9" * 400, "1e400", "-Infinity", "NaN"]  # no float holds it, infinite, not a number
+
+
+def test_a_line_whose_ts_no_reader_can_convert_is_malformed_not_a_crash(repo):
+    """A knowledge line with a ts no float takes (a 400-digit integer, 1e400, NaN: hand-edited, or merged from a
+    teammate's broken tool) is a malformed line, skipped and counted; one in nanoseconds (past the clock's time_t)
+    is shown with an unknown time. The prompt hook, recall.sh and memory-doctor still read the rest instead of
+    failing with an OverflowError on every call."""
+    memory = repo / ".beads" / "memory"
+    store.append(str(memory), [entry.build(f"LEARNED: database pool rule {i} for the workers.", "BD-1",
+                                           "orchestrator") for i in range(3)])
+    with open(memory / layout.KNOWLEDGE, "a") as fh:
+        for i, ts in enumerate(UNREADABLE_TS + ["1700000000000000000"]):
+            fh.write(f'{{"key":"bad-{i}","type":"decision","content":"DECISION: database pool odd ts {i}",'
+                     f'"source":"x","tags":["decision"],"ts":{ts},"bead":"BD-1"}}\n')
+    snap = store.load(str(memory))
+    assert snap.malformed == len(UNREADABLE_TS) and len(store.latest(snap.entries)) == 4
+    prompt = dict(bash_payload("true", repo), hook_event_name="UserPromptSubmit", session_id="s1",
+                  prompt="how large should the database pool be for the workers?")
+    proc = run_hook("prompt_recall", prompt, repo)
+    assert proc.returncode == 0 and b"database pool rule" in proc.stdout
+    env = clean_env()
+    for args in (["database", "pool"], ["--all", "pool"], ["pool"]):
+        found = subprocess.run([str(ROOT / "bin" / "recall.sh"), *args], cwd=repo, capture_output=True, text=True,
+                               env=env)
+        assert found.returncode == 0 and "database pool rule" in found.stdout, found.stderr
+        assert "odd ts 0" not in found.stdout and "odd ts 4" in found.stdout
+    doctor = subprocess.run([str(ROOT / "bin" / "memory-doctor")], cwd=repo, capture_output=True, text=True, env=env)
+    assert "unexpected failure" not in doctor.stdout + doctor.stderr and "last capture" in doctor.stdout
+    assert "Error" not in error_log(repo)
