@@ -46,7 +46,9 @@ class State:
         for position, line in enumerate(lines):
             kind = line.get("type")
             if kind == APPROVE and is_control(line):
-                self.approved.setdefault(line["key"], set()).add(line.get("sha"))
+                sha = line.get("sha")
+                if isinstance(sha, str):  # any other sha (a hand edit) approves no text, and hashes as none
+                    self.approved.setdefault(line["key"], set()).add(sha)
                 continue
             if not is_control(line):
                 table = self.entries

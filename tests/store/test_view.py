@@ -306,3 +306,26 @@ def test_a_line_whose_ts_no_reader_can_convert_is_malformed_not_a_crash(repo):
     doctor = subprocess.run([str(ROOT / "bin" / "memory-doctor")], cwd=repo, capture_output=True, text=True, env=env)
     assert "unexpected failure" not in doctor.stdout + doctor.stderr and "last capture" in doctor.stdout
     assert "Error" not in error_log(repo)
+
+
+@pytest.mark.parametrize("sha", [[1], {"a": 1}, None, 7])
+def test_an_approve_line_whose_sha_is_no_text_approves_nothing_and_breaks_nothing(repo, sha):
+    """An approve line with a list for its sha (a hand edit, a teammate's tool): it approves no text, and session
+    start, the action hook and recall.sh --held still read the knowledge (a set of shas took it as a key: a
+    TypeError failed every one of them, every session)."""
+    memory = repo / ".beads" / "memory"
+    (repo / "src").mkdir()
+    (repo / "src" / "db.py").write_text("x = 1\n")
+    store.append(str(memory), [entry.build("LEARNED: src/db.py must close the pool before fork.", "BD-1",
+                                           "orchestrator")])
+    with open(memory / layout.KNOWLEDGE, "a") as fh:
+        fh.write(json.dumps(dict(c("approve", "some-key", 5), sha=sha)) + "\n")
+    start = dict(bash_payload("true", repo), hook_event_name="SessionStart", source="startup", session_id="s1")
+    assert b"close the pool before fork" in run_hook("session_start", start, repo).stdout
+    read = dict(bash_payload("true", repo), hook_event_name="PreToolUse", tool_name="Read", session_id="s2",
+                tool_input={"file_path": str(repo / "src" / "db.py")})
+    assert b"close the pool before fork" in run_hook("action_context", read, repo).stdout
+    held = subprocess.run([str(ROOT / "bin" / "recall.sh"), "--held"], cwd=repo, capture_output=True, text=True,
+                          env=clean_env())
+    assert held.returncode == 1 and held.stderr == "recall.sh: no entry is held for review\n", held.stderr
+    assert error_log(repo) == ""
