@@ -146,7 +146,8 @@ def stats(memory_dir: str, snapshot: store.Snapshot, latest: list[dict]) -> str:
     archive = store.read_file(store.path(memory_dir, store.ARCHIVE))
     types = Counter(str(e.get("type")) for e in latest)
     sources = Counter(str(e.get("source")) for e in latest)
-    tags = Counter(t for e in latest for t in e.get("tags") or [] if isinstance(t, str) and t != e.get("type"))
+    tags = Counter(t for e in latest for t in (e["tags"] if isinstance(e.get("tags"), list) else [])
+                   if isinstance(t, str) and t != e.get("type"))
 
     def fmt(counter: Counter) -> str:
         return ", ".join(f"{k} {v}" for k, v in counter.most_common(10)) or "-"

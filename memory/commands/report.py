@@ -112,7 +112,7 @@ def build(memory_dir: str, root: str, now: float | None = None) -> str:
                f"written {esc(time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime(now)))}.</p>")
     stale_html = "".join(f"<li><code>{esc(k)}</code>: gone {esc(', '.join(g))}</li>" for k, g in stale_found.items())
     dupe_html = "".join("<li>" + ", ".join(f"<code>{esc(e['key'])}</code>" for e in group) + "</li>" for group in dupes)
-    redacted = [e for e in latest if e.get("redacted")]
+    redacted = [e for e in latest if e.get("redacted") and isinstance(e["redacted"], list)]  # the store's list
     red_html = "".join(f"<li><code>{esc(e['key'])}</code>: {esc(', '.join(map(str, e['redacted'])))}</li>"
                        for e in redacted)
     preview = session_start_preview(memory_dir, root, latest)

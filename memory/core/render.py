@@ -84,8 +84,9 @@ def format_entry(entry: dict) -> str:
     head = f"[{TYPE_LABELS.get(str(kind)) or label(str(kind or ''))}] {entry['key']}  {meta}"
     if get("pinned"):
         head += "  (pinned)"
-    if get("held"):
-        head += f"  (HELD for review: {'; '.join(map(str, entry['held']))}; recall.sh --approve {entry['key']})"
+    held = get("held")
+    if held and isinstance(held, list):  # the view's verdict (memory.store.view), never a line's stray field
+        head += f"  (HELD for review: {'; '.join(map(str, held))}; recall.sh --approve {entry['key']})"
     if tags and isinstance(tags, list):
         tags = [t for t in tags if t != kind and isinstance(t, str)]
         if tags:

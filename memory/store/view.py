@@ -111,7 +111,11 @@ class State:
                 continue
             if self.pinned(key):
                 entry = dict(entry, pinned=True)
-            out.append(dict(entry, held=held) if held else entry)
+            if held:
+                entry = dict(entry, held=held)
+            elif "held" in entry:  # `held` is this view's verdict, never a line's own field (a hand edit's)
+                entry = {name: value for name, value in entry.items() if name != "held"}
+            out.append(entry)
         return out if every_copy else distinct(out)
 
 

@@ -641,3 +641,24 @@ def test_a_closed_pipe_is_not_an_error(repo):
     index.load(str(mem))
     proc = subprocess.run(f"'{RECALL}' deploy --all | head -1", shell=True, cwd=repo, capture_output=True, text=True)
     assert proc.stdout.startswith("[LEARN]") and proc.stderr == ""
+
+
+@pytest.mark.parametrize("field, value", [("held", 5), ("held", True), ("held", ["a stray reason"]), ("tags", 5),
+                                          ("redacted", 5)])
+def test_a_stray_field_of_another_shape_is_shown_as_nothing_not_a_crash(repo, field, value):
+    """A line carrying `held` (this tool's own verdict, never stored), or `tags` / `redacted` of another shape
+    (a hand edit, a teammate's tool): every recall.sh command and the report still answer, instead of one line
+    failing them all with "unexpected failure"; a stored `held` does not put a clean entry on the --held list."""
+    memory = repo / ".beads" / "memory"
+    line = dict(entry.build("LEARNED: the database pool must be closed before fork.", "BD-1", "orchestrator"),
+                **{field: value})
+    memory.mkdir(parents=True, exist_ok=True)
+    (memory / "knowledge.jsonl").write_text(json.dumps(line) + "\n")
+    for args in (["database", "pool"], ["--all", "pool"], ["--history", line["key"]], ["--stats"], ["--json", "pool"]):
+        proc = recall(repo, *args)
+        assert proc.returncode == 0 and "unexpected failure" not in proc.stderr, (args, proc.stderr)
+    held = recall(repo, "--held")
+    assert held.returncode == 1 and "no entry is held" in held.stderr
+    report = subprocess.run([str(ROOT / "bin" / "memory-doctor"), "--report", str(repo / "r.html")], cwd=repo,
+                            capture_output=True, text=True)
+    assert "unexpected failure" not in report.stdout + report.stderr and (repo / "r.html").exists()
