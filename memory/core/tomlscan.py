@@ -59,7 +59,7 @@ def _path(text: str) -> tuple[str, ...] | None:
         if part is None or part.end() == pos:
             return None
         word = part.group(1)
-        parts.append(json.loads(word) if word[0] == '"' else word.strip("'") if word[0] == "'" else word)
+        parts.append(_basic_string(word) if word[0] == '"' else word.strip("'") if word[0] == "'" else word)
         pos = part.end()
     return tuple(parts) or None
 
@@ -81,8 +81,20 @@ def _scalar(text: str) -> str:
     value = _VALUE.match(text.strip())
     word = value.group(0).strip() if value else ""
     if word.startswith('"'):
-        try:
-            return str(json.loads(word))
-        except ValueError:
-            return word[1:-1]
+        return _basic_string(word)
     return word[1:-1] if word.startswith("'") else word
+
+
+def _basic_string(word: str) -> str:
+    """A TOML basic string ("…") unquoted: JSON's escapes, and TOML's `\\UXXXXXXXX`; with an escape neither
+    knows (`\\e`), its text as written."""
+    def escape(match: re.Match[str]) -> str:
+        code = match.group(1)
+        if len(code) == 9:  # `\\U` and 8 hex digits: the same character as JSON writes it
+            return json.dumps(chr(min(int(code[1:], 16), 0x10FFFF)))[1:-1]
+        return match.group(0)
+
+    try:
+        return str(json.loads(re.sub(r"\\(U[0-9A-Fa-f]{8}|.)", escape, word)))
+    except ValueError:
+        return word[1:-1]

@@ -353,3 +353,18 @@ def test_codex_trust_and_review_are_told(repo):
                                                                               else "") for key in keys)
     (codex / "config.toml").write_text(trusted + state)
     assert warned() == ["Codex CLI: Stop disabled in Codex's /hooks: skipped"]
+
+
+def test_a_toml_escape_json_does_not_know_is_read_not_a_crash(repo):
+    """A config.toml key with a TOML escape JSON lacks (`\\U0001F600`, 8 hex digits; `\\e`): Codex writes the
+    project's path as a quoted key, and the doctor read it with json.loads, failing whole ("unexpected failure")
+    instead of reporting the project trusted."""
+    installed(repo)
+    codex = repo.parent / ".codex"
+    codex.mkdir()
+    (codex / "config.toml").write_text('[projects."/home/u/caf\\U000000e9"]\ntrust_level = "trusted"\n'
+                                       '["\\e"]\nx = 1\n'
+                                       f'[projects."{repo}"]\ntrust_level = "trusted"\n')
+    status, data, _ = report(repo)
+    warned = [c["detail"] for c in _registered(data) if c["level"] == "WARN"]
+    assert warned and "not reviewed in Codex" in warned[0] and "not trusted" not in warned[0]
