@@ -17,7 +17,7 @@ import marshal
 import os
 
 from memory import TYPE_CHECKING
-from memory.core import layout
+from memory.core import fsio, layout
 
 if TYPE_CHECKING:
     from re import Pattern
@@ -198,11 +198,11 @@ def load_saved(memory_dir: str, fp: list[int], with_entries: bool = True) -> dic
         with open(os.path.join(memory_dir, layout.PATH_CUES), "rb") as fh:
             data = fh.read()
         size = int.from_bytes(data[:8], "little")
-        saved = marshal.loads(data[8:8 + size])
+        saved = marshal.loads(fsio.unseal(data[8:8 + size]))
         if not (isinstance(saved, dict) and saved.get("v") == VERSION and saved.get("fp") == fp):
             return None
         if with_entries:
-            saved.update(marshal.loads(data[8 + size:]))
+            saved.update(marshal.loads(fsio.unseal(data[8 + size:])))
     except (OSError, ValueError, EOFError, TypeError):
         return None
     return saved
@@ -214,15 +214,14 @@ def load(memory_dir: str, fp: list[int]) -> dict:
     saved = load_saved(memory_dir, fp)
     if saved is not None:
         return saved
-    from memory.core import fsio
     from memory.store import store
 
     cues = build(store.latest(store.load(memory_dir).entries))
     cues["fp"] = fp
-    lookups = marshal.dumps({k: v for k, v in cues.items() if k not in _BULK})
+    lookups = fsio.seal(marshal.dumps({k: v for k, v in cues.items() if k not in _BULK}))
     try:
         fsio.atomic_write(os.path.join(memory_dir, layout.PATH_CUES), len(lookups).to_bytes(8, "little") + lookups
-                          + marshal.dumps({k: cues[k] for k in _BULK}), durable=False)
+                          + fsio.seal(marshal.dumps({k: cues[k] for k in _BULK})), durable=False)
     except OSError:
         pass
     return cues

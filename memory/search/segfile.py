@@ -9,14 +9,16 @@ from __future__ import annotations
 import marshal
 import os
 
-MAGIC = b"MHRIDX8\n"
+from memory.core.fsio import unseal
+
+MAGIC = b"MHRIDX9\n"  # 9: the meta behind its checksum (memory.core.fsio.seal)
 HEAD = "<5Q"  # the byte lengths of: meta, columns, term directory, postings, keys
 HEAD_SIZE = 8 + 5 * 8
 META, COLUMNS, DIRECTORY, POSTINGS, KEYS = range(5)
 # memory.search.index.fingerprint() of this version's tokens, concepts and tags; tests/search/test_index.py holds it
 # to the computed value, so a reader that cannot afford to import the tokenizer still refuses an index
 # another version wrote.
-FINGERPRINT = 2550584512
+FINGERPRINT = 2866795066
 ITEM_SIZE = {"B": 1, "I": 4, "Q": 8, "d": 8}
 
 
@@ -96,7 +98,7 @@ def open_index(path: str, fp: int) -> IndexFile | None:
         lengths = tuple(int.from_bytes(head[at:at + 8], "little") for at in range(8, HEAD_SIZE, 8))  # HEAD
         if os.fstat(fd).st_size != HEAD_SIZE + sum(lengths):
             raise ValueError("cut short or grown: not a file we wrote whole")
-        meta = marshal.loads(os.pread(fd, lengths[META], HEAD_SIZE))
+        meta = marshal.loads(unseal(os.pread(fd, lengths[META], HEAD_SIZE)))
         if not isinstance(meta, dict) or meta.get("fp") != fp:
             raise ValueError("another version")
         return IndexFile(fd, path, meta, lengths)

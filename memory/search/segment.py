@@ -23,6 +23,7 @@ import zlib
 from array import array
 
 from memory import TYPE_CHECKING
+from memory.core import fsio
 from memory.search import concepts, segfile
 from memory.search import corpus as corpus_mod
 from memory.search.segfile import HEAD_SIZE, MAGIC  # noqa: F401 - segment's API too
@@ -76,7 +77,8 @@ class Segment:
             "lsum": {f: sum(a) for f, a in s.lens.items()},
             "forgets": self.forgets, "dead": self.dead, "against": self.against, "concepts": concepts.term_map(),
             "controls": self.controls, "malformed": self.malformed, "held": self.held, "approvals": self.approvals})
-        meta += b"\0" * (-len(meta) % 8)  # the columns after it stay 8-aligned in the file (marshal ignores the pad)
+        meta += b"\0" * (-(len(meta) + 4) % 8)  # the columns after it stay 8-aligned (marshal ignores the pad)
+        meta = fsio.seal(meta)  # checked before marshal reads it (fsio.seal: a damaged count would hang the reader)
         blobs: list[bytes] = []
         buckets: list[dict[str, tuple[int, int]]] = [{} for _ in range(bucket_count(len(self.postings)))]
         mask, at = len(buckets) - 1, 0

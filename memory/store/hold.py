@@ -55,7 +55,7 @@ def warm(memory_dir: str, texts: list[str]) -> None:
 
     path = os.path.join(memory_dir, layout.SCREEN_CACHE)
     try:
-        cached = marshal.loads(fsio.read_bytes(path) or b"")
+        cached = marshal.loads(fsio.unseal(fsio.read_bytes(path) or b""))
         if not isinstance(cached, dict) or cached.get("version") != screen.VERSION:
             raise ValueError("another version")
         verdicts: dict = cached["verdicts"]
@@ -75,7 +75,7 @@ def warm(memory_dir: str, texts: list[str]) -> None:
     if len(verdicts) > CACHE_LIMIT:
         verdicts = {d: verdicts[d] for d in digests}
     try:
-        fsio.atomic_write(path, marshal.dumps({"version": screen.VERSION, "verdicts": verdicts}))
+        fsio.atomic_write(path, fsio.seal(marshal.dumps({"version": screen.VERSION, "verdicts": verdicts})))
     except OSError:
         pass  # a read-only checkout: the next reader screens again
 

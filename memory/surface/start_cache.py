@@ -62,7 +62,7 @@ def _cached(path: str, key: tuple) -> ActiveView | None:
     from memory.core import fsio
 
     try:
-        cached = marshal.loads(fsio.read_bytes(path) or b"")
+        cached = marshal.loads(fsio.unseal(fsio.read_bytes(path) or b""))
         if isinstance(cached, dict) and cached.get("key") == key:
             latest, malformed, topics = cached["latest"], cached["malformed"], cached["topics"]
             if isinstance(latest, list) and isinstance(malformed, int) and isinstance(topics, dict):
@@ -107,7 +107,8 @@ def _write(path: str, key: tuple, view: ActiveView) -> None:
     from memory.core import fsio
 
     try:
-        data = marshal.dumps({"key": key, "latest": view.latest, "malformed": view.malformed, "topics": view.topics})
+        data = fsio.seal(marshal.dumps({"key": key, "latest": view.latest, "malformed": view.malformed,
+                                        "topics": view.topics}))
         fsio.atomic_write(path, data, durable=False)  # derived: a crash loses it, never tears it
     except (OSError, ValueError):
         pass  # a read-only checkout, or a value marshal can't hold: computed again next time

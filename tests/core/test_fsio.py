@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import errno
 import os
+import struct
+import time
 
 import pytest
 
@@ -39,3 +41,48 @@ def test_the_capture_hook_fails_open_at_once_on_a_fifo_knowledge_file(repo):
                       repo, timeout=20)
     assert result.returncode == 0
     assert "not a regular file" in error_log(repo) or "not a regular file" in result.stdout
+
+
+# marshal data whose first count says 2**31 - 1 items: marshal trusts it and allocates gigabytes before it finds
+# the data ends (seconds of page faults, then maybe an out-of-memory kill): what one flipped bit can make of a count
+MARSHAL_BOMB = b"(" + (2 ** 31 - 1).to_bytes(4, "little")
+
+
+@pytest.mark.parametrize("damaged", ["knowledge.index", "knowledge.start", "knowledge.screen", "knowledge.paths"])
+def test_a_derived_file_damaged_into_a_huge_marshal_count_is_rebuilt_not_a_hang(tmp_path, damaged):
+    """A derived, machine-local file read back with marshal (the index's meta, session start's cache, the screen's
+    verdicts, the cue map) damaged on disk into a huge count: the hooks check it (fsio.seal) and rebuild it,
+    instead of hanging until the runtime kills them, on every prompt, session start and file read."""
+    from helpers import fixture_payload, make_repo
+    from memory.search import segfile
+    from memory.store import entry, store
+    from memory.surface import start_cache
+
+    repo = make_repo(tmp_path / "app")
+    memory = repo / ".beads" / "memory"
+    (repo / "src").mkdir()
+    (repo / "src" / "db.py").write_text("x = 1\n")
+    store.append(str(memory), [entry.build("LEARNED: src/db.py must close the database pool before fork.", "BD-1",
+                                           "orchestrator")])
+    start = dict(fixture_payload("claude-code/2.1.330/SessionStart-6.json"), cwd=str(repo), session_id="s0")
+    prompt = dict(fixture_payload("claude-code/2.1.330/UserPromptSubmit-1.json"), cwd=str(repo), session_id="s1",
+                  prompt="why must the database pool be closed before fork?")
+    read = dict(fixture_payload("claude-code/2.1.330/PreToolUse-15.json"), cwd=str(repo), session_id="s2")
+    read["tool_input"]["file_path"] = str(repo / "src" / "db.py")
+    time.sleep(2 * start_cache.RACY_NS / 1e9)  # session start caches only knowledge older than that
+    for hook, payload in (("session_start", start), ("prompt_recall", prompt), ("action_context", read)):
+        run_hook(hook, dict(payload, session_id="warm-" + hook), repo)  # every derived file written once
+    path = memory / damaged
+    assert path.exists()
+    st = path.stat()
+    if damaged == "knowledge.index":
+        bomb = segfile.MAGIC + struct.pack(segfile.HEAD, len(MARSHAL_BOMB), 0, 0, 0, 0) + MARSHAL_BOMB
+    elif damaged == "knowledge.paths":
+        bomb = len(MARSHAL_BOMB).to_bytes(8, "little") + MARSHAL_BOMB
+    else:
+        bomb = MARSHAL_BOMB
+    path.write_bytes(bomb)
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    for hook, payload in (("session_start", start), ("prompt_recall", prompt), ("action_context", read)):
+        proc = run_hook(hook, payload, repo, timeout=8)
+        assert proc.returncode == 0 and b"close the database pool before fork" in proc.stdout, (hook, proc.stderr)

@@ -135,6 +135,7 @@ def test_a_damaged_search_text_in_the_index_still_gives_the_exact_answer(mem):
     import marshal
     import struct
 
+    from memory.core import fsio
     from memory.search import segment
 
     random_files(mem, random.Random(11), 40)
@@ -144,7 +145,8 @@ def test_a_damaged_search_text_in_the_index_still_gives_the_exact_answer(mem):
         path = mem / index.INDEX[name]
         data = bytearray(path.read_bytes())
         meta_len = struct.unpack_from(segment.HEAD, data, 8)[0]
-        at, count, _ = marshal.loads(bytes(data[segment.HEAD_SIZE:segment.HEAD_SIZE + meta_len]))["cols"]["text"]
+        at, count, _ = marshal.loads(fsio.unseal(bytes(data[segment.HEAD_SIZE:segment.HEAD_SIZE + meta_len])))[
+            "cols"]["text"]
         start = segment.HEAD_SIZE + meta_len + at
         text = bytes(data[start:start + count])
         altered += text.count(b"token ")
