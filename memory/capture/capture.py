@@ -151,7 +151,10 @@ def not_recorded_note(unconfirmed: list[tuple[bdcomment.Insight, str]], what_fai
     if first.kind == entry.FORGET:
         how = "To forget without bd: .beads/memory/recall.sh --forget KEY."
     else:
-        text = f"{first.kind.upper()}: {first.content}"
+        from memory.store import redact
+
+        # quoted as the store would keep it: a credential in it is not echoed back into the context
+        text = redact.redact(f"{first.kind.upper()}: {first.content}")[0]
         how = "To record it without bd: .beads/memory/recall.sh --add " + \
               (shlex.quote(text) if len(text) <= 300 else '"LEARNED: …"') + "."
     return f"memory-hooks: not captured from {calls}: {what_failed} and {bd_said}. {how}"

@@ -458,3 +458,16 @@ def test_a_capture_imports_neither_json_nor_what_only_rarer_paths_need(repo):
     [e] = knowledge(repo)
     assert e["content"] == "TaskGroup requires @Sendable closures in strict concurrency mode."
     assert json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"].startswith("memory-hooks: captured 1")
+
+
+def test_the_way_to_record_an_insight_bd_did_not_hold_is_shown_redacted(repo, tmp_path):
+    """A failed `bd comment … "LEARNED: … <token>"`: the hook tells the agent to record it with recall.sh --add,
+    quoting the insight; a credential in it is quoted as the store would keep it (<redacted:…>), never echoed back
+    into the context, where every later turn reads it."""
+    env = {"PATH": FAKE_BD + os.pathsep + os.environ["PATH"], "FAKE_BD_DIR": str(tmp_path / "bd")}
+    token = "ghp_" + "k3Jd9fLq2Zx8Wv4Tn6Yp1Rb7Hs5Gm0Cc2Ae4"
+    proc = run_hook("memory_capture", _failure_payload(f'bd comment BD-4 "LEARNED: CI pushes with {token}" && '
+                                                       "git push", repo), repo, env=env)
+    said = json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "recall.sh --add" in said and "CI pushes with <redacted:" in said
+    assert token not in said and knowledge(repo) == []
