@@ -155,10 +155,19 @@ def handle(ctx: hookrun.Context) -> str | None:
     found = [e for e in seen + [e for e in chosen if e.get("key") not in known]
              if e.get("key") not in given and _flat(str(e.get("content", ""))) not in holds][:limit]
     budget = config.budget_chars(settings["prompt_budget_tokens"])
-    text, shown = relevant_block(found, budget, settings["entry_chars"], lambda t: hookrun.answered_length(ctx, t))
+    def measure(text: str) -> int:
+        return hookrun.answered_length(ctx, text)
+
+    text, shown = relevant_block(found, budget, settings["entry_chars"], measure)
+    if text and session:
+        # claimed, not read then written: a tool call of this session (its action hook) may have been given one
+        # of them since `given` was read; a busy ledger shows nothing rather than a repeat
+        claimed = set(injected.claim(ctx.memory_dir, session, [e["key"] for e in shown]))
+        if len(claimed) < len(shown):
+            text, shown = relevant_block([e for e in shown if e["key"] in claimed], budget, settings["entry_chars"],
+                                         measure)
     if not text:
         return None
-    injected.remember(ctx.memory_dir, session, [e["key"] for e in shown])
     return payload.context_answer(data, text, event=payload.event_name(data) or "UserPromptSubmit")
 
 

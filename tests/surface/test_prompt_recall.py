@@ -252,3 +252,33 @@ def test_a_pinned_older_copy_of_one_insight_is_not_given_again_under_the_newer_k
     assert ask(repo, prompt).stdout == b""  # the session holds it already
     assert context(ask(repo, prompt, session="s-2")).lower().count("nightly export job") == 1
     assert injected.given(str(d), "s-2") == {older["key"]}  # another session is given the pinned copy
+
+
+# the prompt hook with a tool call of the same session (a background subagent's Read) claiming an entry in the
+# ledger while the prompt is being ranked: between the prompt hook's read of the ledger and its answer
+RACING_ACTION = """
+import runpy, sys
+sys.path.insert(0, sys.argv[1])
+from memory.surface import injected
+real_given, shown = injected.given, sys.argv[2]
+def given(memory_dir, session):
+    before = real_given(memory_dir, session)
+    injected.claim(memory_dir, session, [shown])  # what the action hook, running beside us, showed
+    return before
+injected.given = given
+sys.argv = sys.argv[3:]
+runpy.run_path(sys.argv[0], run_name="__main__")
+"""
+
+
+def test_an_entry_an_action_hook_gave_while_the_prompt_was_ranked_is_not_given_again(repo):
+    """The ledger is claimed, not just read then written: an entry a parallel tool call of the session showed
+    (its action hook claimed it) after the prompt hook read the ledger is not shown a second time by the prompt."""
+    from helpers import ROOT, error_log
+
+    seed(repo)
+    [rule] = [e["key"] for e in knowledge(repo) if "alembic upgrade" in e["content"]]
+    proc = ask(repo, "add an alembic migration for refunds", python_args=["-c", RACING_ACTION, str(ROOT), rule])
+    assert proc.returncode == 0 and proc.stdout, (proc.stdout, proc.stderr, error_log(repo))
+    assert b"alembic upgrade" not in proc.stdout
+    assert rule in injected.given(str(repo / ".beads" / "memory"), "s-1")
