@@ -46,9 +46,25 @@ def escape_control(json_text: str) -> str:
 
 
 def one_line(text: str, limit: int = LINE_CHARS) -> str:
-    """Text on a single line (control characters and newlines folded to spaces), cut to `limit`."""
-    flat = " ".join(strip_control(text).split())
-    return flat if len(flat) <= limit else flat[:limit].rstrip() + "…"
+    """Text on a single line (control characters and newlines folded to spaces), cut to `limit` (see `cut`)."""
+    return cut(" ".join(strip_control(text).split()), limit)
+
+
+def cut(text: str, limit: int) -> str:
+    """`text` within `limit` characters and a `…`: cut at the last space before the limit when it is in the last
+    third or the word it would cut is a path (never `src/pay…` for `src/payments/refunds.py`: a path that looks
+    like another one), else inside the long word; never between a letter and its accent."""
+    if len(text) <= limit:
+        return text
+    at = text.rfind(" ", 0, limit + 1)
+    end = text.find(" ", limit)
+    if at < limit * 2 // 3 and not (at > 0 and "/" in text[at:end if end >= 0 else len(text)]):
+        at = limit
+        import unicodedata
+
+        while 0 < at < len(text) and unicodedata.combining(text[at]):
+            at -= 1
+    return text[:at].rstrip() + "…"
 
 
 def label(entry_type: str) -> str:

@@ -205,7 +205,7 @@ def answer(memory_dir: str, session: str | None, found: list[list[str]], setting
             if chosen:
                 continue  # a shorter one further down may still fit
             growth = measure(text) - len(text)  # what the answer adds to it (the plugin's longer recall.sh)
-            text = text[:max(0, budget - size - 2 - growth)].rstrip() + "…"  # one long entry: its start
+            text = render.cut(text, max(0, budget - size - 2 - growth))  # one long entry: its start
         chosen.append([key, text])
         size += 1 + measure(text)
     if not chosen:

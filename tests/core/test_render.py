@@ -19,3 +19,14 @@ def test_format_entry_shows_every_field_and_strips_controls():
     assert head.startswith("[LEARN] learned-x  BD-1 · orchestrator · ") and "session s1" in head
     assert head.endswith("(pinned)  #build") and one == "    line one" and two == "    line  [31mtwo"
     assert render.format_entry({"key": "k", "type": "forget", "ts": "x"}) == "[FORGET] k  ?"
+
+
+def test_a_cut_falls_between_words_never_inside_a_path_or_an_accent():
+    text = "Refunds round half-even in src/payments/refunds/handlers.py since the 2024 audit of every ledger"
+    for limit in range(40, len(text)):
+        got = render.one_line(text, limit)
+        assert got.endswith("…") and len(got) <= limit + 1 and text.startswith(got[:-1])
+        assert got[:-1].split()[-1] in text.split()  # the last word shown is a whole word of the text
+    one_word = "x" * 50 + "e\u0301" * 20  # one long word: cut inside it, but never between e and its accent
+    got = render.one_line(one_word, 60)
+    assert got[-2] != "e" and not got[-2].isspace() and len(got) <= 61

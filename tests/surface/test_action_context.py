@@ -560,3 +560,18 @@ def test_a_tool_name_of_an_unhashable_type_is_a_payload_problem_not_a_type_error
     proc = run_hook("action_context", payload, repo)
     assert proc.returncode == 0 and proc.stdout == b""
     assert "TypeError" not in error_log(repo)
+
+
+def test_one_entry_longer_than_the_budget_is_cut_between_words_never_inside_a_path(tmp_path):
+    """An entry longer than an action line holds is cut before a path, not inside it: the agent would read
+    `src/api/routes/regi…` as a path to open."""
+    head = "src/api/routes.py registers every route twice: "
+    filler = ("guard " * 200)[:880 - len(head)]  # the path below then spans the line's 900-character edge
+    path = "src/api/routes/registry_of_blueprints.py"
+    long_entry = f"{head}{filler}{path} and more after it " * 2
+    assert long_entry.index(path) < 900 < long_entry.index(path) + len(path)
+    repo = make_repo(tmp_path / "app")
+    store.append(str(repo / ".beads" / "memory"), [entry.build(long_entry, "BD-1", "orchestrator")])
+    text = context(run_hook("action_context", file_event(repo, "src/api/routes.py"), repo), "PreToolUse")
+    assert text.endswith("…") and len(text) <= 1000
+    assert text[:-1].split()[-1] in long_entry.split() and "src/api/routes/regi" not in text
