@@ -30,6 +30,9 @@ _NO_QUESTION = {"y", "n", "yes", "no", "ok", "okay", "k", "sure", "yep", "nope",
                 "please do", "yes please", "ok go", "sounds good", "great", "perfect", "keep going", "retry",
                 "try again", "again", "stop", "cancel", "undo"}
 _WORD = re.compile(r"[^\W_]+")
+# what a prompt is ranked on: its first and last halves of this many characters (the question, and a pasted
+# error's end). A 2 MB log pasted whole was ranked whole: seconds past the hook's 10 s timeout, and nothing shown
+QUERY_CHARS = 32_000
 
 
 def asks_something(prompt: str) -> bool:
@@ -147,9 +150,11 @@ def handle(ctx: hookrun.Context) -> str | None:
     corpus = index.load(ctx.memory_dir, inline_limit=index.INLINE_BUILD_BYTES)
     if corpus.partial:
         index.build_in_background(ctx.memory_dir)
-    ranked = rank.search(corpus, prompt, limit=max(4 * limit, 20) + min(len(given), 50))
-    chosen = choose(ctx.memory_dir, ranked, prompt, settings["semantic"], gate_params(settings))
-    seen = seen_before(ctx.memory_dir, prompt, settings)  # an error pasted into the prompt
+    query = prompt if len(prompt) <= QUERY_CHARS else \
+        prompt[:QUERY_CHARS // 2] + "\n" + prompt[-QUERY_CHARS // 2:]
+    ranked = rank.search(corpus, query, limit=max(4 * limit, 20) + min(len(given), 50))
+    chosen = choose(ctx.memory_dir, ranked, query, settings["semantic"], gate_params(settings))
+    seen = seen_before(ctx.memory_dir, query, settings)  # an error pasted into the prompt
     known = {e["key"] for e in seen}
     holds = _flat(prompt)  # a pasted entry, or a subagent's report (<task-notification>) quoting what it recorded
     found = [e for e in seen + [e for e in chosen if e.get("key") not in known]

@@ -282,3 +282,14 @@ def test_an_entry_an_action_hook_gave_while_the_prompt_was_ranked_is_not_given_a
     assert proc.returncode == 0 and proc.stdout, (proc.stdout, proc.stderr, error_log(repo))
     assert b"alembic upgrade" not in proc.stdout
     assert rule in injected.given(str(repo / ".beads" / "memory"), "s-1")
+
+
+def test_a_prompt_holding_a_pasted_multi_megabyte_log_is_answered_within_the_hook_timeout(repo):
+    """A 3 MB log pasted above the question: the prompt is ranked on its head and tail, not whole (ranked whole
+    it took tens of seconds: Claude Code waits out the 10 s timeout on every such prompt, and shows nothing)."""
+    seed(repo)
+    log = "\n".join(f"2026-11-24 ERROR worker-{i} TypeError: cannot read property 'id{i}' of undefined at "
+                    f"src/mod{i}/file_{i}.py:{i}" for i in range(25_000))
+    proc = ask(repo, f"{log}\nThe migration step failed above: how do I add an alembic migration for refunds?",
+               timeout=8)
+    assert proc.returncode == 0 and "alembic upgrade" in context(proc)
