@@ -44,6 +44,7 @@ def test_what_is_not_toml_is_skipped():
 def test_escapes_toml_has_and_json_lacks():
     """`\\UXXXXXXXX` (TOML's 8-digit escape) is the character it names; an escape neither knows (`\\e` is TOML
     1.1's) stays as written; neither raises."""
-    found = tomlscan.tables('[projects."/home/caf\\U000000e9"]\ntrust_level = "trusted"\n["a\\eb"]\nk = "\\U0001F600"\n')
+    found = tomlscan.tables('[projects."/home/caf\\U000000e9"]\ntrust_level = "trusted"\n'
+                            '["a\\eb"]\nk = "\\U0001F600"\n')
     assert found[("projects", "/home/caf\u00e9")] == {"trust_level": "trusted"}
     assert found[("a\\eb",)] == {"k": "\U0001F600"}

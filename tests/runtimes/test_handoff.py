@@ -386,7 +386,8 @@ def test_a_transcript_path_that_is_a_fifo_or_a_device_never_hangs_the_hook(repo,
     fifo = tmp_path / "t.jsonl"
     os.mkfifo(fifo)
     for path in (fifo, "/dev/zero"):
-        payload = dict(fixture_payload(fixture), cwd=str(repo), transcript_path=str(path), agent_type="swift-supervisor")
+        payload = dict(fixture_payload(fixture), cwd=str(repo), transcript_path=str(path),
+                       agent_type="swift-supervisor")
         proc = run_hook(hook, payload, repo, timeout=20)
         assert proc.returncode == 0 and proc.stdout == b""
     if hook == "handoff":
