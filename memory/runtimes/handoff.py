@@ -16,8 +16,12 @@ import os
 import re
 import time
 
+from memory import TYPE_CHECKING
 from memory.core import layout
 from memory.runtimes.payload import ERROR_WORDS, SHELL_TOOLS
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 KEEP = 200
 PROMPT_CHARS = 300
@@ -262,9 +266,39 @@ def load(memory_dir: str) -> list[dict]:
             obj = json.loads(raw) if raw.strip() else None
         except ValueError:
             continue
-        if isinstance(obj, dict) and isinstance(obj.get("id"), str):
+        if isinstance(obj, dict) and well_formed(obj):
             out.append(obj)
     return out
+
+
+_TEXTS = ("id", "event", "session_id", "trigger", "agent_type", "transcript_path", "tree", "branch", "commit", "bead",
+          "last_message", "started")
+_TEXT_LISTS = ("files", "git_status", "insights")
+_TEXT_MAPS = ("task", "failure")
+
+
+def well_formed(handoff: dict) -> bool:
+    """Whether every field a reader uses has the type `build` gives it (a missing one is fine: older records):
+    a line written by hand or by another version is skipped like a torn one, never fails a session start."""
+    def texts(values: Iterable[object]) -> bool:
+        return all(isinstance(v, str) for v in values)
+
+    if not isinstance(handoff.get("id"), str) or not isinstance(handoff.get("ended", 0), (int, float)):
+        return False
+    for name in _TEXTS:
+        if handoff.get(name) is not None and not isinstance(handoff[name], str):
+            return False
+    for name in _TEXT_LISTS:
+        if handoff.get(name) is not None and not (isinstance(handoff[name], list) and texts(handoff[name])):
+            return False
+    for name in _TEXT_MAPS:
+        if handoff.get(name) is not None and not (isinstance(handoff[name], dict) and texts(handoff[name].values())):
+            return False
+    todos, beads = handoff.get("todos"), handoff.get("beads")
+    if todos is not None and not (isinstance(todos, list)
+                                  and all(isinstance(t, dict) and texts(t.values()) for t in todos)):
+        return False
+    return beads is None or isinstance(beads, dict) and all(isinstance(v, list) and texts(v) for v in beads.values())
 
 
 def ended(handoff: dict, now: float) -> bool:

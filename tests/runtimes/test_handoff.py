@@ -392,3 +392,20 @@ def test_a_transcript_path_that_is_a_fifo_or_a_device_never_hangs_the_hook(repo,
         assert proc.returncode == 0 and proc.stdout == b""
     if hook == "handoff":
         assert [h["task"] for h in saved(repo)] == [None, None]
+
+
+@pytest.mark.parametrize("field, value", [("task", "fix it"), ("failure", {"command": 5}), ("todos", 3),
+                                          ("files", [1]), ("beads", ["BD-1"]), ("last_message", {"a": 1}),
+                                          ("git_status", True), ("insights", "k")])
+def test_a_handoff_line_of_another_shape_is_skipped_not_the_whole_session_start(repo, tmp_path, field, value):
+    """A handoff whose fields have other types (written by hand, or by a version that shaped it otherwise):
+    skipped like a torn line; session start still answers, with the last well-formed handoff, instead of failing
+    with a TypeError and giving the session no context at all."""
+    transcript = write_transcript(tmp_path / "s1.jsonl", repo)
+    run_hook("handoff", hook_payload("claude-code/2.1.330/SessionEnd-1.json", repo, "s1", transcript), repo)
+    [good] = saved(repo)
+    with open(repo / ".beads" / "memory" / layout.HANDOFFS, "a") as fh:
+        fh.write(json.dumps(dict(good, id="newer", ended=good["ended"] + 1, **{field: value})) + "\n")
+    text = start(repo, "s2")
+    assert "## Last Session" in text and "fix the failing payments test" in text
+    assert (repo / ".beads" / "memory" / "errors.log").exists() is False
