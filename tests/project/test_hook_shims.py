@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from helpers import ROOT, clean_env, error_log, fixture_payload, make_repo
 
 HOOKS = sorted(p.stem for p in (ROOT / "hooks").glob("*.py"))
@@ -77,3 +79,22 @@ def test_undamaged_the_same_copy_answers(tmp_path):
     repo = make_repo(tmp_path / "app")
     proc = run_copy(code, "session_start", repo)
     assert proc.returncode == 0 and b"## Project Memory" in proc.stdout and error_log(repo) == "", proc
+
+
+@pytest.mark.parametrize("damage", ["empty", "cut", "missing"])
+def test_the_packages_own_init_damaged(tmp_path, damage):
+    """memory/__init__.py itself half-copied, empty or missing (every import of the package runs it, the fallback
+    `memory.unusable` too): still exit 0 with nothing on stdout, a line on stderr (errors.log is the package's
+    own code), never a traceback and exit 1 on every tool call."""
+    def hit(memory: Path) -> None:
+        init = memory / "__init__.py"
+        if damage == "missing":
+            init.unlink()
+        else:
+            init.write_text("" if damage == "empty" else init.read_text()[:1200] + "\nx = (\n")
+
+    code, repo = broken_copy(tmp_path, hit), make_repo(tmp_path / "app")
+    for hook in HOOKS:
+        proc = run_copy(code, hook, repo)
+        assert (proc.returncode, proc.stdout) == (0, b""), (hook, proc.stderr)
+        assert proc.stderr.decode().startswith(f"memory-hooks {hook}: its code does not load, nothing done: ")
