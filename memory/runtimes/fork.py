@@ -1,0 +1,115 @@
+"""Which session a Claude Code fork was forked from: its SessionStart payload (`source: "fork"`) names none.
+
+What the real CLI (2.1.330) shows a fork's SessionStart hook, recorded in tests/fixtures/claude-code/2.1.330/fork/:
+- `/branch`: the fork's transcript is written before the hook runs; its copied lines carry
+  `"forkedFrom": {"sessionId": <parent>, "messageUuid": ...}`, the first line included.
+- `/fork` (the conversation copied into a background session): no transcript yet; the session's job folder
+  (`CLAUDE_JOB_DIR`) holds state.json with `forkParentSessionId`.
+- `claude --resume <parent> --fork-session` (with or without -p): no transcript until after the first prompt's
+  hooks (then only `requestSessionId` on copied assistant lines names the parent); Claude Code's own command
+  line (`CLAUDE_PID`) names it.
+Each source is read in bounded bytes and fails open: None when none names a parent.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+
+HEAD_BYTES = 64 * 1024  # of the fork's transcript: `forkedFrom` is on its first line
+STATE_BYTES = 64 * 1024  # of the job's state.json (recorded: under 1 KiB)
+_SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,127}")
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_RESUME = ("--resume", "-r")
+
+
+def parent_session(transcript_path: str | None, env: dict) -> str | None:
+    """The id of the session this fork was forked from, or None when nothing says."""
+    return (_from_transcript(transcript_path) or _from_job_state(env.get("CLAUDE_JOB_DIR"))
+            or _from_command_line(env.get("CLAUDE_PID")))
+
+
+def _session_id(value: object) -> str | None:
+    return value if isinstance(value, str) and _SESSION_ID.fullmatch(value) else None
+
+
+def _head(path: str | None, limit: int) -> bytes:
+    """The first `limit` bytes of a regular file (b"" when missing or unreadable)."""
+    if not path:
+        return b""
+    from memory.core import fsio
+
+    try:
+        fd = fsio.open_regular(path, os.O_RDONLY)
+    except (OSError, ValueError):
+        return b""
+    with os.fdopen(fd, "rb") as fh:
+        try:
+            return fh.read(limit)
+        except OSError:
+            return b""
+
+
+def _from_transcript(path: str | None) -> str | None:
+    """`forkedFrom.sessionId` of the first whole line in the transcript's head that has one."""
+    for line in _head(path, HEAD_BYTES).split(b"\n")[:-1]:  # the last piece may be cut short
+        if b"forkedFrom" not in line:
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        origin = record.get("forkedFrom") if isinstance(record, dict) else None
+        found = _session_id(origin.get("sessionId")) if isinstance(origin, dict) else None
+        if found:
+            return found
+    return None
+
+
+def _from_job_state(job_dir: str | None) -> str | None:
+    """`forkParentSessionId` in a background session's state.json."""
+    if not job_dir:
+        return None
+    try:
+        state = json.loads(_head(os.path.join(job_dir, "state.json"), STATE_BYTES) or b"null")
+    except ValueError:
+        return None
+    return _session_id(state.get("forkParentSessionId")) if isinstance(state, dict) else None
+
+
+def _from_command_line(pid: str | None) -> str | None:
+    """The `--resume <id>` of a Claude Code process started with `--fork-session`."""
+    if not pid or not pid.isdigit():
+        return None
+    return resumed_by(command_line(pid))
+
+
+def command_line(pid: str) -> list[str]:
+    """A process's arguments: /proc where there is one (exact), else `ps` (arguments joined by spaces, split
+    again here: good enough for the id after --resume, which holds no space; memory.runtimes.fork.resumed_by)."""
+    raw = _head(f"/proc/{pid}/cmdline", HEAD_BYTES)
+    if raw:
+        return raw.decode("utf-8", "replace").split("\0")
+    if os.path.isdir("/proc/self"):
+        return []  # Linux: the process is gone
+    import subprocess
+
+    try:
+        done = subprocess.run(["ps", "-ww", "-o", "args=", "-p", pid], capture_output=True, timeout=2)
+    except (OSError, subprocess.SubprocessError):
+        return []
+    return done.stdout.decode("utf-8", "replace").split() if done.returncode == 0 else []
+
+
+def resumed_by(argv: list[str]) -> str | None:
+    """The session `claude ... --resume <id> --fork-session` (or `-r <id>`, `--resume=<id>`) forks: the first
+    id-shaped value after one of them (a Claude Code session id is a UUID; `--resume` also takes a title to
+    search for, and `ps` may split a prompt that holds the word)."""
+    if "--fork-session" not in argv:
+        return None
+    for i, arg in enumerate(argv):
+        value = argv[i + 1] if arg in _RESUME and i + 1 < len(argv) else \
+            arg.split("=", 1)[1] if arg.startswith("--resume=") else None
+        if value and _UUID.fullmatch(value):
+            return value
+    return None
