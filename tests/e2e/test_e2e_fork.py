@@ -5,12 +5,10 @@ The parent session gets the digest at its start and an old entry in full at its 
 --fork-session` then asks the same: the fork's request carries the parent's conversation, those blocks in it, once.
 """
 import json
-import subprocess
 
 import pytest
 
-from conftest import ROOT
-from helpers import CLAUDE, HARNESS
+from helpers import CLAUDE, HARNESS, installed_project
 from helpers import claude_run as run
 from memory.store import entry, store
 
@@ -39,13 +37,7 @@ def _last_request(requests: str) -> str:
 
 
 def test_a_fork_carries_its_parents_entries_once_with_the_real_client(tmp_path):
-    project = tmp_path / "app"
-    project.mkdir()
-    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=project, check=True)
-    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "i"],
-                   cwd=project, check=True)
-    assert subprocess.run([str(ROOT / "install.sh"), "--no-venv", "--no-self-check", str(project)],
-                          capture_output=True).returncode == 0
+    project = installed_project(tmp_path / "app")
     memory = project / ".beads" / "memory"
     store.append(str(memory), [entry.build(OLD, "BD-3", "orchestrator", ts=1_600_000_000)])
     store.append(str(memory), [entry.build(f"Note {i}: the release notes rule number {i} applies here.",
