@@ -7,7 +7,8 @@ What the real CLI (2.1.330) shows a fork's SessionStart hook, recorded in tests/
   (`CLAUDE_JOB_DIR`) holds state.json with `forkParentSessionId`.
 - `claude --resume <parent> --fork-session` (with or without -p): no transcript until after the first prompt's
   hooks (then only `requestSessionId` on copied assistant lines names the parent); Claude Code's own command
-  line (`CLAUDE_PID`) names it.
+  line (`CLAUDE_PID`) names it. `claude --continue --fork-session` forks the session whose transcript in the
+  project's transcript folder was written last (seen: the newest by mtime).
 Each source is read in bounded bytes and fails open: None when none names a parent.
 """
 from __future__ import annotations
@@ -26,7 +27,7 @@ _RESUME = ("--resume", "-r")
 def parent_session(transcript_path: str | None, env: dict) -> str | None:
     """The id of the session this fork was forked from, or None when nothing says."""
     return (_from_transcript(transcript_path) or _from_job_state(env.get("CLAUDE_JOB_DIR"))
-            or _from_command_line(env.get("CLAUDE_PID")))
+            or _from_command_line(env.get("CLAUDE_PID"), transcript_path))
 
 
 def _session_id(value: object) -> str | None:
@@ -77,11 +78,36 @@ def _from_job_state(job_dir: str | None) -> str | None:
     return _session_id(state.get("forkParentSessionId")) if isinstance(state, dict) else None
 
 
-def _from_command_line(pid: str | None) -> str | None:
-    """The `--resume <id>` of a Claude Code process started with `--fork-session`."""
+def _from_command_line(pid: str | None, transcript_path: str | None) -> str | None:
+    """The `--resume <id>` of a Claude Code process started with `--fork-session`; with `--continue`, the
+    session whose transcript beside the fork's changed last (the one `--continue` takes)."""
     if not pid or not pid.isdigit():
         return None
-    return resumed_by(command_line(pid))
+    argv = command_line(pid)
+    found = resumed_by(argv)
+    if found or "--fork-session" not in argv or any(a in _RESUME or a.startswith("--resume=") for a in argv):
+        return found  # a `--resume` without an id is the picker: any session may have been picked
+    return newest_beside(transcript_path) if "--continue" in argv or "-c" in argv else None
+
+
+def newest_beside(transcript_path: str | None) -> str | None:
+    """The id of the session whose transcript, in the fork's own transcript folder, was written last."""
+    if not transcript_path:
+        return None
+    folder, own = os.path.split(transcript_path)
+    newest: tuple[float, str] | None = None
+    try:
+        with os.scandir(folder or ".") as entries:
+            for item in entries:
+                stem = item.name[:-6] if item.name.endswith(".jsonl") else ""
+                if item.name == own or not _UUID.fullmatch(stem) or not item.is_file(follow_symlinks=False):
+                    continue
+                when = item.stat(follow_symlinks=False).st_mtime
+                if newest is None or when > newest[0]:
+                    newest = (when, stem)
+    except OSError:
+        return None
+    return newest[1] if newest else None
 
 
 def command_line(pid: str) -> list[str]:

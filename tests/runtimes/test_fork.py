@@ -87,20 +87,22 @@ def test_the_command_line_names_the_resumed_session(argv, parent):
     assert fork.resumed_by(argv) == parent
 
 
+def _claude_like(*args):
+    """A real process whose command line is a forking `claude` one's (as /proc or ps shows it)."""
+    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", *args])
+    for _ in range(100):  # until the child has exec'd
+        if "--fork-session" in fork.command_line(str(proc.pid)):
+            break
+        time.sleep(0.02)
+    return proc
+
+
 @pytest.fixture
 def claude_like_process():
-    """A real process whose command line is a forking `claude` one's (as /proc or ps shows it)."""
-    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", "-p", "the prompt --resume x",
-                             "--resume", RESUMED, "--fork-session"])
-    try:
-        for _ in range(100):  # until the child has exec'd
-            if RESUMED in " ".join(fork.command_line(str(proc.pid))):
-                break
-            time.sleep(0.02)
-        yield proc
-    finally:
-        proc.kill()
-        proc.wait()
+    proc = _claude_like("-p", "the prompt --resume x", "--resume", RESUMED, "--fork-session")
+    yield proc
+    proc.kill()
+    proc.wait()
 
 
 def test_the_claude_process_names_the_parent_of_a_resumed_fork(claude_like_process):
@@ -129,3 +131,27 @@ def test_the_transcript_comes_before_the_command_line(tmp_path, claude_like_proc
     the process's command line still names A."""
     env = {"CLAUDE_PID": str(claude_like_process.pid)}
     assert fork.parent_session(str(RECORDED / "branch-transcript-head.jsonl"), env) == BRANCH_PARENT
+
+
+def test_a_continued_fork_forks_the_session_written_last(tmp_path):
+    """`claude --continue --fork-session` (seen with 2.1.330: it forked the newest transcript of the project's
+    folder); the fork's own transcript, a file that is no session's and a link are passed over."""
+    import os
+
+    folder = tmp_path / "projects" / "-tmp-app"
+    folder.mkdir(parents=True)
+    older, newest, own = (f"{n}1111111-2222-4333-8444-555555555555" for n in "abc")
+    for i, name in enumerate((older, newest, own, "notes")):
+        (folder / f"{name}.jsonl").write_text("{}\n")
+        os.utime(folder / f"{name}.jsonl", (1_700_000_000 + i, 1_700_000_000 + i))
+    (folder / f"d{older[1:]}.jsonl").symlink_to(folder / f"{older}.jsonl")
+    transcript = str(folder / f"{own}.jsonl")
+    continued, picker = _claude_like("--continue", "--fork-session"), _claude_like("--resume", "--fork-session")
+    try:
+        assert fork.parent_session(transcript, {"CLAUDE_PID": str(continued.pid)}) == newest
+        assert fork.parent_session(transcript, {"CLAUDE_PID": str(picker.pid)}) is None  # picked by the user
+        assert fork.parent_session(str(tmp_path / "gone" / "x.jsonl"), {"CLAUDE_PID": str(continued.pid)}) is None
+    finally:
+        for proc in (continued, picker):
+            proc.kill()
+            proc.wait()
