@@ -74,8 +74,9 @@ def inherit(memory_dir: str, session: str | None, parent: str | None) -> bool | 
     itself kept: the parent's conversation, carried into the fork, holds every entry the parent was given.
     Returns whether the parent's session start answered (its block is in that conversation); None when the
     parent has no record here (unknown, older than a day, another machine) or the state can't be updated."""
-    if not session or not parent or session == parent:
-        return None
+    if not session or not parent or session == parent \
+            or not isinstance(state.read(memory_dir, layout.INJECTED).get(parent), dict):
+        return None  # nothing to take over: no lock taken, nothing written
 
     def change(current: dict) -> bool | None:
         record = current.get(parent)

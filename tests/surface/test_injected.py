@@ -76,6 +76,8 @@ def test_an_unknown_parent_leaves_the_fork_as_it_was(tmp_path):
         assert injected.inherit(d, "fork", parent) is None
     assert injected.inherit(d, None, "other") is None
     assert (tmp_path / "injected.json").read_text() == before
+    assert injected.inherit(str(tmp_path / "none"), "fork", "other") is None
+    assert not (tmp_path / "none").exists()  # nothing to take over: nothing written
     (tmp_path / "injected.json").write_text('{"parent": [1], "fork": 3}')
     assert injected.inherit(d, "fork", "parent") is None
 
