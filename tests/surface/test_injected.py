@@ -113,3 +113,12 @@ def test_forks_and_their_parent_at_once_lose_no_update(tmp_path):
         keys = injected.given(d, f"fork{i}")
         assert {"p0", f"own-fork{i}"} <= keys <= {f"p{j}" for j in range(9)} | {f"own-fork{i}"}
         assert injected.start_answered(d, f"fork{i}")
+
+
+def test_a_fork_of_a_fork_has_what_both_were_given(tmp_path):
+    d = str(tmp_path)
+    injected.remember(d, "grandparent", ["a"], reset=True, started=True)
+    assert injected.inherit(d, "parent", "grandparent") is True
+    injected.claim(d, "parent", ["b"])
+    assert injected.inherit(d, "child", "parent") is True
+    assert injected.given(d, "child") == {"a", "b"}
