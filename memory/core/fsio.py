@@ -126,6 +126,16 @@ def read_tail(path: str, max_bytes: int) -> bytes:
         return fh.read()
 
 
+def read_head(path: str, max_bytes: int) -> bytes:
+    """The first `max_bytes` of a file (b"" when missing)."""
+    try:
+        fd = open_regular(path, os.O_RDONLY)
+    except FileNotFoundError:
+        return b""
+    with os.fdopen(fd, "rb") as fh:
+        return fh.read(max_bytes)
+
+
 def _unlink_quietly(path: str) -> None:
     try:
         os.unlink(path)

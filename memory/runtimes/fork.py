@@ -19,7 +19,6 @@ import re
 
 HEAD_BYTES = 64 * 1024  # of the fork's transcript: `forkedFrom` is on its first line
 STATE_BYTES = 64 * 1024  # of the job's state.json (recorded: under 1 KiB)
-_SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,127}")
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _RESUME = ("--resume", "-r")
 
@@ -31,24 +30,18 @@ def parent_session(transcript_path: str | None, env: dict) -> str | None:
 
 
 def _session_id(value: object) -> str | None:
-    return value if isinstance(value, str) and _SESSION_ID.fullmatch(value) else None
+    """`value` when it is shaped like a Claude Code session id (a UUID)."""
+    return value if isinstance(value, str) and _UUID.fullmatch(value) else None
 
 
 def _head(path: str | None, limit: int) -> bytes:
     """The first `limit` bytes of a regular file (b"" when missing or unreadable)."""
-    if not path:
-        return b""
     from memory.core import fsio
 
     try:
-        fd = fsio.open_regular(path, os.O_RDONLY)
-    except (OSError, ValueError):
+        return fsio.read_head(path, limit) if path else b""
+    except (OSError, ValueError):  # ValueError: a NUL in the path
         return b""
-    with os.fdopen(fd, "rb") as fh:
-        try:
-            return fh.read(limit)
-        except OSError:
-            return b""
 
 
 def _from_transcript(path: str | None) -> str | None:
@@ -100,7 +93,7 @@ def newest_beside(transcript_path: str | None) -> str | None:
         with os.scandir(folder or ".") as entries:
             for item in entries:
                 stem = item.name[:-6] if item.name.endswith(".jsonl") else ""
-                if item.name == own or not _UUID.fullmatch(stem) or not item.is_file(follow_symlinks=False):
+                if item.name == own or not _session_id(stem) or not item.is_file(follow_symlinks=False):
                     continue
                 when = item.stat(follow_symlinks=False).st_mtime
                 if newest is None or when > newest[0]:
@@ -136,6 +129,6 @@ def resumed_by(argv: list[str]) -> str | None:
     for i, arg in enumerate(argv):
         value = argv[i + 1] if arg in _RESUME and i + 1 < len(argv) else \
             arg.split("=", 1)[1] if arg.startswith("--resume=") else None
-        if value and _UUID.fullmatch(value):
+        if _session_id(value):
             return value
     return None
