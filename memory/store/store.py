@@ -175,8 +175,11 @@ def compact(memory_dir: str) -> Compacted:
     when a person asks (memory-doctor --compact) and then commits. A crash before the fragments are deleted
     leaves their lines in both places (a reader sees the same line twice, which latest-wins reads as one);
     running it again finishes. A busy lock raises locking.LockTimeout."""
+    from memory.store import redactions
+
     with locking.exclusive(path(memory_dir, LOCK)):
         recover(memory_dir)
+        redactions.apply_locked(memory_dir)  # another clone's --redact first: the fold never writes an old line
         names = inbox.names(memory_dir)
         done = Compacted(len(names))
         if names:
@@ -337,8 +340,11 @@ def rotate(memory_dir: str) -> bool:
     """Rotate now if the active file is past the limit (a merge can leave it so: memory/store/merge.py), under the
     lock; False when there was nothing to do. It changes committed files: only where a person asked (see
     `compact`). A busy lock raises locking.LockTimeout."""
+    from memory.store import redactions
+
     with locking.exclusive(path(memory_dir, LOCK)):
         recover(memory_dir)
+        redactions.apply_locked(memory_dir)
         return rotate_if_needed(memory_dir)
 
 

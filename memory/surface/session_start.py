@@ -29,6 +29,7 @@ def handle(ctx: hookrun.Context) -> str | None:
     # it held (entries, only a Last Session, only the introduction)
     if source == "resume" and layout.FLAG_CODEX in ctx.argv and injected.start_answered(ctx.memory_dir, session):
         return None
+    redacted = _apply_redactions(ctx.memory_dir)  # before anything reads the knowledge
     active = start_cache.active_view(ctx.memory_dir)
     latest = active.latest
     placed: dict[str, str] | None = active.topics
@@ -67,7 +68,7 @@ def handle(ctx: hookrun.Context) -> str | None:
     # entries left to bd prime count as given: bd prints them into this context (memory.surface.bdprime)
     injected.remember(ctx.memory_dir, session, sorted(in_full | {e["key"] for e in left}), reset=source != "resume",
                       started=bool(text))
-    note = " ".join(_user_notes(active.malformed, ctx.argv, root, git))
+    note = " ".join(redacted + _user_notes(active.malformed, ctx.argv, root, git))
     return payload.context_answer(data, text, event="SessionStart", user_note=note) if text else None
 
 
@@ -166,6 +167,20 @@ def _last_handoff(memory_dir: str, session: str | None, source: str | None, git:
     now = time.time()
     return handoff.choose(handoff.load(memory_dir), session, source, git.toplevel if git else None,
                           git.branch if git else None, beads, now), now
+
+
+def _apply_redactions(memory_dir: str) -> list[str]:
+    """Another clone's `recall.sh --redact`, recorded in the committed redactions.jsonl, applied to this clone's
+    files when they changed since the last time (memory.store.redactions; one stat when there is no record)."""
+    if not os.path.exists(os.path.join(memory_dir, layout.REDACTIONS)):
+        return []
+    from memory.store import redactions
+
+    done = redactions.refresh(memory_dir, HOOK)
+    if done is None or not done.lines:
+        return []
+    return [f"memory-hooks: rewrote {done.lines} line(s) of .beads/memory that another clone redacted "
+            f"(recall.sh --redact; {layout.REDACTIONS}): commit .beads/memory."]
 
 
 def _user_notes(malformed: int, argv: list[str], root: str, git: paths.GitInfo | None) -> list[str]:

@@ -1,0 +1,305 @@
+"""Recorded redactions: what `recall.sh --redact` rewrote, so that every clone rewrites the same lines.
+
+A clone that folded an inbox fragment into its knowledge.jsonl (`memory-doctor --compact`) before pulling
+another clone's `--redact` of that fragment gets a modify/delete conflict from git, and however it is resolved
+its knowledge.jsonl keeps the old line, live under the old key. So `--redact` also appends to
+`redactions.jsonl` (committed, merged by the memory-hooks driver: .beads/memory/.gitattributes), per line it
+rewrote, that line as it is now stored and the old key as a pattern: the old key where it held no secret, else
+with the secret's slug cut out (`*`). Never the old text, nor a hash of it (a short password's hash is
+brute-forced in seconds).
+
+Applying (`apply`, under the store's lock): a line matches a record when it could have been rewritten into the
+recorded line: every field equal except where the recorded text says `<redacted:manual>` (any text there), the
+derived `tags` and `redacted` aside, and its key the recorded key or one its patterns match. Every matching line
+whose value differs from the record is replaced by the recorded line (temp file + fsync + os.replace; a value
+already equal is never rewritten, so applying twice changes nothing). A line written later under the same key
+(`LEARNED[key]:` again) has another ts and capture_id: no match. A line two records match takes the record
+that supersedes the other; two lines one record matches (one capture, two entries the marker could have been)
+are left, and the doctor says so. Applied by session start (a stat against the machine-local marker
+`redactions.applied`), `memory-doctor --repair`, `--compact`, rotation and `recall.sh --setup-git`.
+"""
+from __future__ import annotations
+
+import os
+import re
+
+from memory import TYPE_CHECKING
+from memory.core import fsio, jsonio, layout, locking
+
+if TYPE_CHECKING:
+    from typing import Any
+
+MARKER = "<redacted:manual>"
+RECORDS = layout.REDACTIONS
+APPLIED = layout.REDACTIONS_APPLIED
+ATTRIBUTES_LINE = f"/{RECORDS} merge=memory-hooks"  # the union driver (memory.store.merge), in the memory folder
+DERIVED = ("tags", "redacted")  # recomputed by a redaction: never compared
+WILD = "*"  # in a key pattern: what the secret's slug was
+
+
+# --- what --redact records ---------------------------------------------------------------------------------
+
+def key_pattern(old_key: str, renamed: bool, text: str | None) -> str:
+    """The old key as a record may hold it: whole when the redaction kept it (it held no secret); else with
+    TEXT's slug cut out (also where the 60-character key ends inside it); with the whole text redacted, only
+    the type (an automatic key is all text)."""
+    if not renamed:
+        return old_key
+    kind = old_key.split("-", 1)[0]
+    from memory.store.entry import slug
+
+    part = slug(text or "")
+    if text is None or not part:
+        return f"{kind}-{WILD}"
+    if part in old_key:
+        return old_key.replace(part, WILD)
+    for cut in range(len(part) - 1, 0, -1):  # the key's end is the start of the slug
+        if old_key.endswith(part[:cut]):
+            return old_key[:-cut] + WILD
+    return f"{kind}-{WILD}"
+
+
+def record(line: dict, from_keys: list[str]) -> dict:
+    return {"line": line, "from_keys": sorted(set(from_keys))}
+
+
+def add(memory_dir: str, new: list[dict], text: str | None) -> None:
+    """Append `new` records (under the store's lock, as --redact holds it): an earlier record of a line a new
+    one rewrote again is replaced by it (its key patterns kept, with TEXT's slug cut out); TEXT anywhere in an
+    earlier record is replaced by the marker. The file is rewritten whole (temp + fsync + os.replace)."""
+    unique: dict[str, dict] = {}
+    for n in new:  # one line redacted in two files (an inbox fragment and its fold) is one record
+        same = unique.setdefault(jsonio.dumps(n["line"]), n)
+        same["from_keys"] = sorted(set(same["from_keys"]) | set(n["from_keys"]))
+    new = list(unique.values())
+    kept: list[dict] = []
+    for old in load(memory_dir):
+        later = [n for n in new if Matcher(n).matches(old["line"])]
+        for n in later:
+            n["from_keys"] = sorted(set(n["from_keys"]) | {key_pattern(p, True, text) if text else p
+                                                           for p in old["from_keys"]})
+        if not later:
+            kept.append(_scrubbed(old, text) if text else old)
+    data = b"".join(jsonio.dumps_line(r) for r in kept + new)
+    fsio.atomic_write(os.path.join(memory_dir, RECORDS), data)
+    _attribute(memory_dir)
+
+
+def _scrubbed(old: dict, text: str) -> dict:
+    from memory.store.entry import slug
+
+    line = {k: (v if k == "key" else _replace(v, text)) for k, v in old["line"].items()}
+    part = slug(text)
+    keys = [p.replace(part, WILD) if part else p for p in old["from_keys"]]
+    return record(line, keys)
+
+
+def _replace(value: Any, text: str) -> Any:
+    if isinstance(value, str):
+        return value.replace(text, MARKER)
+    if isinstance(value, list):
+        return [_replace(v, text) for v in value]
+    if isinstance(value, dict):
+        return {k: _replace(v, text) for k, v in value.items()}
+    return value
+
+
+def _attribute(memory_dir: str) -> None:
+    """The memory folder's .gitattributes names the driver for the records (the root one is install.sh's)."""
+    path = os.path.join(memory_dir, ".gitattributes")
+    current = (fsio.read_bytes(path) or b"").decode("utf-8", "replace")
+    if ATTRIBUTES_LINE not in current.splitlines():
+        lead = current if not current or current.endswith("\n") else current + "\n"
+        fsio.atomic_write(path, (lead + ATTRIBUTES_LINE + "\n").encode())
+
+
+def load(memory_dir: str) -> list[dict]:
+    """The records (malformed lines and conflict markers skipped)."""
+    found = []
+    for raw in (fsio.read_bytes(os.path.join(memory_dir, RECORDS)) or b"").split(b"\n"):
+        try:
+            obj = jsonio.loads(raw) if raw.strip() else None
+        except ValueError:
+            continue
+        if isinstance(obj, dict) and isinstance(obj.get("line"), dict) and isinstance(obj.get("from_keys"), list) \
+                and isinstance(obj["line"].get("key"), str):
+            found.append(obj)
+    return found
+
+
+# --- matching ----------------------------------------------------------------------------------------------
+
+class Matcher:
+    """Which lines a record rewrites (see the module's docstring)."""
+
+    def __init__(self, rec: dict) -> None:
+        self.line: dict = rec["line"]
+        self.fields = set(self.line) - set(DERIVED)
+        keys = [p for p in rec["from_keys"] if isinstance(p, str)] + [self.line["key"]]
+        self.keys = re.compile("|".join(".+?".join(map(re.escape, p.split(WILD))) for p in keys))
+
+    def matches(self, line: dict) -> bool:
+        """`line` could have been rewritten into the recorded line (or is it)."""
+        if set(line) - set(DERIVED) != self.fields or not isinstance(line.get("key"), str):
+            return False
+        if not self.keys.fullmatch(line["key"]):
+            return False
+        return all(_wild(self.line[f], line[f]) for f in self.fields if f != "key")
+
+    def applied(self, line: dict) -> bool:
+        return line == self.line
+
+
+def _wild(recorded: Any, value: Any) -> bool:
+    if recorded == value:
+        return True
+    if isinstance(recorded, str) and isinstance(value, str) and MARKER in recorded:
+        pattern = ".+?".join(map(re.escape, recorded.split(MARKER)))
+        return re.fullmatch(pattern, value, re.DOTALL) is not None
+    if isinstance(recorded, list) and isinstance(value, list) and len(recorded) == len(value):
+        return all(_wild(r, v) for r, v in zip(recorded, value))
+    if isinstance(recorded, dict) and isinstance(value, dict) and set(recorded) == set(value):
+        return all(_wild(recorded[k], value[k]) for k in recorded)
+    return False
+
+
+def _by_stamp(matchers: list[Matcher]) -> dict[str, list[Matcher]]:
+    """Matchers by (type, ts): a cheap first test (a rewrite never changes either)."""
+    found: dict[str, list[Matcher]] = {}
+    for m in matchers:
+        found.setdefault(_stamp(m.line), []).append(m)
+    return found
+
+
+def _stamp(line: dict) -> str:
+    return jsonio.dumps([line.get("type"), line.get("ts")])
+
+
+# --- applying ----------------------------------------------------------------------------------------------
+
+class Applied:
+    """What applying the records did (or, from `pending`, would do): lines per file, and records left alone."""
+
+    def __init__(self) -> None:
+        self.rewritten: dict[str, int] = {}
+        self.ambiguous: list[str] = []  # the recorded keys of records that match two different lines here
+
+    @property
+    def lines(self) -> int:
+        return sum(self.rewritten.values())
+
+
+def _names(memory_dir: str) -> list[str]:
+    """The knowledge files, archive first (as --redact and rotation write them), then the inbox's fragments."""
+    from memory.store import inbox
+
+    return [layout.ARCHIVE, layout.KNOWLEDGE] + [os.path.join(layout.INBOX, n) for n in inbox.names(memory_dir)]
+
+
+def _plan(memory_dir: str, records: list[dict]) -> tuple[dict[str, bytes], Applied]:
+    """The files' new bytes (only those that change) and what that does; nothing written."""
+    from memory.store.reading import parse_line
+
+    if not records:
+        return {}, Applied()
+    matchers = [Matcher(r) for r in records]
+    by_stamp = _by_stamp(matchers)
+    files: dict[str, list[bytes]] = {}
+    hits: list[tuple[str, int, Matcher]] = []
+    differing: dict[int, set[str]] = {}  # id(matcher) -> the distinct values it would rewrite
+    for name in _names(memory_dir):
+        lines = (fsio.read_bytes(os.path.join(memory_dir, name)) or b"").split(b"\n")
+        files[name] = lines
+        for at, raw in enumerate(lines):
+            parsed = parse_line(raw) if raw.strip() else None
+            candidates = by_stamp.get(_stamp(parsed)) if parsed is not None else None
+            if not candidates or parsed is None:
+                continue
+            chosen = _latest([m for m in candidates if m.matches(parsed)])
+            if chosen is None or chosen.applied(parsed):
+                continue
+            hits.append((name, at, chosen))
+            differing.setdefault(id(chosen), set()).add(jsonio.dumps(parsed))
+    done = Applied()
+    for name, at, m in hits:
+        if len(differing[id(m)]) > 1:  # two entries the marker could have been: leave both (the doctor says so)
+            if m.line["key"] not in done.ambiguous:
+                done.ambiguous.append(m.line["key"])
+            continue
+        files[name][at] = jsonio.dumps_line(m.line).rstrip(b"\n")
+        done.rewritten[name] = done.rewritten.get(name, 0) + 1
+    return {name: b"\n".join(files[name]) for name in done.rewritten}, done
+
+
+def _latest(found: list[Matcher]) -> Matcher | None:
+    """Of the records a line matches, the one that supersedes the others (its line matches theirs, not the
+    reverse: a later --redact of the same line); None when none, or when two disagree."""
+    kept = [m for m in found if not any(o is not m and o.matches(m.line) and not m.matches(o.line) for o in found)]
+    return kept[0] if kept and all(m.line == kept[0].line for m in kept) else None
+
+
+def apply_locked(memory_dir: str) -> Applied:
+    """Rewrite every line a record rewrites (temp + fsync + os.replace, each file whole), drop the derived
+    indexes when anything changed, and note in the marker what this clone's files are now. Under the lock."""
+    new, done = _plan(memory_dir, load(memory_dir))
+    for name, data in new.items():
+        fsio.atomic_write(os.path.join(memory_dir, name), data)
+    if new:
+        drop_derived(memory_dir)
+    try:
+        fsio.atomic_write(os.path.join(memory_dir, APPLIED), _identity(memory_dir), durable=False)
+    except OSError:
+        pass  # machine-local: the next check only looks again
+    return done
+
+
+def apply(memory_dir: str, timeout: float | None = None) -> Applied:
+    """`apply_locked` under the store's lock, after its crash recovery. A busy lock raises locking.LockTimeout."""
+    from memory.store import store
+
+    with locking.exclusive(os.path.join(memory_dir, layout.LOCK), timeout):
+        store.recover(memory_dir)
+        return apply_locked(memory_dir)
+
+
+def pending(memory_dir: str) -> Applied:
+    """What applying would do here (nothing written): the doctor's check."""
+    return _plan(memory_dir, load(memory_dir))[1]
+
+
+def drop_derived(memory_dir: str) -> None:
+    """The derived files that hold entries' text go before anyone can read the old text from them again."""
+    for name in (layout.INDEX, layout.ARCHIVE_INDEX, layout.START_CACHE):
+        try:
+            os.unlink(os.path.join(memory_dir, name))
+        except FileNotFoundError:
+            pass
+
+
+def _identity(memory_dir: str) -> bytes:
+    """The records' and the knowledge files' stats (nothing read): what the marker holds once applied."""
+    from memory.store import inbox
+
+    files = [fsio.identity(os.path.join(memory_dir, name)) for name in (RECORDS, layout.ARCHIVE)]
+    return repr((files, inbox.identity(memory_dir))).encode()
+
+
+def unchecked(memory_dir: str) -> bool:
+    """Session start's cheap test: there are records, and the files changed since they were last applied.
+    One stat when no clone ever redacted."""
+    if not os.path.exists(os.path.join(memory_dir, RECORDS)):
+        return False
+    return fsio.read_bytes(os.path.join(memory_dir, APPLIED)) != _identity(memory_dir)
+
+
+def refresh(memory_dir: str, hook: str) -> Applied | None:
+    """Apply the records where `unchecked` says so; fails open (a hook's error goes to the error log)."""
+    try:
+        if not unchecked(memory_dir):
+            return None
+        return apply(memory_dir, timeout=2.0)
+    except Exception as exc:  # noqa: BLE001 - a hook never fails on this; the next session tries again
+        from memory.core import errorlog
+
+        errorlog.record(hook, f"recorded redactions not applied: {type(exc).__name__}: {exc}", memory_dir)
+        return None
