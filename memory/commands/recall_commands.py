@@ -65,7 +65,7 @@ def _apply_redactions(memory_dir: str) -> None:
     if not os.path.exists(os.path.join(memory_dir, redactions.RECORDS)):
         return
     try:
-        done = redactions.apply(memory_dir)
+        done = store.apply_redactions(memory_dir)
     except (OSError, locking.LockTimeout) as exc:
         print(f"recall.sh: recorded redactions not applied ({exc}); run memory-doctor --repair", file=sys.stderr)
         return

@@ -91,7 +91,8 @@ def redact_key(memory_dir: str, key: str, text: str | None) -> Outcome:
                 outcome.rewritten[name] = count
         if outcome.lines:  # recorded first: a kill before the files are replaced leaves them to the next apply
             pattern = redactions.key_pattern(key, outcome.new_key is not None, text)
-            redactions.add(memory_dir, [redactions.record(line, [pattern]) for line in outcome.lines], text)
+            redactions.add(memory_dir, [redactions.record(line, [pattern], lines, key) for line in outcome.lines],
+                           text)
         for name, new_data in rewritten.items():  # the archive first, as a rotation writes
             fsio.atomic_write(store.path(memory_dir, name), new_data)
         if outcome.rewritten:

@@ -16,6 +16,7 @@ INBOX = "inbox"  # folder: one new file per capture, never changed after (memory
 COMPLETION_CONFIG = "completion.json"  # the completion gate's settings (optional)
 CONFIG = "config.json"  # budgets and ranking settings (optional; memory.core.config)
 REDACTIONS = "redactions.jsonl"  # what `recall.sh --redact` rewrote, for every clone to apply (memory.store.redactions)
+MEMORY_ATTRIBUTES = ".gitattributes"  # in the memory folder: REDACTIONS merges with the driver in every install
 
 # machine-local: never committed
 LOCK = "knowledge.lock"
@@ -48,7 +49,7 @@ MACHINE_LOCAL_FILES = (LOCK, JOURNAL, CORRUPT, ERRORS, ERRORS_ROTATED, DISPATCH_
 MACHINE_LOCAL_DIRS = (PENDING, ACTION_CACHE)
 COMMITTED = (KNOWLEDGE, ARCHIVE, REDACTIONS)  # the data files a team shares (the configs are theirs, never purged)
 COMMITTED_DIRS = (INBOX,)  # ... and the folder of captures not yet folded into KNOWLEDGE
-DATA_FILES = COMMITTED + MACHINE_LOCAL_FILES  # what `install.sh --uninstall --purge` deletes
+DATA_FILES = COMMITTED + (MEMORY_ATTRIBUTES,) + MACHINE_LOCAL_FILES  # what `install.sh --uninstall --purge` deletes
 
 
 # The memory folder's .gitignore: its machine-local files are never committable, in every clone. install.sh

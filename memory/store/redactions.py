@@ -16,7 +16,8 @@ already equal is never rewritten, so applying twice changes nothing). A line wri
 (`LEARNED[key]:` again) has another ts and capture_id: no match. A line two records match takes the record
 that supersedes the other; two lines one record matches (one capture, two entries the marker could have been)
 are left, and the doctor says so. Applied by session start (a stat against the machine-local marker
-`redactions.applied`), `memory-doctor --repair`, `--compact`, rotation and `recall.sh --setup-git`.
+`redactions.applied`), `memory-doctor --repair`, `--compact`, rotation and `recall.sh --setup-git`, each under
+the store's lock (memory.store.store.apply_redactions).
 """
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ import os
 import re
 
 from memory import TYPE_CHECKING
-from memory.core import fsio, jsonio, layout, locking
+from memory.core import fsio, jsonio, layout
 
 if TYPE_CHECKING:
     from typing import Any
@@ -59,8 +60,18 @@ def key_pattern(old_key: str, renamed: bool, text: str | None) -> str:
     return f"{kind}-{WILD}"
 
 
-def record(line: dict, from_keys: list[str]) -> dict:
-    return {"line": line, "from_keys": sorted(set(from_keys))}
+def record(line: dict, from_keys: list[str], every_line: list[dict] = (), old_key: str = "") -> dict:
+    """A record of `line` (as now stored). Where a key pattern is loose (`*`), the keys of the other entries of
+    its capture (same type, ts and capture_id, in `every_line`) are named as not it: the text of the whole
+    entry redacted, nothing else tells them apart."""
+    rec: dict = {"line": line, "from_keys": sorted(set(from_keys))}
+    if any(WILD in p for p in from_keys):
+        stamp, keys = _stamp(line), {line.get("key"), old_key}
+        others = {e["key"] for e in every_line if _stamp(e) == stamp and e.get("capture_id") == line.get("capture_id")
+                  and isinstance(e.get("key"), str) and e["key"] not in keys}
+        if others:
+            rec["not_keys"] = sorted(others)
+    return rec
 
 
 def add(memory_dir: str, new: list[dict], text: str | None) -> None:
@@ -90,8 +101,11 @@ def _scrubbed(old: dict, text: str) -> dict:
 
     line = {k: (v if k == "key" else _replace(v, text)) for k, v in old["line"].items()}
     part = slug(text)
-    keys = [p.replace(part, WILD) if part else p for p in old["from_keys"]]
-    return record(line, keys)
+    scrubbed = dict(old, line=line)
+    for field in ("from_keys", "not_keys"):
+        if isinstance(old.get(field), list):
+            scrubbed[field] = [p.replace(part, WILD) if part and isinstance(p, str) else p for p in old[field]]
+    return scrubbed
 
 
 def _replace(value: Any, text: str) -> Any:
@@ -106,7 +120,7 @@ def _replace(value: Any, text: str) -> Any:
 
 def _attribute(memory_dir: str) -> None:
     """The memory folder's .gitattributes names the driver for the records (the root one is install.sh's)."""
-    path = os.path.join(memory_dir, ".gitattributes")
+    path = os.path.join(memory_dir, layout.MEMORY_ATTRIBUTES)
     current = (fsio.read_bytes(path) or b"").decode("utf-8", "replace")
     if ATTRIBUTES_LINE not in current.splitlines():
         lead = current if not current or current.endswith("\n") else current + "\n"
@@ -137,12 +151,13 @@ class Matcher:
         self.fields = set(self.line) - set(DERIVED)
         keys = [p for p in rec["from_keys"] if isinstance(p, str)] + [self.line["key"]]
         self.keys = re.compile("|".join(".+?".join(map(re.escape, p.split(WILD))) for p in keys))
+        self.not_keys = set(rec.get("not_keys") or ())
 
     def matches(self, line: dict) -> bool:
         """`line` could have been rewritten into the recorded line (or is it)."""
         if set(line) - set(DERIVED) != self.fields or not isinstance(line.get("key"), str):
             return False
-        if not self.keys.fullmatch(line["key"]):
+        if line["key"] in self.not_keys or not self.keys.fullmatch(line["key"]):
             return False
         return all(_wild(self.line[f], line[f]) for f in self.fields if f != "key")
 
@@ -253,15 +268,6 @@ def apply_locked(memory_dir: str) -> Applied:
     return done
 
 
-def apply(memory_dir: str, timeout: float | None = None) -> Applied:
-    """`apply_locked` under the store's lock, after its crash recovery. A busy lock raises locking.LockTimeout."""
-    from memory.store import store
-
-    with locking.exclusive(os.path.join(memory_dir, layout.LOCK), timeout):
-        store.recover(memory_dir)
-        return apply_locked(memory_dir)
-
-
 def pending(memory_dir: str) -> Applied:
     """What applying would do here (nothing written): the doctor's check."""
     return _plan(memory_dir, load(memory_dir))[1]
@@ -290,16 +296,3 @@ def unchecked(memory_dir: str) -> bool:
     if not os.path.exists(os.path.join(memory_dir, RECORDS)):
         return False
     return fsio.read_bytes(os.path.join(memory_dir, APPLIED)) != _identity(memory_dir)
-
-
-def refresh(memory_dir: str, hook: str) -> Applied | None:
-    """Apply the records where `unchecked` says so; fails open (a hook's error goes to the error log)."""
-    try:
-        if not unchecked(memory_dir):
-            return None
-        return apply(memory_dir, timeout=2.0)
-    except Exception as exc:  # noqa: BLE001 - a hook never fails on this; the next session tries again
-        from memory.core import errorlog
-
-        errorlog.record(hook, f"recorded redactions not applied: {type(exc).__name__}: {exc}", memory_dir)
-        return None

@@ -39,6 +39,8 @@ from memory.store.reading import (  # noqa: F401 - the read side, where callers 
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
+    from memory.store import redactions
+
 ACTIVE = layout.KNOWLEDGE
 ARCHIVE = layout.ARCHIVE
 LOCK = layout.LOCK
@@ -348,6 +350,16 @@ def rotate(memory_dir: str) -> bool:
         return rotate_if_needed(memory_dir)
 
 
+def apply_redactions(memory_dir: str, timeout: float | None = None) -> redactions.Applied:
+    """What another clone's `recall.sh --redact` rewrote, rewritten here too (memory.store.redactions), under the
+    lock, after recovery. A busy lock raises locking.LockTimeout."""
+    from memory.store import redactions
+
+    with locking.exclusive(path(memory_dir, LOCK), timeout):
+        recover(memory_dir)
+        return redactions.apply_locked(memory_dir)
+
+
 def recover(memory_dir: str) -> None:
     """Repair what a crashed writer left: a torn last line, an interrupted rotation, orphaned temp files.
     Call under the lock."""
@@ -355,7 +367,7 @@ def recover(memory_dir: str) -> None:
     _merge_spool(memory_dir)
     inbox.remove_temps(memory_dir)
     for name in os.listdir(memory_dir):
-        if name.startswith(".knowledge") and name.endswith(layout.TEMP_SUFFIX):  # only lock holders write these
+        if name.startswith((".knowledge", ".redactions")) and name.endswith(layout.TEMP_SUFFIX):  # lock holders
             os.unlink(path(memory_dir, name))
     journal_path = path(memory_dir, JOURNAL)
     raw = fsio.read_bytes(journal_path)

@@ -174,10 +174,18 @@ def _apply_redactions(memory_dir: str) -> list[str]:
     files when they changed since the last time (memory.store.redactions; one stat when there is no record)."""
     if not os.path.exists(os.path.join(memory_dir, layout.REDACTIONS)):
         return []
-    from memory.store import redactions
+    from memory.store import redactions, store
 
-    done = redactions.refresh(memory_dir, HOOK)
-    if done is None or not done.lines:
+    try:
+        if not redactions.unchecked(memory_dir):
+            return []
+        done = store.apply_redactions(memory_dir, timeout=2.0)
+    except Exception as exc:  # noqa: BLE001 - fail open: the next session start tries again
+        from memory.core import errorlog
+
+        errorlog.record(HOOK, f"recorded redactions not applied: {type(exc).__name__}: {exc}", memory_dir)
+        return []
+    if not done.lines:
         return []
     return [f"memory-hooks: rewrote {done.lines} line(s) of .beads/memory that another clone redacted "
             f"(recall.sh --redact; {layout.REDACTIONS}): commit .beads/memory."]
