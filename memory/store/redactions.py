@@ -186,6 +186,9 @@ def _by_stamp(matchers: list[Matcher]) -> dict[str, list[Matcher]]:
     return found
 
 
+_TS = re.compile(rb'"ts"\s*:\s*(-?[0-9][0-9.eE+-]*)')
+
+
 def _stamp(line: dict) -> str:
     return jsonio.dumps([line.get("type"), line.get("ts")])
 
@@ -211,22 +214,28 @@ def _names(memory_dir: str) -> list[str]:
     return [layout.ARCHIVE, layout.KNOWLEDGE] + [os.path.join(layout.INBOX, n) for n in inbox.names(memory_dir)]
 
 
-def _plan(memory_dir: str, records: list[dict]) -> tuple[dict[str, bytes], Applied]:
-    """The files' new bytes (only those that change) and what that does; nothing written."""
+def _plan(memory_dir: str, records: list[dict], skip: set[str] = frozenset()) -> tuple[dict[str, bytes], Applied]:
+    """The files' new bytes (only those that change) and what that does, the files in `skip` not read (unchanged
+    since the records were last applied to them); nothing written."""
     from memory.store.reading import parse_line
 
     if not records:
         return {}, Applied()
     matchers = [Matcher(r) for r in records]
     by_stamp = _by_stamp(matchers)
+    times = {jsonio.dumps(m.line.get("ts")).encode() for m in matchers}
     files: dict[str, list[bytes]] = {}
     hits: list[tuple[str, int, Matcher]] = []
     differing: dict[int, set[str]] = {}  # id(matcher) -> the distinct values it would rewrite
     for name in _names(memory_dir):
+        if name in skip:
+            continue
         lines = (fsio.read_bytes(os.path.join(memory_dir, name)) or b"").split(b"\n")
         files[name] = lines
         for at, raw in enumerate(lines):
-            parsed = parse_line(raw) if raw.strip() else None
+            if times.isdisjoint(_TS.findall(raw)):  # most lines: no record's time, so not parsed at all
+                continue
+            parsed = parse_line(raw)
             candidates = by_stamp.get(_stamp(parsed)) if parsed is not None else None
             if not candidates or parsed is None:
                 continue
@@ -256,13 +265,17 @@ def _latest(found: list[Matcher]) -> Matcher | None:
 def apply_locked(memory_dir: str) -> Applied:
     """Rewrite every line a record rewrites (temp + fsync + os.replace, each file whole), drop the derived
     indexes when anything changed, and note in the marker what this clone's files are now. Under the lock."""
-    new, done = _plan(memory_dir, load(memory_dir))
+    before = _marker(memory_dir)
+    now = _identity(memory_dir)
+    same = {n for n, ident in now["files"].items() if before.get("files", {}).get(n) == ident} \
+        if before.get("records") == now["records"] else set()
+    new, done = _plan(memory_dir, load(memory_dir), same)
     for name, data in new.items():
         fsio.atomic_write(os.path.join(memory_dir, name), data)
     if new:
         drop_derived(memory_dir)
     try:
-        fsio.atomic_write(os.path.join(memory_dir, APPLIED), _identity(memory_dir), durable=False)
+        fsio.atomic_write(os.path.join(memory_dir, APPLIED), jsonio.dumps_line(_identity(memory_dir)), durable=False)
     except OSError:
         pass  # machine-local: the next check only looks again
     return done
@@ -282,12 +295,19 @@ def drop_derived(memory_dir: str) -> None:
             pass
 
 
-def _identity(memory_dir: str) -> bytes:
-    """The records' and the knowledge files' stats (nothing read): what the marker holds once applied."""
-    from memory.store import inbox
+def _identity(memory_dir: str) -> dict:
+    """The records' and each knowledge file's stats (nothing read): what the marker holds once applied, so the
+    next pass reads only the files that changed since (a new capture's fragment, not a large archive)."""
+    files = {name: list(fsio.identity(os.path.join(memory_dir, name)) or ()) for name in _names(memory_dir)}
+    return {"records": list(fsio.identity(os.path.join(memory_dir, RECORDS)) or ()), "files": files}
 
-    files = [fsio.identity(os.path.join(memory_dir, name)) for name in (RECORDS, layout.ARCHIVE)]
-    return repr((files, inbox.identity(memory_dir))).encode()
+
+def _marker(memory_dir: str) -> dict:
+    try:
+        found = jsonio.loads(fsio.read_bytes(os.path.join(memory_dir, APPLIED)) or b"{}")
+    except ValueError:
+        return {}
+    return found if isinstance(found, dict) else {}
 
 
 def unchecked(memory_dir: str) -> bool:
@@ -295,4 +315,4 @@ def unchecked(memory_dir: str) -> bool:
     One stat when no clone ever redacted."""
     if not os.path.exists(os.path.join(memory_dir, RECORDS)):
         return False
-    return fsio.read_bytes(os.path.join(memory_dir, APPLIED)) != _identity(memory_dir)
+    return _marker(memory_dir) != _identity(memory_dir)
