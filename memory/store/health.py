@@ -61,8 +61,8 @@ def rotation_pending(memory_dir: str) -> bool:
 
 
 def repair(memory_dir: str) -> list[str]:
-    """Recover, apply the recorded redactions (memory.store.redactions), then quarantine malformed lines (to CORRUPT) and drop byte-identical duplicate lines,
-    atomically, under the lock; what was done, one line per file."""
+    """Recover, apply the recorded redactions (memory.store.redactions), then quarantine malformed lines (to
+    CORRUPT) and drop byte-identical duplicate lines, atomically, under the lock; what was done, one line per file."""
     from memory.store import redactions
 
     done = []

@@ -28,6 +28,8 @@ from memory import TYPE_CHECKING
 from memory.core import fsio, jsonio, layout
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from collections.abc import Set as AbstractSet
     from typing import Any
 
 MARKER = "<redacted:manual>"
@@ -60,7 +62,7 @@ def key_pattern(old_key: str, renamed: bool, text: str | None) -> str:
     return f"{kind}-{WILD}"
 
 
-def record(line: dict, from_keys: list[str], every_line: list[dict] = (), old_key: str = "") -> dict:
+def record(line: dict, from_keys: list[str], every_line: Sequence[dict] = (), old_key: str = "") -> dict:
     """A record of `line` (as now stored). Where a key pattern is loose (`*`), the keys of the other entries of
     its capture (same type, ts and capture_id, in `every_line`) are named as not it: the text of the whole
     entry redacted, nothing else tells them apart."""
@@ -214,7 +216,8 @@ def _names(memory_dir: str) -> list[str]:
     return [layout.ARCHIVE, layout.KNOWLEDGE] + [os.path.join(layout.INBOX, n) for n in inbox.names(memory_dir)]
 
 
-def _plan(memory_dir: str, records: list[dict], skip: set[str] = frozenset()) -> tuple[dict[str, bytes], Applied]:
+def _plan(memory_dir: str, records: list[dict],
+          skip: AbstractSet[str] = frozenset()) -> tuple[dict[str, bytes], Applied]:
     """The files' new bytes (only those that change) and what that does, the files in `skip` not read (unchanged
     since the records were last applied to them); nothing written."""
     from memory.store.reading import parse_line

@@ -223,7 +223,8 @@ def test_a_second_redaction_of_the_line_replaces_the_first_record(tmp_path):
     (b / redactions.RECORDS).write_bytes((a / redactions.RECORDS).read_bytes())
     text = (a / redactions.RECORDS).read_text()
     assert len(redactions.load(str(a))) == 1 and other not in text and SECRET.lower() not in text.lower()
-    assert store.apply_redactions(str(b)).lines == 1 and (b / store.ACTIVE).read_bytes() == (a / store.ACTIVE).read_bytes()
+    assert store.apply_redactions(str(b)).lines == 1
+    assert (b / store.ACTIVE).read_bytes() == (a / store.ACTIVE).read_bytes()
 
 
 def test_compaction_folds_the_redacted_line_not_the_old_one(tmp_path):
@@ -334,7 +335,7 @@ def test_killed_at_any_step_of_applying_leaves_each_file_old_or_new(tmp_path, mo
                                 preload=PRELOAD + "; import crash_worker; from memory.store import redactions",
                                 parallel=False)
     assert statuses[0] == -9 and statuses[-1] == 0, statuses  # killed at each step, then ran through
-    for (die_at, b), status in zip(folders.items(), statuses):
+    for die_at, b in folders.items():
         for name in (store.ACTIVE, store.ARCHIVE):
             assert (b / name).read_bytes() in (old[name], new[name]), (die_at, mode, name)
         store.apply_redactions(str(b))  # the next one (a session start, the doctor's --repair)
