@@ -128,7 +128,7 @@ def _rewrite(data: bytes, key: str, text: str | None, outcome: Outcome) -> tuple
 
 def _redacted(line: dict, text: str | None, new_key: str | None) -> dict | None:
     """The line with the secret gone (None when it does not hold it)."""
-    new = _replace_all(line, text) if text else dict(line)
+    new = redactions.replace_all(line, text) if text else dict(line)
     if text is None and "content" in line:
         new["content"] = MARKER
     if "content" in new and new["content"] != line.get("content"):
@@ -151,22 +151,12 @@ def _new_key(lines: list[dict], key: str, text: str | None) -> str | None:
         part = entry.slug(text or "")
         return key.replace(part, "redacted") if text is not None and len(part) >= 3 and part in key else None
     latest = max(enumerate(mine), key=lambda item: (item[1].get("ts", 0), item[0]))[1]
-    new = entry.make_key(kind, _replace_all(latest["content"], text) if text else MARKER)
+    new = entry.make_key(kind, redactions.replace_all(latest["content"], text) if text else MARKER)
     taken = {e.get("key") for e in lines} - {key}
     if text is None or new in taken:
         stamps = sorted((str(e.get("capture_id")), str(e.get("ts"))) for e in mine)  # the same in every clone
         new = f"{new}-{hashlib.sha1(repr(stamps).encode()).hexdigest()[:10]}"
     return None if new == key else new
-
-
-def _replace_all(value: Any, text: str) -> Any:
-    if isinstance(value, str):
-        return value.replace(text, MARKER)
-    if isinstance(value, list):
-        return [_replace_all(v, text) for v in value]
-    if isinstance(value, dict):
-        return {k: (v if k == "key" else _replace_all(v, text)) for k, v in value.items()}
-    return value
 
 
 def _holds(value: Any, text: str) -> bool:

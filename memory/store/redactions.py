@@ -101,7 +101,7 @@ def add(memory_dir: str, new: list[dict], text: str | None) -> None:
 def _scrubbed(old: dict, text: str) -> dict:
     from memory.store.entry import slug
 
-    line = {k: (v if k == "key" else _replace(v, text)) for k, v in old["line"].items()}
+    line = replace_all(old["line"], text)
     part = slug(text)
     scrubbed = dict(old, line=line)
     for field in ("from_keys", "not_keys"):
@@ -110,13 +110,14 @@ def _scrubbed(old: dict, text: str) -> dict:
     return scrubbed
 
 
-def _replace(value: Any, text: str) -> Any:
+def replace_all(value: Any, text: str) -> Any:
+    """`value` with `text` replaced by the marker in every string, keys (`key` fields) aside."""
     if isinstance(value, str):
         return value.replace(text, MARKER)
     if isinstance(value, list):
-        return [_replace(v, text) for v in value]
+        return [replace_all(v, text) for v in value]
     if isinstance(value, dict):
-        return {k: _replace(v, text) for k, v in value.items()}
+        return {k: (v if k == "key" else replace_all(v, text)) for k, v in value.items()}
     return value
 
 
