@@ -263,11 +263,11 @@ def _merge_check(tree: str) -> list[Finding]:
 def _redactions_check(memory_dir: str) -> list[Finding]:
     """Another clone's `recall.sh --redact` (recorded in redactions.jsonl) not applied to this clone's files:
     a line here still holds what it took out (memory.store.redactions)."""
-    from memory.store import redactions
+    from memory.store import redaction_apply, redactions
 
     if not os.path.exists(os.path.join(memory_dir, redactions.RECORDS)):
         return []
-    left = redactions.pending(memory_dir)
+    left = redaction_apply.pending(memory_dir)
     found: list[Finding] = []
     if left.lines:
         files = ", ".join(f"{n} in {name}" for name, n in left.rewritten.items())

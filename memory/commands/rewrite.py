@@ -17,7 +17,7 @@ import sys
 
 from memory import TYPE_CHECKING
 from memory.core import cli, fsio, jsonio, layout, locking
-from memory.store import entry, inbox, redactions, store
+from memory.store import entry, inbox, redaction_apply, redactions, store
 
 if TYPE_CHECKING:
     from typing import Any
@@ -92,11 +92,11 @@ def redact_key(memory_dir: str, key: str, text: str | None) -> Outcome:
         if outcome.lines:  # recorded first: a kill before the files are replaced leaves them to the next apply
             pattern = redactions.key_pattern(key, outcome.new_key is not None, text)
             redactions.add(memory_dir, [redactions.record(line, [pattern], lines, key) for line in outcome.lines],
-                           text)
+                           text, (key, outcome.new_key) if outcome.new_key else None)
         for name, new_data in rewritten.items():  # the archive first, as a rotation writes
             fsio.atomic_write(store.path(memory_dir, name), new_data)
         if outcome.rewritten:
-            redactions.drop_derived(memory_dir)
+            redaction_apply.drop_derived(memory_dir)
     if outcome.rewritten:
         _rebuild_index(memory_dir)
     return outcome
@@ -156,6 +156,9 @@ def _new_key(lines: list[dict], key: str, text: str | None) -> str | None:
     if text is None or new in taken:
         stamps = sorted((str(e.get("capture_id")), str(e.get("ts"))) for e in mine)  # the same in every clone
         new = f"{new}-{hashlib.sha1(repr(stamps).encode()).hexdigest()[:10]}"
+        base, n = new, 2
+        while new in taken:  # another entry of the same capture, redacted whole before: its own key
+            new, n = f"{base}-{n}", n + 1
     return None if new == key else new
 
 

@@ -2,22 +2,17 @@
 
 A clone that folded an inbox fragment into its knowledge.jsonl (`memory-doctor --compact`) before pulling
 another clone's `--redact` of that fragment gets a modify/delete conflict from git, and however it is resolved
-its knowledge.jsonl keeps the old line, live under the old key. So `--redact` also appends to
-`redactions.jsonl` (committed, merged by the memory-hooks driver: .beads/memory/.gitattributes), per line it
-rewrote, that line as it is now stored and the old key as a pattern: the old key where it held no secret, else
-with the secret's slug cut out (`*`). Never the old text, nor a hash of it (a short password's hash is
-brute-forced in seconds).
+its knowledge.jsonl keeps the old line, live under the old key. So `--redact` also writes to `redactions.jsonl`
+(committed, merged by the memory-hooks driver: install.sh's attributes, and .beads/memory/.gitattributes for
+older installs), per line it rewrote, that line as it is now stored and the old key as a pattern: the old key
+where it held no secret, else with the secret's slug cut out (`*`), and then the other entries of its capture
+as not it. Never the old text, nor a hash of it (a short password's hash is brute-forced in seconds).
 
-Applying (`apply`, under the store's lock): a line matches a record when it could have been rewritten into the
-recorded line: every field equal except where the recorded text says `<redacted:manual>` (any text there), the
-derived `tags` and `redacted` aside, and its key the recorded key or one its patterns match. Every matching line
-whose value differs from the record is replaced by the recorded line (temp file + fsync + os.replace; a value
-already equal is never rewritten, so applying twice changes nothing). A line written later under the same key
-(`LEARNED[key]:` again) has another ts and capture_id: no match. A line two records match takes the record
-that supersedes the other; two lines one record matches (one capture, two entries the marker could have been)
-are left, and the doctor says so. Applied by session start (a stat against the machine-local marker
-`redactions.applied`), `memory-doctor --repair`, `--compact`, rotation and `recall.sh --setup-git`, each under
-the store's lock (memory.store.store.apply_redactions).
+A line matches a record (`Matcher`) when it could have been rewritten into the recorded line: every field
+equal except where the recorded text says `<redacted:manual>` (any text there), the derived `tags` and
+`redacted` aside, its key the recorded key or one its patterns match and not one it names as not it. A line
+written later under the same key (`LEARNED[key]:` again) has another ts and capture_id: no match. Applying the
+records to a clone's files: memory.store.redaction_apply.
 """
 from __future__ import annotations
 
@@ -29,7 +24,6 @@ from memory.core import fsio, jsonio, layout
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
-    from collections.abc import Set as AbstractSet
     from typing import Any
 
 MARKER = "<redacted:manual>"
@@ -68,18 +62,20 @@ def record(line: dict, from_keys: list[str], every_line: Sequence[dict] = (), ol
     entry redacted, nothing else tells them apart."""
     rec: dict = {"line": line, "from_keys": sorted(set(from_keys))}
     if any(WILD in p for p in from_keys):
-        stamp, keys = _stamp(line), {line.get("key"), old_key}
-        others = {e["key"] for e in every_line if _stamp(e) == stamp and e.get("capture_id") == line.get("capture_id")
+        mine, keys = stamp(line), {line.get("key"), old_key}
+        others = {e["key"] for e in every_line if stamp(e) == mine and e.get("capture_id") == line.get("capture_id")
                   and isinstance(e.get("key"), str) and e["key"] not in keys}
         if others:
             rec["not_keys"] = sorted(others)
     return rec
 
 
-def add(memory_dir: str, new: list[dict], text: str | None) -> None:
+def add(memory_dir: str, new: list[dict], text: str | None, renamed: tuple[str, str] | None = None) -> None:
     """Append `new` records (under the store's lock, as --redact holds it): an earlier record of a line a new
     one rewrote again is replaced by it (its key patterns kept, with TEXT's slug cut out); TEXT anywhere in an
-    earlier record is replaced by the marker. The file is rewritten whole (temp + fsync + os.replace)."""
+    earlier record is replaced by the marker, and the key this redaction renamed (`renamed`: old, new), where
+    an earlier record names it as not its own, by the new one (the old held the secret). The file is rewritten
+    whole (temp + fsync + os.replace)."""
     unique: dict[str, dict] = {}
     for n in new:  # one line redacted in two files (an inbox fragment and its fold) is one record
         same = unique.setdefault(jsonio.dumps(n["line"]), n)
@@ -92,7 +88,7 @@ def add(memory_dir: str, new: list[dict], text: str | None) -> None:
             n["from_keys"] = sorted(set(n["from_keys"]) | {key_pattern(p, True, text) if text else p
                                                            for p in old["from_keys"]})
         if not later:
-            kept.append(_scrubbed(old, text) if text else old)
+            kept.append(_renamed(_scrubbed(old, text) if text else old, renamed))
     data = b"".join(jsonio.dumps_line(r) for r in kept + new)
     fsio.atomic_write(os.path.join(memory_dir, RECORDS), data)
     _attribute(memory_dir)
@@ -108,6 +104,12 @@ def _scrubbed(old: dict, text: str) -> dict:
         if isinstance(old.get(field), list):
             scrubbed[field] = [p.replace(part, WILD) if part and isinstance(p, str) else p for p in old[field]]
     return scrubbed
+
+
+def _renamed(old: dict, renamed: tuple[str, str] | None) -> dict:
+    if renamed is None or renamed[0] not in (old.get("not_keys") or ()):
+        return old
+    return dict(old, not_keys=sorted({renamed[1] if k == renamed[0] else k for k in old["not_keys"]}))
 
 
 def replace_all(value: Any, text: str) -> Any:
@@ -181,142 +183,16 @@ def _wild(recorded: Any, value: Any) -> bool:
     return False
 
 
-def _by_stamp(matchers: list[Matcher]) -> dict[str, list[Matcher]]:
+def by_stamp(matchers: list[Matcher]) -> dict[str, list[Matcher]]:
     """Matchers by (type, ts): a cheap first test (a rewrite never changes either)."""
     found: dict[str, list[Matcher]] = {}
     for m in matchers:
-        found.setdefault(_stamp(m.line), []).append(m)
+        found.setdefault(stamp(m.line), []).append(m)
     return found
 
 
-_TS = re.compile(rb'"ts"\s*:\s*(-?[0-9][0-9.eE+-]*)')
+TS = re.compile(rb'"ts"\s*:\s*(-?[0-9][0-9.eE+-]*)')
 
 
-def _stamp(line: dict) -> str:
+def stamp(line: dict) -> str:
     return jsonio.dumps([line.get("type"), line.get("ts")])
-
-
-# --- applying ----------------------------------------------------------------------------------------------
-
-class Applied:
-    """What applying the records did (or, from `pending`, would do): lines per file, and records left alone."""
-
-    def __init__(self) -> None:
-        self.rewritten: dict[str, int] = {}
-        self.ambiguous: list[str] = []  # the recorded keys of records that match two different lines here
-
-    @property
-    def lines(self) -> int:
-        return sum(self.rewritten.values())
-
-
-def _names(memory_dir: str) -> list[str]:
-    """The knowledge files, archive first (as --redact and rotation write them), then the inbox's fragments."""
-    from memory.store import inbox
-
-    return [layout.ARCHIVE, layout.KNOWLEDGE] + [os.path.join(layout.INBOX, n) for n in inbox.names(memory_dir)]
-
-
-def _plan(memory_dir: str, records: list[dict],
-          skip: AbstractSet[str] = frozenset()) -> tuple[dict[str, bytes], Applied]:
-    """The files' new bytes (only those that change) and what that does, the files in `skip` not read (unchanged
-    since the records were last applied to them); nothing written."""
-    from memory.store.reading import parse_line
-
-    if not records:
-        return {}, Applied()
-    matchers = [Matcher(r) for r in records]
-    by_stamp = _by_stamp(matchers)
-    times = {jsonio.dumps(m.line.get("ts")).encode() for m in matchers}
-    files: dict[str, list[bytes]] = {}
-    hits: list[tuple[str, int, Matcher]] = []
-    differing: dict[int, set[str]] = {}  # id(matcher) -> the distinct values it would rewrite
-    for name in _names(memory_dir):
-        if name in skip:
-            continue
-        lines = (fsio.read_bytes(os.path.join(memory_dir, name)) or b"").split(b"\n")
-        files[name] = lines
-        for at, raw in enumerate(lines):
-            if times.isdisjoint(_TS.findall(raw)):  # most lines: no record's time, so not parsed at all
-                continue
-            parsed = parse_line(raw)
-            candidates = by_stamp.get(_stamp(parsed)) if parsed is not None else None
-            if not candidates or parsed is None:
-                continue
-            chosen = _latest([m for m in candidates if m.matches(parsed)])
-            if chosen is None or chosen.applied(parsed):
-                continue
-            hits.append((name, at, chosen))
-            differing.setdefault(id(chosen), set()).add(jsonio.dumps(parsed))
-    done = Applied()
-    for name, at, m in hits:
-        if len(differing[id(m)]) > 1:  # two entries the marker could have been: leave both (the doctor says so)
-            if m.line["key"] not in done.ambiguous:
-                done.ambiguous.append(m.line["key"])
-            continue
-        files[name][at] = jsonio.dumps_line(m.line).rstrip(b"\n")
-        done.rewritten[name] = done.rewritten.get(name, 0) + 1
-    return {name: b"\n".join(files[name]) for name in done.rewritten}, done
-
-
-def _latest(found: list[Matcher]) -> Matcher | None:
-    """Of the records a line matches, the one that supersedes the others (its line matches theirs, not the
-    reverse: a later --redact of the same line); None when none, or when two disagree."""
-    kept = [m for m in found if not any(o is not m and o.matches(m.line) and not m.matches(o.line) for o in found)]
-    return kept[0] if kept and all(m.line == kept[0].line for m in kept) else None
-
-
-def apply_locked(memory_dir: str) -> Applied:
-    """Rewrite every line a record rewrites (temp + fsync + os.replace, each file whole), drop the derived
-    indexes when anything changed, and note in the marker what this clone's files are now. Under the lock."""
-    before = _marker(memory_dir)
-    now = _identity(memory_dir)
-    same = {n for n, ident in now["files"].items() if before.get("files", {}).get(n) == ident} \
-        if before.get("records") == now["records"] else set()
-    new, done = _plan(memory_dir, load(memory_dir), same)
-    for name, data in new.items():
-        fsio.atomic_write(os.path.join(memory_dir, name), data)
-    if new:
-        drop_derived(memory_dir)
-    try:
-        fsio.atomic_write(os.path.join(memory_dir, APPLIED), jsonio.dumps_line(_identity(memory_dir)), durable=False)
-    except OSError:
-        pass  # machine-local: the next check only looks again
-    return done
-
-
-def pending(memory_dir: str) -> Applied:
-    """What applying would do here (nothing written): the doctor's check."""
-    return _plan(memory_dir, load(memory_dir))[1]
-
-
-def drop_derived(memory_dir: str) -> None:
-    """The derived files that hold entries' text go before anyone can read the old text from them again."""
-    for name in (layout.INDEX, layout.ARCHIVE_INDEX, layout.START_CACHE):
-        try:
-            os.unlink(os.path.join(memory_dir, name))
-        except FileNotFoundError:
-            pass
-
-
-def _identity(memory_dir: str) -> dict:
-    """The records' and each knowledge file's stats (nothing read): what the marker holds once applied, so the
-    next pass reads only the files that changed since (a new capture's fragment, not a large archive)."""
-    files = {name: list(fsio.identity(os.path.join(memory_dir, name)) or ()) for name in _names(memory_dir)}
-    return {"records": list(fsio.identity(os.path.join(memory_dir, RECORDS)) or ()), "files": files}
-
-
-def _marker(memory_dir: str) -> dict:
-    try:
-        found = jsonio.loads(fsio.read_bytes(os.path.join(memory_dir, APPLIED)) or b"{}")
-    except ValueError:
-        return {}
-    return found if isinstance(found, dict) else {}
-
-
-def unchecked(memory_dir: str) -> bool:
-    """Session start's cheap test: there are records, and the files changed since they were last applied.
-    One stat when no clone ever redacted."""
-    if not os.path.exists(os.path.join(memory_dir, RECORDS)):
-        return False
-    return _marker(memory_dir) != _identity(memory_dir)

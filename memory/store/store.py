@@ -39,7 +39,7 @@ from memory.store.reading import (  # noqa: F401 - the read side, where callers 
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from memory.store import redactions
+    from memory.store import redaction_apply
 
 ACTIVE = layout.KNOWLEDGE
 ARCHIVE = layout.ARCHIVE
@@ -177,11 +177,11 @@ def compact(memory_dir: str) -> Compacted:
     when a person asks (memory-doctor --compact) and then commits. A crash before the fragments are deleted
     leaves their lines in both places (a reader sees the same line twice, which latest-wins reads as one);
     running it again finishes. A busy lock raises locking.LockTimeout."""
-    from memory.store import redactions
+    from memory.store import redaction_apply
 
     with locking.exclusive(path(memory_dir, LOCK)):
         recover(memory_dir)
-        redactions.apply_locked(memory_dir)  # another clone's --redact first: the fold never writes an old line
+        redaction_apply.apply_locked(memory_dir)  # another clone's --redact first: the fold never writes an old line
         names = inbox.names(memory_dir)
         done = Compacted(len(names))
         if names:
@@ -342,22 +342,22 @@ def rotate(memory_dir: str) -> bool:
     """Rotate now if the active file is past the limit (a merge can leave it so: memory/store/merge.py), under the
     lock; False when there was nothing to do. It changes committed files: only where a person asked (see
     `compact`). A busy lock raises locking.LockTimeout."""
-    from memory.store import redactions
+    from memory.store import redaction_apply
 
     with locking.exclusive(path(memory_dir, LOCK)):
         recover(memory_dir)
-        redactions.apply_locked(memory_dir)
+        redaction_apply.apply_locked(memory_dir)
         return rotate_if_needed(memory_dir)
 
 
-def apply_redactions(memory_dir: str, timeout: float | None = None) -> redactions.Applied:
-    """What another clone's `recall.sh --redact` rewrote, rewritten here too (memory.store.redactions), under the
-    lock, after recovery. A busy lock raises locking.LockTimeout."""
-    from memory.store import redactions
+def apply_redactions(memory_dir: str, timeout: float | None = None) -> redaction_apply.Applied:
+    """What another clone's `recall.sh --redact` rewrote, rewritten here too (memory.store.redaction_apply),
+    under the lock, after recovery. A busy lock raises locking.LockTimeout."""
+    from memory.store import redaction_apply
 
     with locking.exclusive(path(memory_dir, LOCK), timeout):
         recover(memory_dir)
-        return redactions.apply_locked(memory_dir)
+        return redaction_apply.apply_locked(memory_dir)
 
 
 def recover(memory_dir: str) -> None:

@@ -174,10 +174,10 @@ def _apply_redactions(memory_dir: str) -> list[str]:
     files when they changed since the last time (memory.store.redactions; one stat when there is no record)."""
     if not os.path.exists(os.path.join(memory_dir, layout.REDACTIONS)):
         return []
-    from memory.store import redactions, store
+    from memory.store import redaction_apply, store
 
     try:
-        if not redactions.unchecked(memory_dir):
+        if not redaction_apply.unchecked(memory_dir):
             return []
         done = store.apply_redactions(memory_dir, timeout=2.0)
     except Exception as exc:  # noqa: BLE001 - fail open: the next session start tries again
