@@ -6,17 +6,12 @@ import subprocess
 
 import pytest
 
-from helpers import INSTALL, ROOT, bash_payload, clean_env, git, run_hook
+from helpers import ROOT, bash_payload, clean_env, clone, git, installed_clone_of_a_new_remote, run_hook
 from memory.store import entry, inbox, redactions, store
 
 SECRET = "correcthorsebatterystaple"  # letters only: a known miss of the automatic redaction, so it is stored
 RECALL = ".beads/memory/recall.sh"
 DOCTOR = str(ROOT / "bin" / "memory-doctor")
-
-
-def clone(remote, path):
-    subprocess.run(["git", "clone", "-q", str(remote), str(path)], check=True, capture_output=True)
-    return path
 
 
 def run(repo, *argv):
@@ -47,12 +42,7 @@ def session_start(repo):
 def two_clones_template(tmp_path_factory):
     """A project installed by install.sh in clone a, pushed to a bare remote; clone b ran --setup-git."""
     path = tmp_path_factory.mktemp("two-clones")
-    remote = path / "remote.git"
-    git(path, "init", "-q", "--bare", "-b", "main", str(remote))
-    a = clone(remote, path / "a")
-    git(a, "commit", "-q", "--allow-empty", "-m", "init")
-    subprocess.run([INSTALL, "--no-venv", "--no-self-check", str(a)], check=True, capture_output=True,
-                   env=clean_env())
+    remote, a = installed_clone_of_a_new_remote(path)
     git(a, "add", "-A")
     git(a, "commit", "-qm", "installed")
     git(a, "push", "-q", "origin", "main")
