@@ -9,6 +9,7 @@ import io
 import json
 import os
 import random
+import shlex
 import shutil
 import subprocess
 import sys
@@ -351,9 +352,17 @@ def claude_scenario(path: Path, name: str, prompt: str, turns: list) -> Path:
     return path
 
 
-def claude_run(scenario_path: Path, project: Path) -> str:
-    """The real Claude Code CLI on a scenario in `project`; the requests it sent to the model, as text."""
-    env = dict(os.environ, NO_LOGGER_HOOKS="1", CLAUDE_BIN=str(CLAUDE),
+def claude_run(scenario_path: Path, project: Path, home: Path | None = None) -> str:
+    """The real Claude Code CLI on a scenario in `project`; the requests it sent to the model, as text. `home`:
+    the HOME it runs with, kept from one run to the next (the runner gives each run a new one), so a later run
+    can --resume an earlier one's session."""
+    claude = CLAUDE
+    if home is not None:
+        home.mkdir(parents=True, exist_ok=True)
+        claude = home.parent / f"{home.name}-claude.sh"
+        claude.write_text(f"#!/bin/sh\nHOME={shlex.quote(str(home))} exec {shlex.quote(str(CLAUDE))} \"$@\"\n")
+        claude.chmod(0o755)
+    env = dict(os.environ, NO_LOGGER_HOOKS="1", CLAUDE_BIN=str(claude),
                PATH=f"{ROOT / 'tests' / 'fake_bd'}{os.pathsep}{os.environ['PATH']}")
     proc = subprocess.run([str(HARNESS / "run-scenario.sh"), str(scenario_path), str(project)], env=env,
                           capture_output=True, text=True, timeout=300)

@@ -322,13 +322,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--compact", action="store_true",
                         help="fold the inbox into knowledge.jsonl and rotate (then commit)")
     parser.add_argument("--json", action="store_true", help="one JSON object, for machines")
-    parser.add_argument("--report", metavar="FILE.html",
-                        help="write one static HTML page about the knowledge (nothing fetched) and stop")
+    parser.add_argument("--report", metavar="FILE.html", nargs="?", const="",
+                        help="write one static HTML page about the knowledge (nothing fetched; "
+                             f"FILE.html or .beads/memory/{layout.REPORT}) and stop")
     parser.add_argument("--memory-dir", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    if args.report:
+    if args.report is not None:
         from memory.commands import report
-        return report.write(args.report, args.memory_dir)
+        return report.write(args.report or None, args.memory_dir)
     anchor = os.environ.get("MEMORY_HOOKS_ANCHOR") or os.getcwd()
     memory_dir = args.memory_dir or paths.memory_dir(anchor)
     try:

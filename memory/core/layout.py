@@ -41,11 +41,12 @@ ACTION_CACHE = "action-cache"  # folder: per session, what a file or error event
 REDACTIONS_APPLIED = "redactions.applied"  # the files' stats when REDACTIONS was last applied here
 USE = "use.json"  # how the agent used entries: raises them in the map (memory.surface.use); machine-local
 HANDOFFS = "handoffs.jsonl"  # where each session stopped (memory.runtimes.handoff); machine-local, newest 200
+REPORT = "report.html"  # the HTML report's default place (memory.commands.report): every entry's text, machine-local
 TEMP_SUFFIX = ".tmp"  # `.<name>.<pid>.tmp`: an atomic write in progress (memory.core.fsio)
 
 MACHINE_LOCAL_FILES = (LOCK, JOURNAL, CORRUPT, ERRORS, ERRORS_ROTATED, DISPATCH_LOG, COMPLETION_STATE, INJECTED,
                        STATE_LOCK, INDEX, ARCHIVE_INDEX, INDEX_BUILD_LOCK, VECTORS, HANDOFFS, WELCOMED,
-                       SCREEN_CACHE, PATH_CUES, START_CACHE, USE, REDACTIONS_APPLIED)
+                       SCREEN_CACHE, PATH_CUES, START_CACHE, USE, REPORT, REDACTIONS_APPLIED)
 MACHINE_LOCAL_DIRS = (PENDING, ACTION_CACHE)
 COMMITTED = (KNOWLEDGE, ARCHIVE, REDACTIONS)  # the data files a team shares (the configs are theirs, never purged)
 COMMITTED_DIRS = (INBOX,)  # ... and the folder of captures not yet folded into KNOWLEDGE

@@ -25,7 +25,7 @@ import time
 from memory import TYPE_CHECKING
 from memory.core import fsio, jsonio, layout, locking
 from memory.core.shape import is_line
-from memory.store import inbox
+from memory.store import inbox, view
 from memory.store.reading import (  # noqa: F401 - the read side, where callers have always found it
     Snapshot,
     latest,
@@ -207,10 +207,9 @@ def compact(memory_dir: str) -> Compacted:
 
 
 def normalized(text: str) -> str:
-    """Text as near-duplicates compare: case, whitespace and punctuation left out."""
-    import re
-
-    return " ".join(re.findall(r"\w+", text.casefold()))
+    """Text as near-duplicates compare: case, whitespace and punctuation left out (memory.store.view.same_text,
+    the one definition every read path uses too)."""
+    return view.same_text(text).decode("utf-8", "surrogatepass")
 
 
 REPEAT_AFTER = 30 * 86400  # the same text under its own key is written again only this long after: a re-confirmation
@@ -367,7 +366,9 @@ def recover(memory_dir: str) -> None:
     _merge_spool(memory_dir)
     inbox.remove_temps(memory_dir)
     for name in os.listdir(memory_dir):
-        if name.startswith((".knowledge", ".redactions")) and name.endswith(layout.TEMP_SUFFIX):  # lock holders
+        # only lock holders write these (the records of --redact and the memory folder's .gitattributes too)
+        if name.startswith((".knowledge", ".redactions", f".{layout.MEMORY_ATTRIBUTES}")) \
+                and name.endswith(layout.TEMP_SUFFIX):
             os.unlink(path(memory_dir, name))
     journal_path = path(memory_dir, JOURNAL)
     raw = fsio.read_bytes(journal_path)

@@ -25,11 +25,17 @@ def handle(ctx: hookrun.Context) -> str | None:
         return None
     ctx.memory_dir = paths.memory_dir(cwd, project)
     session, source = payload.session_id(data), payload.text_field(data, "source")
+    redacted = _apply_redactions(ctx.memory_dir)  # before anything reads the knowledge, and on every path
     # Codex replays the session's first messages on resume: this session's block is there already, whatever
     # it held (entries, only a Last Session, only the introduction)
     if source == "resume" and layout.FLAG_CODEX in ctx.argv and injected.start_answered(ctx.memory_dir, session):
         return None
-    redacted = _apply_redactions(ctx.memory_dir)  # before anything reads the knowledge
+    # a fork carries its parent's conversation on: the parent's given-set becomes its own, and when the parent's
+    # session start answered, its block is in that conversation already (entries new since then come at prompt
+    # and action time, like any entry not given yet)
+    inherited = _inherit_from_parent(ctx.memory_dir, session, data) if source == "fork" else None
+    if inherited:
+        return None
     active = start_cache.active_view(ctx.memory_dir)
     latest = active.latest
     placed: dict[str, str] | None = active.topics
@@ -64,10 +70,11 @@ def handle(ctx: hookrun.Context) -> str | None:
 
     text, in_full = compose(total)
     text, in_full = _within(total, text, in_full, compose, lambda t: hookrun.answered_length(ctx, t))
-    # a new or rewritten context starts the session's set again; `resume` replays what it had
-    # entries left to bd prime count as given: bd prints them into this context (memory.surface.bdprime)
-    injected.remember(ctx.memory_dir, session, sorted(in_full | {e["key"] for e in left}), reset=source != "resume",
-                      started=bool(text))
+    # a new or rewritten context starts the session's set again; `resume` replays what it had, a fork what its
+    # parent had (inherited above); entries left to bd prime count as given: bd prints them into this context
+    # (memory.surface.bdprime)
+    injected.remember(ctx.memory_dir, session, sorted(in_full | {e["key"] for e in left}),
+                      reset=source != "resume" and inherited is None, started=bool(text))
     note = " ".join(redacted + _user_notes(active.malformed, ctx.argv, root, git))
     return payload.context_answer(data, text, event="SessionStart", user_note=note) if text else None
 
@@ -154,6 +161,15 @@ def _within(total: int, text: str, in_full: set[str], compose: Callable[[int], t
         else:
             budget = (fits + over) // 2
     return (best[1], best[2]) if best else (text, in_full)
+
+
+def _inherit_from_parent(memory_dir: str, session: str | None, data: dict) -> bool | None:
+    """Give a fork its parent's given-set (memory.runtimes.fork finds the parent, memory.surface.injected takes
+    the set over); whether the parent's session start answered, None when the parent is not known here."""
+    from memory.runtimes import fork
+
+    parent = fork.parent_session(payload.text_field(data, "transcript_path"), dict(os.environ))
+    return injected.inherit(memory_dir, session, parent)
 
 
 def _last_handoff(memory_dir: str, session: str | None, source: str | None, git: paths.GitInfo | None,

@@ -567,6 +567,8 @@ def test_purge_leaves_nothing_the_hooks_wrote(repo, monkeypatch):
         run_registered(repo, "memory_capture", bash_payload('bd comment BD-1 "LEARNED: parked"', repo),
                        env=dict(foreground, MEMORY_HOOKS_LOCK_TIMEOUT="0.2"))
     (memory / layout.VECTORS).write_bytes(b"")  # the semantic option's cache (needs numpy and the model)
+    assert subprocess.run([str(memory / layout.RECALL_SCRIPT), "--doctor", "--report"], cwd=repo,
+                          capture_output=True).returncode == 0  # the HTML report's default place
     monkeypatch.setenv("MEMORY_HOOKS_FOREGROUND", "1")
     index.build_in_background(str(memory))  # as for an archive too large to index inline: its lock file
     # what only a crash leaves: a rotation journal and atomic-write temp files

@@ -196,3 +196,37 @@ def test_two_clones_redacting_different_lines_merge_both_records(tmp_path, two_c
         assert sorted(r["line"]["key"] for r in records) == ["learned-alpha-notes", "learned-beta-notes"]
         assert SECRET not in tracked_text(repo) and "<<<<<<<" not in tracked_text(repo)
         assert "FAIL" not in run(repo, DOCTOR).stdout
+
+
+CRASH_REDACT = """
+import sys
+from crash_worker import arm
+from memory.commands import rewrite
+arm(int(sys.argv[2]), "before")
+rewrite.redact_key(sys.argv[1], sys.argv[3], sys.argv[4])
+"""
+
+
+def test_a_redact_killed_at_any_step_is_finished_by_the_next_apply(tmp_path):
+    """`--redact` writes its records before it replaces the files: SIGKILLed at each filesystem operation, the
+    next locked write removes its temp files, and applying the records gives the files a whole run gives."""
+    from helpers import forked_processes
+
+    lines = capture_lines()
+    whole = seeded(tmp_path / "whole", lines)
+    from memory.commands import rewrite
+
+    assert rewrite.redact_key(str(whole), lines[0]["key"], SECRET).rewritten
+    folders = {n: seeded(tmp_path / f"k{n}", lines) for n in range(1, 41)}
+    preload = (f"import sys; sys.path.insert(0, {str(ROOT)!r}); sys.path.insert(0, {str(ROOT / 'tests')!r}); "
+               "import crash_worker; from memory.commands import rewrite")
+    statuses = forked_processes(CRASH_REDACT, [[str(f), str(n), lines[0]["key"], SECRET] for n, f in folders.items()],
+                                preload=preload, parallel=False)
+    assert statuses[0] == -9 and statuses[-1] == 0, statuses
+    for n, folder in folders.items():
+        store.apply_redactions(str(folder))
+        assert not [p.name for p in folder.iterdir() if p.name.endswith(".tmp")], n
+        if (folder / redactions.RECORDS).exists():  # recorded: the knowledge is the redacted one
+            assert (folder / store.ACTIVE).read_bytes() == (whole / store.ACTIVE).read_bytes(), n
+        else:  # killed before: nothing changed
+            assert SECRET in (folder / store.ACTIVE).read_text(), n
