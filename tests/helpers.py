@@ -282,6 +282,26 @@ def tree(repo: Path, skip=(".git",)) -> dict:
     return out
 
 
+def clone(remote: Path, path: Path) -> Path:
+    """`git clone` of `remote` into `path`, with a committer identity."""
+    subprocess.run(["git", "clone", "-q", str(remote), str(path)], check=True, capture_output=True)
+    git(path, "config", "user.email", "t@example.com")
+    git(path, "config", "user.name", "t")
+    return path
+
+
+def installed_clone_of_a_new_remote(path: Path) -> tuple[Path, Path]:
+    """A bare remote `path/remote.git` and its clone `path/a`, one commit, memory-hooks installed by install.sh
+    (not committed yet): (remote, a)."""
+    remote = path / "remote.git"
+    git(path, "init", "-q", "--bare", "-b", "main", str(remote))
+    a = clone(remote, path / "a")
+    git(a, "commit", "-q", "--allow-empty", "-m", "init")
+    subprocess.run([INSTALL, "--no-venv", "--no-self-check", str(a)], check=True, capture_output=True,
+                   env=clean_env())
+    return remote, a
+
+
 def installed_project(path: Path) -> Path:
     """A real git repository with memory-hooks installed by install.sh (no venv, no self-check)."""
     make_repo(path)

@@ -260,6 +260,27 @@ def _merge_check(tree: str) -> list[Finding]:
     return [(OK, "merge driver", f"git config merge.{gitmerge.DRIVER}.driver is set")]
 
 
+def _redactions_check(memory_dir: str) -> list[Finding]:
+    """Another clone's `recall.sh --redact` (recorded in redactions.jsonl) not applied to this clone's files:
+    a line here still holds what it took out (memory.store.redactions)."""
+    from memory.store import redaction_apply, redactions
+
+    if not os.path.exists(os.path.join(memory_dir, redactions.RECORDS)):
+        return []
+    left = redaction_apply.pending(memory_dir)
+    found: list[Finding] = []
+    if left.lines:
+        files = ", ".join(f"{n} in {name}" for name, n in left.rewritten.items())
+        found.append((FAIL, "redactions", f"{left.lines} line(s) ({files}) still hold text another clone redacted "
+                      f"(recall.sh --redact, recorded in {redactions.RECORDS}); run: memory-doctor --repair, "
+                      "then commit .beads/memory"))
+    for key in left.ambiguous:
+        found.append((WARN, "redactions", f"the recorded redaction of `{key}` matches two entries of one capture "
+                      "here: find the one that still holds the text (recall.sh WORD --all --history) and run "
+                      "recall.sh --redact KEY on it"))
+    return found or [(OK, "redactions", f"every recorded redaction is applied ({len(redactions.load(memory_dir))})")]
+
+
 def _errors_check(memory_dir: str) -> Finding:
     path = os.path.join(memory_dir, layout.ERRORS)
     if not os.path.exists(path):
@@ -279,6 +300,7 @@ def diagnose(anchor: str, memory_dir: str) -> list[Finding]:
              ("merge driver", lambda: _merge_check(tree) if info else []),
              ("files", lambda: _file_checks(memory_dir)),
              ("writable", lambda: _write_checks(memory_dir)),
+             ("redactions", lambda: _redactions_check(memory_dir)),
              ("lock", lambda: _lock_check(memory_dir)),
              ("last capture", lambda: [_capture_check(memory_dir)]),
              ("stale", lambda: [_stale_check(memory_dir, tree)]),

@@ -25,6 +25,7 @@ def handle(ctx: hookrun.Context) -> str | None:
         return None
     ctx.memory_dir = paths.memory_dir(cwd, project)
     session, source = payload.session_id(data), payload.text_field(data, "source")
+    redacted = _apply_redactions(ctx.memory_dir)  # before anything reads the knowledge, and on every path
     # Codex replays the session's first messages on resume: this session's block is there already, whatever
     # it held (entries, only a Last Session, only the introduction)
     if source == "resume" and layout.FLAG_CODEX in ctx.argv and injected.start_answered(ctx.memory_dir, session):
@@ -74,7 +75,7 @@ def handle(ctx: hookrun.Context) -> str | None:
     # (memory.surface.bdprime)
     injected.remember(ctx.memory_dir, session, sorted(in_full | {e["key"] for e in left}),
                       reset=source != "resume" and inherited is None, started=bool(text))
-    note = " ".join(_user_notes(active.malformed, ctx.argv, root, git))
+    note = " ".join(redacted + _user_notes(active.malformed, ctx.argv, root, git))
     return payload.context_answer(data, text, event="SessionStart", user_note=note) if text else None
 
 
@@ -182,6 +183,28 @@ def _last_handoff(memory_dir: str, session: str | None, source: str | None, git:
     now = time.time()
     return handoff.choose(handoff.load(memory_dir), session, source, git.toplevel if git else None,
                           git.branch if git else None, beads, now), now
+
+
+def _apply_redactions(memory_dir: str) -> list[str]:
+    """Another clone's `recall.sh --redact`, recorded in the committed redactions.jsonl, applied to this clone's
+    files when they changed since the last time (memory.store.redactions; one stat when there is no record)."""
+    if not os.path.exists(os.path.join(memory_dir, layout.REDACTIONS)):
+        return []
+    from memory.store import redaction_apply, store
+
+    try:
+        if not redaction_apply.unchecked(memory_dir):
+            return []
+        done = store.apply_redactions(memory_dir, timeout=2.0)
+    except Exception as exc:  # noqa: BLE001 - fail open: the next session start tries again
+        from memory.core import errorlog
+
+        errorlog.record(HOOK, f"recorded redactions not applied: {type(exc).__name__}: {exc}", memory_dir)
+        return []
+    if not done.lines:
+        return []
+    return [f"memory-hooks: rewrote {done.lines} line(s) of .beads/memory that another clone redacted "
+            f"(recall.sh --redact; {layout.REDACTIONS}): commit .beads/memory."]
 
 
 def _user_notes(malformed: int, argv: list[str], root: str, git: paths.GitInfo | None) -> list[str]:

@@ -537,6 +537,10 @@ def test_purge_leaves_nothing_the_hooks_wrote(repo, monkeypatch):
     assert run_registered(repo, "memory_capture", bash_payload('bd comment BD-1 "LEARNED: purge me"', repo),
                           env=foreground).returncode == 0
     store.compact(str(memory))  # memory-doctor --compact: the inbox folded in, the file rotated
+    redact = subprocess.run([str(memory / layout.RECALL_SCRIPT), "--redact", "k1000", "fact"], cwd=repo,
+                            capture_output=True, text=True)  # the records other clones apply, and their marker
+    assert redact.returncode == 0, redact.stderr
+    store.compact(str(memory))
     dispatch_payload = fixture_payload("claude-code/2.1.330/PostToolUse-20.json")
     dispatch_payload.update(cwd=str(repo), tool_name="Agent")
     dispatch_payload["tool_input"].update(prompt="BEAD_ID: BD-1\n\nwork", subagent_type="x-supervisor")
@@ -587,7 +591,7 @@ def test_purge_leaves_nothing_the_hooks_wrote(repo, monkeypatch):
 def _write_every_machine_local_file(memory):
     """Every file the hooks write in the memory folder but the knowledge, and a crash's temp file."""
     for name in plan.data_files():
-        if name in layout.COMMITTED or name.rstrip("/") in layout.COMMITTED_DIRS:  # the inbox is knowledge
+        if name in layout.COMMITTED + (layout.MEMORY_ATTRIBUTES,) or name.rstrip("/") in layout.COMMITTED_DIRS:
             continue
         path = memory / name.rstrip("/")
         if name.endswith("/"):
