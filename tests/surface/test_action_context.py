@@ -532,3 +532,20 @@ def test_gemini_failed_shell_is_read_without_its_report_wrapper(tmp_path):
     assert MAKE in context(run_hook("action_context", failed, repo), "AfterTool")
     claude = failure(repo, "make check", "Exit code 2\nmake: *** No rule to make target 'check'.  Stop.", "s2")
     assert MAKE in context(run_hook("action_context", claude, repo), "PostToolUseFailure")  # the same under Claude
+
+
+def test_a_read_of_a_named_file_without_an_extension_gets_its_entry(tmp_path):
+    """bin/ scripts and fake tools have no extension: an entry naming `bin/memory-merge` or `scripts/deploy` by
+    its path is about that file (it came to no Read of it, and an entry about `bin/` in general still is not)."""
+    merge = "bin/memory-merge orders lines by ts then identity, never by side; both merge directions give one result"
+    deploy = "scripts/deploy needs AWS_PROFILE=prod set; without it the script deploys to the sandbox account"
+    folder = "Everything under bin/ is run by path, so keep it executable"
+    repo = project(tmp_path, [entry.build(text, "BD-5", "orchestrator") for text in (merge, deploy, folder)])
+    text = context(run_hook("action_context", file_event(repo, "bin/memory-merge"), repo), "PreToolUse")
+    assert merge in text and deploy not in text and folder not in text
+    text = context(run_hook("action_context", file_event(repo, "tools/scripts/deploy"), repo), "PreToolUse")
+    assert deploy in text and merge not in text
+    # a folder of that name is not the file: `scripts/deploy/` read as a folder on a path
+    assert deploy not in context(run_hook("action_context", file_event(repo, "scripts/deployment", session="s2"),
+                                          repo), "PreToolUse")
+    assert error_log(repo) == ""
