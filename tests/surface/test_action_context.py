@@ -549,3 +549,23 @@ def test_a_read_of_a_named_file_without_an_extension_gets_its_entry(tmp_path):
     assert deploy not in context(run_hook("action_context", file_event(repo, "scripts/deployment", session="s2"),
                                           repo), "PreToolUse")
     assert error_log(repo) == ""
+
+
+def test_a_missing_file_error_does_not_bring_an_entry_about_some_directory(tmp_path):
+    """`file or directory not found` / `No such file or directory` say that a path is missing, never what about:
+    pytest on a mistyped test file brought an unrelated entry that shared `python` and `directory`."""
+    install_dir = "`UV_PYTHON_INSTALL_DIR` (storage directory for Python installations) must be absolute."
+    repo = project(tmp_path, [entry.build(install_dir, "BD-6", "orchestrator")])
+    missing = ("Exit code 4\nERROR: file or directory not found: tests/core/test_nonexistent.py\n\n\n"
+               "no tests ran in 0.44s")
+    proc = run_hook("action_context", failure(repo, "python3 -m pytest -q tests/core/test_nonexistent.py", missing), repo)
+    assert context(proc, "PostToolUseFailure") == ""
+    ls = "Exit code 2\nls: cannot access 'build/python': No such file or directory"
+    assert context(run_hook("action_context", failure(repo, "ls build/python", ls, session="s2"), repo),
+                   "PostToolUseFailure") == ""
+    # an error about a directory itself still finds the entry that explains it
+    absolute = ("Exit code 2\nerror: UV_PYTHON_INSTALL_DIR must be an absolute path, the storage directory "
+                "`./pythons` is relative")
+    assert install_dir in context(run_hook("action_context", failure(repo, "uv python install", absolute,
+                                                                      session="s3"), repo), "PostToolUseFailure")
+    assert error_log(repo) == ""
