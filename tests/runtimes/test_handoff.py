@@ -376,3 +376,25 @@ def test_a_pasted_log_is_redacted_where_the_cut_keeps_it_not_whole(monkeypatch):
     assert kept.startswith("xxx") and "ghp_aB3" not in kept and max(read) < 20_000
     spaced = " " * 50_000 + "deploy " + token  # a window of blanks: read on until there is text
     assert "ghp_aB3" not in _cut(spaced, PROMPT_CHARS) and _cut(spaced, PROMPT_CHARS).startswith("deploy")
+
+
+def test_the_last_session_block_says_each_thing_once_with_paths_of_the_project(repo, tmp_path):
+    """After a compaction the block repeated the final message's LEARNED/WARNING lines word for word, which the
+    same session start also gives under Newest (and whose keys it lists as the insights captured); the files
+    changed were absolute paths (`/home/alice/code/app/src/payments.py`), the user's folders in every block."""
+    learned = "LEARNED: refunds round half-even; the ledger compares to the cent"
+    message = f"Refund rounding fixed.\n\n{learned}\nWARNING: tests/test_pay.py needs the ledger fixture"
+    transcript = write_transcript(tmp_path / "s1.jsonl", repo, extra=[
+        record("assistant", role="assistant", content=[{"type": "text", "text": message}])])
+    stop = hook_payload("claude-code/2.1.330/Stop-1.json", repo, "s1", transcript)
+    stop["last_assistant_message"] = message
+    assert run_hook("capture_reply", stop, repo).returncode == 0
+    assert run_hook("handoff", hook_payload("claude-code/2.1.330/PreCompact-2.json", repo, "s1", transcript),
+                    repo).returncode == 0
+    text = start(repo, "s1", "compact")
+    block = text.split("\n\n## ", 1)[0]
+    assert block.startswith("## Last Session (") and "Insights captured: learned-refunds-round-half-even" in block
+    assert "Last message: Refund rounding fixed." in block
+    assert "round half-even; the ledger" not in block and "ledger fixture" not in block  # given in full below
+    assert text.count("refunds round half-even; the ledger compares to the cent") == 1
+    assert "Files changed: src/payments.py" in block and str(repo) not in block
