@@ -175,6 +175,35 @@ def without_ours(config: dict) -> dict:
     return result
 
 
+def same_but_where_ours_sit(current: dict, merged: dict) -> bool:
+    """Whether `merged` differs from `current` only in where our groups sit in each event's list (the merge
+    puts ours at the end): the user's entries and ours the same, each in the same order. A hook the user added
+    below ours is then no reason to rewrite their file."""
+    if {k: v for k, v in current.items() if k != "hooks"} != {k: v for k, v in merged.items() if k != "hooks"}:
+        return False
+    hooks, new = current.get("hooks"), merged.get("hooks")
+    if not isinstance(hooks, dict) or not isinstance(new, dict) or set(hooks) != set(new):
+        return hooks == new
+    for event, groups in hooks.items():
+        if not isinstance(groups, list) or not isinstance(new[event], list):
+            if groups != new[event]:
+                return False
+            continue
+        split = [([g for g in side if not _all_ours(g)], [g for g in side if _all_ours(g)])
+                 for side in (groups, new[event])]
+        if split[0] != split[1]:
+            return False
+    return True
+
+
+def _all_ours(group: object) -> bool:
+    """A group that holds our handlers only (Cursor's flat shape: the handler is the group)."""
+    if is_ours(group):
+        return True
+    inner = group.get("hooks") if isinstance(group, dict) else None
+    return isinstance(inner, list) and bool(inner) and all(is_ours(h) for h in inner)
+
+
 def with_claude_hooks(config: dict, available: list[str]) -> dict:
     """`config` with our Claude Code registrations (for the hook files in `available`) at the end."""
     return _with_grouped(config, available, CLAUDE_HOOKS, claude_command)

@@ -135,6 +135,32 @@ def test_second_run_changes_nothing(repo):
     assert "nothing to change" in install(repo, "--dry-run").stdout
 
 
+def test_a_hook_the_user_added_after_ours_stays_where_and_as_they_wrote_it(repo):
+    """A user adds a SessionStart hook of their own below ours, on one line; running install.sh again (a
+    teammate's, or the same version) moved ours below theirs and spread their entry over six lines. With our
+    entries current, nothing is rewritten; an upgrade that does change ours moves theirs as written."""
+    installed_copy(repo)
+    path = repo / ".claude" / "settings.json"
+    text = path.read_text()
+    data = json.loads(text)
+    ours = data["hooks"]["SessionStart"][-1]
+    mine = '{ "matcher": "startup", "hooks": [ { "type": "command", "command": "echo mine-after-yours" } ] }'
+    at = text.index("\n", text.index('"SessionStart"'))
+    block_end = text.index("\n    ]", at)  # the end of SessionStart's list
+    edited = text[:block_end] + ",\n      " + mine + text[block_end:]
+    assert json.loads(edited)["hooks"]["SessionStart"][-1]["hooks"][0]["command"] == "echo mine-after-yours"
+    path.write_text(edited)
+    out = install(repo, "--no-venv", "--no-self-check").stdout
+    assert path.read_text() == edited and "already up to date" in out
+    # an upgrade: our command changed, so ours is written again; their line stays as they wrote it
+    older = 'python3 \\"$CLAUDE_PROJECT_DIR\\"/.claude/hooks/memory-hooks/hooks/session_start.py'  # as JSON text
+    old = edited.replace(ours["hooks"][0]["command"].replace('"', '\\"'), older)
+    assert old != edited
+    path.write_text(old)
+    install(repo, "--no-venv", "--no-self-check")
+    assert mine in path.read_text() and json.loads(path.read_text())["hooks"]["SessionStart"][-1] == ours
+
+
 @pytest.mark.slow  # builds a real virtualenv with pip (~10 s)
 def test_uninstall_takes_out_exactly_what_was_put_in(repo):
     (repo / ".claude").mkdir()
