@@ -106,9 +106,8 @@ def config_change(target: str, rel: str, transform: Callable[[dict], dict], curs
     if problems:
         raise SettingsError(f"{rel}: not of the documented hooks shape ({'; '.join(problems)}); "
                             "fix it first, nothing was written")
-    merged = transform(current)
-    if registration.same_but_where_ours_sit(current, merged):
-        merged = current  # ours current, only not last: the user's hooks below ours stay where they put them
+    # where ours are current, only not last, the user's hooks below ours stay where (and as) they put them
+    merged = registration.ours_kept_in_place(current, transform(current))
     problems = registration.schema_problems(merged, cursor=cursor, strict=False, gemini=gemini)
     if problems:  # pragma: no cover - our own entries are well-formed; a guard against a future mistake
         raise SettingsError(f"{rel}: merged result would not be valid ({'; '.join(problems)}); nothing was written")

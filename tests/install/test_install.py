@@ -159,6 +159,17 @@ def test_a_hook_the_user_added_after_ours_stays_where_and_as_they_wrote_it(repo)
     path.write_text(old)
     install(repo, "--no-venv", "--no-self-check")
     assert mine in path.read_text() and json.loads(path.read_text())["hooks"]["SessionStart"][-1] == ours
+    # ours changed in SessionStart only: SessionStart's list is rewritten, the order the user chose in Stop stays
+    text = path.read_text()
+    stop_at = text.index("\n", text.index('"Stop"'))
+    stop_end = text.index("\n    ]", stop_at)
+    theirs = '{ "hooks": [ { "type": "command", "command": "notify-send done" } ] }'
+    path.write_text((text[:stop_end] + ",\n      " + theirs + text[stop_end:]).replace(
+        ours["hooks"][0]["command"].replace('"', '\\"'), older))
+    install(repo, "--no-venv", "--no-self-check")
+    after = json.loads(path.read_text())["hooks"]
+    assert after["Stop"][-1]["hooks"][0]["command"] == "notify-send done" and theirs in path.read_text()
+    assert after["SessionStart"][-2:] == [json.loads(mine), ours]
 
 
 @pytest.mark.slow  # builds a real virtualenv with pip (~10 s)
