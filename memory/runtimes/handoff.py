@@ -209,12 +209,16 @@ def _unsaid(message: str, captured: bool) -> str | None:
 
 
 def uncommitted(toplevel: str, memory_dir: str) -> list[str]:
-    """`git status --porcelain` of the tree without the memory's own files: every capture is a new file in its
-    inbox, and dozens of them would crowd the session's own work out of the MAX_STATUS lines kept."""
+    """`git status --porcelain` of the tree without the memory's own files (every capture is a new file in its
+    inbox) and without memory-hooks' installed code (an upgrade changes dozens of modules): either would crowd
+    the session's own work out of the MAX_STATUS lines kept."""
     from memory.core import paths
+    from memory.runtimes.runtimes import INSTALL_DIR
 
     inside = os.path.relpath(os.path.realpath(memory_dir), os.path.realpath(toplevel)).replace(os.sep, "/")
-    spec = [] if inside.split("/")[0] in (".", "..") else ["--", ".", f":(exclude){inside}"]
+    spec = ["--", ".", f":(exclude){INSTALL_DIR}"]
+    if inside.split("/")[0] not in (".", ".."):
+        spec.append(f":(exclude){inside}")
     return paths.git_lines(["status", "--porcelain"] + spec, toplevel, 1.0)[:MAX_STATUS]
 
 

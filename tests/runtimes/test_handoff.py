@@ -361,6 +361,24 @@ def test_uncommitted_lists_the_users_work_not_the_memorys_own_capture_files(repo
     assert not [line for line in h["git_status"] if ".beads/memory" in line]
 
 
+def test_uncommitted_leaves_out_an_upgrade_of_memory_hooks_own_code(repo, tmp_path):
+    """After install.sh upgraded the hooks, every handoff's "Uncommitted" listed memory-hooks' own changed modules
+    (`M .claude/hooks/memory-hooks/memory/…`) until they were committed, crowding out the session's own work."""
+    code = repo / ".claude" / "hooks" / "memory-hooks" / "memory"
+    code.mkdir(parents=True)
+    for n in range(handoff.MAX_STATUS + 5):
+        (code / f"module_{n}.py").write_text("x = 1\n")
+    git(repo, "add", ".claude")
+    git(repo, "commit", "-qm", "memory-hooks installed")
+    for n in range(handoff.MAX_STATUS + 5):
+        (code / f"module_{n}.py").write_text("x = 2\n")  # the upgrade
+    (repo / "zz_new_module.py").write_text("x = 1\n")
+    transcript = write_transcript(tmp_path / "s1.jsonl", repo)
+    run_hook("handoff", hook_payload("claude-code/2.1.330/SessionEnd-1.json", repo, "s1", transcript), repo)
+    [h] = saved(repo)
+    assert h["git_status"] == ["?? zz_new_module.py"]
+
+
 def test_a_pasted_log_is_redacted_where_the_cut_keeps_it_not_whole(monkeypatch):
     """A prompt can be a pasted 1 MB log: the handoff keeps its first PROMPT_CHARS, so the redaction reads those
     and a margin past them (a token across the cut still goes), never the whole megabyte on every Stop."""
