@@ -569,3 +569,24 @@ def test_a_missing_file_error_does_not_bring_an_entry_about_some_directory(tmp_p
     assert install_dir in context(run_hook("action_context", failure(repo, "uv python install", absolute,
                                                                       session="s3"), repo), "PostToolUseFailure")
     assert error_log(repo) == ""
+
+
+def test_a_failed_recall_sh_command_brings_no_error_knowledge(tmp_path):
+    """`recall.sh --pin KEY` with a mistyped key fails and names the key in its message ("did you mean …"); the
+    error hook then brought the entry the agent had recorded a moment before, as knowledge about this error.
+    Our own commands' failures are about the memory, answered by their own message."""
+    inbox = ("memory/store/inbox.py names files by ns timestamp; two captures in one ns get distinct random "
+             "suffixes")
+    repo = project(tmp_path, [entry.build(inbox, "BD-7", "orchestrator", "warning")])
+    key = "warning-memory-store-inbox-py-names-files-by-ns-timestamp-two-captures"
+    said = (f"Exit code 2\nrecall.sh: no entry has the key `{key}`; did you mean `{key[:-2]}`? "
+            f"(recall.sh --pin {key[:-2]})")
+    for n, command in enumerate((f".beads/memory/recall.sh --pin {key}", f"cd app && ./.beads/memory/recall.sh --pin {key}",
+                                 f"{repo}/.claude/hooks/memory-hooks/bin/memory-doctor --pin {key}")):
+        proc = run_hook("action_context", failure(repo, command, said, session=f"s{n}"), repo)
+        assert context(proc, "PostToolUseFailure") == "", command
+    # the same words from another tool still find it
+    other = failure(repo, "python -m app.ingest", "Exit code 1\nerror: two captures in one ns: inbox.py timestamp "
+                    "collision, random suffixes exhausted", session="s9")
+    assert inbox in context(run_hook("action_context", other, repo), "PostToolUseFailure")
+    assert error_log(repo) == ""
