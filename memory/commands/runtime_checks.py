@@ -15,7 +15,6 @@ import os
 
 from memory.core import jsonio
 
-
 # Claude Code's settings files, lowest precedence first (managed settings on Linux last: they win)
 _CLAUDE_SETTINGS = (("~", ".claude", "settings.json"), (".claude", "settings.json"), (".claude", "settings.local.json"))
 _CLAUDE_MANAGED = os.path.join(os.sep, "etc", "claude-code", "managed-settings.json")

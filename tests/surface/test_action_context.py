@@ -558,7 +558,8 @@ def test_a_missing_file_error_does_not_bring_an_entry_about_some_directory(tmp_p
     repo = project(tmp_path, [entry.build(install_dir, "BD-6", "orchestrator")])
     missing = ("Exit code 4\nERROR: file or directory not found: tests/core/test_nonexistent.py\n\n\n"
                "no tests ran in 0.44s")
-    proc = run_hook("action_context", failure(repo, "python3 -m pytest -q tests/core/test_nonexistent.py", missing), repo)
+    pytest = "python3 -m pytest -q tests/core/test_nonexistent.py"
+    proc = run_hook("action_context", failure(repo, pytest, missing), repo)
     assert context(proc, "PostToolUseFailure") == ""
     ls = "Exit code 2\nls: cannot access 'build/python': No such file or directory"
     assert context(run_hook("action_context", failure(repo, "ls build/python", ls, session="s2"), repo),
@@ -581,7 +582,8 @@ def test_a_failed_recall_sh_command_brings_no_error_knowledge(tmp_path):
     key = "warning-memory-store-inbox-py-names-files-by-ns-timestamp-two-captures"
     said = (f"Exit code 2\nrecall.sh: no entry has the key `{key}`; did you mean `{key[:-2]}`? "
             f"(recall.sh --pin {key[:-2]})")
-    for n, command in enumerate((f".beads/memory/recall.sh --pin {key}", f"cd app && ./.beads/memory/recall.sh --pin {key}",
+    for n, command in enumerate((f".beads/memory/recall.sh --pin {key}",
+                                 f"cd app && ./.beads/memory/recall.sh --pin {key}",
                                  f"{repo}/.claude/hooks/memory-hooks/bin/memory-doctor --pin {key}")):
         proc = run_hook("action_context", failure(repo, command, said, session=f"s{n}"), repo)
         assert context(proc, "PostToolUseFailure") == "", command
