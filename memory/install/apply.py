@@ -52,7 +52,8 @@ def apply(target: str, changes: list[Change], backups: bool = True) -> None:
                 continue
             full = os.path.realpath(os.path.join(c.root or target, c.rel))  # write through a symlinked dotfile
             if c.before != c.after:
-                if c.config and backups and c.before is not None and c.after is not None and not c.keep_backup:
+                if c.config and backups and c.before is not None and c.after is not None and not c.keep_backup \
+                        and c.backup:
                     undo.write(full + BACKUP_SUFFIX, c.before)
                 elif c.config and not backups and os.path.lexists(full + BACKUP_SUFFIX) and not c.keep_backup:
                     undo.remove(full + BACKUP_SUFFIX)

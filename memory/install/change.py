@@ -17,13 +17,15 @@ if TYPE_CHECKING:
 class Change:
     """One planned file change: content before (None = absent) and after (None = delete), and the mode the
     file must end with (None = whatever it has). `root` is the tree `rel` is in (None = the target).
-    `keep_backup`: a settings file whose earlier backup already holds the user's own bytes (an upgrade)."""
+    `keep_backup`: a settings file whose earlier backup already holds the user's own bytes (an upgrade).
+    `backup`: False for a settings file that holds nothing of the user's (one an install made): no backup."""
 
     def __init__(self, rel: str, before: bytes | None, after: bytes | None, config: bool = False,
                  mode: int | None = None, before_mode: int | None = None, root: str | None = None) -> None:
         self.rel, self.before, self.after, self.config = rel, before, after, config
         self.mode, self.before_mode, self.root = mode, before_mode, root
         self.keep_backup = False
+        self.backup = True
 
     @property
     def changed(self) -> bool:

@@ -51,7 +51,8 @@ def report(out: TextIO, target: str, main_checkout: str | None, in_git: bool, ch
                 # `codex exec` skips unreviewed project hooks without a word; Codex keeps a hash of what was reviewed
                 out.write("  note: Codex CLI runs project hooks only once reviewed: open Codex in this repository "
                           "and approve them (/hooks)\n")
-    backups = [c.label + plan.BACKUP_SUFFIX for c in changed if c.config and c.before not in (None, c.after)]
+    backups = [c.label + plan.BACKUP_SUFFIX for c in changed
+               if c.config and c.backup and c.before not in (None, c.after)]
     if backups:
         out.write(f"  backups      {', '.join(backups)}\n")
     if in_git:

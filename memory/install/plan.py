@@ -134,6 +134,7 @@ def plan_install(target: str, cursor: bool, claude: bool, main_checkout: str | N
             raise SettingsError(f"{exc} (or install with {opt_out})") from None
     for change in changes:  # an upgrade: the first install's backup (the user's own file) stays
         change.keep_backup = change.config and _earlier_install_backed_up(target, change)
+        change.backup = not (change.config and _nothing_of_the_users(change.before))
     created = sorted(c.rel for c in changes if c.root is None and c.before is None and c.after is not None
                      and (c.config or c.rel in (".gitignore", MEMORY_IGNORE)))
     manifest = {"version": 1, "created": sorted(set(previous.get("created", [])) | set(created)),
@@ -235,6 +236,21 @@ def _earlier_install_backed_up(target: str, change: Change) -> bool:
         return False
     return isinstance(current, dict) and (registration.without_ours(current) != current
                                           or _says_more(backup, change.before))
+
+
+def _nothing_of_the_users(before: bytes | None) -> bool:
+    """A settings file that holds our entries alone (an install made it: `.gemini/settings.json` where the user
+    had none): an upgrade's rewrite of it is no reason for a backup, which would pass our file for theirs."""
+    try:
+        current = _load(before) if before is not None else None
+    except ValueError:
+        return False
+    if not isinstance(current, dict):
+        return False
+    theirs = registration.without_ours(current)
+    if theirs.get("hooks") == {}:
+        del theirs["hooks"]
+    return theirs in ({}, {"version": 1})
 
 
 def _says_more(backup: bytes, after: bytes | None) -> bool:

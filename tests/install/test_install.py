@@ -172,6 +172,26 @@ def test_a_hook_the_user_added_after_ours_stays_where_and_as_they_wrote_it(repo)
     assert after["SessionStart"][-2:] == [json.loads(mine), ours]
 
 
+def test_an_upgrade_backs_up_no_file_that_holds_nothing_of_the_users(repo):
+    """install.sh made .gemini/settings.json (the user had none); an upgrade that changed our entries in it wrote
+    .gemini/settings.json.memory-hooks.bak and reported it among the backups: a copy of our own file, as if it
+    were the user's. A file with a setting of theirs is still backed up."""
+    installed_copy(repo)
+    gemini = repo / ".gemini" / "settings.json"
+    text = gemini.read_text()
+    gemini.write_text(text.replace('"name": "memory-hooks: session start",', ""))  # as an older version wrote it
+    assert json.loads(gemini.read_text()) != json.loads(text)
+    out = install(repo, "--no-venv", "--no-self-check").stdout
+    assert json.loads(gemini.read_text()) == json.loads(text)
+    assert not (repo / ".gemini" / "settings.json.memory-hooks.bak").exists() and ".gemini" not in "".join(
+        line for line in out.splitlines() if "backups" in line)
+    mine = json.loads(text)
+    mine["general"] = {"vimMode": True}
+    gemini.write_text(json.dumps(mine, indent=2).replace('"name": "memory-hooks: session start",', ""))
+    install(repo, "--no-venv", "--no-self-check")
+    assert json.loads((repo / ".gemini" / "settings.json.memory-hooks.bak").read_text())["general"] == {"vimMode": True}
+
+
 @pytest.mark.slow  # builds a real virtualenv with pip (~10 s)
 def test_uninstall_takes_out_exactly_what_was_put_in(repo):
     (repo / ".claude").mkdir()
