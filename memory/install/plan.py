@@ -282,8 +282,15 @@ def _load(data: bytes | None) -> object:
 
 
 def _same_json(a: bytes, b: bytes) -> bool:
-    """The same settings, comments aside."""
+    """The same settings, comments aside; an empty `hooks` object is no hooks (taking ours out of a file whose
+    hooks were all ours leaves none, where the user had written `"hooks": {}`)."""
     try:
-        return _load(a) == _load(b)
+        return _without_empty_hooks(_load(a)) == _without_empty_hooks(_load(b))
     except ValueError:
         return False
+
+
+def _without_empty_hooks(value: object) -> object:
+    if isinstance(value, dict) and value.get("hooks") == {}:
+        return {k: v for k, v in value.items() if k != "hooks"}
+    return value

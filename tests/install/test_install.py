@@ -216,6 +216,19 @@ def test_uninstall_takes_out_exactly_what_was_put_in(repo):
     assert not (repo / ".beads").exists()
 
 
+@pytest.mark.parametrize("rel, text", [(".claude/settings.json", '{\n  "model": "opus",\n  "hooks": {}\n}\n'),
+                                       (".cursor/hooks.json", '{"version": 1, "hooks": {}}')])
+def test_an_empty_hooks_object_of_the_users_comes_back_after_uninstall(repo, rel, text):
+    """A settings file whose hooks the user had all removed (`"hooks": {}`) came back from an uninstall without
+    its `hooks` member: the backup was not used, its meaning differing by that empty object."""
+    (repo / rel).parent.mkdir()
+    (repo / rel).write_text(text)
+    install(repo, "--no-venv", "--no-self-check")
+    assert registration.our_handlers(json.loads((repo / rel).read_text()))
+    install(repo, "--uninstall")
+    assert (repo / rel).read_text() == text
+
+
 def test_invalid_json_settings_is_refused_and_nothing_written(repo):
     (repo / ".claude").mkdir()
     (repo / ".claude" / "settings.json").write_text('{\n  "model": "sonnet",\n  "hooks": {,}\n}\n')
