@@ -3,6 +3,7 @@ import difflib
 import functools
 import json
 import os
+import re
 import stat
 import subprocess
 import sys
@@ -750,6 +751,27 @@ def test_install_sh_runs_through_a_chain_of_symlinks_and_a_dry_run_touches_nothi
     assert proc.returncode == 0, proc.stderr
     assert "+++ b/.claude/settings.json" in proc.stdout and '"SessionStart"' in proc.stdout
     assert tree(repo) == before  # the virtualenv too: a dry run makes none
+
+
+def test_a_dry_run_shows_the_users_files_first_and_our_code_in_a_line(repo):
+    """On a repository with settings of its own, `--dry-run` printed 117 `create .claude/hooks/memory-hooks/…`
+    lines and the whole recall.sh launcher before the first line of the user's settings diff. Now the diffs of
+    the files that are the user's (settings, .gitignore, .gitattributes) come first; our code folder is one line
+    per verb, recall.sh one line; the knowledge and ignore files we create stay diffs."""
+    (repo / ".claude").mkdir()
+    (repo / ".claude" / "settings.json").write_text(json.dumps(USER_SETTINGS, indent=2) + "\n")
+    (repo / ".gitignore").write_text("node_modules/\n")
+    out = install(repo, "--dry-run").stdout
+    lines = out.splitlines()
+    assert lines[0] == "--- a/.gitignore" and lines.index("--- a/.claude/settings.json") < min(
+        n for n, line in enumerate(lines) if line.startswith(("create", "--- /dev/null")))
+    code = [line for line in lines if ".claude/hooks/memory-hooks/" in line and not line.startswith((" ", "+", "-"))]
+    assert len(code) == 1 and re.fullmatch(r"create \.claude/hooks/memory-hooks/ \(\d+ files\)", code[0]), code
+    assert "create .beads/memory/recall.sh" in lines and "+#!/bin/sh" not in lines
+    assert "+++ b/.gitignore" in lines and "+++ b/.beads/memory/.gitignore" in lines
+    assert lines.index("+++ b/.gitignore") < lines.index(code[0])
+    installed = install(repo, "--no-venv", "--no-self-check")
+    assert installed.returncode == 0 and "nothing to change" in install(repo, "--dry-run").stdout
 
 
 def _copy_of_memory_hooks(tmp_path, remote, bytecode=False):
