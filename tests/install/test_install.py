@@ -753,6 +753,21 @@ def test_install_sh_runs_through_a_chain_of_symlinks_and_a_dry_run_touches_nothi
     assert tree(repo) == before  # the virtualenv too: a dry run makes none
 
 
+def test_a_gitignored_claude_folder_is_named_at_install(repo):
+    """Many repositories ignore `.claude/` whole. The install then said nothing, and a teammate who cloned got
+    `.cursor/hooks.json`, `.gemini/settings.json` and `.codex/hooks.json` running `.claude/hooks/memory-hooks/…`
+    files that were never committed (an error on every event), and a recall.sh that finds no code."""
+    (repo / ".gitignore").write_text("node_modules/\n.claude/\n")
+    out = install(repo, "--no-venv", "--no-self-check").stdout
+    [warning] = [line for line in out.splitlines() if "WARNING" in line]
+    assert ".claude/hooks/memory-hooks/" in warning and ".claude/settings.json" in warning
+    assert "teammates" in warning and "git add -f" in warning
+    assert install(repo, "--no-venv", "--no-self-check").stdout.count("WARNING") == 1  # each run says it
+    # settings.local.json ignored (as Claude Code itself sets it up) is no concern
+    (repo / ".gitignore").write_text("node_modules/\n.claude/settings.local.json\n")
+    assert "WARNING" not in install(repo, "--no-venv", "--no-self-check").stdout
+
+
 def test_a_dry_run_shows_the_users_files_first_and_our_code_in_a_line(repo):
     """On a repository with settings of its own, `--dry-run` printed 117 `create .claude/hooks/memory-hooks/…`
     lines and the whole recall.sh launcher before the first line of the user's settings diff. Now the diffs of
