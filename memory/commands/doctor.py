@@ -166,11 +166,12 @@ def _registration_checks(tree: str) -> list[Finding]:
             claude = handlers
         if handlers:
             found += _handler_problems(label, handlers, table, command, available)
-        if handlers and label in ("Gemini CLI", "Codex CLI"):  # what the runtime's own settings say
+        if handlers:  # what the runtime's own settings say
             from memory.commands import runtime_checks
 
             why = runtime_checks.gemini_findings(tree, handlers) if label == "Gemini CLI" \
-                else runtime_checks.codex_findings(tree, config)
+                else runtime_checks.codex_findings(tree, config) if label == "Codex CLI" \
+                else runtime_checks.claude_findings(tree) if label == "Claude Code" else []
             found += [(WARN, "registered", f"{label}: {line}") for line in why]
     plugin = registration.plugin_enabled(tree)
     if plugin:

@@ -83,7 +83,7 @@ WELCOME = ("## Project Memory\n"
            "This project keeps a shared memory in .beads/memory/knowledge.jsonl (committed, so teammates and "
            "their agents get it). Record what the next agent should know and could not see in the code: a "
            "non-obvious cause of a failure, a decision and why, a trap, a convention. Start a line of your final "
-           "message with LEARNED:, DECISION:, WARNING: or PATTERN: (or run the record command below); it is "
+           "message with LEARNED:, DECISION:, WARNING: or PATTERN: (or run the Record: line {where}); it is "
            "stored, shown at the start of later sessions and offered when a prompt, a file or an error needs it.")
 EMPTY = "## Project Memory\nThis project's shared memory is empty so far."
 
@@ -104,7 +104,8 @@ def onboarding(memory_dir: str, has_knowledge: bool) -> str:
         pass  # unwritable: the text comes again next session, which is harmless
     hints = "" if has_knowledge else \
         f"\n  {digest.record_hint(paths.on_path('bd'))}\n{render.SEARCH_HINT}"
-    return WELCOME + hints
+    # with knowledge the introduction follows the block, whose last line is the Record: line
+    return WELCOME.format(where="above" if has_knowledge else "below") + hints
 
 
 def ignore_machine_local_files(memory_dir: str) -> None:

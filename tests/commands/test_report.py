@@ -114,6 +114,20 @@ def test_growth_counts_distinct_keys_by_day():
     assert points == [(10 * DAY, 0), (11 * DAY, 1), (13 * DAY, 2)]
 
 
+def test_growth_names_the_days_of_the_first_and_the_newest_entry(project, tmp_path):
+    """The chart's end is the end of the newest entry's day, which is midnight of the next: a knowledge base
+    whose newest entry came today read `to <tomorrow>`."""
+    out = tmp_path / "page.html"
+    proc = subprocess.run([str(ROOT / "bin" / "memory-doctor"), "--report", str(out)], cwd=project,
+                          capture_output=True, text=True, env=clean_env())
+    assert proc.returncode == 0, proc.stderr
+    day = lambda ts: time.strftime("%Y-%m-%d", time.gmtime(ts))  # noqa: E731
+    newest, oldest = max(line["ts"] for line in lines(project)), min(line["ts"] for line in lines(project))
+    title = re.search(r"<title>(\d+) entries, (\S+) to (\S+)</title>", out.read_text())
+    assert title and title.group(2) == day(oldest) and title.group(3) == day(newest)
+    assert f">{day(newest + DAY)}</text>" not in out.read_text()
+
+
 def test_doctor_report_and_memory_hooks_report_write_the_file(project, tmp_path, monkeypatch, capsys):
     out = tmp_path / "doctor.html"
     proc = subprocess.run([str(ROOT / "bin" / "memory-doctor"), "--report", str(out)], cwd=project,

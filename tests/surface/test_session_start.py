@@ -55,6 +55,21 @@ def test_first_session_after_install_gets_the_introduction_after_the_knowledge(r
     assert (repo / ".beads" / "memory" / "welcomed").exists()
 
 
+@pytest.mark.parametrize("entries", [0, 2])
+def test_the_introduction_points_at_the_record_line_where_it_is(repo, entries):
+    """With knowledge the introduction comes after the block that ends with the Record: line; it said "the record
+    command below", and nothing was below it."""
+    seed(repo, entries, welcomed=False)
+    text = context(start(repo))
+    intro = text.index("## Project Memory")
+    record = text.index("Record: ")
+    if "record command below" in text or "Record: line below" in text:
+        assert record > intro
+    if "Record: line above" in text:
+        assert record < intro
+    assert "Record: line" in text[intro:]  # the introduction names the line it means
+
+
 @pytest.mark.parametrize("name", ["claude-code/2.1.197/SessionStart-6.json", "claude-code/2.1.330/SessionStart-8.json",
                                   "public/claude-SessionStart-1.json", "public/claude-SessionStart-2.json"])
 def test_block_format_for_every_source(repo, name):
