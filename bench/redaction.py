@@ -4,6 +4,7 @@ look-alikes it changes, and precision on the negative corpus of tests/store/test
 
     .venv/bin/python bench/redaction.py            # the figures
     .venv/bin/python bench/redaction.py --misses   # and every miss / every look-alike changed
+    .venv/bin/python bench/redaction.py --worst    # and logs repeating a command rule's program (speed)
 
 The secrets are generated (seeded) from bench/redaction_shapes.tsv: one token shape per line, written in
 our own notation (`literal{class:length}…`) from the public detector definitions of TruffleHog
@@ -243,12 +244,38 @@ def scores(show: bool = False) -> dict:
             "test_recall": recall_t, "test_precision": precision_t}
 
 
+def worst_cases(size: int = 40_000) -> list[tuple[str, float]]:
+    """Seconds to redact `size` characters of a log naming one rule's command on every line (and on one long
+    line), as a ratio to the same size of this repository's README: near 1 is linear, a ratio growing with
+    `size` is a rule reading on to the end of the text from every match."""
+    import time
+
+    def seconds(text: str) -> float:
+        started = time.perf_counter()
+        redact(text)
+        return time.perf_counter() - started
+
+    readme = (ROOT / "README.md").read_text()
+    baseline = seconds((readme * (size // len(readme) + 1))[:size])
+    rows = []
+    for command in ("docker login registry.example.com", "mysql -h db -u app", "redis-cli -h cache ping",
+                    "curl -s https://example.com/x", "ssh-keygen -t ed25519", "sudo -S true", "lftp host"):
+        for joiner in ("\n", " "):
+            text = ((command + joiner) * (size // len(command) + 1))[:size]
+            rows.append((f"{command!r} {'per line' if joiner == chr(10) else 'one line'}", seconds(text) / baseline))
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--misses", action="store_true", help="print every miss and every look-alike changed")
     parser.add_argument("--benign", nargs="*", default=[], metavar="FILE",
                         help="also count the lines of these (secret-free) files that redaction changes")
+    parser.add_argument("--worst", action="store_true",
+                        help="also time logs repeating a command rule's program, as ratios to prose of their size")
     args = parser.parse_args(argv)
+    for name, ratio in worst_cases() if args.worst else ():
+        print(f"worst case {name:48} {ratio:6.1f}x the README's time")
     s = scores(args.misses)
     if args.benign:
         lines = [line for path in args.benign for line in Path(path).read_text(errors="replace").splitlines()

@@ -9,6 +9,7 @@ import io
 import json
 import os
 import random
+import shlex
 import shutil
 import subprocess
 import sys
@@ -281,6 +282,26 @@ def tree(repo: Path, skip=(".git",)) -> dict:
     return out
 
 
+def clone(remote: Path, path: Path) -> Path:
+    """`git clone` of `remote` into `path`, with a committer identity."""
+    subprocess.run(["git", "clone", "-q", str(remote), str(path)], check=True, capture_output=True)
+    git(path, "config", "user.email", "t@example.com")
+    git(path, "config", "user.name", "t")
+    return path
+
+
+def installed_clone_of_a_new_remote(path: Path) -> tuple[Path, Path]:
+    """A bare remote `path/remote.git` and its clone `path/a`, one commit, memory-hooks installed by install.sh
+    (not committed yet): (remote, a)."""
+    remote = path / "remote.git"
+    git(path, "init", "-q", "--bare", "-b", "main", str(remote))
+    a = clone(remote, path / "a")
+    git(a, "commit", "-q", "--allow-empty", "-m", "init")
+    subprocess.run([INSTALL, "--no-venv", "--no-self-check", str(a)], check=True, capture_output=True,
+                   env=clean_env())
+    return remote, a
+
+
 def installed_project(path: Path) -> Path:
     """A real git repository with memory-hooks installed by install.sh (no venv, no self-check)."""
     make_repo(path)
@@ -331,9 +352,17 @@ def claude_scenario(path: Path, name: str, prompt: str, turns: list) -> Path:
     return path
 
 
-def claude_run(scenario_path: Path, project: Path) -> str:
-    """The real Claude Code CLI on a scenario in `project`; the requests it sent to the model, as text."""
-    env = dict(os.environ, NO_LOGGER_HOOKS="1", CLAUDE_BIN=str(CLAUDE),
+def claude_run(scenario_path: Path, project: Path, home: Path | None = None) -> str:
+    """The real Claude Code CLI on a scenario in `project`; the requests it sent to the model, as text. `home`:
+    the HOME it runs with, kept from one run to the next (the runner gives each run a new one), so a later run
+    can --resume an earlier one's session."""
+    claude = CLAUDE
+    if home is not None:
+        home.mkdir(parents=True, exist_ok=True)
+        claude = home.parent / f"{home.name}-claude.sh"
+        claude.write_text(f"#!/bin/sh\nHOME={shlex.quote(str(home))} exec {shlex.quote(str(CLAUDE))} \"$@\"\n")
+        claude.chmod(0o755)
+    env = dict(os.environ, NO_LOGGER_HOOKS="1", CLAUDE_BIN=str(claude),
                PATH=f"{ROOT / 'tests' / 'fake_bd'}{os.pathsep}{os.environ['PATH']}")
     proc = subprocess.run([str(HARNESS / "run-scenario.sh"), str(scenario_path), str(project)], env=env,
                           capture_output=True, text=True, timeout=300)

@@ -9,32 +9,17 @@ already holds (a `bd comment` of the same turn stored it) is not stored again. O
 """
 from __future__ import annotations
 
-import re
-
+from memory.core.markers import marked_lines
 from memory.runtimes import hookrun
 
 HOOK = "capture_reply"
 _MARKER_BYTES = (b"LEARNED", b"DECISION", b"WARNING", b"PATTERN")
-_MARKED_LINE = re.compile(r"^[ \t]*(?:(?:[-*+]|\d{1,3}[.)])[ \t]+)?(?:\*\*|__)?(?:LEARNED|DECISION|WARNING|PATTERN)"
-                          r"(?:\[[^\]\n]*\])?(?:\*\*|__)?[ \t]*:")
-_FENCE = re.compile(r"^[ \t]*(```|~~~)")
 
 
 def might_capture(raw: bytes) -> bool:
     """Cheap test on the raw stdin: a marker, or no final message in the payload (then the transcript)."""
     return any(m in raw for m in _MARKER_BYTES) or not any(f in raw for f in (b"last_assistant_message", b'"text"',
                                                                              b"prompt_response"))
-
-
-def marked_lines(text: str) -> str:
-    """The lines of `text` that start with a marker, outside fenced code blocks, one per line."""
-    kept, fenced = [], False
-    for line in text.splitlines():
-        if _FENCE.match(line):
-            fenced = not fenced
-        elif not fenced and _MARKED_LINE.match(line):
-            kept.append(line)
-    return "\n".join(kept)
 
 
 def final_text(data: dict) -> str:

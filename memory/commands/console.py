@@ -5,7 +5,7 @@
     memory-hooks doctor              memory-doctor in the repository you are in
     memory-hooks recall …            recall.sh … (search, --add, --pin, --forget, …)
     memory-hooks import SOURCE       bring Claude Code's auto memory (claude) or bd memories (bd) in
-    memory-hooks report FILE.html    one static HTML page about the knowledge
+    memory-hooks report [FILE.html]  one static HTML page about the knowledge
     memory-hooks --version
 
 Each subcommand is the existing command line, unchanged: this file only dispatches.
@@ -61,7 +61,7 @@ def _report(argv: list[str]) -> int:
 COMMANDS: dict[str, tuple[Callable[[list[str]], int], str]] = {
     "install": (_install, "put memory-hooks into a git repository (default: this one), like ./install.sh"),
     "uninstall": (_uninstall, "take it out again (knowledge kept; --purge deletes it too)"),
-    "doctor": (_doctor, "is memory-hooks healthy in this repository? (--repair, --json, --report FILE.html)"),
+    "doctor": (_doctor, "is memory-hooks healthy in this repository? (--repair, --json, --report [FILE.html])"),
     "recall": (_recall, "search the knowledge, or --add / --pin / --forget (recall.sh's options)"),
     "import": (_import, "bring existing memory in: `claude` (Claude Code's auto memory) or `bd` (bd memories)"),
     "report": (_report, "write one self-contained HTML page about the knowledge"),

@@ -166,11 +166,12 @@ def _registration_checks(tree: str) -> list[Finding]:
             claude = handlers
         if handlers:
             found += _handler_problems(label, handlers, table, command, available)
-        if handlers and label in ("Gemini CLI", "Codex CLI"):  # what the runtime's own settings say
+        if handlers:  # what the runtime's own settings say
             from memory.commands import runtime_checks
 
             why = runtime_checks.gemini_findings(tree, handlers) if label == "Gemini CLI" \
-                else runtime_checks.codex_findings(tree, config)
+                else runtime_checks.codex_findings(tree, config) if label == "Codex CLI" \
+                else runtime_checks.claude_findings(tree) if label == "Claude Code" else []
             found += [(WARN, "registered", f"{label}: {line}") for line in why]
     plugin = registration.plugin_enabled(tree)
     if plugin:
@@ -260,6 +261,27 @@ def _merge_check(tree: str) -> list[Finding]:
     return [(OK, "merge driver", f"git config merge.{gitmerge.DRIVER}.driver is set")]
 
 
+def _redactions_check(memory_dir: str) -> list[Finding]:
+    """Another clone's `recall.sh --redact` (recorded in redactions.jsonl) not applied to this clone's files:
+    a line here still holds what it took out (memory.store.redactions)."""
+    from memory.store import redaction_apply, redactions
+
+    if not os.path.exists(os.path.join(memory_dir, redactions.RECORDS)):
+        return []
+    left = redaction_apply.pending(memory_dir)
+    found: list[Finding] = []
+    if left.lines:
+        files = ", ".join(f"{n} in {name}" for name, n in left.rewritten.items())
+        found.append((FAIL, "redactions", f"{left.lines} line(s) ({files}) still hold text another clone redacted "
+                      f"(recall.sh --redact, recorded in {redactions.RECORDS}); run: memory-doctor --repair, "
+                      "then commit .beads/memory"))
+    for key in left.ambiguous:
+        found.append((WARN, "redactions", f"the recorded redaction of `{key}` matches two entries of one capture "
+                      "here: find the one that still holds the text (recall.sh WORD --all --history) and run "
+                      "recall.sh --redact KEY on it"))
+    return found or [(OK, "redactions", f"every recorded redaction is applied ({len(redactions.load(memory_dir))})")]
+
+
 def _errors_check(memory_dir: str) -> Finding:
     path = os.path.join(memory_dir, layout.ERRORS)
     if not os.path.exists(path):
@@ -279,6 +301,7 @@ def diagnose(anchor: str, memory_dir: str) -> list[Finding]:
              ("merge driver", lambda: _merge_check(tree) if info else []),
              ("files", lambda: _file_checks(memory_dir)),
              ("writable", lambda: _write_checks(memory_dir)),
+             ("redactions", lambda: _redactions_check(memory_dir)),
              ("lock", lambda: _lock_check(memory_dir)),
              ("last capture", lambda: [_capture_check(memory_dir)]),
              ("stale", lambda: [_stale_check(memory_dir, tree)]),
@@ -300,13 +323,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--compact", action="store_true",
                         help="fold the inbox into knowledge.jsonl and rotate (then commit)")
     parser.add_argument("--json", action="store_true", help="one JSON object, for machines")
-    parser.add_argument("--report", metavar="FILE.html",
-                        help="write one static HTML page about the knowledge (nothing fetched) and stop")
+    parser.add_argument("--report", metavar="FILE.html", nargs="?", const="",
+                        help="write one static HTML page about the knowledge (nothing fetched; "
+                             f"FILE.html or .beads/memory/{layout.REPORT}) and stop")
     parser.add_argument("--memory-dir", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    if args.report:
+    if args.report is not None:
         from memory.commands import report
-        return report.write(args.report, args.memory_dir)
+        return report.write(args.report or None, args.memory_dir)
     anchor = os.environ.get("MEMORY_HOOKS_ANCHOR") or os.getcwd()
     memory_dir = args.memory_dir or paths.memory_dir(anchor)
     try:

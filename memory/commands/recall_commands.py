@@ -50,9 +50,27 @@ def setup_git() -> int:
         print(f"merged {rel} again with the driver and staged it; finish the merge or rebase as usual")
     for rel in gitmerge.unresolved(root):
         print(f"recall.sh: {rel} still has conflict markers; resolve it by hand, then git add it", file=sys.stderr)
+    _apply_redactions(paths.memory_dir(os.environ.get("MEMORY_HOOKS_ANCHOR") or os.getcwd()))
     if not gitmerge.has_attributes(root):
         print("recall.sh: note: .gitattributes does not name it yet (install.sh writes those lines)", file=sys.stderr)
     return FOUND
+
+
+def _apply_redactions(memory_dir: str) -> None:
+    """What another clone's `recall.sh --redact` rewrote (memory.store.redactions), applied here too: a merge
+    that stopped on an inbox file that clone redacted and this one had folded leaves the old line otherwise."""
+    from memory.core import locking
+    from memory.store import redactions
+
+    if not os.path.exists(os.path.join(memory_dir, redactions.RECORDS)):
+        return
+    try:
+        done = store.apply_redactions(memory_dir)
+    except (OSError, locking.LockTimeout) as exc:
+        print(f"recall.sh: recorded redactions not applied ({exc}); run memory-doctor --repair", file=sys.stderr)
+        return
+    for name, n in done.rewritten.items():
+        print(f"rewrote {n} line(s) of {name} that another clone redacted ({redactions.RECORDS}); commit it")
 
 
 def stale(memory_dir: str, days: int, as_json: bool) -> int:

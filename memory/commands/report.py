@@ -139,17 +139,19 @@ def build(memory_dir: str, root: str, now: float | None = None) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="memory-hooks report", description=__doc__.split("\n\n")[0])
-    parser.add_argument("file", nargs="?", default="memory-report.html", help="where to write (memory-report.html)")
+    parser.add_argument("file", nargs="?", help=f"where to write (.beads/memory/{layout.REPORT}, never committed)")
     parser.add_argument("--memory-dir", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     return write(args.file, args.memory_dir)
 
 
-def write(file: str, memory_dir: str | None = None) -> int:
-    """Build the report for the repository you are in and write it to `file`; 0 done, 2 could not."""
+def write(file: str | None, memory_dir: str | None = None) -> int:
+    """Build the report for the repository you are in and write it to `file` (the memory folder's machine-local
+    report.html when None); 0 done, 2 could not."""
     cwd = os.environ.get("MEMORY_HOOKS_ANCHOR") or os.getcwd()
     root = paths.project_root(cwd, None)
     memory_dir = memory_dir or paths.memory_dir(cwd)
+    file = file or os.path.join(memory_dir, layout.REPORT)
     try:
         page = build(memory_dir, root)
         fsio.atomic_write(os.path.abspath(file), page.encode("utf-8"))
@@ -157,4 +159,16 @@ def write(file: str, memory_dir: str | None = None) -> int:
         print(f"report: cannot write {exc.filename or file}: {exc.strerror or exc}", file=sys.stderr)
         return 2
     print(f"report: {os.path.abspath(file)} ({len(page) // 1024} KiB; open it in a browser, it fetches nothing)")
+    if committable(os.path.abspath(file)):
+        print(f"report: WARNING {file} is inside the repository and not gitignored: it holds every entry's text as it "
+              f"is now (a later --redact does not reach it); keep it out of commits, or write it outside the "
+              f"repository (with no FILE it goes to .beads/memory/{layout.REPORT}, ignored)", file=sys.stderr)
     return 0
+
+
+def committable(path: str) -> bool:
+    """Whether `git add .` would pick the file up: inside a work tree and not ignored."""
+    folder = os.path.dirname(path)
+    if paths.git_lines(["rev-parse", "--is-inside-work-tree"], folder, 5.0) != ["true"]:
+        return False
+    return not paths.git_lines(["check-ignore", "--", path], folder, 5.0)

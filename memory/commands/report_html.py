@@ -74,8 +74,9 @@ def growth_svg(points: list[tuple[float, int]], width: int = 640, height: int = 
     line = " ".join(f"{x:.1f},{y:.1f}" for x, y in xy)
     dots = "".join(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="3" fill="#2a6fdb"/>' for x, y in xy[1:])
     day = lambda t: time.strftime("%Y-%m-%d", time.gmtime(t))  # noqa: E731
+    last = day(t1 - 1)  # t1 is the end of the newest entry's day: midnight, which is the next day's date
     return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" role="img" '
-            f'aria-label="entries over time"><title>{top} entries, {esc(day(t0))} to {esc(day(t1))}</title>'
+            f'aria-label="entries over time"><title>{top} entries, {esc(day(t0))} to {esc(last)}</title>'
             f'<line x1="{left}" y1="{height - bottom}" x2="{width - 10}" y2="{height - bottom}" stroke="#999"/>'
             f'<line x1="{left}" y1="8" x2="{left}" y2="{height - bottom}" stroke="#999"/>'
             f'<polyline fill="none" stroke="#2a6fdb" stroke-width="2" points="{line}"/>'
@@ -83,7 +84,7 @@ def growth_svg(points: list[tuple[float, int]], width: int = 640, height: int = 
             f'<text x="{left - 6}" y="16" text-anchor="end" font-size="11">{top}</text>'
             f'<text x="{left - 6}" y="{height - bottom}" text-anchor="end" font-size="11">0</text>'
             f'<text x="{left}" y="{height - 8}" font-size="11">{esc(day(t0))}</text>'
-            f'<text x="{width - 10}" y="{height - 8}" text-anchor="end" font-size="11">{esc(day(t1))}</text></svg>')
+            f'<text x="{width - 10}" y="{height - 8}" text-anchor="end" font-size="11">{esc(last)}</text></svg>')
 
 
 def entry_row(entry: dict, topic: str, age: str, flags: list[str]) -> str:

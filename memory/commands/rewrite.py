@@ -5,7 +5,9 @@ both files (archive, then active), under the store's lock, each file replaced wh
 TEXT, where given, is replaced in every string of those lines (and in torn lines holding it), else the whole
 content is. An automatic key is a slug of the content's start, so it is renamed too when it holds the secret.
 The derived index (memory.search.index: its search text holds every entry's text) is deleted and rebuilt from the
-rewritten files. Git history still has the secret: the message says so and what to do.
+rewritten files. Each rewritten line is also recorded (memory.store.redactions: the line as now stored, never the
+old text) so that every clone rewrites its copies, even one that folded the line away from the inbox file
+rewritten here. Git history still has the secret: the message says so and what to do.
 """
 from __future__ import annotations
 
@@ -15,12 +17,12 @@ import sys
 
 from memory import TYPE_CHECKING
 from memory.core import cli, fsio, jsonio, layout, locking
-from memory.store import entry, inbox, store
+from memory.store import entry, inbox, redaction_apply, redactions, store
 
 if TYPE_CHECKING:
     from typing import Any
 
-MARKER = "<redacted:manual>"
+MARKER = redactions.MARKER
 DONE, NOTHING, REFUSED, NOT_WRITTEN = 0, 1, 2, 3
 HISTORY_ADVICE = (
     "Git history still holds the old text wherever it was committed (and every clone, fork and CI cache that "
@@ -36,6 +38,7 @@ class Outcome:
         self.rewritten: dict[str, int] = {}
         self.new_key: str | None = None
         self.elsewhere: set[str] = set()  # other keys whose lines hold TEXT too
+        self.lines: list[dict] = []  # the rewritten lines, as now stored (what memory.store.redactions records)
 
 
 def main(memory_dir: str, name: str, text: str | None) -> int:
@@ -80,13 +83,20 @@ def redact_key(memory_dir: str, key: str, text: str | None) -> Outcome:
         files = {name: store.read_file(store.path(memory_dir, name)) for name in names}
         lines = [e for name in files for e in store.read("", files[name]).entries]
         outcome.new_key = _new_key(lines, key, text)
-        for name, data in files.items():  # the archive first, as a rotation writes
+        rewritten = {}
+        for name, data in files.items():
             new_data, count = _rewrite(data, key, text, outcome)
             if count:
-                fsio.atomic_write(store.path(memory_dir, name), new_data)
+                rewritten[name] = new_data
                 outcome.rewritten[name] = count
+        if outcome.lines:  # recorded first: a kill before the files are replaced leaves them to the next apply
+            pattern = redactions.key_pattern(key, outcome.new_key is not None, text)
+            redactions.add(memory_dir, [redactions.record(line, [pattern], lines, key) for line in outcome.lines],
+                           text, (key, outcome.new_key) if outcome.new_key else None)
+        for name, new_data in rewritten.items():  # the archive first, as a rotation writes
+            fsio.atomic_write(store.path(memory_dir, name), new_data)
         if outcome.rewritten:
-            _drop_index(memory_dir)
+            redaction_apply.drop_derived(memory_dir)
     if outcome.rewritten:
         _rebuild_index(memory_dir)
     return outcome
@@ -111,13 +121,14 @@ def _rewrite(data: bytes, key: str, text: str | None, outcome: Outcome) -> tuple
         changed = _redacted(parsed, text, outcome.new_key)
         if changed is not None:
             lines[at] = jsonio.dumps_line(changed).rstrip(b"\n")
+            outcome.lines.append(changed)
             count += 1
     return b"\n".join(lines), count
 
 
 def _redacted(line: dict, text: str | None, new_key: str | None) -> dict | None:
     """The line with the secret gone (None when it does not hold it)."""
-    new = _replace_all(line, text) if text else dict(line)
+    new = redactions.replace_all(line, text) if text else dict(line)
     if text is None and "content" in line:
         new["content"] = MARKER
     if "content" in new and new["content"] != line.get("content"):
@@ -131,7 +142,8 @@ def _redacted(line: dict, text: str | None, new_key: str | None) -> dict | None:
 def _new_key(lines: list[dict], key: str, text: str | None) -> str | None:
     """The key's new name when it may hold the secret, else None. An automatic key (the slug of the content's
     start, possibly cut inside the secret) is made again from the redacted latest content, with a hash of the
-    old key where that name is taken (or, with the whole text redacted, always); an explicit key loses TEXT's slug."""
+    lines' capture ids and times where that name is taken (or, with the whole text redacted, always: never a hash
+    of the old key, which holds the secret); an explicit key loses TEXT's slug."""
     mine = [e for e in lines if e.get("key") == key and "content" in e]
     kind = key.split("-", 1)[0]
     automatic = any(key == entry.make_key(str(e.get("type")), str(e["content"])) for e in mine)
@@ -139,21 +151,15 @@ def _new_key(lines: list[dict], key: str, text: str | None) -> str | None:
         part = entry.slug(text or "")
         return key.replace(part, "redacted") if text is not None and len(part) >= 3 and part in key else None
     latest = max(enumerate(mine), key=lambda item: (item[1].get("ts", 0), item[0]))[1]
-    new = entry.make_key(kind, _replace_all(latest["content"], text) if text else MARKER)
+    new = entry.make_key(kind, redactions.replace_all(latest["content"], text) if text else MARKER)
     taken = {e.get("key") for e in lines} - {key}
     if text is None or new in taken:
-        new = f"{new}-{hashlib.sha1(key.encode('utf-8', 'surrogatepass')).hexdigest()[:10]}"
+        stamps = sorted((str(e.get("capture_id")), str(e.get("ts"))) for e in mine)  # the same in every clone
+        new = f"{new}-{hashlib.sha1(repr(stamps).encode()).hexdigest()[:10]}"
+        base, n = new, 2
+        while new in taken:  # another entry of the same capture, redacted whole before: its own key
+            new, n = f"{base}-{n}", n + 1
     return None if new == key else new
-
-
-def _replace_all(value: Any, text: str) -> Any:
-    if isinstance(value, str):
-        return value.replace(text, MARKER)
-    if isinstance(value, list):
-        return [_replace_all(v, text) for v in value]
-    if isinstance(value, dict):
-        return {k: (v if k == "key" else _replace_all(v, text)) for k, v in value.items()}
-    return value
 
 
 def _holds(value: Any, text: str) -> bool:
@@ -164,15 +170,6 @@ def _holds(value: Any, text: str) -> bool:
     if isinstance(value, dict):
         return any(_holds(v, text) for v in value.values())
     return False
-
-
-def _drop_index(memory_dir: str) -> None:
-    """The index files hold every entry's text: the old ones go before anyone can read them again."""
-    for name in (layout.INDEX, layout.ARCHIVE_INDEX):
-        try:
-            os.unlink(store.path(memory_dir, name))
-        except FileNotFoundError:
-            pass
 
 
 def _rebuild_index(memory_dir: str) -> None:

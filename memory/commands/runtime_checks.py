@@ -1,5 +1,7 @@
 """What a runtime's own settings say about running the hooks registered for it (memory-doctor).
 
+Claude Code runs no hook when `disableAllHooks` is true in the settings that win: managed over the project's
+.claude/settings.local.json over its .claude/settings.json over the user's ~/.claude/settings.json.
 Gemini CLI runs no hook when `hooksConfig.enabled` is false (the project's value over the user's), and skips
 a hook whose name is in `hooksConfig.disabled` (the union over both files; `/hooks disable` writes it; a hook
 without a `name` is named by its command). Both files are JSON with comments, as Gemini reads them.
@@ -12,6 +14,21 @@ from __future__ import annotations
 import os
 
 from memory.core import jsonio
+
+# Claude Code's settings files, lowest precedence first (managed settings on Linux last: they win)
+_CLAUDE_SETTINGS = (("~", ".claude", "settings.json"), (".claude", "settings.json"), (".claude", "settings.local.json"))
+_CLAUDE_MANAGED = os.path.join(os.sep, "etc", "claude-code", "managed-settings.json")
+
+
+def claude_findings(tree: str) -> list[str]:
+    """Why Claude Code will not run hooks of ours that `.claude/settings.json` registers: `disableAllHooks`."""
+    paths = [os.path.expanduser(os.path.join(*parts)) if parts[0] == "~" else os.path.join(tree, *parts)
+             for parts in _CLAUDE_SETTINGS] + [_CLAUDE_MANAGED]
+    said = [(path, s["disableAllHooks"]) for path, s in ((p, _settings(p, comments=False)) for p in paths)
+            if isinstance(s.get("disableAllHooks"), bool)]
+    if said and said[-1][1]:
+        return [f"hooks are switched off (disableAllHooks is true in {said[-1][0]}): Claude Code runs none of them"]
+    return []
 
 
 def gemini_findings(tree: str, handlers: list[tuple[str, str | None, dict]]) -> list[str]:
@@ -34,11 +51,13 @@ def gemini_findings(tree: str, handlers: list[tuple[str, str | None, dict]]) -> 
     return found
 
 
-def _settings(path: str) -> dict:
-    """The settings object in `path` ({} when absent or unreadable: Gemini then has none from it either)."""
+def _settings(path: str, comments: bool = True) -> dict:
+    """The settings object in `path` ({} when absent or unreadable: the runtime then has none from it either);
+    `comments`: the file may hold them (Gemini's)."""
     try:
         with open(path, encoding="utf-8") as fh:
-            value = jsonio.loads(jsonio.without_comments(fh.read()))
+            text = fh.read()
+        value = jsonio.loads(jsonio.without_comments(text) if comments else text)
     except (OSError, ValueError, UnicodeDecodeError):
         return {}
     return value if isinstance(value, dict) else {}

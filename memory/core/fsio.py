@@ -133,15 +133,24 @@ def read_bytes(path: str) -> bytes | None:
 
 def read_tail(path: str, max_bytes: int) -> bytes:
     """The last `max_bytes` of a file (b"" when missing)."""
+    return _read_window(path, max_bytes, from_end=True)
+
+
+def read_head(path: str, max_bytes: int) -> bytes:
+    """The first `max_bytes` of a file (b"" when missing)."""
+    return _read_window(path, max_bytes, from_end=False)
+
+
+def _read_window(path: str, max_bytes: int, from_end: bool) -> bytes:
     try:
         fd = open_regular(path, os.O_RDONLY)
     except FileNotFoundError:
         return b""
     with os.fdopen(fd, "rb") as fh:
-        fh.seek(0, os.SEEK_END)
-        size = fh.tell()
-        fh.seek(max(0, size - max_bytes))
-        return fh.read()
+        if from_end:
+            fh.seek(0, os.SEEK_END)
+            fh.seek(max(0, fh.tell() - max_bytes))
+        return fh.read(max_bytes)
 
 
 def _unlink_quietly(path: str) -> None:

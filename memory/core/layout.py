@@ -15,6 +15,8 @@ ARCHIVE = "knowledge.archive.jsonl"
 INBOX = "inbox"  # folder: one new file per capture, never changed after (memory.store.inbox: branch switches)
 COMPLETION_CONFIG = "completion.json"  # the completion gate's settings (optional)
 CONFIG = "config.json"  # budgets and ranking settings (optional; memory.core.config)
+REDACTIONS = "redactions.jsonl"  # what `recall.sh --redact` rewrote, for every clone to apply (memory.store.redactions)
+MEMORY_ATTRIBUTES = ".gitattributes"  # in the memory folder: REDACTIONS merges with the driver in every install
 
 # machine-local: never committed
 LOCK = "knowledge.lock"
@@ -36,17 +38,19 @@ WELCOMED = "welcomed"  # empty flag: this machine's first session after install 
 STATE_LOCK = "state.lock"  # guards the small machine-local state files (not the knowledge)
 PATH_CUES = "knowledge.paths"  # which entries are about which files (memory.search.action_paths; rebuildable)
 ACTION_CACHE = "action-cache"  # folder: per session, what a file or error event found (memory.surface.action_context)
+REDACTIONS_APPLIED = "redactions.applied"  # the files' stats when REDACTIONS was last applied here
 USE = "use.json"  # how the agent used entries: raises them in the map (memory.surface.use); machine-local
 HANDOFFS = "handoffs.jsonl"  # where each session stopped (memory.runtimes.handoff); machine-local, newest 200
+REPORT = "report.html"  # the HTML report's default place (memory.commands.report): every entry's text, machine-local
 TEMP_SUFFIX = ".tmp"  # `.<name>.<pid>.tmp`: an atomic write in progress (memory.core.fsio)
 
 MACHINE_LOCAL_FILES = (LOCK, JOURNAL, CORRUPT, ERRORS, ERRORS_ROTATED, DISPATCH_LOG, COMPLETION_STATE, INJECTED,
                        STATE_LOCK, INDEX, ARCHIVE_INDEX, INDEX_BUILD_LOCK, VECTORS, HANDOFFS, WELCOMED,
-                       SCREEN_CACHE, PATH_CUES, START_CACHE, USE)
+                       SCREEN_CACHE, PATH_CUES, START_CACHE, USE, REPORT, REDACTIONS_APPLIED)
 MACHINE_LOCAL_DIRS = (PENDING, ACTION_CACHE)
-COMMITTED = (KNOWLEDGE, ARCHIVE)  # the data files a team shares (the configs are theirs, never purged)
+COMMITTED = (KNOWLEDGE, ARCHIVE, REDACTIONS)  # the data files a team shares (the configs are theirs, never purged)
 COMMITTED_DIRS = (INBOX,)  # ... and the folder of captures not yet folded into KNOWLEDGE
-DATA_FILES = COMMITTED + MACHINE_LOCAL_FILES  # what `install.sh --uninstall --purge` deletes
+DATA_FILES = COMMITTED + (MEMORY_ATTRIBUTES,) + MACHINE_LOCAL_FILES  # what `install.sh --uninstall --purge` deletes
 
 
 # The memory folder's .gitignore: its machine-local files are never committable, in every clone. install.sh

@@ -11,7 +11,7 @@ import sys
 from memory import TYPE_CHECKING
 from memory.core import fsio
 from memory.install.bundle import code_files
-from memory.install.plan import BACKUP_SUFFIX, MEMORY_DIR, data_files
+from memory.install.plan import BACKUP_SUFFIX, MEMORY_DIR, RECALL, data_files
 from memory.runtimes.registration import INSTALL_DIR
 
 if TYPE_CHECKING:
@@ -21,16 +21,15 @@ if TYPE_CHECKING:
 
 
 def show_diff(changes: list[Change], out: TextIO = sys.stdout) -> None:
-    """Code files as one line each; configuration and data files as unified diffs."""
-    for c in changes:
-        if not c.changed:
-            continue
+    """The files that are the user's and the data files first, as unified diffs; then our code (the folder one
+    line per verb, recall.sh one line): the settings diff a person asks a dry run for is not below a hundred
+    lines of ours."""
+    ours = [c for c in changes if c.changed and (c.rel.startswith(INSTALL_DIR + os.sep) or c.rel == RECALL)]
+    theirs_first = sorted((c for c in changes if c.changed and c not in ours), key=lambda c: c.before is None)
+    for c in theirs_first:  # the files that were there (the user's) first, then the ones an install creates
         verb = "create" if c.before is None else "delete" if c.after is None else "update"
         if c.before == c.after:
             out.write(f"chmod {c.mode:o} {c.label}\n")
-            continue
-        if c.rel.startswith(INSTALL_DIR) and not c.rel.endswith(".json"):
-            out.write(f"{verb} {c.label}\n")
             continue
         before = (c.before or b"").decode("utf-8", "replace").splitlines(keepends=True)
         after = (c.after or b"").decode("utf-8", "replace").splitlines(keepends=True)
@@ -38,6 +37,16 @@ def show_diff(changes: list[Change], out: TextIO = sys.stdout) -> None:
                                             f"b/{c.label}" if c.after is not None else "/dev/null"))
         if not before and not after:
             out.write(f"{verb} {c.label} (empty)\n")
+    by_verb: dict[str, int] = {}
+    for c in ours:
+        verb = "chmod" if c.before == c.after else "create" if c.before is None else \
+            "delete" if c.after is None else "update"
+        if c.rel == RECALL:
+            out.write(f"{verb} {c.label}\n")
+        else:
+            by_verb[verb] = by_verb.get(verb, 0) + 1
+    for verb, count in by_verb.items():
+        out.write(f"{verb} {INSTALL_DIR}/ ({count} file{'s' if count > 1 else ''})\n")
 
 
 def apply(target: str, changes: list[Change], backups: bool = True) -> None:
@@ -52,7 +61,8 @@ def apply(target: str, changes: list[Change], backups: bool = True) -> None:
                 continue
             full = os.path.realpath(os.path.join(c.root or target, c.rel))  # write through a symlinked dotfile
             if c.before != c.after:
-                if c.config and backups and c.before is not None and c.after is not None and not c.keep_backup:
+                if c.config and backups and c.before is not None and c.after is not None and not c.keep_backup \
+                        and c.backup:
                     undo.write(full + BACKUP_SUFFIX, c.before)
                 elif c.config and not backups and os.path.lexists(full + BACKUP_SUFFIX) and not c.keep_backup:
                     undo.remove(full + BACKUP_SUFFIX)

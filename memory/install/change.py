@@ -17,13 +17,15 @@ if TYPE_CHECKING:
 class Change:
     """One planned file change: content before (None = absent) and after (None = delete), and the mode the
     file must end with (None = whatever it has). `root` is the tree `rel` is in (None = the target).
-    `keep_backup`: a settings file whose earlier backup already holds the user's own bytes (an upgrade)."""
+    `keep_backup`: a settings file whose earlier backup already holds the user's own bytes (an upgrade).
+    `backup`: False for a settings file that holds nothing of the user's (one an install made): no backup."""
 
     def __init__(self, rel: str, before: bytes | None, after: bytes | None, config: bool = False,
                  mode: int | None = None, before_mode: int | None = None, root: str | None = None) -> None:
         self.rel, self.before, self.after, self.config = rel, before, after, config
         self.mode, self.before_mode, self.root = mode, before_mode, root
         self.keep_backup = False
+        self.backup = True
 
     @property
     def changed(self) -> bool:
@@ -106,7 +108,8 @@ def config_change(target: str, rel: str, transform: Callable[[dict], dict], curs
     if problems:
         raise SettingsError(f"{rel}: not of the documented hooks shape ({'; '.join(problems)}); "
                             "fix it first, nothing was written")
-    merged = transform(current)
+    # where ours are current, only not last, the user's hooks below ours stay where (and as) they put them
+    merged = registration.ours_kept_in_place(current, transform(current))
     problems = registration.schema_problems(merged, cursor=cursor, strict=False, gemini=gemini)
     if problems:  # pragma: no cover - our own entries are well-formed; a guard against a future mistake
         raise SettingsError(f"{rel}: merged result would not be valid ({'; '.join(problems)}); nothing was written")

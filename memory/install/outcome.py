@@ -51,7 +51,8 @@ def report(out: TextIO, target: str, main_checkout: str | None, in_git: bool, ch
                 # `codex exec` skips unreviewed project hooks without a word; Codex keeps a hash of what was reviewed
                 out.write("  note: Codex CLI runs project hooks only once reviewed: open Codex in this repository "
                           "and approve them (/hooks)\n")
-    backups = [c.label + plan.BACKUP_SUFFIX for c in changed if c.config and c.before not in (None, c.after)]
+    backups = [c.label + plan.BACKUP_SUFFIX for c in changed
+               if c.config and c.backup and c.before not in (None, c.after)]
     if backups:
         out.write(f"  backups      {', '.join(backups)}\n")
     if in_git:
@@ -59,6 +60,21 @@ def report(out: TextIO, target: str, main_checkout: str | None, in_git: bool, ch
         if paths.git_lines(["check-ignore", plan.KNOWLEDGE], memory_root, 30.0):  # prints it when ignored
             shown = os.path.join(main_checkout, plan.KNOWLEDGE) if main_checkout else plan.KNOWLEDGE
             out.write(f"  WARNING      {shown} is gitignored here: teammates will not get the knowledge\n")
+        ignored = _ignored_code_and_settings(target)
+        if ignored:
+            verb = "is" if len(ignored) == 1 else "are"
+            out.write(f"  WARNING      {', '.join(ignored)} {verb} gitignored here: teammates who clone get no hooks "
+                      "(the other runtimes' settings would run code they lack); commit them with git add -f, or "
+                      "unignore them\n")
+
+
+def _ignored_code_and_settings(target: str) -> list[str]:
+    """What the teammates' hooks need that a .gitignore rule keeps out of git (a whole `.claude/` ignored is
+    common): the code folder, recall.sh's code, and each runtime's settings file we registered in."""
+    code = os.path.join(INSTALL_DIR, "hooks", "session_start.py")
+    settings = [files[0] for _, files, _, _ in registration.RUNTIMES if os.path.isfile(os.path.join(target, files[0]))]
+    found = paths.git_lines(["check-ignore", "--", code, *settings], target, 30.0)  # prints the ignored ones
+    return [INSTALL_DIR + "/" if path == code else path for path in found]
 
 
 def _run_command(command: str, payload: dict, env: dict, cwd: str) -> tuple[int, str, float]:

@@ -134,6 +134,7 @@ def plan_install(target: str, cursor: bool, claude: bool, main_checkout: str | N
             raise SettingsError(f"{exc} (or install with {opt_out})") from None
     for change in changes:  # an upgrade: the first install's backup (the user's own file) stays
         change.keep_backup = change.config and _earlier_install_backed_up(target, change)
+        change.backup = not (change.config and _nothing_of_the_users(change.before))
     created = sorted(c.rel for c in changes if c.root is None and c.before is None and c.after is not None
                      and (c.config or c.rel in (".gitignore", MEMORY_IGNORE)))
     manifest = {"version": 1, "created": sorted(set(previous.get("created", [])) | set(created)),
@@ -237,6 +238,18 @@ def _earlier_install_backed_up(target: str, change: Change) -> bool:
                                           or _says_more(backup, change.before))
 
 
+def _nothing_of_the_users(before: bytes | None) -> bool:
+    """A settings file that holds our entries alone (an install made it: `.gemini/settings.json` where the user
+    had none): an upgrade's rewrite of it is no reason for a backup, which would pass our file for theirs."""
+    try:
+        current = _load(before) if before is not None else None
+    except ValueError:
+        return False
+    if not isinstance(current, dict):
+        return False
+    return registration.without_ours(current) in ({}, {"version": 1})  # `"hooks": {}` of theirs is kept
+
+
 def _says_more(backup: bytes, after: bytes | None) -> bool:
     """The backup holds a top-level setting or a hook handler that the file we leave does not (a value the user
     changed since counts as theirs, not as more); unreadable: it may, so True."""
@@ -269,8 +282,15 @@ def _load(data: bytes | None) -> object:
 
 
 def _same_json(a: bytes, b: bytes) -> bool:
-    """The same settings, comments aside."""
+    """The same settings, comments aside; an empty `hooks` object is no hooks (taking ours out of a file whose
+    hooks were all ours leaves none, where the user had written `"hooks": {}`)."""
     try:
-        return _load(a) == _load(b)
+        return _without_empty_hooks(_load(a)) == _without_empty_hooks(_load(b))
     except ValueError:
         return False
+
+
+def _without_empty_hooks(value: object) -> object:
+    if isinstance(value, dict) and value.get("hooks") == {}:
+        return {k: v for k, v in value.items() if k != "hooks"}
+    return value

@@ -17,7 +17,7 @@ import re
 import time
 
 from memory import TYPE_CHECKING
-from memory.core import layout
+from memory.core import layout, markers
 from memory.runtimes.payload import ERROR_WORDS, SHELL_TOOLS
 
 if TYPE_CHECKING:
@@ -176,8 +176,9 @@ def read_transcript(path: str | None, tail_bytes: int | None = None) -> Reader:
     return reader
 
 
-def extract(path: str | None) -> dict:
-    """The transcript's part of a handoff (see the module docstring)."""
+def extract(path: str | None, captured: bool = False) -> dict:
+    """The transcript's part of a handoff (see the module docstring); `captured`: the session captured insights,
+    so the last message leaves out its marked lines (see _unsaid)."""
     r = read_transcript(path)
     files: list[str] = []
     beads: dict[str, list[str]] = {}
@@ -203,16 +204,28 @@ def extract(path: str | None) -> dict:
     prompts = [_cut(p, PROMPT_CHARS) for p in r.prompts if p.strip()]
     return {"task": {"first": prompts[0], "latest": prompts[-1]} if prompts else None,
             "beads": beads, "files": files[-MAX_FILES:], "failure": failure, "todos": todos[:MAX_TODOS],
-            "last_message": _cut(r.last_text, MESSAGE_CHARS) if r.last_text else None, "started": r.started}
+            "last_message": _unsaid(r.last_text, captured) if r.last_text else None, "started": r.started}
+
+
+def _unsaid(message: str, captured: bool) -> str | None:
+    """The final message, cut, without its marked lines when the session captured insights: those are the
+    entries the handoff lists, which the same session start gives in full (None when nothing else is left)."""
+    if captured and any(m in message for m in markers.MARKERS):
+        message = markers.marked_lines(message, marked=False).strip()
+    return _cut(message, MESSAGE_CHARS) if message else None
 
 
 def uncommitted(toplevel: str, memory_dir: str) -> list[str]:
-    """`git status --porcelain` of the tree without the memory's own files: every capture is a new file in its
-    inbox, and dozens of them would crowd the session's own work out of the MAX_STATUS lines kept."""
+    """`git status --porcelain` of the tree without the memory's own files (every capture is a new file in its
+    inbox) and without memory-hooks' installed code (an upgrade changes dozens of modules): either would crowd
+    the session's own work out of the MAX_STATUS lines kept."""
     from memory.core import paths
+    from memory.runtimes.runtimes import INSTALL_DIR
 
     inside = os.path.relpath(os.path.realpath(memory_dir), os.path.realpath(toplevel)).replace(os.sep, "/")
-    spec = [] if inside.split("/")[0] in (".", "..") else ["--", ".", f":(exclude){inside}"]
+    spec = ["--", ".", f":(exclude){INSTALL_DIR}"]
+    if inside.split("/")[0] not in (".", ".."):
+        spec.append(f":(exclude){inside}")
     return paths.git_lines(["status", "--porcelain"] + spec, toplevel, 1.0)[:MAX_STATUS]
 
 
@@ -227,14 +240,14 @@ def build(data: dict, memory_dir: str, event: str, bead: str | None = None) -> d
     cwd, project = payload.cwd(data), payload.project_dir(data)
     transcript = payload.text_field(data, "agent_transcript_path") if event == "SubagentStop" else None
     transcript = transcript or payload.text_field(data, "transcript_path")
-    record = extract(transcript)
-    final = payload.text_field(data, "last_assistant_message")
-    if final:
-        record["last_message"] = _cut(final, MESSAGE_CHARS)
-    git = paths.git_info(cwd or project or ".")
     session = payload.session_id(data)
     insights = [e["key"] for e in store.load(memory_dir).entries
                 if session and e.get("session_id") == session and "content" in e]
+    record = extract(transcript, bool(insights))
+    final = payload.text_field(data, "last_assistant_message")
+    if final:
+        record["last_message"] = _unsaid(final, bool(insights))
+    git = paths.git_info(cwd or project or ".")
     status = uncommitted(git.toplevel, memory_dir) if git else []
     now = time.time()
     record.update({

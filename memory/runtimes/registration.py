@@ -175,6 +175,36 @@ def without_ours(config: dict) -> dict:
     return result
 
 
+def ours_kept_in_place(current: dict, merged: dict) -> dict:
+    """`merged` with each event's list as `current` has it where the two differ only in where our groups sit (the
+    merge puts ours at the end): the user's entries and ours the same, each in the same order. A hook the user
+    added below ours is no reason to move it, nor to write it again in our style (an upgrade changing ours
+    in one event leaves the others as they were). The events keep the file's order too: an event whose list
+    held only ours is taken out and added again by the merge, which moved it after the user's, and a changed
+    member order makes the whole `hooks` object written again."""
+    hooks, new = current.get("hooks"), merged.get("hooks")
+    if not isinstance(hooks, dict) or not isinstance(new, dict):
+        return merged
+    def parts(groups: list) -> tuple[list, list]:
+        return [g for g in groups if not _all_ours(g)], [g for g in groups if _all_ours(g)]
+
+    kept = {}
+    for event in [e for e in hooks if e in new] + [e for e in new if e not in hooks]:  # the file's event order
+        groups, old = new[event], hooks.get(event)
+        if isinstance(old, list) and isinstance(groups, list) and parts(old) == parts(groups):
+            groups = old
+        kept[event] = groups
+    return dict(merged, hooks=kept)
+
+
+def _all_ours(group: object) -> bool:
+    """A group that holds our handlers only (Cursor's flat shape: the handler is the group)."""
+    if is_ours(group):
+        return True
+    inner = group.get("hooks") if isinstance(group, dict) else None
+    return isinstance(inner, list) and bool(inner) and all(is_ours(h) for h in inner)
+
+
 def with_claude_hooks(config: dict, available: list[str]) -> dict:
     """`config` with our Claude Code registrations (for the hook files in `available`) at the end."""
     return _with_grouped(config, available, CLAUDE_HOOKS, claude_command)

@@ -312,6 +312,10 @@ def _path_cues(cues: dict, rel: str, segments: list[str], add: Callable[[int, st
             weight = Params.path if "/" in mention else Params.basename
             add(i, "file", Params.generic_basename if weight == Params.basename and name in GENERIC_BASENAMES
                 else weight)
+        elif kind == "folders" and "/" in mention and _ends_with(rel, mention):
+            # a path without an extension (`bin/memory-merge`, `scripts/deploy`) is kept as a folder mention;
+            # the file read is named by it whole, so it is that file (a folder is never read)
+            add(i, "file", Params.path)
     for segment in set(segments[:-1]):
         for i, kind, mention in cues["names"].get(segment, ()):
             if kind == "folders" and _has_folder(folders, mention):

@@ -62,7 +62,8 @@ _ERROR_CODE = re.compile(r"\b[A-Z]{1,5}-?\d{3,5}\b")
 REPORTING_WORDS = frozenset((
     "error", "errors", "exception", "fail", "failed", "failure", "failing", "fatal", "exit", "code", "found",
     "command", "line", "file", "files", "test", "tests", "run", "warning", "warnings", "trace", "traceback",
-    "status", "result", "passed", "total", "problem", "problems", "timed", "timeout", "killed", "signal"))
+    "status", "result", "passed", "total", "problem", "problems", "timed", "timeout", "killed", "signal",
+    "directory", "ran"))  # `No such file or directory`, `file or directory not found`, pytest's `no tests ran`
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 
 

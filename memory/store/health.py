@@ -61,11 +61,16 @@ def rotation_pending(memory_dir: str) -> bool:
 
 
 def repair(memory_dir: str) -> list[str]:
-    """Recover, then quarantine malformed lines (to CORRUPT) and drop byte-identical duplicate lines,
-    atomically, under the lock; what was done, one line per file."""
+    """Recover, apply the recorded redactions (memory.store.redactions), then quarantine malformed lines (to
+    CORRUPT) and drop byte-identical duplicate lines, atomically, under the lock; what was done, one line per file."""
+    from memory.store import redaction_apply, redactions
+
     done = []
     with locking.exclusive(store.path(memory_dir, store.LOCK)):
         store.recover(memory_dir)
+        applied = redaction_apply.apply_locked(memory_dir)  # another clone's `recall.sh --redact`
+        done += [f"{name}: rewrote {n} line(s) another clone redacted ({redactions.RECORDS}); commit it"
+                 for name, n in applied.rewritten.items()]
         fragments = [os.path.join(layout.INBOX, n) for n in inbox.names(memory_dir)]
         for name in [store.ARCHIVE, store.ACTIVE] + fragments:
             target = store.path(memory_dir, name)

@@ -4,26 +4,42 @@
 """
 from __future__ import annotations
 
+# A command's words are on one line (or lines continued with a backslash), a few dozen at most: each pattern
+# below reads at most that far from where it starts, so redaction stays linear on a long log that names a
+# command on every line (an unbounded `\s+` / `(?:\S+\s+)*?` read on to the end of the text from each one:
+# 400 lines of `docker login` took seconds)
+_SP = r"(?:[ \t]|\\\r?\n)+"
+_ARG = r"[^\s|;&<>]+"
+_ARGS = r"(?:" + _SP + _ARG + r"){0,30}?"  # the words between the program and the flag
+
+
+def _flag(program: str, flag: str) -> str:
+    """PROGRAM, its words, then FLAG (a space before it)."""
+    return program + _ARGS + _SP + flag
+
+
 # Command lines that carry a password in a flag: mysql -pPW (attached), sshpass -p PW, redis-cli -a PW,
 # docker/podman/helm login -p PW, mongosh -p PW.
-CLI = (r"(?<![\w-])(?:(?:mysql\w*|mariadb\w*)(?:\s+(?!-p)[^\s|;&<>]+)*?\s-p(?![\s=])"
-       r"|sshpass(?:\s+-[a-oq-z]\S*)*\s+-p\s*|redis-cli(?:\s+[^\s|;&<>]+)*?\s(?:-a|--pass)\s+"
-       r"|(?:docker|podman|buildah|skopeo|helm|nerdctl)\s+(?:\S+\s+)*?login(?:\s+[^\s|;&<>]+)*?\s-p(?:\s+|(?![\s=]))"
-       r"|mongo(?:sh|dump|restore|import|export)?(?:\s+[^\s|;&<>]+)*?\s-p\s+"
+CLI = (r"(?<![\w-])(?:(?:mysql\w*|mariadb\w*)(?:" + _SP + r"(?!-p)" + _ARG + r"){0,30}?" + _SP + r"-p(?![\s=])"
+       r"|sshpass(?:" + _SP + r"-[a-oq-z]\S*){0,10}" + _SP + r"-p[ \t]*"
+       r"|" + _flag("redis-cli", r"(?:-a|--pass)[ \t]+")
+       + r"|(?:docker|podman|buildah|skopeo|helm|nerdctl)" + _SP + r"(?:\S+" + _SP + r"){0,4}?login"
+       + _ARGS + _SP + r"-p(?:[ \t]+|(?![\s=]))"
+       r"|" + _flag(r"mongo(?:sh|dump|restore|import|export)?", r"-p[ \t]+")
        # sqlcmd/bcp -P PW, ldapsearch -w PW, zip -P PW, 7z -pPW, az login / twine upload -p PW
-       r"|(?:sqlcmd|bcp|osql)(?:\s+[^\s|;&<>]+)*?\s-P(?:\s+|(?![\s=]))|ldap\w+(?:\s+[^\s|;&<>]+)*?\s-w\s+"
-       r"|(?:zip|unzip|zipcloak)(?:\s+[^\s|;&<>]+)*?\s-P\s+|7z[ar]?(?:\s+[^\s|;&<>]+)*?\s-p(?![\s=])"
-       r"|(?:az\s+login|twine\s+upload)(?:\s+[^\s|;&<>]+)*?\s-p\s+"
+       + r"|" + _flag(r"(?:sqlcmd|bcp|osql)", r"-P(?:[ \t]+|(?![\s=]))") + r"|" + _flag(r"ldap\w+", r"-w[ \t]+")
+       + r"|" + _flag(r"(?:zip|unzip|zipcloak)", r"-P[ \t]+") + r"|" + _flag(r"7z[ar]?", r"-p(?![\s=])")
+       + r"|" + _flag(r"(?:az[ \t]+login|twine[ \t]+upload)", r"-p[ \t]+")
        # rabbitmqctl add_user U PW, net user U PW, htpasswd -b[c] FILE U PW / -nb U PW, mc alias set N URL KEY PW,
        # poetry config http-basic.R U PW, lftp -u U,PW
-       r"|rabbitmqctl\s+(?:-\S+\s+)*(?:add_user|change_password)\s+\S+\s+|\bnet\s+user\s+[^\s/]+\s+(?=[^\s/*])"
-       r"|htpasswd(?:\s+-[A-Za-z]+)*?\s+-(?=[A-Za-z]*b)(?:(?=[A-Za-z]*n)[A-Za-z]+\s+[^\s-]\S*"
+       + r"|rabbitmqctl\s+(?:-\S+\s+){0,10}(?:add_user|change_password)\s+\S+\s+|\bnet\s+user\s+[^\s/]+\s+(?=[^\s/*])"
+       r"|htpasswd(?:\s+-[A-Za-z]+){0,10}?\s+-(?=[A-Za-z]*b)(?:(?=[A-Za-z]*n)[A-Za-z]+\s+[^\s-]\S*"
        r"|(?![A-Za-z]*n)[A-Za-z]+\s+[^\s-]\S*\s+[^\s-]\S*)\s+"
        r"|\bmc\s+alias\s+set\s+\S+\s+\S+\s+\S+\s+|poetry\s+config\s+http-basic\.\S+\s+\S+\s+"
        r"|lftp\b[^\n|;&]{0,300}?\s-u\s+[^\s,]+,"
        # ssh-keygen -N PASSPHRASE, mosquitto_pub -P PW, net use \\s\share /user:U PW
-       r"|ssh-keygen(?:\s+[^\s|;&<>]+)*?\s-N\s+|mosquitto_\w+(?:\s+[^\s|;&<>]+)*?\s-P\s+"
-       r"|\bnet\s+use\s+(?:[^\s|;&<>]+\s+)*?/user:\S+\s+(?=[^\s/*]))"
+       r"|" + _flag("ssh-keygen", r"-N[ \t]+") + r"|" + _flag(r"mosquitto_\w+", r"-P[ \t]+")
+       + r"|\bnet\s+use\s+(?:[^\s|;&<>]+\s+){0,10}?/user:\S+\s+(?=[^\s/*]))"
        r"([\"'][^\"'\n]{1,200}[\"']|[^\s\"'`|;&<>(),]{1,200})")
 CLI_TRIGGERS = ("mysql", "mariadb", "sshpass", "redis-cli", "login", "mongo", "sqlcmd", "bcp", "osql", "ldap", "zip",
                 "7z", "twine", "rabbitmqctl", "net user", "htpasswd", "mc alias", "http-basic", "lftp", "ssh-keygen",
@@ -45,7 +61,8 @@ STDIN_PASSWORD = (r"(?:\b(?:echo|printf)\s+(?:-[neE]+\s+)?((?:[\"'])[^\"'\n]{1,2
 # httpie / xh: `http -a USER:PW`, `--auth=USER:PW` (curl's -u is CURL_USER)
 HTTPIE_AUTH = (r"\b(?:https?|xhs?)(?:\s[^\n]*?)?\s(?:-a|--auth)(?:[ =])[ \t]*[\"']?"
                r"([^\s:\"'@<>]*):([^\s\"'<>]{1,200})")
-CURL_USER = (r"\bcurl\b[^\n]*?(?:\\\r?\n[^\n]*?)*?(?:\s-u|\s--user)(?:[ =]|\s*\\\r?\n\s*)[ \t]*[\"']?"
+CURL_USER = (r"\bcurl\b[^\n]{0,2000}?(?:\\\r?\n[^\n]{0,2000}?){0,20}?(?:\s-u|\s--user)"
+             r"(?:[ =]|\s*\\\r?\n\s*)[ \t]*[\"']?"
              r"([^\s:\"'@<>]*):([^\s\"'<>]{1,200})")
 # requests' auth=("user", "PW"), HTTPBasicAuth("user", "PW"), HTTPDigestAuth(…)
 AUTH_PAIR = (r"(?:\bauth\s*=\s*[(\[]|\bHTTP(?:Basic|Digest|Proxy)Auth\()\s*[\"'][^\"'\n]{0,200}[\"']\s*,\s*[\"']"

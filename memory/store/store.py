@@ -25,7 +25,7 @@ import time
 from memory import TYPE_CHECKING
 from memory.core import fsio, jsonio, layout, locking
 from memory.core.shape import is_line
-from memory.store import inbox
+from memory.store import inbox, view
 from memory.store.reading import (  # noqa: F401 - the read side, where callers have always found it
     Snapshot,
     latest,
@@ -38,6 +38,8 @@ from memory.store.reading import (  # noqa: F401 - the read side, where callers 
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
+
+    from memory.store import redaction_apply
 
 ACTIVE = layout.KNOWLEDGE
 ARCHIVE = layout.ARCHIVE
@@ -175,8 +177,11 @@ def compact(memory_dir: str) -> Compacted:
     when a person asks (memory-doctor --compact) and then commits. A crash before the fragments are deleted
     leaves their lines in both places (a reader sees the same line twice, which latest-wins reads as one);
     running it again finishes. A busy lock raises locking.LockTimeout."""
+    from memory.store import redaction_apply
+
     with locking.exclusive(path(memory_dir, LOCK)):
         recover(memory_dir)
+        redaction_apply.apply_locked(memory_dir)  # another clone's --redact first: the fold never writes an old line
         names = inbox.names(memory_dir)
         done = Compacted(len(names))
         if names:
@@ -202,10 +207,9 @@ def compact(memory_dir: str) -> Compacted:
 
 
 def normalized(text: str) -> str:
-    """Text as near-duplicates compare: case, whitespace and punctuation left out."""
-    import re
-
-    return " ".join(re.findall(r"\w+", text.casefold()))
+    """Text as near-duplicates compare: case, whitespace and punctuation left out (memory.store.view.same_text,
+    the one definition every read path uses too)."""
+    return view.same_text(text).decode("utf-8", "surrogatepass")
 
 
 REPEAT_AFTER = 30 * 86400  # the same text under its own key is written again only this long after: a re-confirmation
@@ -337,9 +341,22 @@ def rotate(memory_dir: str) -> bool:
     """Rotate now if the active file is past the limit (a merge can leave it so: memory/store/merge.py), under the
     lock; False when there was nothing to do. It changes committed files: only where a person asked (see
     `compact`). A busy lock raises locking.LockTimeout."""
+    from memory.store import redaction_apply
+
     with locking.exclusive(path(memory_dir, LOCK)):
         recover(memory_dir)
+        redaction_apply.apply_locked(memory_dir)
         return rotate_if_needed(memory_dir)
+
+
+def apply_redactions(memory_dir: str, timeout: float | None = None) -> redaction_apply.Applied:
+    """What another clone's `recall.sh --redact` rewrote, rewritten here too (memory.store.redaction_apply),
+    under the lock, after recovery. A busy lock raises locking.LockTimeout."""
+    from memory.store import redaction_apply
+
+    with locking.exclusive(path(memory_dir, LOCK), timeout):
+        recover(memory_dir)
+        return redaction_apply.apply_locked(memory_dir)
 
 
 def recover(memory_dir: str) -> None:
@@ -349,7 +366,9 @@ def recover(memory_dir: str) -> None:
     _merge_spool(memory_dir)
     inbox.remove_temps(memory_dir)
     for name in os.listdir(memory_dir):
-        if name.startswith(".knowledge") and name.endswith(layout.TEMP_SUFFIX):  # only lock holders write these
+        # only lock holders write these (the records of --redact and the memory folder's .gitattributes too)
+        if name.startswith((".knowledge", ".redactions", f".{layout.MEMORY_ATTRIBUTES}")) \
+                and name.endswith(layout.TEMP_SUFFIX):
             os.unlink(path(memory_dir, name))
     journal_path = path(memory_dir, JOURNAL)
     raw = fsio.read_bytes(journal_path)

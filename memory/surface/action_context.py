@@ -46,7 +46,7 @@ def handle(ctx: hookrun.Context) -> str | None:
         return None  # of Cursor's tool hooks, only postToolUse carries model-visible context
     files = payload.tool_files(data, shell_reads=layout.FLAG_CODEX in ctx.argv)  # Codex reads files through the shell
     failure = None if files else payload.failure_text(data)
-    if not files and not failure:
+    if not files and (not failure or runs_our_command(payload.shell_command(data))):
         return None
     project = payload.project_dir(data)
     ctx.memory_dir = memory_dir = paths.memory_dir_quick(payload.cwd(data), project)
@@ -88,6 +88,23 @@ def handle(ctx: hookrun.Context) -> str | None:
     text = answer(memory_dir, session, found, settings, FILE_HEADING if files else ERROR_HEADING, given,
                   lambda t: hookrun.answered_length(ctx, t))
     return payload.context_answer(data, text, event=payload.event_name(data)) if text else None
+
+
+OUR_COMMANDS = frozenset(("recall.sh", "memory-doctor", "memory-merge", "memory-hooks"))
+
+
+def runs_our_command(command: str | None) -> bool:
+    """Whether a failed shell command ran one of our own commands: its message is about the memory and says
+    what to do (`recall.sh --pin KEY`: "did you mean …"); its words naming an entry are no error to explain."""
+    if not command or not any(name in command for name in OUR_COMMANDS):
+        return False
+    from memory.core import shell
+
+    try:
+        commands = shell.parse(command)
+    except (ValueError, RecursionError):
+        return False
+    return any(cmd.words and cmd.words[0].rsplit("/", 1)[-1] in OUR_COMMANDS for cmd in commands)
 
 
 def file_entries(memory_dir: str, fp: list[int], rels: list[str], settings: dict) -> list[list[str]]:

@@ -3,7 +3,8 @@
 Machine-local state (`.beads/memory/injected.json`): {session id: {"ts": last use, "keys": [...],
 "started": true when session start answered this context}}, pruned to the sessions of the last day (and at
 most MAX_SESSIONS). A compaction rewrites the context, so session start on `compact` hands back what had been
-injected and starts the session's set again.
+injected and starts the session's set again. A fork (a new session id carrying its parent's conversation on)
+takes over its parent's set: `inherit`.
 """
 from __future__ import annotations
 
@@ -18,16 +19,13 @@ KEEP_SECONDS = 86400
 
 def given(memory_dir: str, session: str | None) -> set[str]:
     """Keys this session has already received (empty for an unknown session or unreadable state)."""
-    record = state.read(memory_dir, layout.INJECTED).get(session or "")
-    keys = record.get("keys") if isinstance(record, dict) else None
-    return {k for k in keys if isinstance(k, str)} if isinstance(keys, list) else set()
+    return set(_keys(state.read(memory_dir, layout.INJECTED).get(session or "")))
 
 
 def start_answered(memory_dir: str, session: str | None) -> bool:
     """Whether session start put a block into this session's context (entries or not: a Last Session, the
     memory's introduction), as `remember(..., started=True)` recorded."""
-    record = state.read(memory_dir, layout.INJECTED).get(session or "")
-    return isinstance(record, dict) and record.get("started") is True
+    return _started(state.read(memory_dir, layout.INJECTED).get(session or ""))
 
 
 def remember(memory_dir: str, session: str | None, keys: list[str], reset: bool = False,
@@ -41,20 +39,13 @@ def remember(memory_dir: str, session: str | None, keys: list[str], reset: bool 
     def change(current: dict) -> list[str]:
         now = time.time()
         record = current.get(session)
-        if not isinstance(record, dict):
-            record = {}
-        keys_before = record.get("keys")
-        before = [k for k in keys_before if isinstance(k, str)] if isinstance(keys_before, list) else []
+        before = _keys(record)
         kept = [] if reset else list(before)
         kept += [k for k in keys if k not in kept]
         current[session] = {"ts": now, "keys": kept[-MAX_KEYS:]}
-        if started or (not reset and record.get("started") is True):
+        if started or (not reset and _started(record)):
             current[session]["started"] = True
-        newest = sorted(((_ts(v), k) for k, v in current.items()), reverse=True)[:MAX_SESSIONS]
-        kept_sessions = {k for ts, k in newest if now - ts < KEEP_SECONDS}
-        for name in list(current):
-            if name not in kept_sessions:
-                del current[name]
+        _prune(current, now)
         return before
 
     try:
@@ -76,6 +67,53 @@ def claim(memory_dir: str, session: str | None, keys: list[str]) -> list[str]:
     except (OSError, locking.LockTimeout):
         return []
     return [k for k in keys if k not in before]
+
+
+def inherit(memory_dir: str, session: str | None, parent: str | None) -> bool | None:
+    """A fork takes over its parent's set (keys and `started`) in one step under the state lock, what it had
+    itself kept: the parent's conversation, carried into the fork, holds every entry the parent was given.
+    Returns whether the parent's session start answered (its block is in that conversation); None when the
+    parent has no record here (unknown, older than a day, another machine) or the state can't be updated."""
+    if not session or not parent or session == parent \
+            or not isinstance(state.read(memory_dir, layout.INJECTED).get(parent), dict):
+        return None  # nothing to take over: no lock taken, nothing written
+
+    def change(current: dict) -> bool | None:
+        record = current.get(parent)
+        if not isinstance(record, dict):
+            return None
+        now = time.time()
+        mine = current.get(session)
+        keys = _keys(record)
+        keys += [k for k in _keys(mine) if k not in keys]
+        current[session] = {"ts": now, "keys": keys[-MAX_KEYS:]}
+        if _started(record) or _started(mine):
+            current[session]["started"] = True
+        _prune(current, now)
+        return _started(record)
+
+    try:
+        return state.update(memory_dir, layout.INJECTED, change)
+    except (OSError, locking.LockTimeout):
+        return None
+
+
+def _keys(record: object) -> list[str]:
+    keys = record.get("keys") if isinstance(record, dict) else None
+    return [k for k in keys if isinstance(k, str)] if isinstance(keys, list) else []
+
+
+def _started(record: object) -> bool:
+    return isinstance(record, dict) and record.get("started") is True
+
+
+def _prune(current: dict, now: float) -> None:
+    """Keep the sessions of the last day, at most MAX_SESSIONS, newest first."""
+    newest = sorted(((_ts(v), k) for k, v in current.items()), reverse=True)[:MAX_SESSIONS]
+    kept_sessions = {k for ts, k in newest if now - ts < KEEP_SECONDS}
+    for name in list(current):
+        if name not in kept_sessions:
+            del current[name]
 
 
 def _ts(record: object) -> float:

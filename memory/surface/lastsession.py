@@ -31,7 +31,8 @@ def _fields(h: dict) -> list[str]:
         lines.append(f"  Last failing command: `{render.one_line(failure.get('command', ''), 200)}` → "
                      f"{render.one_line(failure.get('error', ''), 300)}")
     if h.get("files"):
-        lines.append(f"  Files changed: {render.one_line(', '.join(h['files']), 600)}")
+        files = [_in_tree(f, h.get("tree")) for f in h["files"] if isinstance(f, str)]
+        lines.append(f"  Files changed: {render.one_line(', '.join(files), 600)}")
     if h.get("todos"):
         todos = "; ".join(f"[{t.get('status')}] {t.get('content')}" for t in h["todos"])
         lines.append(f"  Open todos: {render.one_line(todos, 600)}")
@@ -45,6 +46,12 @@ def _fields(h: dict) -> list[str]:
     if h.get("git_status"):
         lines.append(f"  Uncommitted: {render.one_line(', '.join(h['git_status']), 300)}")
     return lines
+
+
+def _in_tree(path: str, tree: object) -> str:
+    """A file the session changed, relative to its work tree when inside it (the runtime names it absolute)."""
+    base = tree.rstrip("/") + "/" if isinstance(tree, str) and tree else ""
+    return path[len(base):] if base and path.startswith(base) else path
 
 
 def render_block(h: dict, now: float, budget: int) -> str:

@@ -25,9 +25,16 @@ def handle(ctx: hookrun.Context) -> str | None:
         return None
     ctx.memory_dir = paths.memory_dir(cwd, project)
     session, source = payload.session_id(data), payload.text_field(data, "source")
+    redacted = _apply_redactions(ctx.memory_dir)  # before anything reads the knowledge, and on every path
     # Codex replays the session's first messages on resume: this session's block is there already, whatever
     # it held (entries, only a Last Session, only the introduction)
     if source == "resume" and layout.FLAG_CODEX in ctx.argv and injected.start_answered(ctx.memory_dir, session):
+        return None
+    # a fork carries its parent's conversation on: the parent's given-set becomes its own, and when the parent's
+    # session start answered, its block is in that conversation already (entries new since then come at prompt
+    # and action time, like any entry not given yet)
+    inherited = _inherit_from_parent(ctx.memory_dir, session, data) if source == "fork" else None
+    if inherited:
         return None
     active = start_cache.active_view(ctx.memory_dir)
     latest = active.latest
@@ -63,11 +70,12 @@ def handle(ctx: hookrun.Context) -> str | None:
 
     text, in_full = compose(total)
     text, in_full = _within(total, text, in_full, compose, lambda t: hookrun.answered_length(ctx, t))
-    # a new or rewritten context starts the session's set again; `resume` replays what it had
-    # entries left to bd prime count as given: bd prints them into this context (memory.surface.bdprime)
-    injected.remember(ctx.memory_dir, session, sorted(in_full | {e["key"] for e in left}), reset=source != "resume",
-                      started=bool(text))
-    note = " ".join(_user_notes(active.malformed, ctx.argv, root, git))
+    # a new or rewritten context starts the session's set again; `resume` replays what it had, a fork what its
+    # parent had (inherited above); entries left to bd prime count as given: bd prints them into this context
+    # (memory.surface.bdprime)
+    injected.remember(ctx.memory_dir, session, sorted(in_full | {e["key"] for e in left}),
+                      reset=source != "resume" and inherited is None, started=bool(text))
+    note = " ".join(redacted + _user_notes(active.malformed, ctx.argv, root, git))
     return payload.context_answer(data, text, event="SessionStart", user_note=note) if text else None
 
 
@@ -75,7 +83,7 @@ WELCOME = ("## Project Memory\n"
            "This project keeps a shared memory in .beads/memory/knowledge.jsonl (committed, so teammates and "
            "their agents get it). Record what the next agent should know and could not see in the code: a "
            "non-obvious cause of a failure, a decision and why, a trap, a convention. Start a line of your final "
-           "message with LEARNED:, DECISION:, WARNING: or PATTERN: (or run the record command below); it is "
+           "message with LEARNED:, DECISION:, WARNING: or PATTERN: (or run the Record: line {where}); it is "
            "stored, shown at the start of later sessions and offered when a prompt, a file or an error needs it.")
 EMPTY = "## Project Memory\nThis project's shared memory is empty so far."
 
@@ -96,7 +104,8 @@ def onboarding(memory_dir: str, has_knowledge: bool) -> str:
         pass  # unwritable: the text comes again next session, which is harmless
     hints = "" if has_knowledge else \
         f"\n  {digest.record_hint(paths.on_path('bd'))}\n{render.SEARCH_HINT}"
-    return WELCOME + hints
+    # with knowledge the introduction follows the block, whose last line is the Record: line
+    return WELCOME.format(where="above" if has_knowledge else "below") + hints
 
 
 def ignore_machine_local_files(memory_dir: str) -> None:
@@ -155,6 +164,15 @@ def _within(total: int, text: str, in_full: set[str], compose: Callable[[int], t
     return (best[1], best[2]) if best else (text, in_full)
 
 
+def _inherit_from_parent(memory_dir: str, session: str | None, data: dict) -> bool | None:
+    """Give a fork its parent's given-set (memory.runtimes.fork finds the parent, memory.surface.injected takes
+    the set over); whether the parent's session start answered, None when the parent is not known here."""
+    from memory.runtimes import fork
+
+    parent = fork.parent_session(payload.text_field(data, "transcript_path"), dict(os.environ))
+    return injected.inherit(memory_dir, session, parent)
+
+
 def _last_handoff(memory_dir: str, session: str | None, source: str | None, git: paths.GitInfo | None,
                   beads: set[str]) -> tuple[dict | None, float]:
     """The handoff for the "## Last Session" block (memory.runtimes.handoff; memory.surface.lastsession renders
@@ -166,6 +184,28 @@ def _last_handoff(memory_dir: str, session: str | None, source: str | None, git:
     now = time.time()
     return handoff.choose(handoff.load(memory_dir), session, source, git.toplevel if git else None,
                           git.branch if git else None, beads, now), now
+
+
+def _apply_redactions(memory_dir: str) -> list[str]:
+    """Another clone's `recall.sh --redact`, recorded in the committed redactions.jsonl, applied to this clone's
+    files when they changed since the last time (memory.store.redactions; one stat when there is no record)."""
+    if not os.path.exists(os.path.join(memory_dir, layout.REDACTIONS)):
+        return []
+    from memory.store import redaction_apply, store
+
+    try:
+        if not redaction_apply.unchecked(memory_dir):
+            return []
+        done = store.apply_redactions(memory_dir, timeout=2.0)
+    except Exception as exc:  # noqa: BLE001 - fail open: the next session start tries again
+        from memory.core import errorlog
+
+        errorlog.record(HOOK, f"recorded redactions not applied: {type(exc).__name__}: {exc}", memory_dir)
+        return []
+    if not done.lines:
+        return []
+    return [f"memory-hooks: rewrote {done.lines} line(s) of .beads/memory that another clone redacted "
+            f"(recall.sh --redact; {layout.REDACTIONS}): commit .beads/memory."]
 
 
 def _user_notes(malformed: int, argv: list[str], root: str, git: paths.GitInfo | None) -> list[str]:

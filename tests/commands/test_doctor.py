@@ -306,6 +306,31 @@ def test_gemini_hooks_switched_off_in_geminis_own_settings_warn(repo):
         "Gemini CLI: hooks are switched off")
 
 
+def test_claude_hooks_switched_off_in_claudes_own_settings_warn(repo):
+    """Claude Code runs no hook when `disableAllHooks` is true in the settings that win (local over project over
+    user): the doctor said every check was OK while not one hook ran. The user's own settings.local.json, as a
+    repository with history has it (permissions, a hook of theirs), is read, never changed."""
+    installed(repo)
+    local = repo / ".claude" / "settings.local.json"
+    mine = {"permissions": {"allow": ["Bash(make test)"]}, "disableAllHooks": True,
+            "hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "~/bin/prompt-log.sh"}]}]}}
+    local.write_text(json.dumps(mine, indent=2))
+    before = local.read_bytes()
+    warned = [c["detail"] for c in _registered(report(repo)[1]) if c["level"] == "WARN"]
+    assert warned == [f"Claude Code: hooks are switched off (disableAllHooks is true in {local}): Claude Code runs "
+                      "none of them"]
+    assert local.read_bytes() == before
+    user = repo.parent / ".claude" / "settings.json"  # doctor() runs with HOME=repo.parent
+    user.parent.mkdir(exist_ok=True)
+    user.write_text(json.dumps({"disableAllHooks": True}))
+    local.write_text(json.dumps(dict(mine, disableAllHooks=False)))  # the local file wins over the user's
+    assert not [c for c in _registered(report(repo)[1]) if c["level"] != "OK"]
+    local.write_text(json.dumps({"permissions": {}}))
+    warned = [c["detail"] for c in _registered(report(repo)[1]) if c["level"] == "WARN"]
+    assert warned == [f"Claude Code: hooks are switched off (disableAllHooks is true in {user}): Claude Code runs "
+                      "none of them"]
+
+
 @pytest.mark.parametrize("where", ["user", "project"])
 def test_codex_hooks_switched_off_in_codexs_config_warn(repo, where):
     """`[features] hooks = false` (or the older `codex_hooks`) in Codex's config.toml: codex-cli 0.169 then runs

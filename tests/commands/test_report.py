@@ -20,6 +20,7 @@ import pytest
 
 from helpers import ROOT, clean_env, make_repo
 from memory.commands import console, report
+from memory.core import layout
 from memory.store import entry
 from memory.surface import injected, use
 
@@ -113,6 +114,20 @@ def test_growth_counts_distinct_keys_by_day():
     assert points == [(10 * DAY, 0), (11 * DAY, 1), (13 * DAY, 2)]
 
 
+def test_growth_names_the_days_of_the_first_and_the_newest_entry(project, tmp_path):
+    """The chart's end is the end of the newest entry's day, which is midnight of the next: a knowledge base
+    whose newest entry came today read `to <tomorrow>`."""
+    out = tmp_path / "page.html"
+    proc = subprocess.run([str(ROOT / "bin" / "memory-doctor"), "--report", str(out)], cwd=project,
+                          capture_output=True, text=True, env=clean_env())
+    assert proc.returncode == 0, proc.stderr
+    day = lambda ts: time.strftime("%Y-%m-%d", time.gmtime(ts))  # noqa: E731
+    newest, oldest = max(line["ts"] for line in lines(project)), min(line["ts"] for line in lines(project))
+    title = re.search(r"<title>(\d+) entries, (\S+) to (\S+)</title>", out.read_text())
+    assert title and title.group(2) == day(oldest) and title.group(3) == day(newest)
+    assert f">{day(newest + DAY)}</text>" not in out.read_text()
+
+
 def test_doctor_report_and_memory_hooks_report_write_the_file(project, tmp_path, monkeypatch, capsys):
     out = tmp_path / "doctor.html"
     proc = subprocess.run([str(ROOT / "bin" / "memory-doctor"), "--report", str(out)], cwd=project,
@@ -127,6 +142,32 @@ def test_doctor_report_and_memory_hooks_report_write_the_file(project, tmp_path,
     assert console.main(["report", str(tmp_path / "console.html")]) == 0
     assert "Postgres 16" in (tmp_path / "console.html").read_text()
     assert console.main(["report", str(tmp_path / "no" / "such" / "dir.html")]) == 2
+
+
+def test_with_no_file_the_report_goes_to_the_ignored_memory_folder(project):
+    (project / ".beads" / "memory" / ".gitignore").write_text("\n".join(layout.memory_ignore_lines()) + "\n")
+    proc = subprocess.run([str(ROOT / "bin" / "memory-doctor"), "--report"], cwd=project, capture_output=True,
+                          text=True, env=clean_env())
+    written = project / ".beads" / "memory" / layout.REPORT
+    assert proc.returncode == 0 and "Postgres 16" in written.read_text(), proc.stderr
+    assert "WARNING" not in proc.stderr
+    status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=project,
+                            capture_output=True, text=True).stdout
+    assert layout.REPORT not in status  # `git add .` would not commit every entry's text
+
+
+def test_a_report_a_commit_would_pick_up_is_warned_about(project, tmp_path):
+    inside = subprocess.run([str(ROOT / "bin" / "memory-doctor"), "--report", "memory.html"], cwd=project,
+                            capture_output=True, text=True, env=clean_env())
+    assert inside.returncode == 0 and (project / "memory.html").exists()
+    assert "memory.html is inside the repository and not gitignored" in inside.stderr
+    (project / ".gitignore").write_text("*.html\n")
+    ignored = subprocess.run([str(ROOT / "bin" / "memory-doctor"), "--report", "memory.html"], cwd=project,
+                             capture_output=True, text=True, env=clean_env())
+    outside = subprocess.run([str(ROOT / "bin" / "memory-doctor"), "--report", str(tmp_path / "out.html")],
+                             cwd=project, capture_output=True, text=True, env=clean_env())
+    assert ignored.returncode == outside.returncode == 0
+    assert "WARNING" not in ignored.stderr + outside.stderr
 
 
 def _chromium() -> str | None:

@@ -143,7 +143,10 @@ def test_redact_under_concurrent_writers_loses_nothing(repo):
             redacted_once.touch()
     assert all(w.wait(timeout=120) == 0 for w in writers)
     redactions.append(recall(repo, "--redact", "decision-db", SECRET))
-    assert all(r.returncode in (0, 1) and "Traceback" not in r.stderr for r in redactions), redactions
+    # a machine loaded enough for the lock to stay busy past recall.sh's wait says so: nothing is lost either way
+    busy = [r for r in redactions if "the knowledge lock stayed busy" in r.stdout + r.stderr]
+    assert all((r.returncode in (0, 1) or r in busy) and "Traceback" not in r.stderr for r in redactions), redactions
+    assert redactions[-1] not in busy or recall(repo, "--redact", "decision-db", SECRET).returncode in (0, 1)
     assert sum(r.returncode == 0 for r in redactions) >= 2  # rewrites while the writers wrote
     store.rotate(str(memory))  # merges anything parked in the spool
     snap = store.load(str(memory), include_archive=True)

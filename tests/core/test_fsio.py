@@ -15,6 +15,7 @@ from memory.core import fsio
 @pytest.mark.parametrize("call", [
     lambda p: fsio.read_bytes(p),
     lambda p: fsio.read_tail(p, 10),
+    lambda p: fsio.read_head(p, 10),
     lambda p: fsio.append(p, b"x\n"),
 ])
 def test_a_fifo_is_refused_without_waiting_for_a_writer(tmp_path, call):
@@ -30,6 +31,7 @@ def test_regular_files_read_and_append_as_before(tmp_path):
     fsio.append(str(path), b"one\n")
     fsio.append(str(path), b"two\n")
     assert fsio.read_bytes(str(path)) == b"one\ntwo\n" and fsio.read_tail(str(path), 4) == b"two\n"
+    assert fsio.read_head(str(path), 4) == b"one\n" and fsio.read_head(str(tmp_path / "missing"), 4) == b""
     assert fsio.read_bytes(str(tmp_path / "missing")) is None
 
 

@@ -3,6 +3,7 @@ import difflib
 import functools
 import json
 import os
+import re
 import stat
 import subprocess
 import sys
@@ -135,6 +136,63 @@ def test_second_run_changes_nothing(repo):
     assert "nothing to change" in install(repo, "--dry-run").stdout
 
 
+def test_a_hook_the_user_added_after_ours_stays_where_and_as_they_wrote_it(repo):
+    """A user adds a SessionStart hook of their own below ours, on one line; running install.sh again (a
+    teammate's, or the same version) moved ours below theirs and spread their entry over six lines. With our
+    entries current, nothing is rewritten; an upgrade that does change ours moves theirs as written."""
+    installed_copy(repo)
+    path = repo / ".claude" / "settings.json"
+    text = path.read_text()
+    data = json.loads(text)
+    ours = data["hooks"]["SessionStart"][-1]
+    mine = '{ "matcher": "startup", "hooks": [ { "type": "command", "command": "echo mine-after-yours" } ] }'
+    at = text.index("\n", text.index('"SessionStart"'))
+    block_end = text.index("\n    ]", at)  # the end of SessionStart's list
+    edited = text[:block_end] + ",\n      " + mine + text[block_end:]
+    assert json.loads(edited)["hooks"]["SessionStart"][-1]["hooks"][0]["command"] == "echo mine-after-yours"
+    path.write_text(edited)
+    out = install(repo, "--no-venv", "--no-self-check").stdout
+    assert path.read_text() == edited and "already up to date" in out
+    # an upgrade: our command changed, so ours is written again; their line stays as they wrote it
+    older = 'python3 \\"$CLAUDE_PROJECT_DIR\\"/.claude/hooks/memory-hooks/hooks/session_start.py'  # as JSON text
+    old = edited.replace(ours["hooks"][0]["command"].replace('"', '\\"'), older)
+    assert old != edited
+    path.write_text(old)
+    install(repo, "--no-venv", "--no-self-check")
+    assert mine in path.read_text() and json.loads(path.read_text())["hooks"]["SessionStart"][-1] == ours
+    # ours changed in SessionStart only: SessionStart's list is rewritten, the order the user chose in Stop stays
+    text = path.read_text()
+    stop_at = text.index("\n", text.index('"Stop"'))
+    stop_end = text.index("\n    ]", stop_at)
+    theirs = '{ "hooks": [ { "type": "command", "command": "notify-send done" } ] }'
+    path.write_text((text[:stop_end] + ",\n      " + theirs + text[stop_end:]).replace(
+        ours["hooks"][0]["command"].replace('"', '\\"'), older))
+    install(repo, "--no-venv", "--no-self-check")
+    after = json.loads(path.read_text())["hooks"]
+    assert after["Stop"][-1]["hooks"][0]["command"] == "notify-send done" and theirs in path.read_text()
+    assert after["SessionStart"][-2:] == [json.loads(mine), ours]
+
+
+def test_an_upgrade_backs_up_no_file_that_holds_nothing_of_the_users(repo):
+    """install.sh made .gemini/settings.json (the user had none); an upgrade that changed our entries in it wrote
+    .gemini/settings.json.memory-hooks.bak and reported it among the backups: a copy of our own file, as if it
+    were the user's. A file with a setting of theirs is still backed up."""
+    installed_copy(repo)
+    gemini = repo / ".gemini" / "settings.json"
+    text = gemini.read_text()
+    gemini.write_text(text.replace('"name": "memory-hooks: session start",', ""))  # as an older version wrote it
+    assert json.loads(gemini.read_text()) != json.loads(text)
+    out = install(repo, "--no-venv", "--no-self-check").stdout
+    assert json.loads(gemini.read_text()) == json.loads(text)
+    assert not (repo / ".gemini" / "settings.json.memory-hooks.bak").exists() and ".gemini" not in "".join(
+        line for line in out.splitlines() if "backups" in line)
+    mine = json.loads(text)
+    mine["general"] = {"vimMode": True}
+    gemini.write_text(json.dumps(mine, indent=2).replace('"name": "memory-hooks: session start",', ""))
+    install(repo, "--no-venv", "--no-self-check")
+    assert json.loads((repo / ".gemini" / "settings.json.memory-hooks.bak").read_text())["general"] == {"vimMode": True}
+
+
 @pytest.mark.slow  # builds a real virtualenv with pip (~10 s)
 def test_uninstall_takes_out_exactly_what_was_put_in(repo):
     (repo / ".claude").mkdir()
@@ -157,6 +215,19 @@ def test_uninstall_takes_out_exactly_what_was_put_in(repo):
     assert after == before  # byte for byte, the user's formatting included
     install(repo, "--uninstall", "--purge")
     assert not (repo / ".beads").exists()
+
+
+@pytest.mark.parametrize("rel, text", [(".claude/settings.json", '{\n  "model": "opus",\n  "hooks": {}\n}\n'),
+                                       (".cursor/hooks.json", '{"version": 1, "hooks": {}}')])
+def test_an_empty_hooks_object_of_the_users_comes_back_after_uninstall(repo, rel, text):
+    """A settings file whose hooks the user had all removed (`"hooks": {}`) came back from an uninstall without
+    its `hooks` member: the backup was not used, its meaning differing by that empty object."""
+    (repo / rel).parent.mkdir()
+    (repo / rel).write_text(text)
+    install(repo, "--no-venv", "--no-self-check")
+    assert registration.our_handlers(json.loads((repo / rel).read_text()))
+    install(repo, "--uninstall")
+    assert (repo / rel).read_text() == text
 
 
 def test_invalid_json_settings_is_refused_and_nothing_written(repo):
@@ -537,6 +608,10 @@ def test_purge_leaves_nothing_the_hooks_wrote(repo, monkeypatch):
     assert run_registered(repo, "memory_capture", bash_payload('bd comment BD-1 "LEARNED: purge me"', repo),
                           env=foreground).returncode == 0
     store.compact(str(memory))  # memory-doctor --compact: the inbox folded in, the file rotated
+    redact = subprocess.run([str(memory / layout.RECALL_SCRIPT), "--redact", "k1000", "fact"], cwd=repo,
+                            capture_output=True, text=True)  # the records other clones apply, and their marker
+    assert redact.returncode == 0, redact.stderr
+    store.compact(str(memory))
     dispatch_payload = fixture_payload("claude-code/2.1.330/PostToolUse-20.json")
     dispatch_payload.update(cwd=str(repo), tool_name="Agent")
     dispatch_payload["tool_input"].update(prompt="BEAD_ID: BD-1\n\nwork", subagent_type="x-supervisor")
@@ -563,6 +638,8 @@ def test_purge_leaves_nothing_the_hooks_wrote(repo, monkeypatch):
         run_registered(repo, "memory_capture", bash_payload('bd comment BD-1 "LEARNED: parked"', repo),
                        env=dict(foreground, MEMORY_HOOKS_LOCK_TIMEOUT="0.2"))
     (memory / layout.VECTORS).write_bytes(b"")  # the semantic option's cache (needs numpy and the model)
+    assert subprocess.run([str(memory / layout.RECALL_SCRIPT), "--doctor", "--report"], cwd=repo,
+                          capture_output=True).returncode == 0  # the HTML report's default place
     monkeypatch.setenv("MEMORY_HOOKS_FOREGROUND", "1")
     index.build_in_background(str(memory))  # as for an archive too large to index inline: its lock file
     # what only a crash leaves: a rotation journal and atomic-write temp files
@@ -585,7 +662,7 @@ def test_purge_leaves_nothing_the_hooks_wrote(repo, monkeypatch):
 def _write_every_machine_local_file(memory):
     """Every file the hooks write in the memory folder but the knowledge, and a crash's temp file."""
     for name in plan.data_files():
-        if name in layout.COMMITTED or name.rstrip("/") in layout.COMMITTED_DIRS:  # the inbox is knowledge
+        if name in layout.COMMITTED + (layout.MEMORY_ATTRIBUTES,) or name.rstrip("/") in layout.COMMITTED_DIRS:
             continue
         path = memory / name.rstrip("/")
         if name.endswith("/"):
@@ -680,6 +757,42 @@ def test_install_sh_runs_through_a_chain_of_symlinks_and_a_dry_run_touches_nothi
     assert proc.returncode == 0, proc.stderr
     assert "+++ b/.claude/settings.json" in proc.stdout and '"SessionStart"' in proc.stdout
     assert tree(repo) == before  # the virtualenv too: a dry run makes none
+
+
+def test_a_gitignored_claude_folder_is_named_at_install(repo):
+    """Many repositories ignore `.claude/` whole. The install then said nothing, and a teammate who cloned got
+    `.cursor/hooks.json`, `.gemini/settings.json` and `.codex/hooks.json` running `.claude/hooks/memory-hooks/…`
+    files that were never committed (an error on every event), and a recall.sh that finds no code."""
+    (repo / ".gitignore").write_text("node_modules/\n.claude/\n")
+    out = install(repo, "--no-venv", "--no-self-check").stdout
+    [warning] = [line for line in out.splitlines() if "WARNING" in line]
+    assert ".claude/hooks/memory-hooks/" in warning and ".claude/settings.json" in warning
+    assert "teammates" in warning and "git add -f" in warning
+    assert install(repo, "--no-venv", "--no-self-check").stdout.count("WARNING") == 1  # each run says it
+    # settings.local.json ignored (as Claude Code itself sets it up) is no concern
+    (repo / ".gitignore").write_text("node_modules/\n.claude/settings.local.json\n")
+    assert "WARNING" not in install(repo, "--no-venv", "--no-self-check").stdout
+
+
+def test_a_dry_run_shows_the_users_files_first_and_our_code_in_a_line(repo):
+    """On a repository with settings of its own, `--dry-run` printed 117 `create .claude/hooks/memory-hooks/…`
+    lines and the whole recall.sh launcher before the first line of the user's settings diff. Now the diffs of
+    the files that are the user's (settings, .gitignore, .gitattributes) come first; our code folder is one line
+    per verb, recall.sh one line; the knowledge and ignore files we create stay diffs."""
+    (repo / ".claude").mkdir()
+    (repo / ".claude" / "settings.json").write_text(json.dumps(USER_SETTINGS, indent=2) + "\n")
+    (repo / ".gitignore").write_text("node_modules/\n")
+    out = install(repo, "--dry-run").stdout
+    lines = out.splitlines()
+    assert lines[0] == "--- a/.gitignore" and lines.index("--- a/.claude/settings.json") < min(
+        n for n, line in enumerate(lines) if line.startswith(("create", "--- /dev/null")))
+    code = [line for line in lines if ".claude/hooks/memory-hooks/" in line and not line.startswith((" ", "+", "-"))]
+    assert len(code) == 1 and re.fullmatch(r"create \.claude/hooks/memory-hooks/ \(\d+ files\)", code[0]), code
+    assert "create .beads/memory/recall.sh" in lines and "+#!/bin/sh" not in lines
+    assert "+++ b/.gitignore" in lines and "+++ b/.beads/memory/.gitignore" in lines
+    assert lines.index("+++ b/.gitignore") < lines.index(code[0])
+    installed = install(repo, "--no-venv", "--no-self-check")
+    assert installed.returncode == 0 and "nothing to change" in install(repo, "--dry-run").stdout
 
 
 def _copy_of_memory_hooks(tmp_path, remote, bytecode=False):

@@ -361,6 +361,24 @@ def test_uncommitted_lists_the_users_work_not_the_memorys_own_capture_files(repo
     assert not [line for line in h["git_status"] if ".beads/memory" in line]
 
 
+def test_uncommitted_leaves_out_an_upgrade_of_memory_hooks_own_code(repo, tmp_path):
+    """After install.sh upgraded the hooks, every handoff's "Uncommitted" listed memory-hooks' own changed modules
+    (`M .claude/hooks/memory-hooks/memory/…`) until they were committed, crowding out the session's own work."""
+    code = repo / ".claude" / "hooks" / "memory-hooks" / "memory"
+    code.mkdir(parents=True)
+    for n in range(handoff.MAX_STATUS + 5):
+        (code / f"module_{n}.py").write_text("x = 1\n")
+    git(repo, "add", ".claude")
+    git(repo, "commit", "-qm", "memory-hooks installed")
+    for n in range(handoff.MAX_STATUS + 5):
+        (code / f"module_{n}.py").write_text("x = 2\n")  # the upgrade
+    (repo / "zz_new_module.py").write_text("x = 1\n")
+    transcript = write_transcript(tmp_path / "s1.jsonl", repo)
+    run_hook("handoff", hook_payload("claude-code/2.1.330/SessionEnd-1.json", repo, "s1", transcript), repo)
+    [h] = saved(repo)
+    assert h["git_status"] == ["?? zz_new_module.py"]
+
+
 def test_a_pasted_log_is_redacted_where_the_cut_keeps_it_not_whole(monkeypatch):
     """A prompt can be a pasted 1 MB log: the handoff keeps its first PROMPT_CHARS, so the redaction reads those
     and a margin past them (a token across the cut still goes), never the whole megabyte on every Stop."""
@@ -376,6 +394,28 @@ def test_a_pasted_log_is_redacted_where_the_cut_keeps_it_not_whole(monkeypatch):
     assert kept.startswith("xxx") and "ghp_aB3" not in kept and max(read) < 20_000
     spaced = " " * 50_000 + "deploy " + token  # a window of blanks: read on until there is text
     assert "ghp_aB3" not in _cut(spaced, PROMPT_CHARS) and _cut(spaced, PROMPT_CHARS).startswith("deploy")
+
+
+def test_the_last_session_block_says_each_thing_once_with_paths_of_the_project(repo, tmp_path):
+    """After a compaction the block repeated the final message's LEARNED/WARNING lines word for word, which the
+    same session start also gives under Newest (and whose keys it lists as the insights captured); the files
+    changed were absolute paths (`/home/alice/code/app/src/payments.py`), the user's folders in every block."""
+    learned = "LEARNED: refunds round half-even; the ledger compares to the cent"
+    message = f"Refund rounding fixed.\n\n{learned}\nWARNING: tests/test_pay.py needs the ledger fixture"
+    transcript = write_transcript(tmp_path / "s1.jsonl", repo, extra=[
+        record("assistant", role="assistant", content=[{"type": "text", "text": message}])])
+    stop = hook_payload("claude-code/2.1.330/Stop-1.json", repo, "s1", transcript)
+    stop["last_assistant_message"] = message
+    assert run_hook("capture_reply", stop, repo).returncode == 0
+    assert run_hook("handoff", hook_payload("claude-code/2.1.330/PreCompact-2.json", repo, "s1", transcript),
+                    repo).returncode == 0
+    text = start(repo, "s1", "compact")
+    block = text.split("\n\n## ", 1)[0]
+    assert block.startswith("## Last Session (") and "Insights captured: learned-refunds-round-half-even" in block
+    assert "Last message: Refund rounding fixed." in block
+    assert "round half-even; the ledger" not in block and "ledger fixture" not in block  # given in full below
+    assert text.count("refunds round half-even; the ledger compares to the cent") == 1
+    assert "Files changed: src/payments.py" in block and str(repo) not in block
 
 
 @pytest.mark.parametrize("hook, fixture", [("handoff", "claude-code/2.1.330/PreCompact-1.json"),

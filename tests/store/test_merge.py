@@ -7,7 +7,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from helpers import INSTALL, ROOT, bash_payload, clean_env, copy_tree, git, run_hook
+from helpers import (
+    INSTALL,
+    ROOT,
+    bash_payload,
+    clean_env,
+    clone,
+    copy_tree,
+    git,
+    installed_clone_of_a_new_remote,
+    run_hook,
+)
 from memory.store import gitmerge, inbox, merge, store
 
 DRIVER = str(ROOT / "bin" / "memory-merge")
@@ -111,13 +121,6 @@ def test_random_captures_and_rotations_on_two_branches_merge_to_the_same_entries
 
 # --- real git: two clones of one remote -------------------------------------------------------------------
 
-def clone(remote, path):
-    subprocess.run(["git", "clone", "-q", str(remote), str(path)], check=True, capture_output=True)
-    git(path, "config", "user.email", "t@example.com")
-    git(path, "config", "user.name", "t")
-    return path
-
-
 def capture(repo, *texts):
     """The capture hook on one shell command of `bd comment` calls, one per text (a chain with &&)."""
     command = " && ".join(f'bd comment BD-1 "LEARNED: {text}"' for text in texts)
@@ -147,12 +150,7 @@ def project_with_remote(tmp_path, driver=True, template=None):
         a, b = tmp_path / "a", tmp_path / "b"
         configure_driver(a, b, driver)
         return tmp_path / "remote.git", a, b
-    remote = tmp_path / "remote.git"
-    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(remote))
-    a = clone(remote, tmp_path / "a")
-    git(a, "commit", "-q", "--allow-empty", "-m", "init")
-    subprocess.run([INSTALL, "--no-venv", "--no-self-check", str(a)], check=True, capture_output=True,
-                   env=clean_env())
+    remote, a = installed_clone_of_a_new_remote(tmp_path)
     memory = a / ".beads" / "memory"
     memory.joinpath(store.ACTIVE).write_text("".join(line(f"seed{i}", i, f"s{i}").decode() + "\n"
                                                      for i in range(990)))

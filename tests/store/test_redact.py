@@ -497,10 +497,22 @@ def test_a_password_a_person_made_of_words_is_redacted_a_name_of_words_is_not():
         assert redact(text) == (text, []), text
 
 
-@pytest.mark.parametrize("text", ["sudo -S " * 4000 + "<<<", "lftp " * 60000, "smbclient " * 30000])
+@pytest.mark.parametrize("text", ["sudo -S " * 4000 + "<<<", "lftp " * 60000, "smbclient " * 30000,
+                                  "docker login registry.example.com\n" * 3000, "mysql -h db -u app\n" * 8000,
+                                  "redis-cli ping " * 10000, "curl x " * 20000, "ssh-keygen -t ed25519\n" * 8000])
 def test_the_command_line_rules_never_backtrack_for_minutes(text):
     """A hook redacts what it stores (a handoff's prompt and last message, a dispatch prompt) before any cut: a
     long line repeating a rule's command made the sudo here-string rule cubic (32 KB: minutes; the hook is
-    killed and its record lost) and the lftp and smbclient rules quadratic. The limit is a hang's, not a speed's."""
+    killed and its record lost) and the lftp and smbclient rules quadratic; a log naming `docker login` on
+    every line made that rule cubic (400 lines: seconds), mysql's and the others' quadratic (each read on to
+    the end of the text). The limit is a hang's, not a speed's."""
     code = "import sys\nfrom memory.store import redact\nredact.redact(sys.stdin.read())\n"
     subprocess.run([sys.executable, "-c", code], input=text, text=True, cwd=ROOT, check=True, timeout=30)
+
+
+@pytest.mark.parametrize("line", ["mysql -u root  -p{pw} app", "mysql -h db -u root \\\n  -p{pw} app",
+                                  "docker login ghcr.io -u me \\\n    -p {pw}", "redis-cli -h cache  -a {pw} ping"])
+def test_a_command_continued_on_the_next_line_or_spaced_twice_still_hides_its_password(line):
+    pw = "Zq7-vR2m-Lp9x"
+    text, found = redact(line.format(pw=pw))
+    assert pw not in text and found == ["cli_password"], text

@@ -534,6 +534,66 @@ def test_gemini_failed_shell_is_read_without_its_report_wrapper(tmp_path):
     assert MAKE in context(run_hook("action_context", claude, repo), "PostToolUseFailure")  # the same under Claude
 
 
+def test_a_read_of_a_named_file_without_an_extension_gets_its_entry(tmp_path):
+    """bin/ scripts and fake tools have no extension: an entry naming `bin/memory-merge` or `scripts/deploy` by
+    its path is about that file (it came to no Read of it, and an entry about `bin/` in general still is not)."""
+    merge = "bin/memory-merge orders lines by ts then identity, never by side; both merge directions give one result"
+    deploy = "scripts/deploy needs AWS_PROFILE=prod set; without it the script deploys to the sandbox account"
+    folder = "Everything under bin/ is run by path, so keep it executable"
+    repo = project(tmp_path, [entry.build(text, "BD-5", "orchestrator") for text in (merge, deploy, folder)])
+    text = context(run_hook("action_context", file_event(repo, "bin/memory-merge"), repo), "PreToolUse")
+    assert merge in text and deploy not in text and folder not in text
+    text = context(run_hook("action_context", file_event(repo, "tools/scripts/deploy"), repo), "PreToolUse")
+    assert deploy in text and merge not in text
+    # a folder of that name is not the file: `scripts/deploy/` read as a folder on a path
+    assert deploy not in context(run_hook("action_context", file_event(repo, "scripts/deployment", session="s2"),
+                                          repo), "PreToolUse")
+    assert error_log(repo) == ""
+
+
+def test_a_missing_file_error_does_not_bring_an_entry_about_some_directory(tmp_path):
+    """`file or directory not found` / `No such file or directory` say that a path is missing, never what about:
+    pytest on a mistyped test file brought an unrelated entry that shared `python` and `directory`."""
+    install_dir = "`UV_PYTHON_INSTALL_DIR` (storage directory for Python installations) must be absolute."
+    repo = project(tmp_path, [entry.build(install_dir, "BD-6", "orchestrator")])
+    missing = ("Exit code 4\nERROR: file or directory not found: tests/core/test_nonexistent.py\n\n\n"
+               "no tests ran in 0.44s")
+    pytest = "python3 -m pytest -q tests/core/test_nonexistent.py"
+    proc = run_hook("action_context", failure(repo, pytest, missing), repo)
+    assert context(proc, "PostToolUseFailure") == ""
+    ls = "Exit code 2\nls: cannot access 'build/python': No such file or directory"
+    assert context(run_hook("action_context", failure(repo, "ls build/python", ls, session="s2"), repo),
+                   "PostToolUseFailure") == ""
+    # an error about a directory itself still finds the entry that explains it
+    absolute = ("Exit code 2\nerror: UV_PYTHON_INSTALL_DIR must be an absolute path, the storage directory "
+                "`./pythons` is relative")
+    assert install_dir in context(run_hook("action_context", failure(repo, "uv python install", absolute,
+                                                                      session="s3"), repo), "PostToolUseFailure")
+    assert error_log(repo) == ""
+
+
+def test_a_failed_recall_sh_command_brings_no_error_knowledge(tmp_path):
+    """`recall.sh --pin KEY` with a mistyped key fails and names the key in its message ("did you mean …"); the
+    error hook then brought the entry the agent had recorded a moment before, as knowledge about this error.
+    Our own commands' failures are about the memory, answered by their own message."""
+    inbox = ("memory/store/inbox.py names files by ns timestamp; two captures in one ns get distinct random "
+             "suffixes")
+    repo = project(tmp_path, [entry.build(inbox, "BD-7", "orchestrator", "warning")])
+    key = "warning-memory-store-inbox-py-names-files-by-ns-timestamp-two-captures"
+    said = (f"Exit code 2\nrecall.sh: no entry has the key `{key}`; did you mean `{key[:-2]}`? "
+            f"(recall.sh --pin {key[:-2]})")
+    for n, command in enumerate((f".beads/memory/recall.sh --pin {key}",
+                                 f"cd app && ./.beads/memory/recall.sh --pin {key}",
+                                 f"{repo}/.claude/hooks/memory-hooks/bin/memory-doctor --pin {key}")):
+        proc = run_hook("action_context", failure(repo, command, said, session=f"s{n}"), repo)
+        assert context(proc, "PostToolUseFailure") == "", command
+    # the same words from another tool still find it
+    other = failure(repo, "python -m app.ingest", "Exit code 1\nerror: two captures in one ns: inbox.py timestamp "
+                    "collision, random suffixes exhausted", session="s9")
+    assert inbox in context(run_hook("action_context", other, repo), "PostToolUseFailure")
+    assert error_log(repo) == ""
+
+
 @pytest.mark.parametrize("runtime", ["gemini", "codex"])
 @pytest.mark.parametrize("said", ["Exit Code: \u00b2", "Exit Code: --1", "Process exited with code \u0663"])
 def test_an_exit_status_of_digits_int_refuses_is_no_status_not_a_crash(tmp_path, runtime, said):

@@ -55,6 +55,21 @@ def test_first_session_after_install_gets_the_introduction_after_the_knowledge(r
     assert (repo / ".beads" / "memory" / "welcomed").exists()
 
 
+@pytest.mark.parametrize("entries", [0, 2])
+def test_the_introduction_points_at_the_record_line_where_it_is(repo, entries):
+    """With knowledge the introduction comes after the block that ends with the Record: line; it said "the record
+    command below", and nothing was below it."""
+    seed(repo, entries, welcomed=False)
+    text = context(start(repo))
+    intro = text.index("## Project Memory")
+    record = text.index("Record: ")
+    if "record command below" in text or "Record: line below" in text:
+        assert record > intro
+    if "Record: line above" in text:
+        assert record < intro
+    assert "Record: line" in text[intro:]  # the introduction names the line it means
+
+
 @pytest.mark.parametrize("name", ["claude-code/2.1.197/SessionStart-6.json", "claude-code/2.1.330/SessionStart-8.json",
                                   "public/claude-SessionStart-1.json", "public/claude-SessionStart-2.json"])
 def test_block_format_for_every_source(repo, name):
@@ -397,3 +412,89 @@ def test_the_plugins_longer_recall_path_stays_within_the_budget(repo, plugin_cop
     assert ".beads/memory/recall.sh" not in rewritten and rewritten.count(recall) >= 4
     # within the budget, and no more taken from the knowledge than the paths add
     assert budget - plain.count(".beads/memory/recall.sh") * growth <= len(rewritten) <= budget
+
+
+FORKED = "claude-code/2.1.330/fork"
+MIGRATIONS = "Database migrations must be reversible: every alembic upgrade needs a working downgrade."
+
+
+def _fork_payload(repo, tmp_path, how, parent, claude_process):
+    """The recorded SessionStart of a fork made `how`, forked from `parent`, with what names the parent there
+    (memory.runtimes.fork): the transcript's first line, the job's state.json, Claude Code's command line."""
+    name = {"branch": "SessionStart-branch.json", "fork": "SessionStart-fork-command.json",
+            "resume": "SessionStart-resume-fork-session.json"}[how]
+    payload = fixture_payload(f"{FORKED}/{name}")
+    transcript = tmp_path / "transcripts" / f"{payload['session_id']}.jsonl"
+    payload.update(cwd=str(repo), transcript_path=str(transcript))
+    env = {}
+    if how == "branch":
+        transcript.parent.mkdir(exist_ok=True)
+        recorded = (ROOT / "tests" / "fixtures" / FORKED / "branch-transcript-head.jsonl").read_text()
+        transcript.write_text(recorded.replace("2904ef9a-90c2-43ff-bec5-f41cf8591c07", parent))
+    elif how == "fork":
+        job = tmp_path / "job"
+        job.mkdir()
+        state = json.loads((ROOT / "tests" / "fixtures" / FORKED / "fork-job-state.json").read_text())
+        (job / "state.json").write_text(json.dumps(dict(state, forkParentSessionId=parent)))
+        env["CLAUDE_JOB_DIR"] = str(job)
+    else:
+        env["CLAUDE_PID"] = str(claude_process(parent).pid)
+    return payload, env
+
+
+@pytest.fixture
+def claude_process():
+    """A real process whose command line is `claude -p PROMPT --resume PARENT --fork-session`'s."""
+    started = []
+
+    def spawn(parent):
+        started.append(subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", "-p", "go on",
+                                         "--resume", parent, "--fork-session"]))
+        time.sleep(0.2)
+        return started[-1]
+
+    yield spawn
+    for proc in started:
+        proc.kill()
+        proc.wait()
+
+
+@pytest.mark.parametrize("how", ["branch", "fork", "resume"])
+def test_a_fork_is_not_given_again_what_its_parents_conversation_holds(repo, tmp_path, how, claude_process):
+    """The parent session got the digest at its start and an old entry at a prompt; a fork of it (`/branch`,
+    `/fork`, `--resume ID --fork-session`) carries that conversation on: its session start says nothing and the
+    same prompt brings nothing, while a fresh session still gets both."""
+    welcome_done(repo)
+    memory = str(repo / ".beads" / "memory")
+    store.append(memory, [entry.build(MIGRATIONS, "BD-3", "orchestrator", ts=1_600_000_000)])
+    store.append(memory, [entry.build(f"Note {i}: the release notes rule number {i} applies here.", f"BD-{100 + i}",
+                                      "orchestrator", ts=1_700_000_000 + i) for i in range(120)])
+    parent = "11111111-2222-4333-8444-555555555555"
+
+    def ask(session):
+        payload = fixture_payload("claude-code/2.1.330/UserPromptSubmit-1.json")
+        payload.update(cwd=str(repo), prompt="add an alembic migration for the invoices", session_id=session)
+        proc = run_hook("prompt_recall", payload, repo)
+        assert proc.returncode == 0
+        return proc.stdout.decode()
+
+    assert "## Recent Knowledge" in context(start(repo, session_id=parent, source="startup"))
+    assert "every alembic upgrade needs a working downgrade" in ask(parent)
+    payload, env = _fork_payload(repo, tmp_path, how, parent, claude_process)
+    forked = run_hook("session_start", payload, repo, env=env)
+    assert forked.returncode == 0 and forked.stdout == b""
+    assert "alembic" not in ask(payload["session_id"])
+    fresh = "99999999-2222-4333-8444-555555555555"
+    assert "## Recent Knowledge" in context(start(repo, session_id=fresh, source="startup"))
+    assert "every alembic upgrade needs a working downgrade" in ask(fresh)
+    assert not (repo / ".beads" / "memory" / "errors.log").exists()
+
+
+def test_a_fork_of_a_session_not_known_here_gets_the_block(repo, tmp_path, claude_process):
+    """No record of the parent (another machine, older than a day, started before the install): the fork is
+    treated as a new session, the block given and recorded."""
+    seed(repo, 3)
+    payload, env = _fork_payload(repo, tmp_path, "resume", "11111111-2222-4333-8444-555555555555", claude_process)
+    assert "insight 2 about caching" in context(run_hook("session_start", payload, repo, env=env))
+    from memory.surface import injected
+    assert injected.start_answered(str(repo / ".beads" / "memory"), payload["session_id"])

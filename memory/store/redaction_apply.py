@@ -1,0 +1,188 @@
+"""Applying the recorded redactions (memory.store.redactions) to this clone's knowledge files.
+
+Under the store's lock (memory.store.store.apply_redactions; `--compact` and rotation call `apply_locked` inside
+theirs): every line that matches a record and differs from it is replaced by the recorded line, each file
+replaced whole (temp file + fsync + os.replace), and the derived files holding entries' text are deleted. A
+line equal to a record is never rewritten, so applying twice changes no byte. Which record a line takes:
+- of the records it matches, the ones no other matching record supersedes (a later `--redact` of the line
+  matches the earlier record's line, not the reverse);
+- then one record per old line: a line left with one record takes it (and no other line may); records that
+  differ only in their keys (entries of one capture redacted whole) go to their lines in file order; a record
+  two different old lines want, or a line left wanting two records that differ, is left alone (`ambiguous`:
+  the doctor says so).
+The machine-local marker (`redactions.applied`) holds the records' and each file's stats after a pass: the next
+pass reads only the files changed since (a new capture's fragment, not the archive), and session start's check
+(`unchecked`) is a stat when no clone ever redacted.
+"""
+from __future__ import annotations
+
+import os
+
+from memory import TYPE_CHECKING
+from memory.core import fsio, jsonio, layout
+from memory.store import redactions
+from memory.store.redactions import DERIVED, Matcher
+
+if TYPE_CHECKING:
+    from collections.abc import Set as AbstractSet
+
+
+class Applied:
+    """What applying the records did (or, from `pending`, would do): lines per file, and records left alone."""
+
+    def __init__(self) -> None:
+        self.rewritten: dict[str, int] = {}
+        self.ambiguous: list[str] = []  # the recorded keys of records this clone's lines do not tell apart
+
+    @property
+    def lines(self) -> int:
+        return sum(self.rewritten.values())
+
+
+def _names(memory_dir: str) -> list[str]:
+    """The knowledge files, archive first (as --redact and rotation write them), then the inbox's fragments."""
+    from memory.store import inbox
+
+    return [layout.ARCHIVE, layout.KNOWLEDGE] + [os.path.join(layout.INBOX, n) for n in inbox.names(memory_dir)]
+
+
+def _plan(memory_dir: str, records: list[dict],
+          skip: AbstractSet[str] = frozenset()) -> tuple[dict[str, bytes], Applied]:
+    """The files' new bytes (only those that change) and what that does, the files in `skip` not read (unchanged
+    since the records were last applied to them); nothing written."""
+    from memory.store.reading import parse_line
+
+    done = Applied()
+    if not records:
+        return {}, done
+    matchers = [Matcher(r) for r in records]
+    by_stamp = redactions.by_stamp(matchers)
+    times = {jsonio.dumps(m.line.get("ts")).encode() for m in matchers}
+    files: dict[str, list[bytes]] = {}
+    places: dict[str, list[tuple[str, int]]] = {}  # an old line's value -> where it is (copies in several files)
+    wanted: dict[str, list[Matcher]] = {}  # an old line's value -> the records it may take
+    for name in _names(memory_dir):
+        if name in skip:
+            continue
+        lines = (fsio.read_bytes(os.path.join(memory_dir, name)) or b"").split(b"\n")
+        files[name] = lines
+        for at, raw in enumerate(lines):
+            if times.isdisjoint(redactions.TS.findall(raw)):  # most lines: no record's time, never parsed
+                continue
+            parsed = parse_line(raw)
+            if parsed is None:
+                continue
+            found = _current([m for m in by_stamp.get(redactions.stamp(parsed), ()) if m.matches(parsed)])
+            if not found or any(m.applied(parsed) for m in found):
+                continue
+            value = jsonio.dumps(parsed)
+            places.setdefault(value, []).append((name, at))
+            wanted[value] = found
+    for value, m in _assign(wanted, done).items():
+        for name, at in places[value]:
+            files[name][at] = jsonio.dumps_line(m.line).rstrip(b"\n")
+            done.rewritten[name] = done.rewritten.get(name, 0) + 1
+    return {name: b"\n".join(files[name]) for name in done.rewritten}, done
+
+
+def _current(found: list[Matcher]) -> list[Matcher]:
+    """The records no other one of `found` supersedes (its line matches theirs, not the reverse)."""
+    return [m for m in found if not any(o is not m and o.matches(m.line) and not m.matches(o.line) for o in found)]
+
+
+def _assign(wanted: dict[str, list[Matcher]], done: Applied) -> dict[str, Matcher]:
+    """One record per old line, as the module's docstring says; what is left undecided goes to `done.ambiguous`."""
+    left = {value: list(found) for value, found in wanted.items()}
+    chosen: dict[str, Matcher] = {}
+    while True:
+        claims: dict[int, list[str]] = {}
+        for value, found in left.items():
+            if len(found) == 1:
+                claims.setdefault(id(found[0]), []).append(value)
+        if not claims:
+            break
+        for values in claims.values():
+            m = left[values[0]][0]
+            if len(values) == 1:
+                chosen[values[0]] = m
+            else:
+                _ambiguous(done, [m])
+            for value in values:
+                del left[value]
+            for value, found in left.items():
+                left[value] = [o for o in found if o is not m]
+        for value in [v for v, found in left.items() if not found]:  # what it could be went to other lines
+            del left[value]
+    groups: dict[tuple[int, ...], list[str]] = {}
+    for value, found in left.items():
+        groups.setdefault(tuple(sorted(id(m) for m in found)), []).append(value)
+    for values in groups.values():
+        found = left[values[0]]
+        shapes = {jsonio.dumps({k: v for k, v in m.line.items() if k != "key" and k not in DERIVED}) for m in found}
+        if len(shapes) == 1 and len(found) == len(values):  # interchangeable: in the order of the files
+            chosen.update(zip(values, found))
+        else:
+            _ambiguous(done, found)
+    return chosen
+
+
+def _ambiguous(done: Applied, found: list[Matcher]) -> None:
+    for m in found:
+        if m.line["key"] not in done.ambiguous:
+            done.ambiguous.append(m.line["key"])
+
+
+def apply_locked(memory_dir: str) -> Applied:
+    """Rewrite every line a record rewrites, drop the derived files when anything changed, and note in the
+    marker what this clone's files are now. Under the lock."""
+    before = _marker(memory_dir)
+    now = _identity(memory_dir)
+    same = {n for n, ident in now["files"].items() if before.get("files", {}).get(n) == ident} \
+        if before.get("records") == now["records"] else set()
+    new, done = _plan(memory_dir, redactions.load(memory_dir), same)
+    for name, data in new.items():
+        fsio.atomic_write(os.path.join(memory_dir, name), data)
+    if new:
+        drop_derived(memory_dir)
+    try:
+        fsio.atomic_write(os.path.join(memory_dir, redactions.APPLIED), jsonio.dumps_line(_identity(memory_dir)),
+                          durable=False)
+    except OSError:
+        pass  # machine-local: the next check only looks again
+    return done
+
+
+def pending(memory_dir: str) -> Applied:
+    """What applying would do here (nothing written): the doctor's check."""
+    return _plan(memory_dir, redactions.load(memory_dir))[1]
+
+
+def drop_derived(memory_dir: str) -> None:
+    """The derived files that hold entries' text go before anyone can read the old text from them again."""
+    for name in (layout.INDEX, layout.ARCHIVE_INDEX, layout.START_CACHE):
+        try:
+            os.unlink(os.path.join(memory_dir, name))
+        except FileNotFoundError:
+            pass
+
+
+def _identity(memory_dir: str) -> dict:
+    """The records' and each knowledge file's stats (nothing read): what the marker holds after a pass."""
+    files = {name: list(fsio.identity(os.path.join(memory_dir, name)) or ()) for name in _names(memory_dir)}
+    return {"records": list(fsio.identity(os.path.join(memory_dir, redactions.RECORDS)) or ()), "files": files}
+
+
+def _marker(memory_dir: str) -> dict:
+    try:
+        found = jsonio.loads(fsio.read_bytes(os.path.join(memory_dir, redactions.APPLIED)) or b"{}")
+    except ValueError:
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
+def unchecked(memory_dir: str) -> bool:
+    """Session start's cheap test: there are records, and the files changed since they were last applied.
+    One stat when no clone ever redacted."""
+    if not os.path.exists(os.path.join(memory_dir, redactions.RECORDS)):
+        return False
+    return _marker(memory_dir) != _identity(memory_dir)

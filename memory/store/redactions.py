@@ -1,0 +1,198 @@
+"""Recorded redactions: what `recall.sh --redact` rewrote, so that every clone rewrites the same lines.
+
+A clone that folded an inbox fragment into its knowledge.jsonl (`memory-doctor --compact`) before pulling
+another clone's `--redact` of that fragment gets a modify/delete conflict from git, and however it is resolved
+its knowledge.jsonl keeps the old line, live under the old key. So `--redact` also writes to `redactions.jsonl`
+(committed, merged by the memory-hooks driver: install.sh's attributes, and .beads/memory/.gitattributes for
+older installs), per line it rewrote, that line as it is now stored and the old key as a pattern: the old key
+where it held no secret, else with the secret's slug cut out (`*`), and then the other entries of its capture
+as not it. Never the old text, nor a hash of it (a short password's hash is brute-forced in seconds).
+
+A line matches a record (`Matcher`) when it could have been rewritten into the recorded line: every field
+equal except where the recorded text says `<redacted:manual>` (any text there), the derived `tags` and
+`redacted` aside, its key the recorded key or one its patterns match and not one it names as not it. A line
+written later under the same key (`LEARNED[key]:` again) has another ts and capture_id: no match. Applying the
+records to a clone's files: memory.store.redaction_apply.
+"""
+from __future__ import annotations
+
+import os
+import re
+
+from memory import TYPE_CHECKING
+from memory.core import fsio, jsonio, layout
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+MARKER = "<redacted:manual>"
+RECORDS = layout.REDACTIONS
+APPLIED = layout.REDACTIONS_APPLIED
+ATTRIBUTES_LINE = f"/{RECORDS} merge=memory-hooks"  # the union driver (memory.store.merge), in the memory folder
+DERIVED = ("tags", "redacted")  # recomputed by a redaction: never compared
+WILD = "*"  # in a key pattern: what the secret's slug was
+
+
+# --- what --redact records ---------------------------------------------------------------------------------
+
+def key_pattern(old_key: str, renamed: bool, text: str | None) -> str:
+    """The old key as a record may hold it: whole when the redaction kept it (it held no secret); else with
+    TEXT's slug cut out (also where the 60-character key ends inside it); with the whole text redacted, only
+    the type (an automatic key is all text)."""
+    if not renamed:
+        return old_key
+    kind = old_key.split("-", 1)[0]
+    from memory.store.entry import slug
+
+    part = slug(text or "")
+    if text is None or not part:
+        return f"{kind}-{WILD}"
+    if part in old_key:
+        return old_key.replace(part, WILD)
+    for cut in range(len(part) - 1, 0, -1):  # the key's end is the start of the slug
+        if old_key.endswith(part[:cut]):
+            return old_key[:-cut] + WILD
+    return f"{kind}-{WILD}"
+
+
+def record(line: dict, from_keys: list[str], every_line: Sequence[dict] = (), old_key: str = "") -> dict:
+    """A record of `line` (as now stored). Where a key pattern is loose (`*`), the keys of the other entries of
+    its capture (same type, ts and capture_id, in `every_line`) are named as not it: the text of the whole
+    entry redacted, nothing else tells them apart."""
+    rec: dict = {"line": line, "from_keys": sorted(set(from_keys))}
+    if any(WILD in p for p in from_keys):
+        mine, keys = stamp(line), {line.get("key"), old_key}
+        others = {e["key"] for e in every_line if stamp(e) == mine and e.get("capture_id") == line.get("capture_id")
+                  and isinstance(e.get("key"), str) and e["key"] not in keys}
+        if others:
+            rec["not_keys"] = sorted(others)
+    return rec
+
+
+def add(memory_dir: str, new: list[dict], text: str | None, renamed: tuple[str, str] | None = None) -> None:
+    """Append `new` records (under the store's lock, as --redact holds it): an earlier record of a line a new
+    one rewrote again is replaced by it (its key patterns kept, with TEXT's slug cut out); TEXT anywhere in an
+    earlier record is replaced by the marker, and the key this redaction renamed (`renamed`: old, new), where
+    an earlier record names it as not its own, by the new one (the old held the secret). The file is rewritten
+    whole (temp + fsync + os.replace)."""
+    unique: dict[str, dict] = {}
+    for n in new:  # one line redacted in two files (an inbox fragment and its fold) is one record
+        same = unique.setdefault(jsonio.dumps(n["line"]), n)
+        same["from_keys"] = sorted(set(same["from_keys"]) | set(n["from_keys"]))
+    new = list(unique.values())
+    kept: list[dict] = []
+    for old in load(memory_dir):
+        later = [n for n in new if Matcher(n).matches(old["line"])]
+        for n in later:
+            n["from_keys"] = sorted(set(n["from_keys"]) | {key_pattern(p, True, text) if text else p
+                                                           for p in old["from_keys"]})
+        if not later:
+            kept.append(_renamed(_scrubbed(old, text) if text else old, renamed))
+    data = b"".join(jsonio.dumps_line(r) for r in kept + new)
+    fsio.atomic_write(os.path.join(memory_dir, RECORDS), data)
+    _attribute(memory_dir)
+
+
+def _scrubbed(old: dict, text: str) -> dict:
+    from memory.store.entry import slug
+
+    line = replace_all(old["line"], text)
+    part = slug(text)
+    scrubbed = dict(old, line=line)
+    for field in ("from_keys", "not_keys"):
+        if isinstance(old.get(field), list):
+            scrubbed[field] = [p.replace(part, WILD) if part and isinstance(p, str) else p for p in old[field]]
+    return scrubbed
+
+
+def _renamed(old: dict, renamed: tuple[str, str] | None) -> dict:
+    if renamed is None or renamed[0] not in (old.get("not_keys") or ()):
+        return old
+    return dict(old, not_keys=sorted({renamed[1] if k == renamed[0] else k for k in old["not_keys"]}))
+
+
+def replace_all(value: Any, text: str) -> Any:
+    """`value` with `text` replaced by the marker in every string, keys (`key` fields) aside."""
+    if isinstance(value, str):
+        return value.replace(text, MARKER)
+    if isinstance(value, list):
+        return [replace_all(v, text) for v in value]
+    if isinstance(value, dict):
+        return {k: (v if k == "key" else replace_all(v, text)) for k, v in value.items()}
+    return value
+
+
+def _attribute(memory_dir: str) -> None:
+    """The memory folder's .gitattributes names the driver for the records (the root one is install.sh's)."""
+    path = os.path.join(memory_dir, layout.MEMORY_ATTRIBUTES)
+    current = (fsio.read_bytes(path) or b"").decode("utf-8", "replace")
+    if ATTRIBUTES_LINE not in current.splitlines():
+        lead = current if not current or current.endswith("\n") else current + "\n"
+        fsio.atomic_write(path, (lead + ATTRIBUTES_LINE + "\n").encode())
+
+
+def load(memory_dir: str) -> list[dict]:
+    """The records (malformed lines and conflict markers skipped)."""
+    found = []
+    for raw in (fsio.read_bytes(os.path.join(memory_dir, RECORDS)) or b"").split(b"\n"):
+        try:
+            obj = jsonio.loads(raw) if raw.strip() else None
+        except ValueError:
+            continue
+        if isinstance(obj, dict) and isinstance(obj.get("line"), dict) and isinstance(obj.get("from_keys"), list) \
+                and isinstance(obj["line"].get("key"), str):
+            found.append(obj)
+    return found
+
+
+# --- matching ----------------------------------------------------------------------------------------------
+
+class Matcher:
+    """Which lines a record rewrites (see the module's docstring)."""
+
+    def __init__(self, rec: dict) -> None:
+        self.line: dict = rec["line"]
+        self.fields = set(self.line) - set(DERIVED)
+        keys = [p for p in rec["from_keys"] if isinstance(p, str)] + [self.line["key"]]
+        self.keys = re.compile("|".join(".+?".join(map(re.escape, p.split(WILD))) for p in keys))
+        self.not_keys = set(rec.get("not_keys") or ())
+
+    def matches(self, line: dict) -> bool:
+        """`line` could have been rewritten into the recorded line (or is it)."""
+        if set(line) - set(DERIVED) != self.fields or not isinstance(line.get("key"), str):
+            return False
+        if line["key"] in self.not_keys or not self.keys.fullmatch(line["key"]):
+            return False
+        return all(_wild(self.line[f], line[f]) for f in self.fields if f != "key")
+
+    def applied(self, line: dict) -> bool:
+        return line == self.line
+
+
+def _wild(recorded: Any, value: Any) -> bool:
+    if recorded == value:
+        return True
+    if isinstance(recorded, str) and isinstance(value, str) and MARKER in recorded:
+        pattern = ".+?".join(map(re.escape, recorded.split(MARKER)))
+        return re.fullmatch(pattern, value, re.DOTALL) is not None
+    if isinstance(recorded, list) and isinstance(value, list) and len(recorded) == len(value):
+        return all(_wild(r, v) for r, v in zip(recorded, value))
+    if isinstance(recorded, dict) and isinstance(value, dict) and set(recorded) == set(value):
+        return all(_wild(recorded[k], value[k]) for k in recorded)
+    return False
+
+
+def by_stamp(matchers: list[Matcher]) -> dict[str, list[Matcher]]:
+    """Matchers by (type, ts): a cheap first test (a rewrite never changes either)."""
+    found: dict[str, list[Matcher]] = {}
+    for m in matchers:
+        found.setdefault(stamp(m.line), []).append(m)
+    return found
+
+
+TS = re.compile(rb'"ts"\s*:\s*(-?[0-9][0-9.eE+-]*)')
+
+
+def stamp(line: dict) -> str:
+    return jsonio.dumps([line.get("type"), line.get("ts")])
