@@ -254,13 +254,7 @@ def tool_files(payload: dict[str, Any], shell_reads: bool = False) -> list[str]:
             patch = "\n".join(str(p) for p in patch)
         if not isinstance(patch, str):
             return []
-        found = []
-        for line in patch.splitlines():
-            if line.startswith(_PATCH_FILE) and " File: " in line:
-                target = line.split(" File: ", 1)[1].strip()
-                if target and target not in found:
-                    found.append(target)
-        return found
+        return list(_patch_targets(patch))
     return []
 
 
@@ -420,7 +414,7 @@ def shell_read_files(command: str) -> list[str]:
     """The files named by the reading commands of a shell command line and by the patches it applies."""
     from memory.core import shell
 
-    found: list[str] = []
+    found: dict[str, None] = {}  # ordered, and a lookup stays O(1) on a `cat` of many files
     try:
         commands = shell.parse(command)
     except (ValueError, RecursionError):
@@ -431,14 +425,20 @@ def shell_read_files(command: str) -> list[str]:
             continue
         verb = words[0].rsplit("/", 1)[-1]
         if verb in SHELL_READERS:
-            for word in words[1:]:
-                if not word.startswith("-") and "." in word.rsplit("/", 1)[-1] and not word[:1].isdigit() \
-                        and word not in found and "'" not in word and " " not in word:
-                    found.append(word)
-        patch = cmd.stdin_text if verb == "apply_patch" else None
-        for line in (patch or "").splitlines():
-            if line.startswith(_PATCH_FILE) and " File: " in line:
-                target = line.split(" File: ", 1)[1].strip()
-                if target and target not in found:
-                    found.append(target)
+            found.update((word, None) for word in words[1:]
+                         if not word.startswith("-") and "." in word.rsplit("/", 1)[-1] and not word[:1].isdigit()
+                         and "'" not in word and " " not in word)
+        if verb == "apply_patch":
+            found.update(_patch_targets(cmd.stdin_text or ""))
+    return list(found)
+
+
+def _patch_targets(patch: str) -> dict[str, None]:
+    """The files an apply_patch text adds, updates or deletes (`*** Update File: PATH`), in order."""
+    found: dict[str, None] = {}
+    for line in patch.splitlines():
+        if line.startswith(_PATCH_FILE) and " File: " in line:
+            target = line.split(" File: ", 1)[1].strip()
+            if target:
+                found[target] = None
     return found
