@@ -170,7 +170,7 @@ def capture_note(entries: list[dict], result: store.AppendResult, problems: list
     forgot = [e["key"] for e in entries if e.get("type") == entry.FORGET]
     notes = []
     if stored:
-        keys = ", ".join(f"`{e['key']}`" for e in stored)
+        keys = _listed([e["key"] for e in stored])
         parked = os.path.join(os.path.dirname(os.path.dirname(where)), store.SPOOL)
         into = f"(the knowledge lock stayed busy: they wait in {parked}/, the next write adds them)" if result.spooled \
             else f"into {where}"
@@ -180,9 +180,9 @@ def capture_note(entries: list[dict], result: store.AppendResult, problems: list
     if held_note:
         notes.append(held_note)
     if forgot:
-        notes.append(f"memory-hooks: forgot {', '.join(f'`{k}`' for k in forgot)} (a tombstone line; "
+        notes.append(f"memory-hooks: forgot {_listed(forgot)} (a tombstone line; "
                      "`recall.sh --all --history KEY` still shows it).")
-    for key, held in result.duplicates.items():
+    for key, held in list(result.duplicates.items())[:LISTED]:
         if key == held:
             notes.append(f"memory-hooks: not stored again: `{key}` already holds this text (nothing written).")
             continue
@@ -196,7 +196,7 @@ def capture_note(entries: list[dict], result: store.AppendResult, problems: list
         notes.append(f"Replaced {count} credential-shaped value{'s' if count != 1 else ''} ({', '.join(redacted)}) "
                      "with <redacted:TYPE>; the rest of the text is stored as written.")
     explicit = {e["key"] for e in stored if e["key"] != entry.make_key(e["type"], e["content"])}
-    for key, before in result.replaced.items():
+    for key, before in list(result.replaced.items())[:LISTED]:
         if key in explicit:
             from memory.core import render
 
@@ -204,12 +204,24 @@ def capture_note(entries: list[dict], result: store.AppendResult, problems: list
         else:
             notes.append(f"`{key}` replaced an earlier, different insight with the same first 60 characters "
                          "(same key: the latest wins). If both are worth keeping, reword the start of the new one.")
+    unsaid = max(0, len(result.duplicates) - LISTED) + max(0, len(result.replaced) - LISTED)
+    if unsaid:
+        notes.append(f"({unsaid} more not stored again or replaced: `recall.sh --all --history KEY` shows any.)")
     return " ".join(notes + (problems or []))
+
+
+LISTED = 10  # keys named in a note: a comment of thousands of LEARNED lines must not answer in megabytes
+
+
+def _listed(keys: list[str]) -> str:
+    """`a`, `b`, … and N more: at most LISTED keys named."""
+    named = ", ".join(f"`{k}`" for k in keys[:LISTED])
+    return named + (f" and {len(keys) - LISTED} more" if len(keys) > LISTED else "")
 
 
 def not_stored_note(entries: list[dict], exc: OSError) -> str:
     """The one line an agent gets when the knowledge file could not be written: nothing was stored."""
-    keys = ", ".join(f"`{e['key']}`" for e in entries)
+    keys = _listed([e["key"] for e in entries])
     where = exc.filename or store.ACTIVE
     return (f"memory-hooks: NOT stored ({keys}): {where} could not be written ({exc.strerror or exc}). "
             "The insight is not in memory: say so to the user (memory-doctor shows what is wrong), "

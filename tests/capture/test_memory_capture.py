@@ -471,3 +471,14 @@ def test_the_way_to_record_an_insight_bd_did_not_hold_is_shown_redacted(repo, tm
     said = json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
     assert "recall.sh --add" in said and "CI pushes with <redacted:" in said
     assert token not in said and knowledge(repo) == []
+
+
+def test_a_comment_of_many_insights_names_ten_keys_and_counts_the_rest(repo):
+    """A pasted list of 300 LEARNED lines: every one is stored, and the note the agent reads on every later turn
+    names ten keys and the count, not 300 (40,000 lines answered 2.9 MB)."""
+    lines = "\n".join(f"LEARNED: service number {i} restarts with make restart-{i}" for i in range(300))
+    proc = run_hook("memory_capture", bash_payload(f"bd comment BD-1 \"{lines}\"", repo), repo)
+    said = context(proc)
+    assert len(knowledge(repo)) == 300
+    assert said.startswith("memory-hooks: captured 300 insights (") and " and 290 more) into " in said
+    assert said.count("`learned-service-number-") == 10 and len(said) < 1200
