@@ -282,6 +282,22 @@ def _redactions_check(memory_dir: str) -> list[Finding]:
     return found or [(OK, "redactions", f"every recorded redaction is applied ({len(redactions.load(memory_dir))})")]
 
 
+def _settings_checks(memory_dir: str) -> list[Finding]:
+    """config.json and completion.json: a setting misspelt or of the wrong type is ignored by the hooks, silently
+    (they use the default): say which."""
+    from memory.core import config
+    from memory.orchestration import completion
+
+    found: list[Finding] = []
+    for name, defaults in ((layout.CONFIG, config.DEFAULTS), (layout.COMPLETION_CONFIG, completion.DEFAULTS)):
+        path = os.path.join(memory_dir, name)
+        if os.path.exists(path):
+            problems = config.read_settings(path, defaults)[1]
+            found.append((WARN, "settings", f"{name}: " + "; ".join(problems)) if problems
+                         else (OK, "settings", f"{name}: every setting taken"))
+    return found
+
+
 def _errors_check(memory_dir: str) -> Finding:
     path = os.path.join(memory_dir, layout.ERRORS)
     if not os.path.exists(path):
@@ -306,6 +322,7 @@ def diagnose(anchor: str, memory_dir: str) -> list[Finding]:
              ("last capture", lambda: [_capture_check(memory_dir)]),
              ("stale", lambda: [_stale_check(memory_dir, tree)]),
              ("held", lambda: [_held_check(memory_dir)]),
+             ("settings", lambda: _settings_checks(memory_dir)),
              ("errors.log", lambda: [_errors_check(memory_dir)])]
     findings: list[Finding] = []
     for name, step in steps:

@@ -61,22 +61,51 @@ MAX_INJECTED_CHARS = 9000  # the runtimes drop context past 10,000 characters
 
 def load(memory_dir: str) -> dict:
     """Defaults overridden by the values of config.json that have the default's type; never raises."""
+    return read_settings(os.path.join(memory_dir, layout.CONFIG), DEFAULTS)[0]
+
+
+def read_settings(path: str, defaults: dict) -> tuple[dict, list[str]]:
+    """`defaults` overridden by the values of the JSON object in `path` that have the default's type (exact: `true`
+    is no budget, `"500"` no number; `1` for a share is 1.0; a list holds strings), and what was not taken, one
+    phrase each (for memory-doctor; the hooks use the defaults and say nothing). Never raises."""
     import json  # here: the action-time hook's fast path reads DEFAULTS without paying for json (and re)
 
-    config = dict(DEFAULTS)
+    settings = dict(defaults)
     try:
-        with open(os.path.join(memory_dir, layout.CONFIG), "rb") as fh:
+        with open(path, "rb") as fh:
             custom = json.loads(fh.read())
-    except (OSError, ValueError):
-        return config
-    if isinstance(custom, dict):
-        for name, default in DEFAULTS.items():
-            value = custom.get(name)
-            if type(value) is type(default):  # exact type: `true` is no budget, `"500"` no number
-                config[name] = value
-            elif type(default) is float and type(value) is int:  # `1` for a share is 1.0
-                config[name] = float(value)
-    return config
+    except FileNotFoundError:
+        return settings, []
+    except (OSError, ValueError) as exc:
+        return settings, [f"not read ({type(exc).__name__}: {exc}): every default is used"]
+    if not isinstance(custom, dict):
+        return settings, [f"holds a JSON {type(custom).__name__}, not an object: every default is used"]
+    problems = []
+    for name, value in custom.items():
+        default = defaults.get(name)
+        if name not in defaults:
+            problems.append(f"`{name}` is no setting{_did_you_mean(name, defaults)}: ignored")
+        elif type(value) is type(default) and not (isinstance(value, list)
+                                                   and not all(isinstance(v, str) for v in value)):
+            settings[name] = value
+        elif type(default) is float and type(value) is int:
+            settings[name] = float(value)
+        else:
+            problems.append(f"`{name}` is {json.dumps(value)[:40]}, not {_kind(default)}: the default "
+                            f"{json.dumps(default)} is used")
+    return settings, problems
+
+
+def _kind(default: object) -> str:
+    return {bool: "true or false", int: "a whole number", float: "a number", str: "a string",
+            list: "a list of strings", dict: "an object"}.get(type(default), type(default).__name__)
+
+
+def _did_you_mean(name: str, defaults: dict) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(name, list(defaults), n=1)
+    return f" (did you mean `{close[0]}`?)" if close else ""
 
 
 def budget_chars(tokens: int) -> int:

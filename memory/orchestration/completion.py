@@ -22,6 +22,7 @@ import subprocess
 from collections.abc import Sequence
 
 from memory import TYPE_CHECKING
+from memory.core import config as settings
 from memory.core import layout, paths, state
 from memory.store import redact
 
@@ -55,16 +56,7 @@ DEFAULTS = {
 
 def load_config(memory_dir: str) -> dict:
     """Defaults, overridden by .beads/memory/completion.json and MEMORY_HOOKS_FETCH / _MAX_BLOCKS."""
-    config = dict(DEFAULTS)
-    try:
-        with open(os.path.join(memory_dir, layout.COMPLETION_CONFIG), "rb") as fh:
-            custom = json.loads(fh.read())
-        if isinstance(custom, dict):
-            config.update({k: v for k, v in custom.items() if k in DEFAULTS})
-    except (OSError, ValueError):
-        pass
-    if not isinstance(config["checks"], dict):
-        config["checks"] = {}
+    config = settings.read_settings(os.path.join(memory_dir, layout.COMPLETION_CONFIG), DEFAULTS)[0]
     if os.environ.get("MEMORY_HOOKS_FETCH"):
         config["fetch"] = os.environ["MEMORY_HOOKS_FETCH"] not in ("0", "false", "")
     if os.environ.get("MEMORY_HOOKS_MAX_BLOCKS", "").isdigit():

@@ -393,3 +393,30 @@ def test_a_toml_escape_json_does_not_know_is_read_not_a_crash(repo):
     status, data, _ = report(repo)
     warned = [c["detail"] for c in _registered(data) if c["level"] == "WARN"]
     assert warned and "not reviewed in Codex" in warned[0] and "not trusted" not in warned[0]
+
+
+def test_a_misspelt_or_mistyped_setting_is_named_and_the_hooks_use_the_default(repo):
+    """The hooks ignore a setting they cannot use (and stay quiet about it): the doctor says which."""
+    from memory.core import config
+    from memory.orchestration import completion
+
+    repo = installed(repo)
+    memory = repo / ".beads" / "memory"
+    (memory / "config.json").write_text('{"session_budget_token": 1500, "prompt_max_entries": "3", '
+                                        '"prompt_relative_cut": 1, "semantic": false}\n')
+    (memory / "completion.json").write_text('{"max_blocks": "2", "supervisor_types": ["supervisor", 7]}\n')
+    proc = doctor(repo, "--json")
+    found = [c for c in json.loads(proc.stdout)["checks"] if c["check"] == "settings"]
+    assert [c["level"] for c in found] == ["WARN", "WARN"] and proc.returncode == 1
+    said = " ".join(c["detail"] for c in found)
+    assert "`session_budget_token` is no setting (did you mean `session_budget_tokens`?)" in said
+    assert '`prompt_max_entries` is "3", not a whole number: the default 5 is used' in said
+    assert "`max_blocks`" in said and "`supervisor_types`" in said and "prompt_relative_cut" not in said
+    taken = config.load(str(memory))
+    assert (taken["prompt_max_entries"], taken["prompt_relative_cut"], taken["semantic"]) == (5, 1.0, False)
+    gate = completion.load_config(str(memory))
+    assert gate["max_blocks"] == 2 and gate["supervisor_types"] == ["supervisor"]
+    (memory / "config.json").write_text('{"prompt_max_entries": 3}\n')
+    (memory / "completion.json").write_text("[1, 2]\n")
+    found = {c["detail"].split(":")[0]: c["level"] for c in report(repo)[1]["checks"] if c["check"] == "settings"}
+    assert found == {"config.json": "OK", "completion.json": "WARN"}
