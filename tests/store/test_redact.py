@@ -499,7 +499,8 @@ def test_a_password_a_person_made_of_words_is_redacted_a_name_of_words_is_not():
 
 @pytest.mark.parametrize("text", ["sudo -S " * 4000 + "<<<", "lftp " * 60000, "smbclient " * 30000,
                                   "docker login registry.example.com\n" * 3000, "mysql -h db -u app\n" * 8000,
-                                  "redis-cli ping " * 10000, "curl x " * 20000, "ssh-keygen -t ed25519\n" * 8000])
+                                  "redis-cli ping " * 10000, "curl x " * 20000, "ssh-keygen -t ed25519\n" * 8000],
+                         ids=lambda text: f"{text[:12].strip()}x{len(text)}")  # the text itself is no id: an env var
 def test_the_command_line_rules_never_backtrack_for_minutes(text):
     """A hook redacts what it stores (a handoff's prompt and last message, a dispatch prompt) before any cut: a
     long line repeating a rule's command made the sudo here-string rule cubic (32 KB: minutes; the hook is

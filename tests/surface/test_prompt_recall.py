@@ -277,9 +277,12 @@ def test_an_entry_an_action_hook_gave_while_the_prompt_was_ranked_is_not_given_a
     from helpers import ROOT, error_log
 
     seed(repo)
+    (repo / ".beads" / "memory" / "config.json").write_text('{"semantic": false}')  # where it is installed
     [rule] = [e["key"] for e in knowledge(repo) if "alembic upgrade" in e["content"]]
+    alone = ask(repo, "add an alembic migration for refunds", session="s-0")
+    assert b"alembic upgrade" in alone.stdout  # the prompt needs it: without the race it is given
     proc = ask(repo, "add an alembic migration for refunds", python_args=["-c", RACING_ACTION, str(ROOT), rule])
-    assert proc.returncode == 0 and proc.stdout, (proc.stdout, proc.stderr, error_log(repo))
+    assert proc.returncode == 0 and not error_log(repo), (proc.stdout, proc.stderr, error_log(repo))
     assert b"alembic upgrade" not in proc.stdout
     assert rule in injected.given(str(repo / ".beads" / "memory"), "s-1")
 
