@@ -1,6 +1,7 @@
 """SubagentStop completion gate: real worktrees, a bare remote, a fake bd, real SubagentStop payloads."""
 import json
 import os
+import subprocess
 import time
 
 import pytest
@@ -342,3 +343,27 @@ def test_report_check_off_lets_a_supervisor_without_report_finish(project, tmp_p
     assert stop(project, tmp_path, message="I think I am done.") is None
     set_status(tmp_path, "open")  # a claim without Worktree/Branch lines is still checked, at .worktrees/bd-<ID>
     assert "- bead-status: BD-12 is 'open'" in stop(project, tmp_path, message="BEAD BD-12 COMPLETE")["reason"]
+
+
+def test_cursor_running_both_registrations_blocks_a_subagent_max_blocks_times(project, tmp_path):
+    """Cursor runs .cursor/hooks.json's subagentStop and, by its third-party import, .claude/settings.json's
+    SubagentStop: one of them decides. Before, each counted a block, so a subagent was let go after one follow-up
+    instead of max_blocks (2), and its unfinished bead passed."""
+    from helpers import cursor_runs
+
+    subprocess.run([str(ROOT / "install.sh"), "--no-venv", "--no-self-check", str(project)], check=True,
+                   capture_output=True)
+    set_status(tmp_path, "open")
+    env = {"PATH": FAKE_BD + os.pathsep + os.environ["PATH"], "FAKE_BD_DIR": str(tmp_path / "bd-state")}
+    answers = []
+    for attempt in range(3):
+        stop = {"conversation_id": "conv-1", "generation_id": "gen-1", "cursor_version": "3.9.16",
+                "hook_event_name": "subagentStop", "workspace_roots": [str(project)], "subagent_type": "supervisor",
+                "status": "completed", "summary": REPORT, "loop_count": attempt, "agent_transcript_path": None}
+        runs = cursor_runs(project, stop, env=env)
+        assert sorted(who for who, _ in runs) == ["claude", "cursor"]  # both registrations fire
+        assert all(proc.returncode == 0 for _, proc in runs)
+        answers.append([json.loads(proc.stdout) for _, proc in runs if proc.stdout])
+    follow_ups = [[set(a) for a in attempt] for attempt in answers]
+    assert follow_ups == [[{"followup_message"}], [{"followup_message"}], []]  # once per attempt, twice, then let go
+    assert "bead-status: BD-12 is 'open'" in answers[1][0]["followup_message"]

@@ -416,3 +416,18 @@ def test_the_last_session_block_says_each_thing_once_with_paths_of_the_project(r
     assert "round half-even; the ledger" not in block and "ledger fixture" not in block  # given in full below
     assert text.count("refunds round half-even; the ledger compares to the cent") == 1
     assert "Files changed: src/payments.py" in block and str(repo) not in block
+
+
+def test_cursor_running_both_registrations_saves_one_handoff(tmp_path):
+    """Cursor runs .cursor/hooks.json's sessionEnd and preCompact and, by its third-party import,
+    .claude/settings.json's SessionEnd and PreCompact: before, each wrote a handoff, so every session's was there twice."""
+    from helpers import cursor_runs, installed_project
+
+    repo = installed_project(tmp_path / "repo")
+    for event in ("preCompact", "sessionEnd"):
+        payload = dict(fixture_payload("public/cursor-sessionEnd-1.json"), hook_event_name=event,
+                       workspace_roots=[str(repo)])
+        runs = cursor_runs(repo, payload)
+        assert sorted(who for who, _ in runs) == ["claude", "cursor"]
+        assert all(proc.returncode == 0 and proc.stdout == b"" for _, proc in runs)
+    assert [h["event"] for h in saved(repo)] == ["PreCompact", "SessionEnd"]
