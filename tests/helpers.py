@@ -313,8 +313,8 @@ def installed_project(path: Path) -> Path:
 
 # Cursor's third-party import runs .claude/settings.json hooks too, under its own event and tool names
 CURSOR_FOR_CLAUDE_EVENT = {"PreToolUse": "preToolUse", "PostToolUse": "postToolUse",
-                           "UserPromptSubmit": "beforeSubmitPrompt", "Stop": "stop", "SubagentStop": "subagentStop", "SessionStart": "sessionStart",
-                           "SessionEnd": "sessionEnd", "PreCompact": "preCompact"}
+                           "UserPromptSubmit": "beforeSubmitPrompt", "Stop": "stop", "SubagentStop": "subagentStop",
+                           "SessionStart": "sessionStart", "SessionEnd": "sessionEnd", "PreCompact": "preCompact"}
 CURSOR_FOR_CLAUDE_TOOL = {"Bash": "Shell", "Edit": "Write", "MultiEdit": "Write"}
 
 

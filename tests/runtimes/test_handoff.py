@@ -420,7 +420,8 @@ def test_the_last_session_block_says_each_thing_once_with_paths_of_the_project(r
 
 def test_cursor_running_both_registrations_saves_one_handoff(tmp_path):
     """Cursor runs .cursor/hooks.json's sessionEnd and preCompact and, by its third-party import,
-    .claude/settings.json's SessionEnd and PreCompact: before, each wrote a handoff, so every session's was there twice."""
+    .claude/settings.json's SessionEnd and PreCompact: before, each wrote a handoff, so every session's was
+    there twice."""
     from helpers import cursor_runs, installed_project
 
     repo = installed_project(tmp_path / "repo")
