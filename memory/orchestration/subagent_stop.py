@@ -35,6 +35,11 @@ def handle(ctx: hookrun.Context) -> str | None:
     if not completion.applies(agent_type, report, config):
         return None
     _save_handoff(data, report, ctx.memory_dir)
+    if not final.strip():
+        # Cursor may send no summary and no transcript: what the agent said is unknown, so never "no report line"
+        ctx.problems.append("no final message (no summary, last_assistant_message or readable transcript): "
+                            "the completion gate could not check it and let it finish")
+        return None
     agent = (payload.text_field(data, "agent_id") or payload.text_field(data, "agent_transcript_path")
              or f"{payload.session_id(data)}:{agent_type}")
     if report is not None and report.outcome != completion.COMPLETE:

@@ -7,7 +7,7 @@ import time
 import pytest
 
 from conftest import FIXTURES, ROOT, fixture_payload, git, run_hook
-from helpers import copy_tree, hook_in_process, make_repo
+from helpers import copy_tree, error_log, hook_in_process, make_repo
 
 FAKE_BD = str(ROOT / "tests" / "fake_bd")
 REPORT = "All done.\n\nBEAD BD-12 COMPLETE\nWorktree: .worktrees/bd-BD-12\nBranch: bd-BD-12"
@@ -367,3 +367,36 @@ def test_cursor_running_both_registrations_blocks_a_subagent_max_blocks_times(pr
     follow_ups = [[set(a) for a in attempt] for attempt in answers]
     assert follow_ups == [[{"followup_message"}], [{"followup_message"}], []]  # once per attempt, twice, then let go
     assert "bead-status: BD-12 is 'open'" in answers[1][0]["followup_message"]
+
+
+def cursor_stop(project, **fields):
+    """A Cursor subagentStop of a completed supervisor, run as .cursor/hooks.json registers it; its answer or None."""
+    payload = {"conversation_id": "conv-1", "generation_id": "gen-1", "cursor_version": "3.9.16",
+               "hook_event_name": "subagentStop", "workspace_roots": [str(project)], "subagent_type": "supervisor",
+               "status": "completed", "task": "BD-12", "description": "finish BD-12", "duration_ms": 900,
+               "message_count": 4, "tool_call_count": 3, "loop_count": 0, **fields}
+    env = {"PATH": FAKE_BD + os.pathsep + os.environ["PATH"], "FAKE_BD_DIR": str(project.parent / "bd-state")}
+    proc = run_hook("validate_completion", payload, project, env=env, args=["--cursor"])
+    assert proc.returncode == 0
+    return json.loads(proc.stdout) if proc.stdout else None
+
+
+def test_cursor_subagent_without_a_summary_is_judged_from_its_transcript(project):
+    """Cursor may leave `summary` out of subagentStop (seen on 3.9.16): the report is read from the subagent's
+    transcript (lines `{"role": "assistant", "message": {"content": [...]}}`). Before, a finished supervisor was
+    sent back with "the final message has no report line" until max_blocks ran out."""
+    transcript = project.parent / "sub.jsonl"
+    lines = [{"role": "user", "message": {"content": [{"type": "text", "text": "finish BD-12"}]}},
+             {"role": "assistant", "message": {"content": [{"type": "text", "text": REPORT}]}}]
+    transcript.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    assert cursor_stop(project, agent_transcript_path=str(transcript)) is None
+    set_status(project.parent, "open")  # the same report on an unfinished bead is still held
+    held = cursor_stop(project, agent_transcript_path=str(transcript), conversation_id="conv-2")
+    assert "bead-status: BD-12 is 'open'" in held["followup_message"]
+
+
+def test_cursor_subagent_whose_final_message_cannot_be_read_is_let_go(project):
+    """No summary and no transcript: the gate cannot know what the subagent said, so it does not claim that the
+    message has no report line (it blocked every such supervisor before); errors.log says why it let it go."""
+    assert cursor_stop(project, agent_transcript_path=None) is None
+    assert "no final message" in error_log(project)
