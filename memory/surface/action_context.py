@@ -64,10 +64,7 @@ def handle(ctx: hookrun.Context) -> str | None:
     settings = config.load(memory_dir)
     bars = ",".join(str(settings[name]) for name in sorted(settings) if name.startswith("action_"))
     added = payload.added_text(data) if files else ""
-    if files:
-        event = f"f:{bars}:" + "\n".join(rels) + "\n" + added
-    else:
-        event = f"e:{bars}:{failure}"
+    event = f"f:{bars}:" + "\n".join(rels) + "\n" + added if files else f"e:{bars}:{failure}"
     found = action_cache.get(memory_dir, session, event, fp)
     if found is None:
         if files:
