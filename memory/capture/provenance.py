@@ -64,7 +64,7 @@ def _files(reader: handoff.Reader, root: str | None, limit: int = MAX_FILES) -> 
             if name in FILE_TOOLS else None
         if not isinstance(target, str) or not target.strip():
             continue
-        path = _relative(target, root)
+        path = relative_path(target, root)
         if path not in found:
             found.append(path)
         if len(found) >= limit:
@@ -72,7 +72,8 @@ def _files(reader: handoff.Reader, root: str | None, limit: int = MAX_FILES) -> 
     return found or None
 
 
-def _relative(path: str, root: str | None) -> str:
+def relative_path(path: str, root: str | None) -> str:
+    """`path` relative to `root` when inside it, as named (case kept), with / separators; else as given."""
     if root and os.path.isabs(path):
         try:
             rel = os.path.relpath(path, root)

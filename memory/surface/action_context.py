@@ -55,15 +55,15 @@ def handle(ctx: hookrun.Context) -> str | None:
 
     session = payload.session_id(data)
     root = os.path.dirname(os.path.dirname(memory_dir))
-    rels = [action_paths.relative(f, root) for f in files]
     if payload.runtime(data) == payload.CURSOR:  # its transcript is not read: a capture's provenance comes from here
-        _note_trail(memory_dir, session, rels, failure, payload.shell_command(data))
+        _note_trail(memory_dir, session, root, files, failure, payload.shell_command(data))
     fp = action_paths.fingerprint(memory_dir)
     if fp is None:
         return None
     settings = config.load(memory_dir)
     bars = ",".join(str(settings[name]) for name in sorted(settings) if name.startswith("action_"))
     added = payload.added_text(data) if files else ""
+    rels = [action_paths.relative(f, root) for f in files]
     event = f"f:{bars}:" + "\n".join(rels) + "\n" + added if files else f"e:{bars}:{failure}"
     found = action_cache.get(memory_dir, session, event, fp)
     if found is None:
@@ -231,13 +231,15 @@ def answer(memory_dir: str, session: str | None, found: list[list[str]], setting
     return "\n".join([heading] + shown) if shown else ""
 
 
-def _note_trail(memory_dir: str, session: str | None, rels: list[str], failure: str | None,
+def _note_trail(memory_dir: str, session: str | None, root: str, files: list[str], failure: str | None,
                 command: str | None) -> None:
     """The session's trail (memory.capture.trail): the files of a file call, or the error lines of a failure."""
     from memory.capture import trail
 
-    if rels:
-        trail.note(memory_dir, session, files=rels)
+    if files:
+        from memory.capture.provenance import relative_path
+
+        trail.note(memory_dir, session, files=[relative_path(f, root) for f in files])
     elif failure and command is not None:
         from memory.search import recurrence
 

@@ -131,7 +131,7 @@ def test_under_cursor_a_capture_records_the_files_and_the_error_its_tool_calls_s
 
     repo = installed_project(tmp_path / "app")
     (repo / "payments").mkdir()
-    (repo / "payments" / "refund_service.py").write_text("def refund(): ...\n")
+    (repo / "payments" / "RefundService.py").write_text("def refund(): ...\n")
 
     def cursor(event, conversation, **fields):
         payload = {"conversation_id": conversation, "generation_id": "gen-1", "cursor_version": "3.9.16",
@@ -146,13 +146,13 @@ def test_under_cursor_a_capture_records_the_files_and_the_error_its_tool_calls_s
         return cursor("postToolUse", conversation, tool_name="Shell", tool_input={"command": "pytest tests"},
                       tool_output=output, tool_use_id="t2")
 
-    read = {"file_path": str(repo / "payments/refund_service.py")}
+    read = {"file_path": str(repo / "payments/RefundService.py")}
     cursor("postToolUse", "conv-1", tool_name="Read", tool_input=read,
            tool_output=json.dumps({"content": "def refund(): ..."}), tool_use_id="t1")
     failed_shell("conv-1")
     cursor("afterAgentResponse", "conv-1", text="Fixed.\nLEARNED: refunds are rounded in the service, not in the view.")
     [captured] = knowledge(repo)
-    assert captured["files"] == ["payments/refund_service.py"]
+    assert captured["files"] == ["payments/RefundService.py"]  # as the file is named, like a transcript's
     assert captured["errors"] == ["E ModuleNotFoundError: No module named 'psycopg2'"]  # pytest's line, cleaned
     [answer] = failed_shell("conv-2")  # a later conversation, the same failure: no word of the entry in it
     assert "(recorded right after this same error) refunds are rounded in the service" in answer
