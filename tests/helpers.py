@@ -311,6 +311,42 @@ def installed_project(path: Path) -> Path:
     return path
 
 
+# Cursor's third-party import runs .claude/settings.json hooks too, under its own event and tool names
+CURSOR_FOR_CLAUDE_EVENT = {"PreToolUse": "preToolUse", "PostToolUse": "postToolUse",
+                           "UserPromptSubmit": "beforeSubmitPrompt", "Stop": "stop", "SubagentStop": "subagentStop",
+                           "SessionStart": "sessionStart", "SessionEnd": "sessionEnd", "PreCompact": "preCompact"}
+CURSOR_FOR_CLAUDE_TOOL = {"Bash": "Shell", "Edit": "Write", "MultiEdit": "Write"}
+
+
+def cursor_runs(repo: Path, payload: dict, env: dict | None = None) -> list[tuple[str, subprocess.CompletedProcess]]:
+    """Every command the repository registers for the Cursor payload's event, run as Cursor runs it (`sh -c`, cwd the
+    project, CURSOR_PROJECT_DIR and CLAUDE_PROJECT_DIR set): .cursor/hooks.json's, then .claude/settings.json's
+    (Cursor's third-party import, on by default: Claude events and tool names mapped to Cursor's).
+    [("cursor" | "claude", process)]."""
+    import re
+
+    event, tool = payload["hook_event_name"], payload.get("tool_name")
+    commands = []
+    native = json.loads((repo / ".cursor" / "hooks.json").read_text())["hooks"].get(event, [])
+    for handler in native:
+        if not handler.get("matcher") or tool is None or re.fullmatch(handler["matcher"], tool):
+            commands.append(("cursor", handler["command"]))
+    for claude_event, groups in json.loads((repo / ".claude" / "settings.json").read_text())["hooks"].items():
+        if CURSOR_FOR_CLAUDE_EVENT.get(claude_event) != event:
+            continue
+        for group in groups:
+            matcher = "|".join(CURSOR_FOR_CLAUDE_TOOL.get(n, n) for n in (group.get("matcher") or "").split("|"))
+            if matcher and tool is not None and claude_event != "SessionStart" and not re.fullmatch(matcher, tool):
+                continue
+            commands.extend(("claude", h["command"]) for h in group["hooks"])
+    full_env = clean_env(CURSOR_PROJECT_DIR=str(repo), CLAUDE_PROJECT_DIR=str(repo), MEMORY_HOOKS_FOREGROUND="1",
+                         CURSOR_VERSION=str(payload.get("cursor_version", "3.9.16")))
+    full_env.update(env or {})
+    data = json.dumps(payload).encode()
+    return [(who, subprocess.run(["sh", "-c", command], input=data, cwd=repo, env=full_env, capture_output=True,
+                                 timeout=60)) for who, command in commands]
+
+
 @contextlib.contextmanager
 def fake_model_api(fake: str, script: list, out: Path) -> Iterator[int]:
     """tests/e2e/<fake> serving `script` on 127.0.0.1 for one session, logging to out/requests.jsonl: its port."""

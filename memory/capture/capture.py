@@ -47,7 +47,8 @@ def handle(ctx: hookrun.Context) -> str | None:
     provenance = {"session_id": payload.session_id(data), "agent_type": agent_type,
                   "agent_id": payload.text_field(data, "agent_id"), "branch": git.branch if git else None,
                   "commit": git.head if git else None, "capture_id": call,
-                  **session_provenance(payload.text_field(data, "transcript_path"), root)}
+                  **session_provenance(payload.text_field(data, "transcript_path"), root, ctx.memory_dir,
+                                       payload.session_id(data))}
     entries, problems = build_records(ctx.memory_dir, found, entry.detect_source(cwd, agent_type), provenance)
     problems += [failed] if failed else []
     if not entries:

@@ -23,15 +23,22 @@ MAX_FILES = 8
 ERROR_WINDOW = 20  # a failure further back than this many tool calls is not what the insight is about
 
 
-def session_provenance(transcript_path: str | None, root: str | None) -> dict[str, list[str] | None]:
+def session_provenance(transcript_path: str | None, root: str | None, memory_dir: str | None = None,
+                       session: str | None = None) -> dict[str, list[str] | None]:
     """{"files": …, "errors": …} for a capture now (see the module docstring); None values when the
-    transcript has none (or is unreadable)."""
-    if not transcript_path or not os.path.isfile(transcript_path):
-        return {"files": None, "errors": None}  # and no transcript reader imported for nothing
-    from memory.runtimes import handoff
+    transcript has none (or is unreadable). With `memory_dir` and `session`, a transcript that tells neither gives
+    way to the session's trail (memory.capture.trail: what the action hook saw of a Cursor session)."""
+    found: dict[str, list[str] | None] = {"files": None, "errors": None}
+    if transcript_path and os.path.isfile(transcript_path):
+        from memory.runtimes import handoff
 
-    reader = handoff.read_transcript(transcript_path, tail_bytes=TAIL_BYTES)
-    return {"files": _files(reader, root), "errors": _errors(reader)}
+        reader = handoff.read_transcript(transcript_path, tail_bytes=TAIL_BYTES)
+        found = {"files": _files(reader, root), "errors": _errors(reader)}
+    if found["files"] is None and found["errors"] is None:
+        from memory.capture import trail
+
+        return trail.provenance(memory_dir, session, MAX_FILES, ERROR_WINDOW) or found
+    return found
 
 
 def _errors(reader: handoff.Reader) -> list[str] | None:
@@ -57,7 +64,7 @@ def _files(reader: handoff.Reader, root: str | None, limit: int = MAX_FILES) -> 
             if name in FILE_TOOLS else None
         if not isinstance(target, str) or not target.strip():
             continue
-        path = _relative(target, root)
+        path = relative_path(target, root)
         if path not in found:
             found.append(path)
         if len(found) >= limit:
@@ -65,7 +72,8 @@ def _files(reader: handoff.Reader, root: str | None, limit: int = MAX_FILES) -> 
     return found or None
 
 
-def _relative(path: str, root: str | None) -> str:
+def relative_path(path: str, root: str | None) -> str:
+    """`path` relative to `root` when inside it, as named (case kept), with / separators; else as given."""
     if root and os.path.isabs(path):
         try:
             rel = os.path.relpath(path, root)

@@ -60,7 +60,7 @@ def capture(data: dict, text: str, memory_dir: str, bead: str | None = None) -> 
     provenance = {"session_id": payload.session_id(data), "agent_type": agent_type,
                   "agent_id": payload.text_field(data, "agent_id"), "branch": git.branch if git else None,
                   "commit": git.head if git else None, "capture_id": call,
-                  "via": "reply", **session_provenance(transcript, root)}
+                  "via": "reply", **session_provenance(transcript, root, memory_dir, payload.session_id(data))}
     records, _ = capture_mod.build_records(memory_dir, found, entry.detect_source(cwd, agent_type), provenance,
                                            bead=bead.upper() if bead else edit.bead_in_progress(cwd or project or "."))
     result = store.append(memory_dir, records, capture_id=call, repeat=False)

@@ -11,7 +11,7 @@ import time
 
 from memory.core import errorlog, paths
 from memory.orchestration import completion
-from memory.runtimes import hookrun, payload, transcript
+from memory.runtimes import hookrun, payload, registration, transcript
 
 HOOK = "validate_completion"
 
@@ -25,6 +25,9 @@ def handle(ctx: hookrun.Context) -> str | None:
     final = (payload.text_field(data, "last_assistant_message") or payload.text_field(data, "summary")
              or transcript.last_assistant_text(payload.text_field(data, "agent_transcript_path")) or "")
     cwd, project = payload.cwd(data), payload.project_dir(data)
+    root = paths.project_root(cwd, project)
+    if registration.another_copy_answers(data, ctx.argv, root):
+        return None  # one copy decides: two would count each stop twice (memory.runtimes.registration)
     ctx.memory_dir = paths.memory_dir(cwd, project)
     report = completion.parse_report(final)
     _capture_insights(data, final, ctx.memory_dir, report.bead if report else None)
@@ -32,9 +35,13 @@ def handle(ctx: hookrun.Context) -> str | None:
     if not completion.applies(agent_type, report, config):
         return None
     _save_handoff(data, report, ctx.memory_dir)
+    if not final.strip():
+        # Cursor may send no summary and no transcript: what the agent said is unknown, so never "no report line"
+        ctx.problems.append("no final message (no summary, last_assistant_message or readable transcript): "
+                            "the completion gate could not check it and let it finish")
+        return None
     agent = (payload.text_field(data, "agent_id") or payload.text_field(data, "agent_transcript_path")
              or f"{payload.session_id(data)}:{agent_type}")
-    root = paths.project_root(cwd, project)
     if report is not None and report.outcome != completion.COMPLETE:
         # an honest "not done" is accepted as is: recorded on the bead, never blocked
         problem = completion.record_outcome(root, report, float(config["timeout"]))

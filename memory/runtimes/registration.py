@@ -307,6 +307,21 @@ def claude_hooks_installed(root: str) -> bool:
     return any(registered_events(read_config(os.path.join(root, name))) for name in CLAUDE_SETTINGS_FILES)
 
 
+def another_copy_answers(data: dict, argv: list[str], root: str) -> bool:
+    """Whether another registration of this hook handles the event, so this copy steps aside: Cursor runs
+    .claude/settings.json hooks besides its own .cursor/hooks.json ones (its third-party import, on by default),
+    and the Claude Code plugin may sit beside an install. One copy answers, decides or records, so the agent
+    gets a block once and a subagent is held max_blocks times, not twice as often."""
+    from memory.core import layout
+    from memory.runtimes import payload
+
+    if payload.runtime(data) == payload.CURSOR and layout.FLAG_CURSOR not in argv:
+        return cursor_hooks_installed(root)
+    if layout.FLAG_PLUGIN in argv:
+        return claude_hooks_installed(root)
+    return False
+
+
 def plugin_enabled(root: str, home: str | None = None) -> bool:
     """True when the memory-hooks Claude Code plugin is enabled for this project (user or project settings)."""
     home = home if home is not None else os.path.expanduser("~")

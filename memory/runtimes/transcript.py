@@ -1,4 +1,5 @@
-"""Reading a Claude Code transcript (JSONL, unstable format) from its end, tolerating torn lines."""
+"""Reading a Claude Code transcript (JSONL, unstable format) from its end, tolerating torn lines; Cursor's
+agent transcripts (`{"role": …, "message": {"content": […]}}` lines, undocumented) for the last assistant text."""
 from __future__ import annotations
 
 import json
@@ -42,7 +43,8 @@ def last_assistant_text(path: str | None) -> str | None:
         except ValueError:
             continue
         message = record.get("message") if isinstance(record, dict) else None
-        if not isinstance(message, dict) or message.get("role") != "assistant":
+        # Claude Code names the role in the message, Cursor beside it ({"role": "assistant", "message": {…}})
+        if not isinstance(message, dict) or (message.get("role") or record.get("role")) != "assistant":
             continue
         content = message.get("content")
         if isinstance(content, str) and content.strip():

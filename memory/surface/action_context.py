@@ -53,19 +53,18 @@ def handle(ctx: hookrun.Context) -> str | None:
     from memory.search import action_paths
     from memory.surface import action_cache
 
+    session = payload.session_id(data)
+    root = os.path.dirname(os.path.dirname(memory_dir))
+    if payload.runtime(data) == payload.CURSOR:  # its transcript is not read: a capture's provenance comes from here
+        _note_trail(memory_dir, session, root, files, failure, payload.shell_command(data))
     fp = action_paths.fingerprint(memory_dir)
     if fp is None:
         return None
     settings = config.load(memory_dir)
-    session = payload.session_id(data)
-    root = os.path.dirname(os.path.dirname(memory_dir))
     bars = ",".join(str(settings[name]) for name in sorted(settings) if name.startswith("action_"))
     added = payload.added_text(data) if files else ""
-    if files:
-        rels = [action_paths.relative(f, root) for f in files]
-        event = f"f:{bars}:" + "\n".join(rels) + "\n" + added
-    else:
-        event = f"e:{bars}:{failure}"
+    rels = [action_paths.relative(f, root) for f in files]
+    event = f"f:{bars}:" + "\n".join(rels) + "\n" + added if files else f"e:{bars}:{failure}"
     found = action_cache.get(memory_dir, session, event, fp)
     if found is None:
         if files:
@@ -230,6 +229,21 @@ def answer(memory_dir: str, session: str | None, found: list[list[str]], setting
     claimed = set(injected.claim(memory_dir, session, [key for key, _ in chosen]))
     shown = [text for key, text in chosen if key in claimed]
     return "\n".join([heading] + shown) if shown else ""
+
+
+def _note_trail(memory_dir: str, session: str | None, root: str, files: list[str], failure: str | None,
+                command: str | None) -> None:
+    """The session's trail (memory.capture.trail): the files of a file call, or the error lines of a failure."""
+    from memory.capture import trail
+
+    if files:
+        from memory.capture.provenance import relative_path
+
+        trail.note(memory_dir, session, files=[relative_path(f, root) for f in files])
+    elif failure and command is not None:
+        from memory.search import recurrence
+
+        trail.note(memory_dir, session, errors=recurrence.signature(command, failure[len(command) + 1:]))
 
 
 def main(argv: list[str] | None = None) -> int:

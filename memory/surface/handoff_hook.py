@@ -22,7 +22,7 @@ EVENTS = {"PreCompact": "PreCompact", "preCompact": "PreCompact", "PreCompress":
 def handle(ctx: hookrun.Context) -> None:
     from memory.capture import edit
     from memory.core import paths
-    from memory.runtimes import handoff, payload
+    from memory.runtimes import handoff, payload, registration
 
     data = payload.parse(ctx.raw)
     ctx.problems += payload.field_problems(data, required=("hook_event_name",))
@@ -30,6 +30,8 @@ def handle(ctx: hookrun.Context) -> None:
     if event is None or _no_compression_ahead(data):
         return None
     cwd, project = payload.cwd(data), payload.project_dir(data)
+    if registration.another_copy_answers(data, ctx.argv, paths.project_root(cwd, project)):
+        return None  # the other copy saves it: two would write every handoff twice
     ctx.memory_dir = paths.memory_dir(cwd, project)
     record = handoff.build(data, ctx.memory_dir, event, bead=edit.bead_in_progress(cwd or project or ".") or None)
     handoff.save(ctx.memory_dir, record)

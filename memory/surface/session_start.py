@@ -21,7 +21,7 @@ def handle(ctx: hookrun.Context) -> str | None:
     ctx.problems += payload.field_problems(data, required=("hook_event_name",))
     cwd, project = payload.cwd(data), payload.project_dir(data)
     root = paths.project_root(cwd, project)
-    if another_copy_answers(data, ctx.argv, root):
+    if registration.another_copy_answers(data, ctx.argv, root):
         return None
     ctx.memory_dir = paths.memory_dir(cwd, project)
     session, source = payload.session_id(data), payload.text_field(data, "source")
@@ -229,16 +229,6 @@ def _user_notes(malformed: int, argv: list[str], root: str, git: paths.GitInfo |
         notes.append("memory-hooks is running without its virtualenv on this machine; run "
                      f"{registration.reinstall_hint()} on this repo to set it up.")
     return notes
-
-
-def another_copy_answers(data: dict, argv: list[str], root: str) -> bool:
-    """Cursor runs .claude/settings.json hooks besides its own, and the plugin may sit beside an install:
-    one registration answers, so the agent gets the block once."""
-    if payload.runtime(data) == payload.CURSOR and layout.FLAG_CURSOR not in argv:
-        return registration.cursor_hooks_installed(root)
-    if layout.FLAG_PLUGIN in argv:
-        return registration.claude_hooks_installed(root)
-    return False
 
 
 def main(argv: list[str] | None = None) -> int:

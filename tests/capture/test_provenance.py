@@ -121,3 +121,38 @@ def test_a_secret_in_the_failure_never_reaches_the_knowledge(tmp_path):
     [captured] = knowledge(repo)
     assert captured["errors"] == ["error: slack rejected the token <redacted:slack_token>: invalid_auth"]
     assert "Zq8RtYv3LpWm6NcXe1Ka9Hs2" not in json.dumps(captured)
+
+
+def test_under_cursor_a_capture_records_the_files_and_the_error_its_tool_calls_saw(tmp_path):
+    """Cursor's transcript is not read (often null, its format undocumented): the files its postToolUse calls read
+    or wrote and the error lines of its last failed Shell call are what a capture records, so the same error in a
+    later conversation brings back what was learned right after it. Before, a Cursor capture recorded neither."""
+    from helpers import cursor_runs, installed_project
+
+    repo = installed_project(tmp_path / "app")
+    (repo / "payments").mkdir()
+    (repo / "payments" / "RefundService.py").write_text("def refund(): ...\n")
+
+    def cursor(event, conversation, **fields):
+        payload = {"conversation_id": conversation, "generation_id": "gen-1", "cursor_version": "3.9.16",
+                   "hook_event_name": event, "workspace_roots": [str(repo)], "model": "default",
+                   "transcript_path": None, **fields}
+        runs = cursor_runs(repo, payload)
+        assert runs and all(proc.returncode == 0 for _, proc in runs)
+        return [json.loads(proc.stdout)["additional_context"] for _, proc in runs if proc.stdout]
+
+    def failed_shell(conversation):
+        output = json.dumps({"exitCode": 1, "stdout": "E   ModuleNotFoundError: No module named 'psycopg2'\n"})
+        return cursor("postToolUse", conversation, tool_name="Shell", tool_input={"command": "pytest tests"},
+                      tool_output=output, tool_use_id="t2")
+
+    read = {"file_path": str(repo / "payments/RefundService.py")}
+    cursor("postToolUse", "conv-1", tool_name="Read", tool_input=read,
+           tool_output=json.dumps({"content": "def refund(): ..."}), tool_use_id="t1")
+    failed_shell("conv-1")
+    cursor("afterAgentResponse", "conv-1", text="Fixed.\nLEARNED: refunds are rounded in the service, not in the view.")
+    [captured] = knowledge(repo)
+    assert captured["files"] == ["payments/RefundService.py"]  # as the file is named, like a transcript's
+    assert captured["errors"] == ["E ModuleNotFoundError: No module named 'psycopg2'"]  # pytest's line, cleaned
+    [answer] = failed_shell("conv-2")  # a later conversation, the same failure: no word of the entry in it
+    assert "(recorded right after this same error) refunds are rounded in the service" in answer

@@ -1,12 +1,13 @@
 """SubagentStop completion gate: real worktrees, a bare remote, a fake bd, real SubagentStop payloads."""
 import json
 import os
+import subprocess
 import time
 
 import pytest
 
 from conftest import FIXTURES, ROOT, fixture_payload, git, run_hook
-from helpers import copy_tree, hook_in_process, make_repo
+from helpers import copy_tree, error_log, hook_in_process, make_repo
 
 FAKE_BD = str(ROOT / "tests" / "fake_bd")
 REPORT = "All done.\n\nBEAD BD-12 COMPLETE\nWorktree: .worktrees/bd-BD-12\nBranch: bd-BD-12"
@@ -342,3 +343,60 @@ def test_report_check_off_lets_a_supervisor_without_report_finish(project, tmp_p
     assert stop(project, tmp_path, message="I think I am done.") is None
     set_status(tmp_path, "open")  # a claim without Worktree/Branch lines is still checked, at .worktrees/bd-<ID>
     assert "- bead-status: BD-12 is 'open'" in stop(project, tmp_path, message="BEAD BD-12 COMPLETE")["reason"]
+
+
+def test_cursor_running_both_registrations_blocks_a_subagent_max_blocks_times(project, tmp_path):
+    """Cursor runs .cursor/hooks.json's subagentStop and, by its third-party import, .claude/settings.json's
+    SubagentStop: one of them decides. Before, each counted a block, so a subagent was let go after one follow-up
+    instead of max_blocks (2), and its unfinished bead passed."""
+    from helpers import cursor_runs
+
+    subprocess.run([str(ROOT / "install.sh"), "--no-venv", "--no-self-check", str(project)], check=True,
+                   capture_output=True)
+    set_status(tmp_path, "open")
+    env = {"PATH": FAKE_BD + os.pathsep + os.environ["PATH"], "FAKE_BD_DIR": str(tmp_path / "bd-state")}
+    answers = []
+    for attempt in range(3):
+        stop = {"conversation_id": "conv-1", "generation_id": "gen-1", "cursor_version": "3.9.16",
+                "hook_event_name": "subagentStop", "workspace_roots": [str(project)], "subagent_type": "supervisor",
+                "status": "completed", "summary": REPORT, "loop_count": attempt, "agent_transcript_path": None}
+        runs = cursor_runs(project, stop, env=env)
+        assert sorted(who for who, _ in runs) == ["claude", "cursor"]  # both registrations fire
+        assert all(proc.returncode == 0 for _, proc in runs)
+        answers.append([json.loads(proc.stdout) for _, proc in runs if proc.stdout])
+    follow_ups = [[set(a) for a in attempt] for attempt in answers]
+    assert follow_ups == [[{"followup_message"}], [{"followup_message"}], []]  # once per attempt, twice, then let go
+    assert "bead-status: BD-12 is 'open'" in answers[1][0]["followup_message"]
+
+
+def cursor_stop(project, **fields):
+    """A Cursor subagentStop of a completed supervisor, run as .cursor/hooks.json registers it; its answer or None."""
+    payload = {"conversation_id": "conv-1", "generation_id": "gen-1", "cursor_version": "3.9.16",
+               "hook_event_name": "subagentStop", "workspace_roots": [str(project)], "subagent_type": "supervisor",
+               "status": "completed", "task": "BD-12", "description": "finish BD-12", "duration_ms": 900,
+               "message_count": 4, "tool_call_count": 3, "loop_count": 0, **fields}
+    env = {"PATH": FAKE_BD + os.pathsep + os.environ["PATH"], "FAKE_BD_DIR": str(project.parent / "bd-state")}
+    proc = run_hook("validate_completion", payload, project, env=env, args=["--cursor"])
+    assert proc.returncode == 0
+    return json.loads(proc.stdout) if proc.stdout else None
+
+
+def test_cursor_subagent_without_a_summary_is_judged_from_its_transcript(project):
+    """Cursor may leave `summary` out of subagentStop (seen on 3.9.16): the report is read from the subagent's
+    transcript (lines `{"role": "assistant", "message": {"content": [...]}}`). Before, a finished supervisor was
+    sent back with "the final message has no report line" until max_blocks ran out."""
+    transcript = project.parent / "sub.jsonl"
+    lines = [{"role": "user", "message": {"content": [{"type": "text", "text": "finish BD-12"}]}},
+             {"role": "assistant", "message": {"content": [{"type": "text", "text": REPORT}]}}]
+    transcript.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    assert cursor_stop(project, agent_transcript_path=str(transcript)) is None
+    set_status(project.parent, "open")  # the same report on an unfinished bead is still held
+    held = cursor_stop(project, agent_transcript_path=str(transcript), conversation_id="conv-2")
+    assert "bead-status: BD-12 is 'open'" in held["followup_message"]
+
+
+def test_cursor_subagent_whose_final_message_cannot_be_read_is_let_go(project):
+    """No summary and no transcript: the gate cannot know what the subagent said, so it does not claim that the
+    message has no report line (it blocked every such supervisor before); errors.log says why it let it go."""
+    assert cursor_stop(project, agent_transcript_path=None) is None
+    assert "no final message" in error_log(project)

@@ -449,3 +449,19 @@ def test_a_handoff_line_of_another_shape_is_skipped_not_the_whole_session_start(
     text = start(repo, "s2")
     assert "## Last Session" in text and "fix the failing payments test" in text
     assert (repo / ".beads" / "memory" / "errors.log").exists() is False
+
+
+def test_cursor_running_both_registrations_saves_one_handoff(tmp_path):
+    """Cursor runs .cursor/hooks.json's sessionEnd and preCompact and, by its third-party import,
+    .claude/settings.json's SessionEnd and PreCompact: before, each wrote a handoff, so every session's was
+    there twice."""
+    from helpers import cursor_runs, installed_project
+
+    repo = installed_project(tmp_path / "repo")
+    for event in ("preCompact", "sessionEnd"):
+        payload = dict(fixture_payload("public/cursor-sessionEnd-1.json"), hook_event_name=event,
+                       workspace_roots=[str(repo)])
+        runs = cursor_runs(repo, payload)
+        assert sorted(who for who, _ in runs) == ["claude", "cursor"]
+        assert all(proc.returncode == 0 and proc.stdout == b"" for _, proc in runs)
+    assert [h["event"] for h in saved(repo)] == ["PreCompact", "SessionEnd"]
