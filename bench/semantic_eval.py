@@ -161,14 +161,17 @@ def fused_system(params: type = semantic.FuseParams, gate: bool = True) -> Syste
     return system
 
 
-def cold_cache_system(params: type = semantic.FuseParams) -> System:
+def cold_cache_system(params: type = semantic.FuseParams, as_before: bool = False) -> System:
     """The prompt hook on an empty vector cache (a fresh install, many new entries): only the
     PROMPT_NEW_VECTORS entries it embeds (semantic.embed_order: its lexical candidates, then the newest) have a
-    cosine."""
+    cosine. `as_before`: as the hook did until the fix (the newest embedded, a missing cosine counted as 0)."""
     def system(c: Case) -> list[str]:
-        order = semantic.embed_order([{"key": k} for k in c.newest], by_score(c.lexical))
+        first = () if as_before else by_score(c.lexical)
+        order = semantic.embed_order([{"key": k} for k in c.newest], first)
         known = {e["key"] for e in order[:semantic.PROMPT_NEW_VECTORS]}
         cosines = {k: v for k, v in c.cosines.items() if k in known}
+        if as_before:
+            return semantic.fuse(c.lexical, c.passed, {**dict.fromkeys(c.lexical, 0.0), **cosines}, params=params)
         return semantic.fuse(c.lexical, c.passed, cosines, params=params, complete=len(cosines) == len(c.cosines))
     return system
 
@@ -277,7 +280,8 @@ def main() -> int:
         ("fused (weighted sum), no gate", fused_system(gate=False)),
         ("fused + gate (shipped FuseParams)", fused_system()),
         ("fused + gate, the hook's relative cut 0.7", fused_system(hook_cut)),
-        ("  the same, cold cache (4 vectors a prompt)", cold_cache_system(hook_cut)),
+        ("  cold cache (4 vectors a prompt), before", cold_cache_system(hook_cut, as_before=True)),
+        ("  cold cache (4 vectors a prompt)", cold_cache_system(hook_cut)),
     ]
     print(f"lexical side: {lexical_name}; data: {args.data}")
     print(HEADER)
