@@ -195,7 +195,7 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
     venv = "skipped (--no-venv)" if args.no_venv else setup_venv(target, out)
     report(out, target, main_checkout, in_git, changes, venv, plugin, args.cursor)
     if args.semantic:
-        ok, message = install_semantic(target, args.no_venv)
+        ok, message = install_semantic(target, args.no_venv, os.path.join(main_checkout or target, plan.MEMORY_DIR))
         out.write(f"  semantic     {message}\n")
         if not ok:
             return EXIT_SELF_CHECK
@@ -207,15 +207,34 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
     return EXIT_OK if ok else EXIT_SELF_CHECK
 
 
-def install_semantic(target: str, no_venv: bool) -> tuple[bool, str]:
-    """The semantic option into the hooks' virtualenv (never into a system interpreter)."""
+def install_semantic(target: str, no_venv: bool, memory_dir: str) -> tuple[bool, str]:
+    """The semantic option into the hooks' virtualenv (never into a system interpreter), and the vectors of the
+    knowledge in `memory_dir`."""
     from memory.install import semantic
 
     python = os.path.join(target, VENV, "bin", "python")
     if no_venv or not os.path.exists(python):
         return False, "not installed: it needs the hooks' virtualenv (run without --no-venv)"
     ok, message = semantic.install(python)
+    if ok:
+        message += "; " + embed_knowledge(target, python, memory_dir)
     return ok, ("installed and checked: " if ok else "FAILED: ") + message
+
+
+def embed_knowledge(target: str, python: str, memory_dir: str) -> str:
+    """Every live entry's vector computed now (`python -m memory.search.semantic refresh`), so the first prompts
+    rank by meaning as tuned (a cold cache gains only a few vectors per prompt); what it did, for the report."""
+    import subprocess
+
+    try:
+        done = subprocess.run([python, "-m", "memory.search.semantic", "refresh", memory_dir],
+                              cwd=os.path.join(target, INSTALL_DIR), capture_output=True, text=True, timeout=900)
+    except (OSError, subprocess.SubprocessError) as exc:
+        return f"the knowledge's vectors not computed ({exc}): prompts compute them a few at a time"
+    said = (done.stdout.strip() or done.stderr.strip()).splitlines()
+    return said[-1] if done.returncode == 0 and said else \
+        f"the knowledge's vectors not computed ({said[-1] if said else done.returncode}): prompts compute them " \
+        "a few at a time"
 
 
 def cli() -> None:

