@@ -20,7 +20,9 @@ project's knowledge without that entry:
 A short entry stands whole in session start's map, which counts as given in full (as in
 bench/relevance_actions.py); how often is printed as "whole at start".
 The same is run with a learning session whose transcript holds no failure ("without"): what the ranking of the
-error's words alone brings.
+error's words alone brings; and with one whose failure is another line's `origin` of the same project, right before
+the capture ("unrelated": the insight is not about it): then the other line's `recurrence` brings the entry back
+marked "recorded right after this same error" (memory.search.recurrence.MARK) only by a wrong attribution.
 """
 from __future__ import annotations
 
@@ -38,6 +40,8 @@ sys.path.append(str(HERE.parent))  # memory.store: the knowledge as the hooks re
 
 import dataset  # noqa: E402
 import hook_session as hs  # noqa: E402
+
+from memory.search import recurrence  # noqa: E402
 
 DATA = HERE / "relevance" / "source" / "recurrences.jsonl"
 CAPTURE_REPLY = hs.HOOKS / "capture_reply.py"
@@ -80,20 +84,30 @@ def _age(memory_dir: str, content: str, ts: int) -> dict | None:
     return captured
 
 
-def run_line(workdir: str, line: dict, entries: list[dict], with_failure: bool) -> dict:
-    """One line of the set in one condition: {"hit": bool, "false_alarm": bool, "other_any": bool}."""
+def run_line(workdir: str, line: dict, entries: list[dict], condition: str, partner: dict | None = None) -> dict:
+    """One line of the set in one condition (without / with / unrelated: `partner`'s origin before the capture):
+    {"recorded", "recurrence", "other", …: bool}."""
     target = next(e for e in entries if e["key"] == line["entry"])
-    name = f"{line['id']}-{'with' if with_failure else 'without'}"
+    name = f"{line['id']}-{condition}"
     repo = hs.make_repo(workdir, name, [e for e in entries if e["key"] != line["entry"]])
     learn = Path(repo) / ".t" / "learn.jsonl"
     content = " ".join(str(target["content"]).split())
-    _write_transcript(learn, "Fix the failing command.", line["origin"] if with_failure else None,
-                      f"Fixed it.\nLEARNED: {content}")
+    failure = line["origin"] if condition == "with" else partner["origin"] if condition == "unrelated" and partner \
+        else None
+    _write_transcript(learn, "Fix the failing command.", failure, f"Fixed it.\nLEARNED: {content}")
     hs.run_hook(CAPTURE_REPLY, {"session_id": "learn", "transcript_path": str(learn), "cwd": repo,
                                 "hook_event_name": "Stop", "stop_hook_active": False,
                                 "last_assistant_message": f"Fixed it.\nLEARNED: {content}"}, repo)
     captured = _age(str(Path(repo) / ".beads" / "memory"), content, int(target.get("ts", 0)))
     out = {"recorded": bool(captured and captured.get("errors"))}
+    if condition == "unrelated" and partner is not None:
+        session = f"partner-{name}"
+        hs.run_hook(hs.SESSION_START, hs.session_start_payload(repo, session), repo)
+        text = hs.run_hook(hs.ACTION_CONTEXT, _failure_payload(repo, session, partner["recurrence"]), repo)
+        head = hs.flat(target["content"])[:hs.VISIBLE_CHARS].rstrip()
+        out["marked"] = hs.flat(recurrence.MARK + head) in hs.flat(text)
+        out["shown"] = hs.visible(target, text)
+        return out
     for part in ("recurrence", "other"):
         session = f"{part}-{name}"
         start = hs.run_hook(hs.SESSION_START, hs.session_start_payload(repo, session), repo)
@@ -106,11 +120,19 @@ def run_line(workdir: str, line: dict, entries: list[dict], with_failure: bool) 
     return out
 
 
+def _partner(line: dict, lines: list[dict]) -> dict:
+    """The next line of the same project and batch (the first after the last): its failure is unrelated to `line`'s
+    entry."""
+    same = [x for x in lines if x["project"] == line["project"] and x.get("batch", 1) == line.get("batch", 1)]
+    return same[(same.index(line) + 1) % len(same)]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", default=str(DATA))
     parser.add_argument("--batch", type=int, help="only the lines of this batch (the first has no `batch`)")
     parser.add_argument("--verbose", action="store_true")
+    parser.add_argument("--unrelated", action="store_true", help="also the unrelated-failure condition")
     args = parser.parse_args(argv)
     path = Path(args.data)
     if not path.exists():
@@ -120,15 +142,19 @@ def main(argv: list[str] | None = None) -> int:
     lines = [x for x in lines if args.batch is None or x.get("batch", 1) == args.batch]
     projects, _ = dataset.load(HERE / "relevance")
     results: dict[str, dict[str, list[dict]]] = {}
+    conditions = ("without", "with") + (("unrelated",) if args.unrelated else ())
     with tempfile.TemporaryDirectory() as workdir:
         for line in lines:
-            for condition in ("without", "with"):
-                got = run_line(workdir, line, projects[line["project"]], condition == "with")
+            for condition in conditions:
+                got = run_line(workdir, line, projects[line["project"]], condition, _partner(line, lines))
                 results.setdefault(condition, {}).setdefault(line["kind"], []).append(got)
                 if args.verbose:
-                    print(f"{line['id']:<12} {line['kind']:<8} {condition:<8} recorded={got['recorded']!s:<5} "
-                          f"recurrence={got['recurrence']!s:<5} other={got['other']!s:<5} "
-                          f"whole at start={got['recurrence_start']}", file=sys.stderr)
+                    shown = (f"partner recurrence shows it={got['shown']!s:<5} marked={got['marked']}"
+                             if condition == "unrelated" else
+                             f"recurrence={got['recurrence']!s:<5} other={got['other']!s:<5} "
+                             f"whole at start={got['recurrence_start']}")
+                    print(f"{line['id']:<12} {line['kind']:<8} {condition:<9} recorded={got['recorded']!s:<5} {shown}",
+                          file=sys.stderr)
     print(f"{len(lines)} lines, {path}")
     for condition in ("without", "with"):
         for kind in sorted(results[condition]):
@@ -141,6 +167,11 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {condition:<8} {kind:<8} recurrence hit {hits}/{len(rows)} = {hits / len(rows):.2f} "
                   f"(whole at start {whole})   other: entry shown {alarms}/{len(rows)}, anything shown "
                   f"{anything}/{len(rows)}   errors recorded {recorded}/{len(rows)}")
+    rows = [r for kind in results.get("unrelated", {}).values() for r in kind]
+    if rows:
+        print(f"  unrelated failure before the capture: errors recorded {sum(r['recorded'] for r in rows)}/{len(rows)}"
+              f", its recurrence shows the entry {sum(r['shown'] for r in rows)}/{len(rows)}, marked as after this "
+              f"same error {sum(r['marked'] for r in rows)}/{len(rows)}")
     return 0
 
 

@@ -75,6 +75,53 @@ for _tag, _words in TAG_VOCABULARY.items():
     for _word in _words:
         _WORD_TO_TAGS.setdefault(_word, []).append(_tag)
 
+# A word that also means something else earns its tag only beside one of these words (another of them, not
+# itself): `node` is a ClickHouse node as often as Node.js, `view` a materialized view, `types` the event types of
+# a booking app, `session` a shell session, `memory` this project's own name. Counted on the relevance set's 336
+# entries, where these words gave most of the wrong tags (docs/entries.md, `python bench/tags.py`).
+_JS = ("javascript", "typescript", "nodejs", "npm", "npx", "nvm", "yarn", "pnpm", "tsc", "tsx", "jsx", "react",
+       "eslint", "jest", "vitest", "webpack", "vite", "deno", "bun", "js", "ts", "node")
+_DB = ("database", "databases", "db", "sql", "sqlite", "postgres", "postgresql", "mysql", "clickhouse", "orm",
+       "table", "tables", "column", "columns", "migration", "migrations", "prisma", "select", "join", "query",
+       "queries", "index", "indexes", "schema")
+_AUTH = ("login", "logout", "signin", "cookie", "cookies", "token", "tokens", "jwt", "oauth", "auth", "sso",
+         "saml", "authentication", "password", "passwords", "credential", "credentials", "session", "sessions")
+_DEPS = ("dependency", "dependencies", "lockfile", "semver")  # a package manager's name alone runs scripts
+_TYPES = ("typescript", "mypy", "pyright", "tsc", "typing", "typed", "generic", "generics", "interface",
+          "interfaces", "annotation", "annotations", "hint", "hints", "check", "checker", "checks", "inference",
+          "cast", "any", "safe", "strict", "error", "errors", "dto", "dtos", "struct", "structs")
+_PERF = ("performance", "perf", "latency", "slow", "fast", "faster", "speed", "profiling", "benchmark", "throughput",
+         "optimize", "hit", "miss", "ttl", "memoize", "usage", "footprint", "heap", "rss", "oom", "allocation",
+         "allocations", "leak", "leaks", "memory", "cache")
+_LOCKING = ("thread", "threads", "mutex", "race", "concurrent", "concurrency", "deadlock", "parallel", "atomic",
+            "semaphore", "process", "processes", "writer", "writers", "contention", "flock")
+_SCREEN = ("ui", "ux", "css", "layout", "component", "components", "react", "swiftui", "button", "buttons", "window",
+           "render", "page", "screen", "frontend", "html", "appkit", "uikit")
+_FEATURE = ("feature", "features", "toggle", "toggles", "config", "configuration", "setting", "settings", "env",
+            "option", "options", "cli")
+# word -> (the tag it earns only in context, the context); its other tags it earns anywhere (`cargo`: rust)
+_NEEDS_CONTEXT: dict[str, tuple[str, Iterable[str]]] = {
+    **{w: ("javascript", _JS) for w in ("ts", "node")},
+    **{w: ("database", _DB) for w in ("query", "queries", "index", "schema")},
+    **{w: ("auth", _AUTH) for w in ("session", "sessions", "login")},
+    **{w: ("deps", _DEPS) for w in ("npm", "yarn", "pnpm", "cargo", "pip", "poetry", "package", "packages", "version")},
+    **{w: ("types", _TYPES) for w in ("type", "types")},
+    **{w: ("performance", _PERF) for w in ("memory", "cache", "leak")},
+    **{w: ("concurrency", _LOCKING) for w in ("lock", "locks")},
+    **{w: ("ui", _SCREEN) for w in ("view", "views")},
+    "flag": ("config", _FEATURE),
+}
+# A package manager with a subcommand that changes dependencies (`yarn add`, `cargo update`) is about deps.
+_DEPS_COMMAND = re.compile(r"\b(?:npm|yarn|pnpm|cargo|pip3?|poetry|uv|bun)\s+(?:add|install|i|ci|remove|rm|"
+                           r"uninstall|update|upgrade|up|lock|audit|outdated|why|dedupe|tree|sync)\b")
+# What is not prose: a file name (`index.ts`, `lock.rs`) or a path (`packages/prisma/…`, `memory/store/`); its
+# folders and extension say where, not what the entry is about. A framework's name (`Node.js`) is prose, and so
+# are words joined by slashes outside code (`JS/TS`, `yml/yaml/json`).
+_FILE_NAME = re.compile(
+    r"[\w.*-]*[\w*-]\.(?:[jt]sx?|[cm]js|py|pyi|rs|go|rb|java|kt|swift|c|h|cc|cpp|hpp|cs|php|sh|bash|zsh|json|jsonl|"
+    r"ya?ml|toml|ini|cfg|conf|md|mdx|mdc|rst|txt|lock|sql|prisma|proto|css|scss|sass|less|html|vue|svelte|mod|sum|xml|"
+    r"gradle|tf|env|log|csv|ipynb|snap|plist)", re.IGNORECASE)
+_FRAMEWORK = re.compile(r"[A-Z][a-z]+\.js")
 _WORD = re.compile(r"[a-z0-9]+")
 _NON_ALNUM = re.compile(r"[^a-z0-9]+")
 
@@ -125,10 +172,35 @@ def make_key(entry_type: str, content: str) -> str:
 
 def detect_tags(entry_type: str, content: str) -> list[str]:
     """The type first, then vocabulary tags whose words occur as whole words, alphabetically."""
+    words = set(_WORD.findall(_prose(content).lower()))
     tags: set[str] = set()
-    for word in set(_WORD.findall(content.lower())):
-        tags.update(_WORD_TO_TAGS.get(word, ()))
+    for word in words:
+        earned = _WORD_TO_TAGS.get(word, ())
+        if word in _NEEDS_CONTEXT:
+            tag, context = _NEEDS_CONTEXT[word]
+            if not any(other in words and other != word for other in context):
+                earned = [t for t in earned if t != tag]
+        tags.update(earned)
+    if _DEPS_COMMAND.search(content.lower()):
+        tags.add("deps")
     return [entry_type] + sorted(tags - {entry_type})
+
+
+def _prose(text: str) -> str:
+    """`text` without its file names and paths: the words a tag may be read from."""
+    return " ".join(token for token in text.split() if not _is_location(token))
+
+
+def _is_location(token: str) -> bool:
+    """A file name, or a path: in code quotes, rooted (`./`, `/`, `~/`), a folder (`memory/`) or ending in a file;
+    not a list of code words (`yarn`/`jest`)."""
+    bare = token.lstrip("`'\"([{<").rstrip("`'\")]}>,;:!?.")
+    if "/" not in bare:
+        return bool(_FILE_NAME.fullmatch(bare)) and not _FRAMEWORK.fullmatch(bare)
+    if "`" in bare:
+        return False
+    return (token.startswith("`") or bare.startswith(("./", "../", "/", "~/")) or bare.endswith("/")
+            or bool(_FILE_NAME.fullmatch(bare.rsplit("/", 1)[1])))
 
 
 def detect_source(cwd: str | None, agent_type: str | None) -> str:

@@ -103,7 +103,7 @@ def test_all_includes_archive_and_latest_wins_across_files(repo):
 
 
 def test_stats(repo):
-    write(repo, [e("x one", source="supervisor"), e("x one", ts=2), e("cache two", ts=3)])
+    write(repo, [e("x one", source="supervisor"), e("x one", ts=2), e("slow cache two", ts=3)])
     write(repo, [e("archived", ts=0)], store.ARCHIVE)
     proc = recall(repo, "--stats")
     assert proc.returncode == 0

@@ -24,6 +24,49 @@ def test_repro_tags_are_whole_words():
     assert "swift" in entry.detect_tags("learned", "the iOS target builds with Xcode 16")
 
 
+def _tags(text: str) -> set[str]:
+    return set(entry.detect_tags("learned", text)[1:])
+
+
+def test_a_path_or_file_name_is_no_topic():
+    # where an entry points (folders, extensions) is not what it is about: bench/tags.py counts 45 such tags
+    assert _tags("Run one test with yarn vitest run path/to/file.test.ts") == {"testing"}
+    assert _tags("the ranking lives in memory/search/rank.py and memory/store/") == set()
+    assert "database" not in _tags("never import from `index.ts` barrels")
+    assert "concurrency" not in _tags("never edit yarn.lock or lock.rs by hand")
+    # prose around a path still counts, and so do framework names and slashed word lists
+    assert _tags("the flaky test in tests/test_x.py needs a fixture") == {"testing"}
+    assert "javascript" in _tags("Node.js is pinned in .nvmrc")
+    assert "javascript" in _tags("camelCase for JS/TS, snake_case for Python")
+
+
+def test_a_word_with_another_meaning_needs_its_context():
+    assert "javascript" not in _tags("the `ts` field of an entry is in seconds")
+    assert "javascript" not in _tags("ClickHouse node roles: DATA is for sharded tables")
+    assert "javascript" in _tags("run the script with node after nvm use")
+    assert "auth" not in _tags("flox activate hangs in interactive sessions")
+    assert "auth" in _tags("the session cookie expires after logout")
+    assert "auth" not in _tags("run yarn via a login shell")
+    assert "performance" not in _tags("project memory is committed with the code")
+    assert "performance" in _tags("the watcher leaks memory on long runs")
+    assert "concurrency" not in _tags("lockfile, not lock file")
+    assert "concurrency" in _tags("take the lock before concurrent writers append")
+    assert "ui" not in _tags("a Kafka table and a materialized view")
+    assert "ui" in _tags("the settings view renders the button twice")
+    assert "types" not in _tags("only child managed event types can be booked")
+    assert "types" in _tags("fix type errors before test failures")
+    assert "database" not in _tags("RTK Query for data fetching")
+    assert "database" in _tags("the query scans the whole events table")
+
+
+def test_a_package_manager_alone_runs_scripts():
+    assert _tags("cargo nextest run") == {"rust"}
+    assert "deps" not in _tags("yarn test path/to/file")
+    assert "deps" in _tags("always use yarn install --immutable")
+    assert "deps" in _tags("use cargo update --precise to change the lock")
+    assert "deps" in _tags("ask before adding new dependencies to a package")
+
+
 def test_content_cap_on_character_boundary():
     e = entry.build("é" * 5000, "B", "orchestrator")
     assert e["content"] == "é" * entry.MAX_CONTENT_CHARS
