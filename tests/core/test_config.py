@@ -44,7 +44,8 @@ def test_an_odd_config_json_never_holds_or_silences_a_hook(tmp_path, odd):
 
     repo = make_repo(tmp_path / "repo")
     memory_dir = repo / ".beads" / "memory"
-    store.append(str(memory_dir), [entry.build("retries use jittered backoff", "BD-1", "orchestrator", ts=1_700_000_000)])
+    insight = entry.build("retries use jittered backoff", "BD-1", "orchestrator", ts=1_700_000_000)
+    store.append(str(memory_dir), [insight])
     path = memory_dir / "config.json"
     if odd == "fifo":
         os.mkfifo(path)
@@ -58,5 +59,13 @@ def test_an_odd_config_json_never_holds_or_silences_a_hook(tmp_path, odd):
         pytest.fail("session start hung on config.json")
     assert proc.returncode == 0
     assert "retries use jittered backoff" in json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
+    (repo / "retry.py").write_text("def retry(): ...\n")
+    read = {"hook_event_name": "PreToolUse", "tool_name": "Read", "session_id": "s", "cwd": str(repo),
+            "tool_input": {"file_path": str(repo / "retry.py")}}
+    try:  # the action hook, on every file call (its fast path looks for a bar of the project's own there)
+        proc = run_hook("action_context", read, repo, timeout=20)
+    except subprocess.TimeoutExpired:
+        pytest.fail("the action hook hung on config.json")
+    assert proc.returncode == 0
     settings, problems = config.read_settings(str(path), config.DEFAULTS)
     assert settings == config.DEFAULTS and len(problems) == 1 and "every default is used" in problems[0]
