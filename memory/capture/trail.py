@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 
-from memory.core import jsonio, layout
+from memory.core import fsio, jsonio, layout
 
 TAIL_BYTES = 64 * 1024
 SUFFIX = ".trail.jsonl"
@@ -32,7 +32,8 @@ def note(memory_dir: str, session: str | None, files: list[str] | None = None, e
     record = {"files": files} if files else {"errors": errors}
     try:
         os.makedirs(os.path.join(memory_dir, layout.ACTION_CACHE), exist_ok=True)
-        fd = os.open(_path(memory_dir, session), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        # never through a planted symlink, and a FIFO is an OSError, not an open waiting for a reader
+        fd = fsio.open_regular(_path(memory_dir, session), os.O_WRONLY | os.O_APPEND | os.O_CREAT)
         try:
             os.write(fd, (jsonio.dumps(record) + "\n").encode("utf-8"))
         finally:
@@ -47,11 +48,10 @@ def provenance(memory_dir: str | None, session: str | None, max_files: int, wind
     if not memory_dir or not session:
         return None
     try:
-        with open(_path(memory_dir, session), "rb") as fh:
-            fh.seek(0, os.SEEK_END)
-            fh.seek(max(0, fh.tell() - TAIL_BYTES))
-            data = fh.read()
+        data = fsio.read_tail(_path(memory_dir, session), TAIL_BYTES)  # a FIFO or a symlink: OSError
     except OSError:
+        return None
+    if not data:
         return None
     records = []
     for raw in data.split(b"\n"):

@@ -71,12 +71,16 @@ def read_settings(path: str, defaults: dict) -> tuple[dict, list[str]]:
     import json  # here: the action-time hook's fast path reads DEFAULTS without paying for json (and re)
 
     settings = dict(defaults)
+    from memory.core import fsio
+
     try:
-        with open(path, "rb") as fh:
+        # a FIFO is an OSError, not an open waiting for a writer (every hook reads this file); a symlink the
+        # user made is followed. RecursionError: JSON nested deeper than the parser goes
+        with os.fdopen(fsio.open_regular(path, os.O_RDONLY, follow=True), "rb") as fh:
             custom = json.loads(fh.read())
     except FileNotFoundError:
         return settings, []
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, RecursionError) as exc:
         return settings, [f"not read ({type(exc).__name__}: {exc}): every default is used"]
     if not isinstance(custom, dict):
         return settings, [f"holds a JSON {type(custom).__name__}, not an object: every default is used"]

@@ -195,7 +195,7 @@ def load_saved(memory_dir: str, fp: list[int], with_entries: bool = True) -> dic
     `with_entries` only the look-ups are parsed (the entries' texts and recorded errors are the larger part:
     `nothing to add` never needs them)."""
     try:
-        with open(os.path.join(memory_dir, layout.PATH_CUES), "rb") as fh:
+        with os.fdopen(fsio.open_regular(os.path.join(memory_dir, layout.PATH_CUES), os.O_RDONLY), "rb") as fh:
             data = fh.read()
         size = int.from_bytes(data[:8], "little")
         saved = marshal.loads(fsio.unseal(data[8:8 + size]))

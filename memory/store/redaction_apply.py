@@ -175,7 +175,7 @@ def _identity(memory_dir: str) -> dict:
 def _marker(memory_dir: str) -> dict:
     try:
         found = jsonio.loads(fsio.read_bytes(os.path.join(memory_dir, redactions.APPLIED)) or b"{}")
-    except ValueError:
+    except (OSError, ValueError, RecursionError):  # machine-local: unreadable means a full pass
         return {}
     return found if isinstance(found, dict) else {}
 

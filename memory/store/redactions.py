@@ -138,7 +138,7 @@ def load(memory_dir: str) -> list[dict]:
     for raw in (fsio.read_bytes(os.path.join(memory_dir, RECORDS)) or b"").split(b"\n"):
         try:
             obj = jsonio.loads(raw) if raw.strip() else None
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested deeper than the parser goes
             continue
         if isinstance(obj, dict) and isinstance(obj.get("line"), dict) and isinstance(obj.get("from_keys"), list) \
                 and isinstance(obj["line"].get("key"), str):

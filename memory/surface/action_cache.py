@@ -42,7 +42,10 @@ def get(memory_dir: str, session: str | None, event: str, fp: list[int]) -> list
     import json
 
     try:
-        with open(_cache_path(memory_dir, session, event), "rb") as fh:
+        from memory.core import fsio
+
+        # a FIFO there is an OSError, not a read waiting for a writer
+        with os.fdopen(fsio.open_regular(_cache_path(memory_dir, session, event), os.O_RDONLY), "rb") as fh:
             saved = json.loads(fh.read())
     except (OSError, ValueError):
         return None

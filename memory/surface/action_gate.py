@@ -100,8 +100,11 @@ def nothing_to_add(raw: bytes) -> bool:
     fp = action_paths.fingerprint(memory_dir)
     if fp is None:
         return True  # no knowledge here
-    try:
-        with open(os.path.join(memory_dir, layout.CONFIG), "rb") as fh:
+    from memory.core import fsio
+
+    try:  # a FIFO there is an OSError, not an open waiting for a writer
+        config_fd = fsio.open_regular(os.path.join(memory_dir, layout.CONFIG), os.O_RDONLY, follow=True)
+        with os.fdopen(config_fd, "rb") as fh:
             if b"action_file_min_score" in fh.read():
                 return False  # a bar of the project's own: config.load reads it
     except OSError:

@@ -56,16 +56,21 @@ def remember(memory_dir: str, session: str | None, keys: list[str], reset: bool 
         return []
 
 
-def claim(memory_dir: str, session: str | None, keys: list[str]) -> list[str]:
+def claim(memory_dir: str, session: str | None, keys: list[str], unwritable_shows: bool = False) -> list[str]:
     """Of `keys`, those this session had not been given yet, now recorded as given, in one step under the
     state lock: hooks fired at the same moment (parallel tool calls) never both get the same entry. [] when
-    the state can't be updated (no session, a busy lock): then nothing is shown rather than a repeat."""
+    there is no session or the state can't be updated (a busy lock: nothing is shown rather than a repeat).
+    `unwritable_shows`: a ledger that can't be written at all (OSError: a read-only folder, a file of another
+    user), which no later call fixes, gives every key (the prompt hook: a possible repeat once a prompt beats
+    silence on every prompt; the action hook, called on every tool call, keeps [])."""
     if not session or not keys:
         return []
     try:
         before = set(remember(memory_dir, session, keys, strict=True))
-    except (OSError, locking.LockTimeout):
+    except locking.LockTimeout:
         return []
+    except OSError:
+        return list(keys) if unwritable_shows else []
     return [k for k in keys if k not in before]
 
 

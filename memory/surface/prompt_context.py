@@ -169,7 +169,7 @@ def handle(ctx: hookrun.Context) -> str | None:
     if text and session:
         # claimed, not read then written: a tool call of this session (its action hook) may have been given one
         # of them since `given` was read; a busy ledger shows nothing rather than a repeat
-        claimed = set(injected.claim(ctx.memory_dir, session, [e["key"] for e in shown]))
+        claimed = set(injected.claim(ctx.memory_dir, session, [e["key"] for e in shown], unwritable_shows=True))
         if len(claimed) < len(shown):
             text, shown = relevant_block([e for e in shown if e["key"] in claimed], budget, settings["entry_chars"],
                                          measure)

@@ -110,17 +110,30 @@ def onboarding(memory_dir: str, has_knowledge: bool) -> str:
 
 def ignore_machine_local_files(memory_dir: str) -> None:
     """The plugin installs nothing into the repository: the memory folder's .gitignore (memory.core.layout) is
-    written here when the folder has none, so `git add .beads/memory` never commits handoffs, locks or caches."""
+    written here when the folder has none, so `git add .beads/memory` never commits handoffs, locks or caches;
+    where it holds our block from an older version, that block is brought up to date (the lines around it, and a
+    file without our markers, are the user's: left alone)."""
     path = os.path.join(memory_dir, layout.MEMORY_IGNORE)
-    if not os.path.isdir(memory_dir) or os.path.lexists(path):
+    if not os.path.isdir(memory_dir):
         return
     from memory.core import fsio
 
     block = [layout.MEMORY_IGNORE_BEGIN, *layout.memory_ignore_lines(), layout.MEMORY_IGNORE_END]
     try:
-        fsio.atomic_write(path, ("\n".join(block) + "\n").encode(), durable=False)
+        current = fsio.read_bytes(path)
+        if current is None:
+            fsio.atomic_write(path, ("\n".join(block) + "\n").encode(), durable=False)
+            return
+        lines = current.decode("utf-8", "surrogateescape").splitlines()  # the user's bytes kept as they are
+        if lines.count(layout.MEMORY_IGNORE_BEGIN) != 1 or lines.count(layout.MEMORY_IGNORE_END) != 1:
+            return
+        begin, end = lines.index(layout.MEMORY_IGNORE_BEGIN), lines.index(layout.MEMORY_IGNORE_END)
+        if end < begin or lines[begin:end + 1] == block:
+            return
+        text = "\n".join(lines[:begin] + block + lines[end + 1:]) + "\n"
+        fsio.atomic_write(path, text.encode("utf-8", "surrogateescape"), durable=False)
     except OSError:
-        pass  # a read-only folder: nothing is written there either
+        pass  # a read-only folder, or a .gitignore that is no file: nothing is written there either
 
 
 def _left_to_bd_prime(latest: list[dict], root: str, argv: list[str], settings: dict) -> list[dict]:

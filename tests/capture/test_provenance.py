@@ -156,3 +156,42 @@ def test_under_cursor_a_capture_records_the_files_and_the_error_its_tool_calls_s
     assert captured["errors"] == ["E ModuleNotFoundError: No module named 'psycopg2'"]  # pytest's line, cleaned
     [answer] = failed_shell("conv-2")  # a later conversation, the same failure: no word of the entry in it
     assert "(recorded right after this same error) refunds are rounded in the service" in answer
+
+
+def test_under_cursor_a_fifo_where_the_trail_belongs_never_holds_a_hook(tmp_path):
+    """A FIFO (or a symlink) planted where a session's trail file goes: the postToolUse hook appended to it with a
+    blocking open (no reader: it waited until Cursor killed it, on every file call), and the capture read it with
+    one (no writer: the same). Both skip the trail now, like every other machine-local file."""
+    import os
+    import subprocess
+
+    from helpers import cursor_runs, installed_project
+    from memory.capture import trail
+    from memory.core import layout
+
+    repo = installed_project(tmp_path / "app")
+    (repo / "notes.md").write_text("x\n")
+    memory_dir = repo / ".beads" / "memory"
+    (memory_dir / layout.ACTION_CACHE).mkdir(parents=True, exist_ok=True)
+    os.mkfifo(trail._path(str(memory_dir), "conv-fifo"))
+    secret = tmp_path / "elsewhere.jsonl"
+    secret.write_text('{"files": ["from-a-planted-link.py"]}\n')
+    os.symlink(secret, trail._path(str(memory_dir), "conv-link"))
+
+    def cursor(event, conversation, **fields):
+        payload = {"conversation_id": conversation, "generation_id": "gen-1", "cursor_version": "3.9.16",
+                   "hook_event_name": event, "workspace_roots": [str(repo)], "model": "default",
+                   "transcript_path": None, **fields}
+        try:
+            runs = cursor_runs(repo, payload)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"{event} hung on the trail file")
+        assert runs and all(proc.returncode == 0 for _, proc in runs)
+
+    for conversation in ("conv-fifo", "conv-link"):
+        cursor("postToolUse", conversation, tool_name="Read", tool_input={"file_path": str(repo / "notes.md")},
+               tool_output=json.dumps({"content": "x"}), tool_use_id="t1")
+        cursor("afterAgentResponse", conversation, text=f"Done.\nLEARNED: {conversation} notes are plain text.")
+    assert secret.read_text() == '{"files": ["from-a-planted-link.py"]}\n'  # nothing appended through the link
+    captured = knowledge(repo)
+    assert len(captured) == 2 and all("from-a-planted-link.py" not in json.dumps(e) for e in captured)

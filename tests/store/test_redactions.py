@@ -230,3 +230,24 @@ def test_a_redact_killed_at_any_step_is_finished_by_the_next_apply(tmp_path):
             assert (folder / store.ACTIVE).read_bytes() == (whole / store.ACTIVE).read_bytes(), n
         else:  # killed before: nothing changed
             assert SECRET in (folder / store.ACTIVE).read_text(), n
+
+
+def test_a_records_line_nested_too_deep_is_skipped_not_the_whole_file(tmp_path):
+    """redactions.jsonl is merged from every clone: one line nested deeper than the JSON parser goes (a bad merge, a
+    hand edit) raised RecursionError, which no reader caught, so session start applied none of the records (the
+    secret stayed in this clone's knowledge and context) and memory-doctor crashed. It is skipped like any
+    malformed line now."""
+    from helpers import make_repo
+
+    lines = capture_lines()
+    repo = make_repo(tmp_path / "repo")
+    memory_dir = repo / ".beads" / "memory"
+    memory_dir.mkdir(parents=True, exist_ok=True)
+    a, b = redacted_pair(tmp_path, lines, lines[0]["key"], SECRET)
+    (memory_dir / store.ACTIVE).write_bytes((b / store.ACTIVE).read_bytes())
+    (memory_dir / redactions.RECORDS).write_bytes((b / redactions.RECORDS).read_bytes() + b"[" * 100_000 + b"\n")
+    assert SECRET in (memory_dir / store.ACTIVE).read_text()
+    assert SECRET not in session_start(repo).stdout.decode()
+    assert (memory_dir / store.ACTIVE).read_bytes() == (a / store.ACTIVE).read_bytes()
+    doctor = run(repo, DOCTOR)
+    assert "Traceback" not in doctor.stderr

@@ -1,5 +1,7 @@
 import json
+import sys
 
+from helpers import ROOT
 from memory.surface import action_gate
 
 
@@ -58,3 +60,42 @@ def test_a_cursor_file_event_passes_under_each_name_payload_reads_and_its_pre_to
     # Cursor runs our Claude PreToolUse hook too, Cursor-shaped: its preToolUse shows the model nothing
     assert not action_gate.might_act(json.dumps({"hook_event_name": "preToolUse", "cursor_version": "3.9.16",
                                                  "tool_name": "Read", "tool_input": {"file_path": "/r/a.py"}}).encode())
+
+
+def test_a_fifo_where_the_action_hooks_derived_files_go_never_holds_it(tmp_path):
+    """The cue map (knowledge.paths) and the per-session cache are the action hook's own files, read on every file
+    call. A FIFO there (anything planted where a file belongs) made that read wait for a writer: the hook hung
+    until its runtime killed it, on every Read. Now it is no answer, and the hook rebuilds or looks again."""
+    import os
+    import subprocess
+
+    import pytest
+
+    from helpers import make_repo, run_hook
+    from memory.core import layout
+    from memory.store import entry, store
+    from memory.surface import action_cache
+
+    repo = make_repo(tmp_path / "repo")
+    memory_dir = repo / ".beads" / "memory"
+    store.append(str(memory_dir), [entry.build("retry.py backs off with jitter", "BD-1", "orchestrator", ts=100)])
+    (repo / "retry.py").write_text("def retry(): ...\n")
+    os.mkfifo(memory_dir / layout.PATH_CUES)
+    read = {"hook_event_name": "PreToolUse", "tool_name": "Read", "session_id": "s", "cwd": str(repo),
+            "tool_input": {"file_path": str(repo / "retry.py")}}
+    try:
+        proc = run_hook("action_context", read, repo, timeout=20)
+    except subprocess.TimeoutExpired:
+        pytest.fail("the action hook hung on knowledge.paths")
+    assert proc.returncode == 0
+    cache = action_cache._cache_path(str(memory_dir), "s", "an event")
+    os.makedirs(os.path.dirname(cache), exist_ok=True)
+    os.mkfifo(cache)
+    code = ("import sys; from memory.surface import action_cache; "
+            "print(action_cache.get(sys.argv[1], 's', 'an event', [1]))")
+    try:
+        got = subprocess.run([sys.executable, "-c", code, str(memory_dir)], capture_output=True, text=True,
+                             timeout=20, cwd=str(ROOT))
+    except subprocess.TimeoutExpired:
+        pytest.fail("the action cache hung on a FIFO")
+    assert got.stdout.strip() == "None"

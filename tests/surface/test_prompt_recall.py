@@ -338,3 +338,16 @@ def test_a_prompt_holding_a_pasted_multi_megabyte_log_is_answered_within_the_hoo
     proc = ask(repo, f"{log}\nThe migration step failed above: how do I add an alembic migration for refunds?",
                timeout=8)
     assert proc.returncode == 0 and "alembic upgrade" in context(proc)
+
+
+def test_a_ledger_that_cannot_be_written_still_lets_the_relevant_entry_through(repo):
+    """The ledger of what a session was given (injected.json) is machine-local state; when it can't be written (a
+    file left by a run as another user, a read-only folder: here a directory where the file goes), the prompt hook
+    answered nothing at all, on every prompt, since it claims what it shows there. A busy lock still shows nothing
+    (a parallel hook is giving the same entries); a ledger that can't be written shows the entry, as it did before
+    the claim, and as session start still does (a possible repeat beats silence)."""
+    seed(repo, n_newer=10)
+    (repo / ".beads" / "memory" / "injected.json").mkdir()
+    proc = ask(repo, "add an alembic migration for the invoices")
+    assert proc.returncode == 0
+    assert "every alembic upgrade needs a working downgrade" in context(proc)

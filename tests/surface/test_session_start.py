@@ -228,6 +228,27 @@ def test_the_plugin_keeps_the_memorys_machine_local_files_out_of_git(repo):
     assert ignore.read_text() == "# mine\n"
 
 
+def test_the_plugin_brings_an_older_ignore_block_up_to_date(repo):
+    """A plugin user whose .gitignore block was written by an older version: files the hooks added since
+    (redactions.applied, which every session start with recorded redactions now writes; report.html, every entry's
+    text) were not ignored, so `git add .beads/memory` committed them. The block between our markers is brought up
+    to date; the user's lines around it stay as they are."""
+    from memory.core import layout
+    from memory.install import plan
+
+    ignore = repo / ".beads" / "memory" / ".gitignore"
+    ignore.parent.mkdir(parents=True, exist_ok=True)
+    old = [n for n in plan.memory_ignore_lines() if n not in ("/redactions.applied", "/report.html")]
+    ignore.write_text("\n".join(["# mine", layout.MEMORY_IGNORE_BEGIN, *old, layout.MEMORY_IGNORE_END, "/scratch/"])
+                      + "\n")
+    start(repo, args=["--plugin"])
+    lines = ignore.read_text().splitlines()
+    assert lines == ["# mine", layout.MEMORY_IGNORE_BEGIN, *plan.memory_ignore_lines(), layout.MEMORY_IGNORE_END,
+                     "/scratch/"]
+    (ignore.parent / "redactions.applied").write_text("{}")
+    assert git(repo, "check-ignore", ".beads/memory/redactions.applied") == ".beads/memory/redactions.applied"
+
+
 # -- the budgeted digest --------------------------------------------------------------------------------------
 
 def old_and_new(repo, old: list, n_new: int = 20):
