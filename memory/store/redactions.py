@@ -155,14 +155,14 @@ class Matcher:
         self.line: dict = rec["line"]
         self.fields = set(self.line) - set(DERIVED)
         keys = [p for p in rec["from_keys"] if isinstance(p, str)] + [self.line["key"]]
-        self.keys = re.compile("|".join(".+?".join(map(re.escape, p.split(WILD))) for p in keys))
+        self.keys = [p.split(WILD) for p in keys]  # literal pieces, a wildcard between each two
         self.not_keys = set(rec.get("not_keys") or ())
 
     def matches(self, line: dict) -> bool:
         """`line` could have been rewritten into the recorded line (or is it)."""
         if set(line) - set(DERIVED) != self.fields or not isinstance(line.get("key"), str):
             return False
-        if line["key"] in self.not_keys or not self.keys.fullmatch(line["key"]):
+        if line["key"] in self.not_keys or not any(_fits(pieces, line["key"]) for pieces in self.keys):
             return False
         return all(_wild(self.line[f], line[f]) for f in self.fields if f != "key")
 
@@ -174,13 +174,30 @@ def _wild(recorded: Any, value: Any) -> bool:
     if recorded == value:
         return True
     if isinstance(recorded, str) and isinstance(value, str) and MARKER in recorded:
-        pattern = ".+?".join(map(re.escape, recorded.split(MARKER)))
-        return re.fullmatch(pattern, value, re.DOTALL) is not None
+        return _fits(recorded.split(MARKER), value)
     if isinstance(recorded, list) and isinstance(value, list) and len(recorded) == len(value):
         return all(_wild(r, v) for r, v in zip(recorded, value))
     if isinstance(recorded, dict) and isinstance(value, dict) and set(recorded) == set(value):
         return all(_wild(recorded[k], value[k]) for k in recorded)
     return False
+
+
+def _fits(pieces: list[str], value: str) -> bool:
+    """Whether `value` is the literal `pieces` in order with at least one character where each marker stood. The
+    leftmost place of each piece is as good as any (linear; a regex of `.+?` between them backtracks
+    polynomially on a line a bad merge or a hand edit shaped so)."""
+    if len(pieces) == 1:
+        return value == pieces[0]
+    first, *middle, last = pieces
+    if not value.startswith(first):
+        return False
+    at = len(first)
+    for piece in middle:
+        found = value.find(piece, at + 1)
+        if found < 0:
+            return False
+        at = found + len(piece)
+    return len(value) - len(last) >= at + 1 and value.endswith(last)
 
 
 def by_stamp(matchers: list[Matcher]) -> dict[str, list[Matcher]]:

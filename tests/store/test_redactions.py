@@ -3,6 +3,7 @@ compacted the line away from the inbox fragment the redaction rewrote. Real git,
 the scripts as a user runs them."""
 import json
 import subprocess
+import sys
 
 import pytest
 
@@ -251,3 +252,21 @@ def test_a_records_line_nested_too_deep_is_skipped_not_the_whole_file(tmp_path):
     assert (memory_dir / store.ACTIVE).read_bytes() == (a / store.ACTIVE).read_bytes()
     doctor = run(repo, DOCTOR)
     assert "Traceback" not in doctor.stderr
+
+
+def test_a_record_with_many_markers_is_matched_in_linear_time():
+    """A record's text with markers is matched piece by piece, never by a regex of `.+?` between them: with six
+    markers a 300-character line that almost fits took two minutes (session start applies records), and a
+    key with wildcards the same."""
+    code = (
+        "from memory.store import redactions as r\n"
+        "m = r.MARKER\n"
+        "rec = {'line': {'key': 'learned-*-*-*-*-*-x', 'type': 'learned', 'ts': 1, 'content': m.join(['a'] * 7)},"
+        " 'from_keys': ['learned-*-*-*-*-*-*-*-*-y']}\n"
+        "matcher = r.Matcher(rec)\n"
+        "line = {'key': 'learned-' + '-' * 300, 'type': 'learned', 'ts': 1, 'content': 'a' * 3000 + 'b'}\n"
+        "assert not matcher.matches(line)\n"
+        "assert matcher.matches(dict(line, key='learned-q-q-q-q-q-x', content='a1a2a3a4a5a6a'))\n"
+        "assert not matcher.matches(dict(line, key='learned-q-q-q-q-q-x', content='aaaaaaa'))  # a marker is 1+ chars\n"
+    )
+    subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True, timeout=30)
