@@ -51,7 +51,7 @@ def _from_transcript(path: str | None) -> str | None:
             continue
         try:
             record = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):  # an over-nested line: no parent named
             continue
         origin = record.get("forkedFrom") if isinstance(record, dict) else None
         found = _session_id(origin.get("sessionId")) if isinstance(origin, dict) else None
@@ -66,7 +66,7 @@ def _from_job_state(job_dir: str | None) -> str | None:
         return None
     try:
         state = json.loads(_head(os.path.join(job_dir, "state.json"), STATE_BYTES) or b"null")
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     return _session_id(state.get("forkParentSessionId")) if isinstance(state, dict) else None
 

@@ -155,3 +155,17 @@ def test_a_continued_fork_forks_the_session_written_last(tmp_path):
         for proc in (continued, picker):
             proc.kill()
             proc.wait()
+
+
+def test_an_over_nested_line_names_no_parent_and_raises_nothing(tmp_path):
+    """json.loads raises RecursionError, not ValueError, on a line nested thousands deep: the fork's session start
+    must not fail on it (it would answer nothing)."""
+    parent = "0f0e0d0c-0b0a-4909-8807-060504030201"
+    deep = '{"forkedFrom": ' + "[" * 20_000 + "]" * 20_000 + "}"  # within the head that is read
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text(deep + "\n" + json.dumps({"forkedFrom": {"sessionId": parent}}) + "\n")
+    assert fork._from_transcript(str(transcript)) == parent  # the next line still names it
+    job = tmp_path / "job"
+    job.mkdir()
+    (job / "state.json").write_text('{"forkParentSessionId": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    assert fork.parent_session(None, {"CLAUDE_JOB_DIR": str(job)}) is None
