@@ -40,8 +40,7 @@ def handle(ctx: hookrun.Context) -> str | None:
         ctx.problems.append("no final message (no summary, last_assistant_message or readable transcript): "
                             "the completion gate could not check it and let it finish")
         return None
-    agent = (payload.text_field(data, "agent_id") or payload.text_field(data, "agent_transcript_path")
-             or f"{payload.session_id(data)}:{agent_type}")
+    agent = _agent_key(data, agent_type)
     if report is not None and report.outcome != completion.COMPLETE:
         # an honest "not done" is accepted as is: recorded on the bead, never blocked
         problem = completion.record_outcome(root, report, float(config["timeout"]))
@@ -63,6 +62,21 @@ def handle(ctx: hookrun.Context) -> str | None:
         return payload.warning_answer(data, f"memory-hooks: {agent_type} finished {what} "
                                             f"after {config['max_blocks']} blocked attempts.")
     return payload.block_answer(data, completion.block_reason(report, checks))
+
+
+def _agent_key(data: dict, agent_type: str) -> str:
+    """Who the loop guard counts blocks for. Cursor names no subagent (no id; a transcript path only when
+    transcripts are on): its `task`, the same on every follow-up, tells two parallel subagents of one type apart."""
+    named = payload.text_field(data, "agent_id") or payload.text_field(data, "agent_transcript_path")
+    if named:
+        return named
+    task = payload.text_field(data, "task")
+    if task:
+        import hashlib
+
+        digest = hashlib.sha1(task.encode("utf-8", "replace")).hexdigest()[:12]
+        return f"{payload.session_id(data)}:{agent_type}:{digest}"
+    return f"{payload.session_id(data)}:{agent_type}"
 
 
 def _capture_insights(data: dict, final: str, memory_dir: str, bead: str | None) -> None:

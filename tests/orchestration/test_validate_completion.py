@@ -395,6 +395,19 @@ def test_cursor_subagent_without_a_summary_is_judged_from_its_transcript(project
     assert "bead-status: BD-12 is 'open'" in held["followup_message"]
 
 
+def test_parallel_cursor_subagents_of_one_type_each_get_their_own_follow_ups(project):
+    """Cursor's subagentStop names no subagent (no id; a transcript path only when transcripts are on): two
+    supervisors of one conversation running side by side were one agent to the loop guard, so the first was let go
+    after a single follow-up, its unfinished bead passed. Their tasks tell them apart."""
+    set_status(project.parent, "open")
+    answers = []
+    for attempt in range(3):
+        for task in ("BD-12: the API half", "BD-12: the UI half"):
+            answers.append(cursor_stop(project, task=task, summary=REPORT, loop_count=attempt,
+                                       agent_transcript_path=None))
+    assert [answer is not None and "followup_message" in answer for answer in answers] == [True] * 4 + [False] * 2
+
+
 def test_cursor_subagent_whose_final_message_cannot_be_read_is_let_go(project):
     """No summary and no transcript: the gate cannot know what the subagent said, so it does not claim that the
     message has no report line (it blocked every such supervisor before); errors.log says why it let it go."""
