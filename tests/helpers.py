@@ -331,7 +331,9 @@ def cursor_runs(repo: Path, payload: dict, env: dict | None = None) -> list[tupl
     for handler in native:
         if not handler.get("matcher") or tool is None or re.fullmatch(handler["matcher"], tool):
             commands.append(("cursor", handler["command"]))
-    for claude_event, groups in json.loads((repo / ".claude" / "settings.json").read_text())["hooks"].items():
+    claude_settings = repo / ".claude" / "settings.json"
+    imported = json.loads(claude_settings.read_text()).get("hooks", {}) if claude_settings.exists() else {}
+    for claude_event, groups in imported.items():
         if CURSOR_FOR_CLAUDE_EVENT.get(claude_event) != event:
             continue
         for group in groups:

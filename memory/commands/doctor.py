@@ -179,7 +179,10 @@ def _registration_checks(tree: str) -> list[Finding]:
         if claude:
             found.append((WARN, "duplicates", "plugin and settings both register the hooks (harmless: the plugin "
                                               "copy stays quiet, but remove one)"))
-    if not any(e == "SessionStart" for e, _, _ in claude) and not plugin:
+    left_out = registration.read_config(os.path.join(tree, registration.MANIFEST)).get("left_out", [])
+    if not any(e == "SessionStart" for e, _, _ in claude) and not plugin and "claude" in left_out:
+        found.append((OK, "registered", "Claude Code left out at install (--no-claude)"))
+    elif not any(e == "SessionStart" for e, _, _ in claude) and not plugin:
         found.append((FAIL, "registered", "no SessionStart/PostToolUse hooks of ours in .claude/settings*.json "
                                           "(run memory-hooks' install.sh)"))
     return found

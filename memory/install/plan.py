@@ -95,11 +95,13 @@ def _gitattributes_change(root: str, remove: bool, strict: bool = True) -> Chang
 
 
 def plan_install(target: str, cursor: bool, claude: bool, main_checkout: str | None = None,
-                 source: str | None = None, gemini: bool = True, codex: bool = True) -> list[Change]:
+                 source: str | None = None, gemini: bool = True, codex: bool = True,
+                 claude_left_out: bool = False) -> list[Change]:
     """Every file change an install makes, in the order it is applied (code before registrations).
 
     From a linked worktree (`main_checkout` set) captures land in the main checkout: its .gitignore gets
-    our block too, and the knowledge file is not created in the worktree.
+    our block too, and the knowledge file is not created in the worktree. `claude` off takes ours out of
+    .claude/settings.json (the plugin registers them, or `claude_left_out`: --no-claude, kept in the manifest).
     """
     shipped = {os.path.join(INSTALL_DIR, rel) for rel in code_files()}
     changes = [_code_change(target, os.path.join(INSTALL_DIR, rel), fsio.read_bytes(source_path(rel)))
@@ -146,6 +148,8 @@ def plan_install(target: str, cursor: bool, claude: bool, main_checkout: str | N
     main_created = sorted(set(previous.get("created_in_main_checkout", [])) | set(main_created))
     if main_created:
         manifest["created_in_main_checkout"] = main_created
+    if claude_left_out:  # --no-claude: the doctor does not ask for a Claude Code registration
+        manifest["left_out"] = ["claude"]
     source = source or previous.get("source")
     if source:
         manifest["source"] = source  # names the install.sh a teammate needs (registration.reinstall_hint)

@@ -259,6 +259,43 @@ def test_no_cursor_flag(repo):
     assert not (repo / ".cursor").exists()
 
 
+def test_no_claude_flag_registers_cursor_alone_and_takes_ours_out_of_claude_settings(repo):
+    """A team without Claude Code: nothing of ours in .claude/settings.json (Cursor would run it too), the user's
+    own settings there kept; Cursor's session start answers once, from .cursor/hooks.json."""
+    from helpers import cursor_runs
+
+    first = install(repo, "--no-venv", "--no-self-check").stdout
+    assert "Claude Code  .claude/settings.json: SessionStart" in first
+    settings_file = repo / ".claude" / "settings.json"
+    mine = dict(settings(repo), permissions={"allow": ["Bash(ls:*)"]})
+    settings_file.write_text(json.dumps(mine))
+    out = install(repo, "--no-venv", "--no-claude", "--no-gemini", "--no-codex").stdout
+    assert settings(repo) == {"permissions": {"allow": ["Bash(ls:*)"]}}
+    assert "Claude Code  .claude/settings.json: not registered (--no-claude)" in out
+    assert "hooks: capture" in out and "Cursor: session start" in out and "FAILED" not in out
+    start = {"conversation_id": "c1", "generation_id": "g1", "cursor_version": "3.9.16",
+             "hook_event_name": "sessionStart", "workspace_roots": [str(repo)], "session_id": "c1"}
+    runs = cursor_runs(repo, start)
+    assert [who for who, _ in runs] == ["cursor"] and "Project Memory" in json.loads(runs[0][1].stdout)[
+        "additional_context"]
+    settings_file.unlink()
+    install(repo, "--no-venv", "--no-self-check", "--no-claude")
+    assert not settings_file.exists()
+    doctor = subprocess.run([str(repo / ".beads" / "memory" / "recall.sh"), "--doctor"], cwd=repo,
+                            capture_output=True, text=True, env=clean_env())
+    assert "Claude Code left out at install (--no-claude)" in doctor.stdout and "FAIL" not in doctor.stdout
+    install(repo, "--no-venv", "--no-self-check")  # a later install without the flag registers Claude Code again
+    assert "SessionStart" in settings(repo)["hooks"]
+    assert "left out" not in subprocess.run([str(repo / ".beads" / "memory" / "recall.sh"), "--doctor"],
+                                            cwd=repo, capture_output=True, text=True, env=clean_env()).stdout
+
+
+def test_every_runtime_left_out_is_a_usage_error(repo):
+    proc = subprocess.run([INSTALL, "--no-venv", "--no-claude", "--no-cursor", "--no-gemini", "--no-codex",
+                           str(repo)], capture_output=True, text=True)
+    assert proc.returncode == 2 and "no runtime" in proc.stderr and not (repo / ".beads").exists()
+
+
 def test_install_from_inside_a_worktree(repo):
     git(repo, "worktree", "add", "-q", ".worktrees/bd-3", "-b", "bd-3")
     wt = repo / ".worktrees" / "bd-3"
