@@ -149,7 +149,11 @@ def hook_context(name: str, fixture: str, repo: Path, **fields) -> str:
 def _files_of(repo_path: Path, name: str = "knowledge.jsonl") -> list[Path]:
     """A knowledge file; for knowledge.jsonl the active knowledge: the file, then the inbox's fragments in
     order (memory.store.inbox), where captures go."""
-    memory = repo_path / ".beads" / "memory"
+    return _memory_files(repo_path / ".beads" / "memory", name)
+
+
+def _memory_files(memory: Path, name: str) -> list[Path]:
+    """_files_of for a memory folder given as such."""
     paths = [memory / name]
     if name == "knowledge.jsonl" and (memory / "inbox").is_dir():
         paths += sorted(p for p in (memory / "inbox").iterdir() if p.name.endswith(".jsonl"))
@@ -167,6 +171,13 @@ def knowledge(repo_path: Path, name: str = "knowledge.jsonl") -> list:
     # split on "\n" only: str.splitlines() would also split inside content at U+2028 and friends
     return [json.loads(line) for path in _files_of(repo_path, name)
             for line in path.read_bytes().split(b"\n") if line.strip()]
+
+
+def memory_lines(path: Path) -> list:
+    """The lines of the knowledge file `path` (in any memory folder), parsed; for knowledge.jsonl the active
+    knowledge, as `knowledge` reads it."""
+    return [json.loads(line) for file in _memory_files(path.parent, path.name)
+            for line in file.read_bytes().split(b"\n") if line.strip()]
 
 
 def error_log(repo_path: Path) -> str:

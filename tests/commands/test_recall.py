@@ -13,7 +13,7 @@ from helpers import make_repo, random_files
 from memory.commands import recall as recall_module
 from memory.core import jsonio, paths
 from memory.search import find, index
-from memory.store import entry, store
+from memory.store import entry, rotation, store
 from memory.surface import use
 
 RECALL = str(ROOT / "bin" / "recall.sh")
@@ -272,7 +272,7 @@ def test_repro_archive_only_match_says_how_to_see_it(repo):
     d = str(memory_dir(repo))
     store.append(d, [entry.build("zebra crossing needs the old API", "BD-0", "orchestrator", ts=1)])
     store.append(d, [entry.build(f"filler insight {i}", f"BD-{i}", "orchestrator", ts=10 + i) for i in range(1000)])
-    store.compact(d)  # memory-doctor --compact: fold the inbox, rotate
+    rotation.compact(d)  # memory-doctor --compact: fold the inbox, rotate
     assert os.path.exists(os.path.join(d, store.ARCHIVE))  # the real store rotated the zebra entry out
     proc = recall(repo, "zebra")
     assert proc.returncode == 1 and proc.stdout == ""

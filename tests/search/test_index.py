@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from memory.search import corpus, index, rank, segfile
-from memory.store import entry, store
+from memory.store import entry, rotation, store
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TOPICS = ["cache", "schema", "retry", "token", "layout", "worker", "queue", "deploy", "lint", "bundle"]
@@ -76,7 +76,7 @@ def test_rotation_keeps_results_equal_to_an_index_free_ranking(mem):
     assert ranked(mem, "retry token") == expected(mem, "retry token")
     store.append(str(mem), [make(i) for i in range(900, 1200)])
     assert ranked(mem, "retry token") == expected(mem, "retry token")  # knowledge.jsonl and the inbox
-    store.compact(str(mem))  # folds the inbox into knowledge.jsonl, which passes 1,000 lines: rotation
+    rotation.compact(str(mem))  # folds the inbox into knowledge.jsonl, which passes 1,000 lines: rotation
     assert os.path.exists(mem / store.ARCHIVE)
     for prompt in ("retry token", "queue worker step 1150", "insight 3 deploy", "lint bundle layout"):
         assert ranked(mem, prompt) == expected(mem, prompt)

@@ -1,8 +1,8 @@
 import json
 import os
 
-from memory.core import layout
-from memory.store import entry, inbox, store
+from helpers import memory_lines
+from memory.store import entry, rotation, store
 
 
 def make(i, key=None, ts=None):
@@ -10,14 +10,6 @@ def make(i, key=None, ts=None):
     if key:
         e["key"] = key
     return e
-
-
-def lines(path):
-    """A file's lines; for knowledge.jsonl, the active knowledge: the file, then the inbox (memory.store.inbox)."""
-    paths = [path]
-    if path.name == store.ACTIVE:
-        paths += [path.parent / layout.INBOX / name for name in inbox.names(str(path.parent))]
-    return [json.loads(line) for p in paths if p.exists() for line in open(p) if line.strip()]
 
 
 def test_append_and_read(tmp_path):
@@ -36,55 +28,7 @@ def test_duplicate_capture_id_is_not_written_twice(tmp_path):
     first = store.append(str(tmp_path), [dict(make(1), capture_id="abc")], capture_id="abc")
     second = store.append(str(tmp_path), [dict(make(1), capture_id="abc")], capture_id="abc")
     assert (first.written, second.written) == (1, 0)
-    assert len(lines(tmp_path / store.ACTIVE)) == 1
-
-
-def test_replacement_of_a_different_insight_is_reported(tmp_path):
-    store.append(str(tmp_path), [make(1, key="same")])
-    result = store.append(str(tmp_path), [make(2, key="same")])
-    assert result.replaced == {"same": "insight number 1"}
-    again = store.append(str(tmp_path), [make(2, key="same")])
-    assert again.replaced == {} and again.duplicates == {"same": "same"} and not again.written  # identical: no news
-    assert len(lines(tmp_path / store.ACTIVE)) == 2  # nothing deleted: the older line stays on disk
-
-
-def test_the_same_text_under_its_key_is_written_once_until_it_is_old(tmp_path):
-    """#21 item 14: the same insight twice (or with other whitespace) is one line; a month later, writing it
-    again re-confirms it (memory.search.stale counts from the newer line)."""
-    d = str(tmp_path)
-    first = dict(make(1, key="same"), content="use  pnpm\n for tests", ts=1000)
-    assert store.append(d, [first]).written == 1
-    spaced = dict(first, content="use pnpm for tests", ts=2000)
-    result = store.append(d, [spaced])
-    assert result.written == 0 and result.duplicates == {"same": "same"} and result.replaced == {}
-    cased = dict(first, content="Use pnpm for tests", ts=3000)  # a correction, however small, is written
-    assert store.append(d, [cased]).replaced == {"same": "use  pnpm\n for tests"}
-    later = dict(cased, ts=3000 + store.REPEAT_AFTER + 1)
-    assert store.append(d, [later]).written == 1
-    assert [e["ts"] for e in lines(tmp_path / store.ACTIVE)] == [1000, 3000, 3000 + store.REPEAT_AFTER + 1]
-
-
-def test_rotation_exactly_per_seed(tmp_path):
-    d = str(tmp_path)
-    store.append(d, [make(i) for i in range(1000)])
-    store.compact(d)
-    assert not (tmp_path / store.ARCHIVE).exists()
-    store.append(d, [make(1000)])
-    assert not (tmp_path / store.ARCHIVE).exists()  # a capture never rotates: only the fold a person asks for
-    store.compact(d)
-    archive, active = lines(tmp_path / store.ARCHIVE), lines(tmp_path / store.ACTIVE)
-    assert [e["bead"] for e in archive] == [f"BD-{i}" for i in range(500)]
-    assert [e["bead"] for e in active] == [f"BD-{i}" for i in range(500, 1001)]
-
-
-def test_rotation_of_an_oversized_file_leaves_at_most_1000(tmp_path):
-    d = str(tmp_path)
-    with open(tmp_path / store.ACTIVE, "wb") as fh:
-        for i in range(2600):
-            fh.write((json.dumps(make(i)) + "\n").encode())
-    store.append(d, [make(2600)])
-    store.compact(d)
-    assert len(lines(tmp_path / store.ACTIVE)) == 601 and len(lines(tmp_path / store.ARCHIVE)) == 2000
+    assert len(memory_lines(tmp_path / store.ACTIVE)) == 1
 
 
 def test_torn_and_foreign_lines_are_skipped_and_counted(tmp_path):
@@ -123,7 +67,7 @@ def test_line_separators_inside_content_stay_in_one_line(tmp_path):
 def test_recover_undoes_an_unfinished_rotation(tmp_path):
     d = str(tmp_path)
     store.append(d, [make(i) for i in range(1000)])
-    store.compact(d)
+    rotation.compact(d)
     (tmp_path / store.ARCHIVE).write_bytes(b"")
     before = (tmp_path / store.ACTIVE).read_bytes()
     stat = os.stat(tmp_path / store.ACTIVE)
@@ -132,8 +76,8 @@ def test_recover_undoes_an_unfinished_rotation(tmp_path):
                                                       "active_dev": stat.st_dev}))
     (tmp_path / store.ARCHIVE).write_bytes(before[:12345])
     store.append(d, [make(1000)])
-    store.compact(d)
-    archive, active = lines(tmp_path / store.ARCHIVE), lines(tmp_path / store.ACTIVE)
+    rotation.compact(d)
+    archive, active = memory_lines(tmp_path / store.ARCHIVE), memory_lines(tmp_path / store.ACTIVE)
     assert len(archive) == 500 and len(active) == 501 and not (tmp_path / store.JOURNAL).exists()
     assert len({e["key"] for e in archive + active}) == 1001
 
@@ -141,10 +85,10 @@ def test_recover_undoes_an_unfinished_rotation(tmp_path):
 def test_recover_keeps_a_finished_rotation(tmp_path):
     d = str(tmp_path)
     store.append(d, [make(i) for i in range(1001)])
-    store.compact(d)  # rotated: 500 archived, 501 active
+    rotation.compact(d)  # rotated: 500 archived, 501 active
     (tmp_path / store.JOURNAL).write_text(json.dumps({"archive_size": 0, "active_ino": -1, "active_dev": -1}))
     store.append(d, [make(1001)])
-    assert len(lines(tmp_path / store.ARCHIVE)) == 500 and len(lines(tmp_path / store.ACTIVE)) == 502
+    assert len(memory_lines(tmp_path / store.ARCHIVE)) == 500 and len(memory_lines(tmp_path / store.ACTIVE)) == 502
 
 
 def test_symlinked_knowledge_file_is_not_written_through(tmp_path):
