@@ -322,6 +322,44 @@ def installed_project(path: Path) -> Path:
     return path
 
 
+DOCTOR = str(ROOT / "bin" / "memory-doctor")
+
+
+def run_doctor(repo, *args, cwd=None) -> subprocess.CompletedProcess:
+    """bin/memory-doctor ARGS in `repo` (or `cwd`), with no user-level settings (HOME is the folder above)."""
+    env = clean_env()
+    env["HOME"] = str(repo.parent)  # no user-level plugin settings
+    return subprocess.run([DOCTOR, *args], cwd=cwd or repo, capture_output=True, text=True, env=env)
+
+
+def doctor_report(repo, *args, cwd=None) -> tuple:
+    """memory-doctor --json: (exit status, the whole report, {check: its finding})."""
+    proc = run_doctor(repo, "--json", *args, cwd=cwd)
+    data = json.loads(proc.stdout)
+    return proc.returncode, data, {c["check"]: c for c in data["checks"]}
+
+
+def _install_with_a_capture(repo, venv=False):
+    flags = ["--no-self-check"] + ([] if venv else ["--no-venv"])
+    subprocess.run([str(ROOT / "install.sh"), *flags, str(repo)], check=True, capture_output=True)
+    run_hook("memory_capture", bash_payload('bd comment BD-1 "LEARNED: doctor sees this"', repo), repo)
+    return repo
+
+
+_DOCTOR_TEMPLATE: list = []
+
+
+def installed_with_a_capture(repo, venv=False) -> Path:
+    """`repo` installed by install.sh with one memory captured by the hook. Without the virtualenv: a copy of
+    one such project made once per test process (the doctor reads it; a copy is what a fresh install makes)."""
+    if venv:
+        return _install_with_a_capture(repo, venv=True)
+    if not _DOCTOR_TEMPLATE:
+        template = make_repo(Path(tempfile.mkdtemp(prefix="mh-doctor-tpl-")) / "project")
+        _DOCTOR_TEMPLATE.append(_install_with_a_capture(template))
+    return copy_tree(_DOCTOR_TEMPLATE[0], repo)
+
+
 # Cursor's third-party import runs .claude/settings.json hooks too, under its own event and tool names
 CURSOR_FOR_CLAUDE_EVENT = {"PreToolUse": "preToolUse", "PostToolUse": "postToolUse",
                            "UserPromptSubmit": "beforeSubmitPrompt", "Stop": "stop", "SubagentStop": "subagentStop",
