@@ -125,10 +125,10 @@ def ranked(memory_dir: str, text: str, args: Options) -> int:
 
 def _seen_before(memory_dir: str, text: str, args: Options) -> list[dict]:
     """The live entries captured right after a failure that printed a line of `text` (an error pasted as the
-    query: memory.search.action_paths.seen_in_text), as stored, newest first."""
-    from memory.search import action_paths
+    query: memory.search.path_cues.seen_in_text), as stored, newest first."""
+    from memory.search import path_cues
 
-    found = action_paths.seen_in_text(memory_dir, text, rebuild=True)
+    found = path_cues.seen_in_text(memory_dir, text, rebuild=True)
     if not found:
         return []
     from memory.store import store

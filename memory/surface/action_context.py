@@ -113,9 +113,9 @@ def runs_our_command(command: str | None) -> bool:
 
 def file_entries(memory_dir: str, fp: list[int], rels: list[str], settings: dict) -> list[list[str]]:
     """[key, line] of the entries about the files, best first (a few more than the budget takes)."""
-    from memory.search import action_paths
+    from memory.search import action_paths, path_cues
 
-    cues = action_paths.load(memory_dir, fp)
+    cues = path_cues.load(memory_dir, fp)
     seen: dict[str, tuple[float, str]] = {}
     for rel in rels:
         for score, key, kind, content, _ in action_paths.about(cues, rel, float(settings["action_file_min_score"])):
@@ -162,10 +162,10 @@ def error_entries(memory_dir: str, failure: str, settings: dict, command: str | 
 def seen_before(memory_dir: str, command: str, output: str, bar: float) -> list[list[str]]:
     """[key, line] of the entries captured right after a failure that printed a line of `output` (or a timeout
     of the same command), newest first, each saying so."""
-    from memory.search import action_paths, recurrence
+    from memory.search import path_cues, recurrence
 
     return [[key, line(kind, content, prefix=recurrence.MARK)]
-            for key, kind, content, _ in action_paths.seen_before(memory_dir, command, output, bar)]
+            for key, kind, content, _ in path_cues.seen_before(memory_dir, command, output, bar)]
 
 
 def edit_entries(memory_dir: str, added: str, settings: dict) -> list[list[str]]:
