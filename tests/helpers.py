@@ -173,6 +173,16 @@ def knowledge(repo_path: Path, name: str = "knowledge.jsonl") -> list:
             for line in path.read_bytes().split(b"\n") if line.strip()]
 
 
+def numbered_insight(i: int, key: str | None = None, ts: float | None = None) -> dict:
+    """Entry number `i` ("insight number i", bead BD-i, ts 1000 + i unless given), under `key` when given."""
+    from memory.store import entry
+
+    e = entry.build(f"insight number {i}", f"BD-{i}", "orchestrator", ts=ts if ts is not None else 1000 + i)
+    if key:
+        e["key"] = key
+    return e
+
+
 def memory_lines(path: Path) -> list:
     """The lines of the knowledge file `path` (in any memory folder), parsed; for knowledge.jsonl the active
     knowledge, as `knowledge` reads it."""

@@ -2,23 +2,16 @@
 test_store.py)."""
 import json
 
-from helpers import memory_lines
-from memory.store import entry, rotation, store
-
-
-def make(i, key=None, ts=None):
-    e = entry.build(f"insight number {i}", f"BD-{i}", "orchestrator", ts=ts if ts is not None else 1000 + i)
-    if key:
-        e["key"] = key
-    return e
+from helpers import memory_lines, numbered_insight
+from memory.store import rotation, store
 
 
 def test_rotation_exactly_per_seed(tmp_path):
     d = str(tmp_path)
-    store.append(d, [make(i) for i in range(1000)])
+    store.append(d, [numbered_insight(i) for i in range(1000)])
     rotation.compact(d)
     assert not (tmp_path / store.ARCHIVE).exists()
-    store.append(d, [make(1000)])
+    store.append(d, [numbered_insight(1000)])
     assert not (tmp_path / store.ARCHIVE).exists()  # a capture never rotates: only the fold a person asks for
     rotation.compact(d)
     archive, active = memory_lines(tmp_path / store.ARCHIVE), memory_lines(tmp_path / store.ACTIVE)
@@ -30,7 +23,7 @@ def test_rotation_of_an_oversized_file_leaves_at_most_1000(tmp_path):
     d = str(tmp_path)
     with open(tmp_path / store.ACTIVE, "wb") as fh:
         for i in range(2600):
-            fh.write((json.dumps(make(i)) + "\n").encode())
-    store.append(d, [make(2600)])
+            fh.write((json.dumps(numbered_insight(i)) + "\n").encode())
+    store.append(d, [numbered_insight(2600)])
     rotation.compact(d)
     assert len(memory_lines(tmp_path / store.ACTIVE)) == 601 and len(memory_lines(tmp_path / store.ARCHIVE)) == 2000
