@@ -8,7 +8,7 @@ from memory import TYPE_CHECKING
 from memory.capture import bdcomment
 from memory.capture.provenance import session_provenance
 from memory.core import layout, paths
-from memory.runtimes import hookrun, payload
+from memory.runtimes import hookrun, payload, shell_outcome
 from memory.store import entry, store
 
 if TYPE_CHECKING:
@@ -28,7 +28,7 @@ def handle(ctx: hookrun.Context) -> str | None:
     cwd = payload.cwd(data)
     found = bdcomment.insights_in_command(command, cwd)
     unconfirmed: list[tuple[bdcomment.Insight, str]] = []
-    if found and (not payload.succeeded(data) or bdcomment.shell_missed_bd(payload.shell_output(data))):
+    if found and (not shell_outcome.succeeded(data) or bdcomment.shell_missed_bd(shell_outcome.shell_output(data))):
         # `bd comment … "LEARNED: x" && git push` with a failing push: bd did record x. Keep what bd holds.
         asked = [(f, bdcomment.bd_holds(f, cwd)) for f in found]
         found = [f for f, (held, _) in asked if held]
@@ -72,9 +72,9 @@ def handle(ctx: hookrun.Context) -> str | None:
 
 def _what_failed(data: dict) -> str:
     """What the payload says went wrong, as it says it."""
-    if bdcomment.shell_missed_bd(payload.shell_output(data)):
+    if bdcomment.shell_missed_bd(shell_outcome.shell_output(data)):
         return "the shell said `bd: command not found`"
-    said = payload.failure(data)
+    said = shell_outcome.failure(data)
     return f"the command failed ({said})" if said else "the command failed"
 
 

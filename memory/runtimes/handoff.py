@@ -18,7 +18,7 @@ import time
 
 from memory import TYPE_CHECKING
 from memory.core import layout, markers
-from memory.runtimes.payload import ERROR_WORDS, SHELL_TOOLS
+from memory.runtimes.payload import SHELL_TOOLS
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -40,8 +40,10 @@ _BD = r"\bbd\s+(claim|update|close|comments?\s+add|comment|create|reopen)\s+([A-
 
 
 def _what_failed(error: str) -> str:
-    """The lines of a failure's output that say what failed (payload.ERROR_WORDS), each once, in order; the
-    output itself when none does. A long run's banner and progress would otherwise fill the excerpt."""
+    """The lines of a failure's output that say what failed (shell_outcome.ERROR_WORDS), each once, in order;
+    the output itself when none does. A long run's banner and progress would otherwise fill the excerpt."""
+    from memory.runtimes.shell_outcome import ERROR_WORDS  # here: session start imports this module, never this
+
     said = [line.strip() for line in error.splitlines() if re.search(ERROR_WORDS, line)
             and sum(c in "=_-!*#~" for c in line) * 3 < len(line)]  # not a banner (`==== ERRORS ====`)
     return "\n".join(dict.fromkeys(said)) if said else error

@@ -15,7 +15,8 @@ from __future__ import annotations
 import json
 import re
 
-from memory.runtimes.payload import gemini_shell_text, without_hook_context
+from memory.runtimes.payload import without_hook_context
+from memory.runtimes.shell_outcome import gemini_shell_text
 
 _GEMINI_EDITS = {"write_file": "Write", "replace": "Edit", "edit": "Edit"}
 _EXIT = re.compile(r"(?:Exit Code|Process exited with code):? (-?\d+)")

@@ -13,7 +13,7 @@ later failure that prints one of those lines again gets the entry, whatever word
     recurring(by_entry, command, output, bar)   which entries recorded a line that this failure prints again
     recurs(recorded, printed, bar)  whether a printed line is a recorded one again
 
-The knowledge's entries that recorded such a line: memory.search.action_paths.seen_before (its cue map).
+The knowledge's entries that recorded such a line: memory.search.path_cues.seen_before (its cue map).
 
 A printed line is a recorded one again when it holds every distinctive word of the recorded line and their
 terms overlap by at least `bar` (Jaccard): what varies between runs (a test's name, a location) may differ,

@@ -29,7 +29,7 @@ from helpers import (
 from memory.core import jsonio, layout
 from memory.install import plan
 from memory.runtimes import registration, runtimes
-from memory.store import entry, store
+from memory.store import entry, rotation, store
 
 _INSTALLED: list = []
 
@@ -644,11 +644,11 @@ def test_purge_leaves_nothing_the_hooks_wrote(repo, monkeypatch):
     (memory / store.ACTIVE).write_text("\n".join(lines) + '\n{"key": "torn')
     assert run_registered(repo, "memory_capture", bash_payload('bd comment BD-1 "LEARNED: purge me"', repo),
                           env=foreground).returncode == 0
-    store.compact(str(memory))  # memory-doctor --compact: the inbox folded in, the file rotated
+    rotation.compact(str(memory))  # memory-doctor --compact: the inbox folded in, the file rotated
     redact = subprocess.run([str(memory / layout.RECALL_SCRIPT), "--redact", "k1000", "fact"], cwd=repo,
                             capture_output=True, text=True)  # the records other clones apply, and their marker
     assert redact.returncode == 0, redact.stderr
-    store.compact(str(memory))
+    rotation.compact(str(memory))
     dispatch_payload = fixture_payload("claude-code/2.1.330/PostToolUse-20.json")
     dispatch_payload.update(cwd=str(repo), tool_name="Agent")
     dispatch_payload["tool_input"].update(prompt="BEAD_ID: BD-1\n\nwork", subagent_type="x-supervisor")

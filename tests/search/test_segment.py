@@ -6,14 +6,14 @@ import struct
 import pytest
 from test_index import expected, make, ranked, write_lines
 
-from memory.search import index, rank, segfile, segment
+from memory.search import index, rank, segfile, segment, segment_update
 from memory.store import store
 
 
 def test_every_term_is_found_through_the_on_disk_directory(mem):
     # enough distinct terms for many directory buckets: each lookup reads one bucket, never the whole directory
     write_lines(mem / store.ACTIVE, [make(i, f"unique{i} word{i % 97} shared") for i in range(400)])
-    built = index.update(None, (mem / store.ACTIVE).read_bytes(), None)
+    built = segment_update.update(None, (mem / store.ACTIVE).read_bytes(), None)
     index.load(str(mem))
     seg = segment.read_segment(str(mem / index.INDEX[store.ACTIVE]), index.fingerprint())
     assert seg is not None and seg.postings.buckets > 8

@@ -9,7 +9,7 @@ import pytest
 from conftest import ROOT, bash_payload, clean_env, fixture_payload, git, knowledge, run_hook
 from helpers import plugin_copy as plugin_files
 from memory.core import config, render
-from memory.store import entry, store
+from memory.store import dedupe, entry, store
 
 
 def seed(repo, n, welcomed=True, **kw):
@@ -97,7 +97,7 @@ def test_record_hint_names_bd_when_bd_is_on_path(repo, tmp_path):
 def test_count_is_unique_keys_and_latest_wins(repo):
     d = str(repo / ".beads" / "memory")
     store.append(d, [entry.build("same insight", "BD-1", "orchestrator", ts=1)])
-    later = 1 + store.REPEAT_AFTER + 1  # the same text within REPEAT_AFTER is not written again (test_store)
+    later = 1 + dedupe.REPEAT_AFTER + 1  # the same text within REPEAT_AFTER is not written again (test_dedupe)
     store.append(d, [dict(entry.build("same insight", "BD-2", "supervisor", ts=later))])
     welcome_done(repo)
     text = context(start(repo))
