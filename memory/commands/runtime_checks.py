@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import os
 
-from memory.core import jsonio
+from memory.core import fsio, jsonio
+from memory.core.fsio import MAX_SETTINGS_BYTES
 
 # Claude Code's settings files, lowest precedence first (managed settings on Linux last: they win)
 _CLAUDE_SETTINGS = (("~", ".claude", "settings.json"), (".claude", "settings.json"), (".claude", "settings.local.json"))
@@ -54,9 +55,8 @@ def gemini_findings(tree: str, handlers: list[tuple[str, str | None, dict]]) -> 
 def _settings(path: str, comments: bool = True) -> dict:
     """The settings object in `path` ({} when absent or unreadable: the runtime then has none from it either);
     `comments`: the file may hold them (Gemini's)."""
-    try:
-        with open(path, encoding="utf-8") as fh:
-            text = fh.read()
+    try:  # a FIFO or a device is unreadable, not a wait
+        text = fsio.read_regular(path, MAX_SETTINGS_BYTES, follow=True).decode("utf-8")
         value = jsonio.loads(jsonio.without_comments(text) if comments else text)
     except (OSError, ValueError, UnicodeDecodeError):
         return {}
@@ -123,9 +123,8 @@ def _toml(path: str) -> dict[tuple[str, ...], dict[str, str]] | None:
     """The tables of a TOML file (memory.core.tomlscan); None when there is no such file."""
     from memory.core import tomlscan
 
-    try:
-        with open(path, encoding="utf-8") as fh:
-            return tomlscan.tables(fh.read())
+    try:  # a FIFO or a device is unreadable, not a wait
+        return tomlscan.tables(fsio.read_regular(path, MAX_SETTINGS_BYTES, follow=True).decode("utf-8"))
     except FileNotFoundError:
         return None
     except (OSError, UnicodeDecodeError):

@@ -6,6 +6,8 @@ import os
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+# the most read of a small text file a user keeps (settings, .gitattributes, .gitignore): a bigger one is none
+MAX_SETTINGS_BYTES = 4 << 20
 
 
 def identity(path: str) -> tuple[int, int, int, int] | None:
@@ -131,19 +133,28 @@ def read_bytes(path: str) -> bytes | None:
         return fh.read()
 
 
-def read_tail(path: str, max_bytes: int) -> bytes:
+def read_regular(path: str, max_bytes: int = -1, follow: bool = False) -> bytes:
+    """The first `max_bytes` of a regular file (all of it with -1): for a file a user or another tool
+    controls (a settings file, .gitattributes, a transcript, `bd comment --file`), where a plain open() of a
+    FIFO waits for a writer forever and a read of /dev/zero never ends. Anything but a regular file, or a
+    missing one (FileNotFoundError), is an OSError; `follow`: a symlink is followed (users link dotfiles)."""
+    with os.fdopen(open_regular(path, os.O_RDONLY, follow=follow), "rb") as fh:
+        return fh.read(max_bytes)
+
+
+def read_tail(path: str, max_bytes: int, follow: bool = False) -> bytes:
     """The last `max_bytes` of a file (b"" when missing)."""
-    return _read_window(path, max_bytes, from_end=True)
+    return _read_window(path, max_bytes, from_end=True, follow=follow)
 
 
-def read_head(path: str, max_bytes: int) -> bytes:
+def read_head(path: str, max_bytes: int, follow: bool = False) -> bytes:
     """The first `max_bytes` of a file (b"" when missing)."""
-    return _read_window(path, max_bytes, from_end=False)
+    return _read_window(path, max_bytes, from_end=False, follow=follow)
 
 
-def _read_window(path: str, max_bytes: int, from_end: bool) -> bytes:
+def _read_window(path: str, max_bytes: int, from_end: bool, follow: bool = False) -> bytes:
     try:
-        fd = open_regular(path, os.O_RDONLY)
+        fd = open_regular(path, os.O_RDONLY, follow=follow)
     except FileNotFoundError:
         return b""
     with os.fdopen(fd, "rb") as fh:

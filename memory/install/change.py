@@ -6,7 +6,7 @@ import errno
 import os
 
 from memory import TYPE_CHECKING
-from memory.core import jsonedit
+from memory.core import fsio, jsonedit
 from memory.runtimes import registration
 from memory.runtimes.registration import GEMINI_SETTINGS, SettingsError
 
@@ -40,12 +40,12 @@ def read(root: str, rel: str, strict: bool = True) -> bytes | None:
     """A file's bytes, following symlinks (users symlink their dotfiles), or None when it is absent.
 
     A path that cannot be a file we read and write (a folder, below a file, a dangling symlink, a symlink
-    loop) is a SettingsError; with `strict=False` (uninstall) it counts as absent: nothing of ours is there.
+    loop, a FIFO or a device) is a SettingsError; with `strict=False` (uninstall) it counts as absent: nothing
+    of ours is there.
     Other OSErrors (permissions, I/O) go to the caller.
     """
-    try:
-        with open(os.path.join(root, rel), "rb") as fh:
-            return fh.read()
+    try:  # whole (it is rewritten whole); a FIFO or a device is refused at once, not waited on
+        return fsio.read_regular(os.path.join(root, rel), follow=True)
     except FileNotFoundError:
         problem = _dangling_link(root, rel)
         if problem is None:
@@ -55,9 +55,12 @@ def read(root: str, rel: str, strict: bool = True) -> bytes | None:
     except NotADirectoryError:
         problem = f"{_first_file(root, rel)} is a file, not a folder"
     except OSError as exc:
-        if exc.errno != errno.ELOOP:
+        if exc.errno in (errno.EINVAL, errno.ENXIO):  # fsio.open_regular's answer for a FIFO, a device, a socket
+            problem = f"{rel} is not a regular file"
+        elif exc.errno != errno.ELOOP:
             raise
-        problem = f"{rel} is a symlink loop"
+        else:
+            problem = f"{rel} is a symlink loop"
     if not strict:
         return None
     raise SettingsError(f"{os.path.join(root, problem)}; move it away, nothing was written")

@@ -13,7 +13,8 @@ import os
 import sys
 from collections.abc import Callable
 
-from memory.core import jsonio
+from memory.core import fsio, jsonio
+from memory.core.fsio import MAX_SETTINGS_BYTES
 from memory.runtimes.runtimes import (  # noqa: F401 - the tables and commands, where callers have always found them
     CLAUDE_HOOKS,
     CLAUDE_SETTINGS,
@@ -289,8 +290,8 @@ def our_handlers(config: dict) -> list[tuple[str, str | None, dict]]:
 def read_config(path: str) -> dict:
     """A JSON settings file's object ({} when missing or unreadable): for lookups, never for rewriting."""
     try:
-        with open(path, "rb") as fh:
-            data = fh.read() or b"{}"
+        # a FIFO or a device there is unreadable, not a wait (fsio.read_regular); a user's link is followed
+        data = fsio.read_regular(path, MAX_SETTINGS_BYTES, follow=True) or b"{}"
         value = json.loads(jsonio.without_comments(data.decode("utf-8")) if path.endswith(GEMINI_SETTINGS) else data)
     except (OSError, ValueError):
         return {}

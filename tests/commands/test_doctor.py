@@ -420,3 +420,14 @@ def test_a_misspelt_or_mistyped_setting_is_named_and_the_hooks_use_the_default(r
     (memory / "completion.json").write_text("[1, 2]\n")
     found = {c["detail"].split(":")[0]: c["level"] for c in report(repo)[1]["checks"] if c["check"] == "settings"}
     assert found == {"config.json": "OK", "completion.json": "WARN"}
+
+
+def test_a_fifo_for_the_users_claude_settings_never_hangs_the_doctor(repo):
+    """memory-doctor reads ~/.claude/settings.json (disableAllHooks, an enabled plugin): a FIFO there made open()
+    wait for a writer forever. Now it is unreadable, as if absent, and the doctor answers."""
+    _install_and_capture(repo)
+    (repo.parent / ".claude").mkdir()
+    os.mkfifo(repo.parent / ".claude" / "settings.json")
+    env = dict(clean_env(), HOME=str(repo.parent))
+    proc = subprocess.run([DOCTOR, "--json"], cwd=repo, capture_output=True, text=True, env=env, timeout=60)
+    assert {c["check"] for c in json.loads(proc.stdout)["checks"]} >= {"registered"}, proc.stderr

@@ -1270,3 +1270,15 @@ def test_an_uninstall_after_the_users_own_edit_deletes_the_backup(repo):
     out = install(repo, "--uninstall").stdout
     assert not (repo / ".claude" / ("settings.json" + plan.BACKUP_SUFFIX)).exists() and "kept    " not in out
     assert settings(repo) == {"model": "opus"}
+
+
+@pytest.mark.parametrize("rel", [".claude/settings.json", ".gitignore"])
+def test_a_fifo_where_install_reads_a_file_is_refused_not_a_hang(repo, rel):
+    """install.sh reads each file it merges into (settings, .gitignore): a FIFO there made open() wait for a
+    writer forever. Now it is refused like a folder there: exit 2, a message naming it, nothing written."""
+    (repo / rel).parent.mkdir(exist_ok=True)
+    os.mkfifo(repo / rel)
+    proc = subprocess.run([INSTALL, "--no-venv", "--no-self-check", str(repo)], capture_output=True, text=True,
+                          env=clean_env(), timeout=60)
+    assert proc.returncode == 2 and f"{rel} is not a regular file" in proc.stderr, proc.stdout + proc.stderr
+    assert not (repo / ".beads").exists()
