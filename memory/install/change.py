@@ -6,7 +6,7 @@ import errno
 import os
 
 from memory import TYPE_CHECKING
-from memory.core import fsio, jsonedit
+from memory.core import fsio, jsonedit, textblock
 from memory.runtimes import registration
 from memory.runtimes.registration import GEMINI_SETTINGS, SettingsError
 
@@ -130,19 +130,12 @@ def config_change(target: str, rel: str, transform: Callable[[dict], dict], curs
 
 def block_change(root: str, rel: str, begin: str, end_marker: str, block: list[str], remove: bool,
                  strict: bool = True, other_root: bool = False) -> Change:
-    """`rel` with our marked block (re)written at its end, or taken out; the user's lines untouched."""
+    """`rel` with our marked block written (in place, else at its end) or taken out: every byte of the user's
+    around it kept, the block in the file's line ending (memory.core.textblock)."""
     before = read(root, rel, strict)
-    text = (before or b"").decode("utf-8", "replace")
-    newline = "\r\n" if "\r\n" in text else "\n"  # keep the user's line endings
-    lines = text.splitlines()
-    if begin in lines and end_marker in lines[lines.index(begin):]:
-        start = lines.index(begin)
-        end = lines.index(end_marker, start)
-        lines = lines[:start] + lines[end + 1:]
-        while lines and not lines[-1].strip():
-            lines.pop()
-    if not remove:
-        lines += ([""] if lines else []) + [begin] + block + [end_marker]
-    after = (newline.join(lines) + newline).encode() if lines else (None if before is None else b"")
+    if remove:
+        after = None if before is None else textblock.take_out(before, begin, end_marker)
+    else:
+        after = textblock.put(before, begin, end_marker, block)
     mode = mode_of(root, rel)
     return Change(rel, before, after, mode=mode, before_mode=mode, root=root if other_root else None)

@@ -1282,3 +1282,25 @@ def test_a_fifo_where_install_reads_a_file_is_refused_not_a_hang(repo, rel):
                           env=clean_env(), timeout=60)
     assert proc.returncode == 2 and f"{rel} is not a regular file" in proc.stderr, proc.stdout + proc.stderr
     assert not (repo / ".beads").exists()
+
+
+@pytest.mark.parametrize("rel", [".gitignore", ".gitattributes"])
+def test_a_block_in_a_users_text_file_keeps_every_byte_around_it(repo, rel):
+    """install.sh's block in .gitignore / .gitattributes: the user's bytes around it stay as they were — CRLF
+    endings, a byte order mark, a byte that is not UTF-8 (it was replaced by U+FFFD), a form feed (it split a line),
+    the user's lines after our block (an update moved them above it) — and our block takes the file's line ending.
+    A last line without a line break gets one (our block starts on a line of its own), kept after an uninstall."""
+    theirs = b"\xef\xbb\xbfnode_modules/\r\ncaf\xe9/\r\n# page\x0cbreak\r\n*.log"
+    (repo / rel).write_bytes(theirs)
+    install(repo, "--no-venv", "--no-self-check")
+    data = (repo / rel).read_bytes()
+    assert data.startswith(theirs + b"\r\n\r\n# >>> memory-hooks") and data.endswith(b"# <<< memory-hooks\r\n")
+    assert b"\n" not in data.replace(b"\r\n", b"")
+    begin = data.index(b"\r\n\r\n# >>> memory-hooks") + 4
+    # the user adds a line below our block, and an older version's block is one line short: an update
+    ours = data[begin:].split(b"\r\n")
+    (repo / rel).write_bytes(data[:begin] + b"\r\n".join(ours[:1] + ours[2:]) + b"dist/\r\n")
+    install(repo, "--no-venv", "--no-self-check")
+    assert (repo / rel).read_bytes() == data + b"dist/\r\n"
+    install(repo, "--uninstall")
+    assert (repo / rel).read_bytes() == theirs + b"\r\n\r\ndist/\r\n"

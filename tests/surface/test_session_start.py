@@ -519,3 +519,20 @@ def test_a_fork_of_a_session_not_known_here_gets_the_block(repo, tmp_path, claud
     assert "insight 2 about caching" in context(run_hook("session_start", payload, repo, env=env))
     from memory.surface import injected
     assert injected.start_answered(str(repo / ".beads" / "memory"), payload["session_id"])
+
+
+def test_the_plugin_updates_its_ignore_block_in_the_files_own_line_endings(repo):
+    """The plugin brings an older .beads/memory/.gitignore block up to date at session start: it rewrote the whole
+    file with LF endings (a CRLF file, as Windows checkouts keep it, showed every line changed in git). The user's
+    bytes around the block stay as they were; the block takes their line ending."""
+    from memory.core import layout
+
+    memory = repo / ".beads" / "memory"
+    store.append(str(memory), [entry.build("LEARNED: line endings are the user's.", "BD-1", "o")])
+    older = [layout.MEMORY_IGNORE_BEGIN, "/handoffs.jsonl", layout.MEMORY_IGNORE_END]
+    theirs_above, theirs_below = b"# mine\r\n/scratch/\r\n\r\n", b"/notes.tmp"
+    (memory / ".gitignore").write_bytes(theirs_above + "\r\n".join(older).encode() + b"\r\n" + theirs_below)
+    assert b"line endings are the user's" in start(repo, args=["--plugin"]).stdout
+    current = [layout.MEMORY_IGNORE_BEGIN, *layout.memory_ignore_lines(), layout.MEMORY_IGNORE_END]
+    assert (memory / ".gitignore").read_bytes() == (theirs_above + "\r\n".join(current).encode() + b"\r\n"
+                                                    + theirs_below)
