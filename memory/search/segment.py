@@ -70,15 +70,17 @@ class Segment:
 
     def to_bytes(self, fp: int) -> bytes:
         s = self.stats
-        columns, places = _columns([(f"lens.{f}", a) for f, a in s.lens.items()] + [
-            ("ts", s.ts), ("live", array_of("B", bytes(s.live))), ("off", self.offsets), ("len", self.lengths),
+        whole = [(f"lens.{f}", a) for f, a in s.lens.items()] + [("ts", s.ts), ("live", array_of("B", bytes(s.live)))]
+        columns, places = _columns(whole + [("off", self.offsets), ("len", self.lengths),
             ("lcrc", self.line_crcs), ("text", self.text), ("tat", self.text_at)] + _word_columns(self.words))
         meta = marshal.dumps({
             "fp": fp, "src": self.src, "end": self.end, "crc": self.crc, "n": s.n, "cols": places,
             "lsum": {f: sum(a) for f, a in s.lens.items()},
             "forgets": self.forgets, "dead": self.dead, "against": self.against, "concepts": concepts.term_map(),
             "controls": self.controls, "malformed": self.malformed, "held": self.held, "approvals": self.approvals,
-            "buckets": bucket_count(len(self.postings))})
+            "buckets": bucket_count(len(self.postings)),
+            # the columns a load reads whole, checked as read (a damaged liveness could bring back a forgotten entry)
+            "ccrc": {name: zlib.crc32(memoryview(values).cast("B")) for name, values in whole}})
         meta += b"\0" * (-(len(meta) + 4) % 8)  # the columns after it stay 8-aligned (marshal ignores the pad)
         meta = fsio.seal(meta)  # checked before marshal reads it (fsio.seal: a damaged count would hang the reader)
         blobs: list[bytes] = []
@@ -296,7 +298,7 @@ def read_segment(path: str, fp: int, with_keys: bool = False,
         meta = fh.meta
         concepts.seed(meta["concepts"])
         at, lengths = fh.starts, fh.lengths
-        column = _column_reader(fh, at[1], lengths[1], meta["cols"], copy=with_keys)
+        column = _column_reader(fh, at[1], lengths[1], meta["cols"], copy=with_keys, crcs=meta["ccrc"])
         seg = Segment()
         s = seg.stats
         s.n = meta["n"]
@@ -331,21 +333,25 @@ def read_segment(path: str, fp: int, with_keys: bool = False,
 
 
 def _column_reader(fh: segfile.IndexFile, start: int, size: int, places: dict[str, tuple[int, int, str]],
-                   copy: bool) -> Callable[..., Any]:
+                   copy: bool, crcs: dict[str, int]) -> Callable[..., Any]:
     """name -> that column as an array; with `lazy` (and no `copy`) a _Lazy one, read when used. Reads, not a
-    memory map: a map of a file someone truncates kills the process (SIGBUS) instead of failing open."""
+    memory map: a map of a file someone truncates kills the process (SIGBUS) instead of failing open. A column
+    with a CRC in `crcs` is checked: ValueError when it does not match."""
     raw = memoryview(fh.read(size, start) if copy else b"")
 
     def column(name: str, lazy: bool = False) -> Any:
         at, count, code = places[name]
         itemsize = array(code).itemsize
         if copy:
-            return array_of(code, raw[at:at + count * itemsize])
-        if lazy:
+            data: Any = raw[at:at + count * itemsize]
+        elif lazy:
             return _Lazy(fh, start + at, count, code)
-        data = os.pread(fh.fileno(), count * itemsize, start + at)
+        else:
+            data = os.pread(fh.fileno(), count * itemsize, start + at)
         if len(data) != count * itemsize:
             raise ValueError("cut short")
+        if name in crcs and zlib.crc32(data) != crcs[name]:
+            raise ValueError(f"column {name}: its checksum does not match")
         return array_of(code, data)
 
     return column

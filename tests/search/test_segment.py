@@ -72,7 +72,7 @@ def test_an_index_truncated_in_place_under_a_reader_is_no_crash(mem):
 
 DAMAGE_WORKER = r"""
 import os, random, struct, sys
-from memory.search import find, index, rank, segment
+from memory.search import find, index, rank, segfile, segment
 from memory.store import store
 
 mem, part, seeds = sys.argv[1], sys.argv[2], int(sys.argv[3])
@@ -92,6 +92,9 @@ assert truth == [(s.entry["key"], round(s.score, 9)) for s in rank.rank(entries,
 good = open(path, "rb").read()
 lengths = struct.unpack_from(segment.HEAD, good, 8)
 starts = [segment.HEAD_SIZE + sum(lengths[:i]) for i in range(5)]
+places = segfile.open_index(path, segfile.FINGERPRINT).meta["cols"]
+whole = max(at + count * segfile.ITEM_SIZE[code] for name, (at, count, code) in places.items()
+            if name.startswith("lens.") or name in ("ts", "live"))  # the columns a load reads whole end here
 for seed in range(seeds):
     rnd = random.Random(seed)
     data = bytearray(good)
@@ -101,6 +104,11 @@ for seed in range(seeds):
         number = rnd.randrange(buckets)
         at = blocks + struct.unpack_from("=Q", data, starts[2] + 8 * (number + 1))[0]
         data[at:at + 5] = b"[" + (2 ** 31 - 1).to_bytes(4, "little")
+    elif part == "truncated":
+        data = data[:rnd.randrange(len(data))]
+    elif part == "columns":  # the field lengths, times and liveness (a flipped liveness: a forgotten entry back)
+        for _ in range(rnd.randint(1, 6)):
+            data[starts[1] + rnd.randrange(whole)] ^= 1 << rnd.randrange(8)
     elif part == "zeroed":  # the postings zeroed (a block of the file lost): every posting names doc 0
         data[starts[3]:starts[4]] = bytes(lengths[3])
     else:  # bits flipped in the term directory or in the postings
@@ -108,7 +116,7 @@ for seed in range(seeds):
         for _ in range(rnd.randint(1, 6)):
             data[rnd.randrange(starts[number], starts[number] + lengths[number])] ^= 1 << rnd.randrange(8)
     with open(path, "wb") as fh:
-        fh.write(data)  # the same size: only a lookup can tell
+        fh.write(data)  # the same size (but "truncated"): only a lookup can tell
     got = answers()
     assert got[0] == truth, (seed, got[0][:3], truth[:3])  # the ranking from the source, as without an index
     assert found_truth and got[1] in (None, found_truth), seed  # find: right, or None (the scan answers)
@@ -116,7 +124,7 @@ print("ok")
 """
 
 
-@pytest.mark.parametrize("part", ["directory", "postings", "zeroed", "bomb"])
+@pytest.mark.parametrize("part", ["directory", "postings", "zeroed", "bomb", "truncated", "columns"])
 def test_a_damaged_term_directory_or_postings_never_hangs_or_crashes_a_lookup(mem, part):
     """The term directory's buckets and the postings are read lazily, one per query word, so damage is seen only
     at a lookup: a flipped byte made a posting name documents past the end (IndexError: the prompt hook fell
