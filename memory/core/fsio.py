@@ -164,6 +164,49 @@ def _read_window(path: str, max_bytes: int, from_end: bool, follow: bool = False
         return fh.read(max_bytes)
 
 
+STALE_TEMP_SECONDS = 3600  # no atomic_write takes this long between its temp file and the rename
+
+
+def remove_stale_temps(folder: str, now: float | None = None) -> int:
+    """Remove the `.<name>.<pid>.tmp` files atomic_write left in `folder` when its process was killed between
+    the temp file and the rename: only a regular file an hour old whose pid is no process here (a live
+    writer's is kept; so is a new one, which may be another machine's sharing the folder: its pid means
+    nothing here). One listdir; how many were removed."""
+    import stat
+    import time
+
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return 0
+    removed, now = 0, time.time() if now is None else now
+    for name in names:
+        parts = name.rsplit(".", 2)
+        if not (name.startswith(".") and len(parts) == 3 and parts[2] == "tmp" and parts[1].isdigit()):
+            continue
+        path = os.path.join(folder, name)
+        try:
+            st = os.lstat(path)
+        except OSError:
+            continue
+        if stat.S_ISREG(st.st_mode) and now - st.st_mtime > STALE_TEMP_SECONDS and not _alive(int(parts[1])):
+            _unlink_quietly(path)
+            removed += 1
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (OSError, OverflowError):  # PermissionError: another user's process, alive
+        return True
+    return True
+
+
 def _unlink_quietly(path: str) -> None:
     try:
         os.unlink(path)

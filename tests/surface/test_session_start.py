@@ -536,3 +536,35 @@ def test_the_plugin_updates_its_ignore_block_in_the_files_own_line_endings(repo)
     current = [layout.MEMORY_IGNORE_BEGIN, *layout.memory_ignore_lines(), layout.MEMORY_IGNORE_END]
     assert (memory / ".gitignore").read_bytes() == (theirs_above + "\r\n".join(current).encode() + b"\r\n"
                                                     + theirs_below)
+
+
+def test_session_start_removes_the_temp_files_of_killed_writers(repo):
+    """A state writer killed between its temp file and the rename (fsio.atomic_write) left `.<name>.<pid>.tmp` in
+    .beads/memory for good (the store's own are removed under its lock; the state files', the caches' and the
+    parked captures' were not). Session start removes those whose process is gone and that are an hour old: a
+    live writer's (or one of another machine sharing the folder: its pid means nothing here) is never touched."""
+    memory = repo / ".beads" / "memory"
+    store.append(str(memory), [entry.build("LEARNED: temp files of the dead are swept.", "BD-1", "o")])
+    (memory / "action-cache").mkdir(exist_ok=True)
+    (memory / "knowledge.pending").mkdir(exist_ok=True)
+    killed = []
+    targets = (memory / "injected.json", memory / "action-cache" / "s1.json", memory / "knowledge.pending" / "p.jsonl")
+    for target in targets:
+        writer = subprocess.Popen([sys.executable, "-c", (
+            "import os, sys, time; sys.path.insert(0, sys.argv[1]); from memory.core import fsio\n"
+            "os.replace = lambda *a: (print('written', flush=True), time.sleep(60))\n"
+            "fsio.atomic_write(sys.argv[2], b'{}')"), str(ROOT), str(target)], stdout=subprocess.PIPE, text=True)
+        assert writer.stdout is not None and writer.stdout.readline().strip() == "written"
+        writer.kill()
+        writer.wait()
+        killed.append(target.parent / f".{target.name}.{writer.pid}.tmp")
+    hour_ago = time.time() - 3700
+    for temp in killed[:2]:
+        os.utime(temp, (hour_ago, hour_ago))
+    live = memory / f".use.json.{os.getpid()}.tmp"  # this test's process: alive
+    live.write_bytes(b"{}")
+    os.utime(live, (hour_ago, hour_ago))
+    assert all(t.exists() for t in killed)
+    assert b"temp files of the dead are swept" in start(repo).stdout
+    assert not killed[0].exists() and not killed[1].exists()
+    assert killed[2].exists() and live.exists()  # too new to judge; alive
