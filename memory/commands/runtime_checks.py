@@ -104,7 +104,7 @@ def _our_keys(config: dict) -> list[tuple[str, str]]:
     """(event, "<event_in_snake_case>:<group>:<handler>") of each of our handlers: Codex's key for it."""
     import re
 
-    from memory.runtimes import registration
+    from memory.runtimes import ours
 
     keys = []
     hooks = config.get("hooks")
@@ -114,7 +114,7 @@ def _our_keys(config: dict) -> list[tuple[str, str]]:
         for g, group in enumerate(groups if isinstance(groups, list) else []):
             handlers = group.get("hooks") if isinstance(group, dict) else None
             for h, handler in enumerate(handlers if isinstance(handlers, list) else []):
-                if registration.is_ours(handler):
+                if ours.is_ours(handler):
                     keys.append((str(event), f"{snake}:{g}:{h}"))
     return keys
 

@@ -7,8 +7,9 @@ import os
 
 from memory import TYPE_CHECKING
 from memory.core import fsio, jsonedit, textblock
-from memory.runtimes import registration
-from memory.runtimes.registration import GEMINI_SETTINGS, SettingsError
+from memory.runtimes import settings_merge
+from memory.runtimes.runtimes import GEMINI_SETTINGS
+from memory.runtimes.settings_merge import SettingsError
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -106,23 +107,23 @@ def config_change(target: str, rel: str, transform: Callable[[dict], dict], curs
         text = (before or b"").decode("utf-8")
     except UnicodeDecodeError:
         raise SettingsError(f"{rel}: not UTF-8 text; fix or move it, nothing was written") from None
-    current = registration.parse_json_file(rel, text)
-    problems = registration.schema_problems(current, cursor=cursor, strict=False, gemini=gemini)
+    current = settings_merge.parse_json_file(rel, text)
+    problems = settings_merge.schema_problems(current, cursor=cursor, strict=False, gemini=gemini)
     if problems:
         raise SettingsError(f"{rel}: not of the documented hooks shape ({'; '.join(problems)}); "
                             "fix it first, nothing was written")
     # where ours are current, only not last, the user's hooks below ours stay where (and as) they put them
-    merged = registration.ours_kept_in_place(current, transform(current))
-    problems = registration.schema_problems(merged, cursor=cursor, strict=False, gemini=gemini)
+    merged = settings_merge.ours_kept_in_place(current, transform(current))
+    problems = settings_merge.schema_problems(merged, cursor=cursor, strict=False, gemini=gemini)
     if problems:  # pragma: no cover - our own entries are well-formed; a guard against a future mistake
         raise SettingsError(f"{rel}: merged result would not be valid ({'; '.join(problems)}); nothing was written")
     if merged in ({}, {"version": 1}) and before is None:
         after = None
     else:  # only the spans that change: the user's formatting stays, an uninstall gives back their bytes
         edited = jsonedit.edit(text, merged) if text.strip() else None
-        after = (edited if edited is not None else registration.dump_json(merged, text)).encode()
+        after = (edited if edited is not None else settings_merge.dump_json(merged, text)).encode()
     if before is not None and after is not None and \
-            registration.parse_json_file(rel, after.decode()) == registration.parse_json_file(rel, text):
+            settings_merge.parse_json_file(rel, after.decode()) == settings_merge.parse_json_file(rel, text):
         after = before  # same meaning: leave the user's formatting alone
     mode = mode_of(target, rel)  # a rewrite keeps the user's mode (0600 stays 0600)
     return Change(rel, before, after, config=True, mode=mode, before_mode=mode)

@@ -1,15 +1,20 @@
-from memory.runtimes import registration
+"""memory.runtimes.registration: which settings file registers ours, read as the hooks read it."""
+from memory.runtimes import registration, settings_merge
 
 
-def test_each_event_is_named_once_with_its_hooks_where_it_runs_several():
-    config = registration.with_claude_hooks({}, ["memory_capture", "action_context", "session_start"])
-    handlers = registration.our_handlers(config)
-    assert [registration.hook_of(h) for _, _, h in handlers] and all(registration.hook_of(h) for _, _, h in handlers)
-    text = registration.describe(handlers)
-    assert text.count("PostToolUseFailure[Bash]") == 1  # no event twice
-    assert "PostToolUseFailure[Bash] (memory_capture, action_context)" in text
-    assert registration.describe([]) == ""
-    assert registration.hook_of({"command": "./lint.sh"}) is None
+def test_the_merge_code_is_re_exported_but_loaded_only_by_who_merges():
+    """The hooks import registration to learn whether another copy answers; the merge code (the installer's, the
+    doctor's) stays unloaded for them, and callers still find its names here."""
+    import subprocess
+    import sys
+
+    from helpers import ROOT
+
+    probe = "import sys, memory.runtimes.registration as r; print('memory.runtimes.settings_merge' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True).stdout == "False\n"
+    assert registration.without_ours is settings_merge.without_ours
+    assert registration.SettingsError is settings_merge.SettingsError
+
 
 
 def test_a_fifo_where_a_settings_file_belongs_never_holds_the_hook(tmp_path):
