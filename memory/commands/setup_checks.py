@@ -8,7 +8,8 @@ import subprocess
 
 from memory import TYPE_CHECKING
 from memory.commands.memory_checks import FAIL, OK, WARN, Finding
-from memory.runtimes import registration
+from memory.core import fsio
+from memory.runtimes import ours, registration, settings_merge
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -28,9 +29,9 @@ def registration_checks(tree: str) -> list[Finding]:
             if problem:
                 found.append((FAIL, "registered", f"{problem}: {label} runs no hook from it (fix the file, then "
                                                   "re-run memory-hooks' install.sh)"))
-            mine = registration.our_handlers(config)
+            mine = ours.our_handlers(config)
             if mine:
-                found.append((OK, "registered", f"{rel}: {registration.describe(mine)}"))
+                found.append((OK, "registered", f"{rel}: {ours.describe(mine)}"))
             handlers += mine
         if label == "Claude Code":
             claude = handlers
@@ -61,19 +62,18 @@ def registration_checks(tree: str) -> list[Finding]:
 def _read_settings(tree: str, rel: str) -> tuple[dict, str | None]:
     """A runtime's settings object ({} when absent), or the reason the runtime can't read it."""
     try:
-        with open(os.path.join(tree, rel), "rb") as fh:
-            data = fh.read()
+        data = fsio.read_regular(os.path.join(tree, rel), fsio.MAX_SETTINGS_BYTES, follow=True)  # a FIFO: no hang
     except FileNotFoundError:
         return {}, None
     except OSError as exc:
         return {}, f"{rel}: cannot be read ({exc.strerror or exc})"
     try:
-        config = registration.parse_json_file(rel, data.decode("utf-8"))
+        config = settings_merge.parse_json_file(rel, data.decode("utf-8"))
     except UnicodeDecodeError:
         return {}, f"{rel}: not UTF-8 text"
-    except registration.SettingsError as exc:
+    except settings_merge.SettingsError as exc:
         return {}, str(exc).split("; ")[0]
-    problems = registration.schema_problems(config, cursor=rel == registration.CURSOR_HOOKS, strict=False,
+    problems = settings_merge.schema_problems(config, cursor=rel == registration.CURSOR_HOOKS, strict=False,
                                             gemini=rel == registration.GEMINI_SETTINGS)
     return config, (f"{rel}: not of the documented hooks shape ({'; '.join(problems[:3])})" if problems else None)
 
@@ -86,12 +86,12 @@ def _handler_problems(label: str, handlers: list[tuple[str, str | None, dict]], 
     if missing:
         found.append((WARN, "registered", f"{label}: not registered for {', '.join(missing)} (re-run memory-hooks' "
                                           "install.sh)"))
-    runs = [(event, matcher, registration.hook_of(handler)) for event, matcher, handler in handlers]
+    runs = [(event, matcher, ours.hook_of(handler)) for event, matcher, handler in handlers]
     doubled = sorted({f"{e}[{m}]" if m else e for e, m, hook in runs if runs.count((e, m, hook)) > 1})
     if doubled:  # the same hook twice on one event (two of ours on one event is by design)
         found.append((WARN, "duplicates", f"{label}: registered more than once: {', '.join(doubled)}"))
     for event, _, handler in handlers:
-        hook = registration.hook_of(handler)
+        hook = ours.hook_of(handler)
         if hook is None or hook not in available:
             found.append((FAIL, "registered", f"{label}: {event} runs {f'hooks/{hook}.py' if hook else 'a hook'}, "
                                               "which is not installed (re-run memory-hooks' install.sh)"))

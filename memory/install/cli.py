@@ -17,7 +17,8 @@ from memory.install import bundle, plan
 from memory.install.apply import apply, remove_empty_dirs, settle_memory, show_diff
 from memory.install.outcome import report, self_check
 from memory.runtimes import registration
-from memory.runtimes.registration import INSTALL_DIR, SettingsError
+from memory.runtimes.registration import INSTALL_DIR
+from memory.runtimes.settings_merge import SettingsError
 
 if TYPE_CHECKING:
     from typing import TextIO

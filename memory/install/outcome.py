@@ -10,7 +10,7 @@ import time
 from memory import TYPE_CHECKING
 from memory.core import paths
 from memory.install import bundle, plan
-from memory.runtimes import registration
+from memory.runtimes import ours, registration
 from memory.runtimes.registration import CLAUDE_SETTINGS, CURSOR_HOOKS, INSTALL_DIR
 
 if TYPE_CHECKING:
@@ -41,14 +41,14 @@ def report(out: TextIO, target: str, main_checkout: str | None, in_git: bool, ch
     out.write(f"  interpreter  {venv}\n")
     for label, files, _, _ in registration.RUNTIMES:  # every runtime's file install.sh writes
         rel = files[0]
-        handlers = registration.our_handlers(registration.read_config(os.path.join(target, rel)))
+        handlers = ours.our_handlers(registration.read_config(os.path.join(target, rel)))
         if rel == CLAUDE_SETTINGS and plugin:
             out.write(f"  {label:<12} the memory-hooks plugin is enabled: hooks not registered again in "
                       "settings.json\n")
         elif rel == CLAUDE_SETTINGS and not claude and not handlers:
             out.write(f"  {label:<12} {rel}: not registered (--no-claude)\n")
         elif handlers or rel == CLAUDE_SETTINGS or (cursor and rel == CURSOR_HOOKS):
-            out.write(f"  {label:<12} {rel}: {registration.describe(handlers)}\n")
+            out.write(f"  {label:<12} {rel}: {ours.describe(handlers)}\n")
             if handlers and rel == registration.CODEX_HOOKS and any(c.rel == rel for c in changed):
                 # `codex exec` skips unreviewed project hooks without a word; Codex keeps a hash of what was reviewed
                 out.write("  note: Codex CLI runs project hooks only once reviewed: open Codex in this repository "

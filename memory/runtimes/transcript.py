@@ -31,12 +31,14 @@ def claude_session_transcript(session_id: str | None, env: dict | None = None) -
 
 def last_assistant_text(path: str | None) -> str | None:
     """The text of the last assistant message in a transcript, or None."""
-    if not path or not os.path.isfile(path):
+    from memory.core import fsio
+
+    if not path:
         return None
-    with open(path, "rb") as fh:
-        fh.seek(0, os.SEEK_END)
-        fh.seek(max(0, fh.tell() - TAIL_BYTES))
-        lines = fh.read().split(b"\n")
+    try:  # a FIFO or a device named as the transcript: unreadable, not a wait
+        lines = fsio.read_tail(path, TAIL_BYTES, follow=True).split(b"\n")
+    except (OSError, ValueError):  # ValueError: a NUL in the path
+        return None
     for line in reversed(lines):
         try:
             record = json.loads(line)

@@ -23,11 +23,15 @@ from __future__ import annotations
 import os
 import zlib
 
+from memory import TYPE_CHECKING
 from memory.core import fsio, jsonline, layout
 from memory.search import concepts
 from memory.search import corpus as corpus_mod
 from memory.search.segment import MAGIC, Segment, concat, read_segment
 from memory.store import inbox, view
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 ACTIVE, ARCHIVE = layout.KNOWLEDGE, layout.ARCHIVE
 INDEX = {ACTIVE: layout.INDEX, ARCHIVE: layout.ARCHIVE_INDEX}
@@ -85,10 +89,11 @@ def segments(memory_dir: str, inline_limit: int | None = None) -> tuple[Segment,
     fp = fingerprint()
     idx = {name: os.path.join(memory_dir, INDEX[name]) for name in (ACTIVE, ARCHIVE)}
     src = sources(memory_dir)
-    active = read_segment(idx[ACTIVE], fp)
+    active = read_segment(idx[ACTIVE], fp, fallback=_source_postings(memory_dir, ACTIVE, src[ACTIVE]))
     archive: Segment | None = Segment()
     if src[ARCHIVE] is not None:
-        archive = read_segment(idx[ARCHIVE], fp)
+        archive = read_segment(idx[ARCHIVE], fp, fallback=_source_postings(memory_dir, ARCHIVE, src[ARCHIVE],
+                                                                           inline_limit))
     fresh = (active is not None and archive is not None and active.src == src[ACTIVE]
              and archive.src == src[ARCHIVE] and active.against == [archive.src, archive.stats.n])
     partial = False
@@ -99,6 +104,25 @@ def segments(memory_dir: str, inline_limit: int | None = None) -> tuple[Segment,
         archive, active = _rebuild(memory_dir, idx, fp, with_archive=not skip)
         partial = skip
     return archive, active, partial  # type: ignore[return-value]
+
+
+def _source_postings(memory_dir: str, name: str, src: tuple | None,
+                     limit: int | None = None) -> Callable[[], dict | None]:
+    """For a query that finds the segment's term directory or postings damaged: the postings of its source
+    built in memory, as a load does without an index (None when the source changed since, or is larger than
+    `limit`: a hook does not wait for a large archive to be indexed)."""
+    def build() -> dict | None:
+        if src is None or (limit is not None and src[2] > limit):
+            return None
+        if name == ACTIVE:
+            data, now = inbox.joined(inbox.read_parts(memory_dir))
+        else:
+            data, now = _read_source(os.path.join(memory_dir, ARCHIVE))
+        from memory.search.segment_update import update
+
+        return update(None, data, now, memory_dir if name == ACTIVE else None).postings if now == src else None
+
+    return build
 
 
 def sources(memory_dir: str) -> dict[str, tuple | None]:

@@ -65,3 +65,23 @@ def test_recall_doctor_is_the_same_command(repo):
     data = json.loads(proc.stdout)
     assert data["memory_dir"] == str(repo / ".beads" / "memory")
     assert proc.returncode == {"OK": 0, "WARN": 1}[data["status"]]
+
+
+@pytest.mark.parametrize("where", ["home", "project"])
+def test_a_fifo_for_claude_settings_never_hangs_the_doctor(repo, where):
+    """memory-doctor reads ~/.claude/settings.json (disableAllHooks, an enabled plugin) and the project's own
+    settings files: a FIFO there made open() wait for a writer forever. Now it is unreadable (the project's: a
+    FAIL naming it), and the doctor answers."""
+    from helpers import DOCTOR, clean_env
+
+    installed_with_a_capture(repo)
+    folder = repo.parent / ".claude" if where == "home" else repo / ".claude"
+    folder.mkdir(exist_ok=True)
+    target = folder / ("settings.json" if where == "home" else "settings.local.json")
+    os.mkfifo(target)
+    env = dict(clean_env(), HOME=str(repo.parent))
+    proc = subprocess.run([DOCTOR, "--json"], cwd=repo, capture_output=True, text=True, env=env, timeout=60)
+    checks = json.loads(proc.stdout)["checks"]
+    assert {c["check"] for c in checks} >= {"registered"}, proc.stderr
+    if where == "project":
+        assert any(c["level"] == "FAIL" and "settings.local.json" in c["detail"] for c in checks), checks

@@ -415,3 +415,26 @@ def test_a_redaction_survives_merging_a_branch_made_before_it(tmp_path):
         tracked = "".join((repo / name).read_text() for name in git(repo, "ls-files", ".beads").split("\n"))
         assert secret not in tracked, branch
         assert live(repo)["learned-vault-notes"] == "the unseal phrase: <redacted:manual>"
+
+
+def test_a_fifo_where_gitattributes_or_a_merged_file_belongs_never_hangs(tmp_path):
+    """Session start reads .gitattributes (is the merge driver named?) and git's merge driver reads the three
+    versions: a FIFO at any of them made open() wait for a writer forever. Now .gitattributes is unreadable (no
+    driver hint) and the driver fails at once (git then leaves the file conflicted, as for any driver failure)."""
+    import os
+
+    from helpers import fixture_payload, make_repo
+    from memory.store import entry
+
+    repo = make_repo(tmp_path / "project")
+    store.append(str(repo / ".beads" / "memory"), [entry.build("LEARNED: attributes never hang us.", "BD-1", "o")])
+    os.mkfifo(repo / ".gitattributes")
+    payload = dict(fixture_payload("claude-code/2.1.330/SessionStart-6.json"), cwd=str(repo))
+    proc = run_hook("session_start", payload, repo, timeout=20)
+    assert proc.returncode == 0 and b"attributes never hang us" in proc.stdout, proc.stderr
+    os.mkfifo(tmp_path / "O")
+    (tmp_path / "A").write_bytes(line("a", 1) + b"\n")
+    (tmp_path / "B").write_bytes(line("b", 2) + b"\n")
+    proc = subprocess.run([DRIVER, str(tmp_path / "O"), str(tmp_path / "A"), str(tmp_path / "B"), "x.jsonl"],
+                          capture_output=True, env=clean_env(), timeout=20)
+    assert proc.returncode != 0 and (tmp_path / "A").read_bytes() == line("a", 1) + b"\n"
