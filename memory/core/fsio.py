@@ -87,13 +87,13 @@ def atomic_write(path: str, data: bytes, durable: bool = True) -> None:
             os.fsync(fd)
     except BaseException:
         os.close(fd)
-        _unlink_quietly(tmp)
+        unlink_quietly(tmp)
         raise
     os.close(fd)
     try:
         os.replace(tmp, path)
     except BaseException:
-        _unlink_quietly(tmp)
+        unlink_quietly(tmp)
         raise
     if durable:
         fsync_dir(folder)
@@ -189,13 +189,14 @@ def remove_stale_temps(folder: str, now: float | None = None) -> int:
             st = os.lstat(path)
         except OSError:
             continue
-        if stat.S_ISREG(st.st_mode) and now - st.st_mtime > STALE_TEMP_SECONDS and not _alive(int(parts[1])):
-            _unlink_quietly(path)
+        if stat.S_ISREG(st.st_mode) and now - st.st_mtime > STALE_TEMP_SECONDS and not alive(int(parts[1])):
+            unlink_quietly(path)
             removed += 1
     return removed
 
 
-def _alive(pid: int) -> bool:
+def alive(pid: int) -> bool:
+    """True when `pid` is a process here (or may be: another user's)."""
     if pid == os.getpid():
         return True
     try:
@@ -207,7 +208,8 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def _unlink_quietly(path: str) -> None:
+def unlink_quietly(path: str) -> None:
+    """Remove `path`; gone already, or not removable, is no error."""
     try:
         os.unlink(path)
     except OSError:

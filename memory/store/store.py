@@ -173,6 +173,10 @@ def apply_redactions(memory_dir: str, timeout: float | None = None) -> redaction
         return redaction_apply.apply_locked(memory_dir)
 
 
+_LOCKED_FILES = frozenset([layout.KNOWLEDGE, layout.ARCHIVE, layout.JOURNAL, layout.CORRUPT, layout.REDACTIONS,
+                           layout.REDACTIONS_APPLIED, layout.MEMORY_ATTRIBUTES])  # written under the knowledge lock
+
+
 def recover(memory_dir: str) -> None:
     """Repair what a crashed writer left: a torn last line, an interrupted rotation, orphaned temp files.
     Call under the lock."""
@@ -180,10 +184,12 @@ def recover(memory_dir: str) -> None:
     _merge_spool(memory_dir)
     inbox.remove_temps(memory_dir)
     for name in os.listdir(memory_dir):
-        # only lock holders write these (the records of --redact and the memory folder's .gitattributes too)
-        if name.startswith((".knowledge", ".redactions", f".{layout.MEMORY_ATTRIBUTES}")) \
-                and name.endswith(layout.TEMP_SUFFIX):
-            os.unlink(path(memory_dir, name))
+        # a dead writer's: only lock holders write these files. The index, screen, start-cache and path-cue
+        # writers hold no such lock: theirs may be a live write, taken only when its process is gone
+        written, _, pid = name[1:-len(layout.TEMP_SUFFIX)].rpartition(".")
+        if name.startswith(".") and name.endswith(layout.TEMP_SUFFIX) and pid.isdigit() \
+                and (written in _LOCKED_FILES or not fsio.alive(int(pid))):
+            fsio.unlink_quietly(path(memory_dir, name))
     journal_path = path(memory_dir, JOURNAL)
     raw = fsio.read_bytes(journal_path)
     if raw is None:

@@ -1,5 +1,7 @@
 import json
 import os
+import subprocess
+import sys
 
 from helpers import memory_lines, numbered_insight
 from memory.store import entry, rotation, store
@@ -95,3 +97,21 @@ def test_symlinked_knowledge_file_is_not_written_through(tmp_path):
     except OSError:
         pass
     assert outside.read_text() == "precious\n"
+
+
+def test_recovery_removes_only_the_lock_holders_temp_files(tmp_path):
+    """Recovery runs under the knowledge lock, so a temp file of a knowledge, archive, journal or redactions write
+    there is a dead writer's. The index, screen, start-cache and path-cue writers hold no such lock: their temp
+    files may be a live write, which recovery took from under them (their rename then failed, the write lost)."""
+    from memory.core import layout
+
+    pid = os.getpid()
+    dead = [f".{name}.{pid}.tmp" for name in (store.ACTIVE, store.ARCHIVE, store.JOURNAL, layout.REDACTIONS)]
+    live = [f".{name}.{pid}.tmp" for name in (layout.INDEX, layout.ARCHIVE_INDEX, layout.SCREEN_CACHE,
+                                               layout.START_CACHE, layout.PATH_CUES)]
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    dead += [f".{layout.INDEX}.{int(gone.stdout)}.tmp"]  # a derived file's writer that died: its temp goes too
+    for name in dead + live:
+        (tmp_path / name).write_bytes(b"partial")
+    store.append(str(tmp_path), [numbered_insight(1)])
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")) == sorted(live)
