@@ -6,7 +6,7 @@ import os
 
 from memory import TYPE_CHECKING
 from memory.capture import bdcomment
-from memory.capture.provenance import session_provenance
+from memory.capture.provenance import FAILURE_TERMS, session_provenance
 from memory.core import layout, paths
 from memory.runtimes import hookrun, payload, shell_outcome
 from memory.store import entry, store
@@ -83,9 +83,12 @@ def build_records(memory_dir: str, found: Sequence[bdcomment.Marked], source: st
     """The lines to append for `found` (entries and forgets), and what the agent should hear about the
     pieces that could not be taken (a key outside the grammar, a forget of a key that doesn't exist)."""
     from memory.capture import bdmemory
+    from memory.search.recurrence import about_failure
 
     records, problems = [], []
     lines: list[dict] | None = None
+    seen = provenance.get(FAILURE_TERMS)
+    provenance = {k: v for k, v in provenance.items() if k != FAILURE_TERMS}  # compared with, never stored
     # files and errors: an entry's provenance, not a forget's
     control = {k: v for k, v in provenance.items() if k not in ("files", "errors")}
     for piece in found:
@@ -120,8 +123,10 @@ def build_records(memory_dir: str, found: Sequence[bdcomment.Marked], source: st
             problems.append(f"memory-hooks: `{piece.key}` is not a key (lowercase letters, digits and dashes, "
                             "up to 60): stored under its automatic key.")
         kept = bdmemory.kept_key(bd_key, piece.content) if bd_key is not None else None
+        # the session's last failure, only on an insight sharing a term with it (memory.search.recurrence)
+        unrelated = isinstance(seen, list) and bool(provenance.get("errors")) and not about_failure(piece.content, seen)
         record = entry.build(piece.content, piece_bead, source, piece.kind, key_name=name, bd_key=kept,
-                             **provenance)
+                             **({**provenance, "errors": None} if unrelated else provenance))
         note = bdmemory.key_note(bd_key, record["key"], kept) if bd_key is not None else None
         problems += [note] if note else []
         records.append(record)
