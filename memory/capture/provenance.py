@@ -6,7 +6,7 @@
   naming something (memory.search.recurrence.signature: cleaned of numbers, hashes and folders); when a later
   failure prints one of them again, the entry is given (memory.search.recurrence).
 
-Taken from the tail of the transcript (memory.runtimes.handoff reads it; Gemini's chat log and Codex's rollout
+Taken from the tail of the transcript (memory.runtimes.transcript reads it; Gemini's chat log and Codex's rollout
 log through memory.runtimes.transcript_formats), so a capture pays for a bounded read, never the whole file.
 """
 from __future__ import annotations
@@ -16,7 +16,7 @@ import os
 from memory import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from memory.runtimes import handoff
+    from memory.runtimes import transcript
 
 TAIL_BYTES = 256 * 1024
 MAX_FILES = 8
@@ -30,9 +30,9 @@ def session_provenance(transcript_path: str | None, root: str | None, memory_dir
     way to the session's trail (memory.capture.trail: what the action hook saw of a Cursor session)."""
     found: dict[str, list[str] | None] = {"files": None, "errors": None}
     if transcript_path and os.path.isfile(transcript_path):
-        from memory.runtimes import handoff
+        from memory.runtimes import transcript
 
-        reader = handoff.read_transcript(transcript_path, tail_bytes=TAIL_BYTES)
+        reader = transcript.read_transcript(transcript_path, tail_bytes=TAIL_BYTES)
         found = {"files": _files(reader, root), "errors": _errors(reader)}
     if found["files"] is None and found["errors"] is None:
         from memory.capture import trail
@@ -41,7 +41,7 @@ def session_provenance(transcript_path: str | None, root: str | None, memory_dir
     return found
 
 
-def _errors(reader: handoff.Reader) -> list[str] | None:
+def _errors(reader: transcript.Reader) -> list[str] | None:
     """The recorded lines of the last failed shell command among the last ERROR_WINDOW tool calls."""
     from memory.search import recurrence
 
@@ -52,7 +52,7 @@ def _errors(reader: handoff.Reader) -> list[str] | None:
     return None
 
 
-def _files(reader: handoff.Reader, root: str | None, limit: int = MAX_FILES) -> list[str] | None:
+def _files(reader: transcript.Reader, root: str | None, limit: int = MAX_FILES) -> list[str] | None:
     """The last `limit` distinct files the transcript's tool calls read or edited, newest first, relative to
     `root` when inside it; None when there are none."""
     from memory.runtimes.payload import FILE_TOOLS
