@@ -41,17 +41,24 @@ class WordReader:
         elif c == "$" and src.startswith("$'", self.i):
             self.i += 2
             self._ansi_c(out)
-        elif c == "$" and src.startswith("$((", self.i):
-            out.append(self._balanced("$((", "))"))
-        elif c == "$" and src.startswith("$(", self.i):
-            out.append(self._substitution())
         elif c == "$" and src.startswith("${", self.i):
             out.append(self._balanced("${", "}"))
+        elif not self._expansion(c, out):
+            out.append(c)
+            self.i += 1
+
+    def _expansion(self, c: str, out: list[str]) -> bool:
+        """A `$((…))`, `$(…)` or backtick substitution starting at `self.i`, read into `out`; False when none does
+        (the same inside double quotes and out)."""
+        if c == "$" and self.src.startswith("$((", self.i):
+            out.append(self._balanced("$((", "))"))
+        elif c == "$" and self.src.startswith("$(", self.i):
+            out.append(self._substitution())
         elif c == "`":
             out.append(self._backticks())
         else:
-            out.append(c)
-            self.i += 1
+            return False
+        return True
 
     def _double_quoted(self, out: list[str]) -> None:
         src, n = self.src, len(self.src)
@@ -64,13 +71,7 @@ class WordReader:
                 if src[self.i + 1] != "\n":
                     out.append(src[self.i + 1])
                 self.i += 2
-            elif c == "$" and src.startswith("$((", self.i):
-                out.append(self._balanced("$((", "))"))
-            elif c == "$" and src.startswith("$(", self.i):
-                out.append(self._substitution())
-            elif c == "`":
-                out.append(self._backticks())
-            else:
+            elif not self._expansion(c, out):
                 out.append(c)
                 self.i += 1
 
