@@ -10,7 +10,7 @@
   (memory.search.recurrence.about_failure). Under Cursor (the trail), the recorded lines' terms: its output is
   not kept.
 
-Taken from the tail of the transcript (memory.runtimes.handoff reads it; Gemini's chat log and Codex's rollout
+Taken from the tail of the transcript (memory.runtimes.transcript reads it; Gemini's chat log and Codex's rollout
 log through memory.runtimes.transcript_formats), so a capture pays for a bounded read, never the whole file.
 """
 from __future__ import annotations
@@ -20,7 +20,7 @@ import os
 from memory import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from memory.runtimes import handoff
+    from memory.runtimes import transcript
 
 TAIL_BYTES = 256 * 1024
 MAX_FILES = 8
@@ -35,9 +35,9 @@ def session_provenance(transcript_path: str | None, root: str | None, memory_dir
     neither gives way to the session's trail (memory.capture.trail: what the action hook saw of a Cursor session)."""
     found: dict[str, list[str] | None] = {"files": None, "errors": None, FAILURE_TERMS: None}
     if transcript_path and os.path.isfile(transcript_path):
-        from memory.runtimes import handoff
+        from memory.runtimes import transcript
 
-        reader = handoff.read_transcript(transcript_path, tail_bytes=TAIL_BYTES)
+        reader = transcript.read_transcript(transcript_path, tail_bytes=TAIL_BYTES)
         errors, seen = _errors(reader)
         found = {"files": _files(reader, root), "errors": errors, FAILURE_TERMS: seen}
     if found["files"] is None and found["errors"] is None:
@@ -53,7 +53,7 @@ def session_provenance(transcript_path: str | None, root: str | None, memory_dir
     return found
 
 
-def _errors(reader: handoff.Reader) -> tuple[list[str] | None, list[str] | None]:
+def _errors(reader: transcript.Reader) -> tuple[list[str] | None, list[str] | None]:
     """The recorded lines of the last failed shell command among the last ERROR_WINDOW tool calls, and the terms
     of that command and its output."""
     from memory.search import recurrence
@@ -65,7 +65,7 @@ def _errors(reader: handoff.Reader) -> tuple[list[str] | None, list[str] | None]
     return None, None
 
 
-def _files(reader: handoff.Reader, root: str | None, limit: int = MAX_FILES) -> list[str] | None:
+def _files(reader: transcript.Reader, root: str | None, limit: int = MAX_FILES) -> list[str] | None:
     """The last `limit` distinct files the transcript's tool calls read or edited, newest first, relative to
     `root` when inside it; None when there are none."""
     from memory.runtimes.payload import FILE_TOOLS

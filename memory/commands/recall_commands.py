@@ -52,10 +52,10 @@ def stats_report(memory_dir: str, snapshot: store.Snapshot, latest: list[dict]) 
 def handoffs(memory_dir: str, newest: int | None, wanted: str | None) -> int:
     """--handoffs [N]: one line each, newest first; --handoff ID: that one, whole."""
     from memory.core.cli import FOUND, NOTHING
-    from memory.runtimes import handoff
+    from memory.runtimes import handoff_read
     from memory.surface import lastsession
 
-    found = handoff.load(memory_dir)
+    found = handoff_read.load(memory_dir)
     if wanted:
         match = [h for h in found if h["id"] == wanted]
         if match:

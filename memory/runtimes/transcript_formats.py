@@ -1,6 +1,7 @@
-"""Gemini CLI's chat log and Codex CLI's rollout log, read as the Claude Code transcript records memory.runtimes.handoff
-understands. Shapes as recorded from the real CLIs (tests/fixtures/gemini/0.61.0/chat-1.jsonl,
-tests/fixtures/codex/0.169.0/rollout-1.jsonl); anything else yields nothing, never an error.
+"""Gemini CLI's chat log and Codex CLI's rollout log, read as the Claude Code transcript records
+memory.runtimes.transcript understands. Shapes as recorded from the real CLIs
+(tests/fixtures/gemini/0.61.0/chat-1.jsonl, tests/fixtures/codex/0.169.0/rollout-1.jsonl);
+anything else yields nothing, never an error.
 
 Gemini 0.61 (`~/.gemini/tmp/<project>/chats/session-*.jsonl`): {"type": "user", "content": [{"text"}]}
 prompts, and {"type": "gemini", "content": text, "toolCalls": [{id, name, args, result, status}]} turns

@@ -60,8 +60,10 @@ def _read_source(path: str) -> tuple[bytes, tuple[int, int, int, int] | None]:
 
 
 def _write(path: str, seg: Segment, fp: int) -> None:
+    from memory.search import segment_write  # here: a query on a current index writes nothing
+
     try:
-        fsio.atomic_write(path, seg.to_bytes(fp))
+        fsio.atomic_write(path, segment_write.to_bytes(seg, fp))
     except OSError:
         pass  # a read-only or full disk: the ranking still comes from memory
 

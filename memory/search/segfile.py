@@ -1,7 +1,8 @@
 """An index segment file opened and checked with nothing heavier than marshal: its meta and its columns.
 
-memory.search.segment builds and writes these files and reads them into a Segment for the ranker; memory.search.find
-answers `recall.sh KEYWORD --all` straight from them, without importing json, re or array (docs/performance.md).
+memory.search.segment_write writes these files, memory.search.segment reads them into a Segment for the ranker;
+memory.search.find answers `recall.sh KEYWORD --all` straight from them, without importing json, re or array
+(docs/performance.md).
 The layout is in memory.search.segment's docstring.
 """
 from __future__ import annotations

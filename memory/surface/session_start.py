@@ -188,15 +188,15 @@ def _inherit_from_parent(memory_dir: str, session: str | None, data: dict) -> bo
 
 def _last_handoff(memory_dir: str, session: str | None, source: str | None, git: paths.GitInfo | None,
                   beads: set[str]) -> tuple[dict | None, float]:
-    """The handoff for the "## Last Session" block (memory.runtimes.handoff; memory.surface.lastsession renders
+    """The handoff for the "## Last Session" block (memory.runtimes.handoff_read; memory.surface.lastsession renders
     it), None when there is none to show; and the time it is judged at."""
     import time
 
-    from memory.runtimes import handoff
+    from memory.runtimes import handoff_read
 
     now = time.time()
-    return handoff.choose(handoff.load(memory_dir), session, source, git.toplevel if git else None,
-                          git.branch if git else None, beads, now), now
+    return handoff_read.choose(handoff_read.load(memory_dir), session, source, git.toplevel if git else None,
+                               git.branch if git else None, beads, now), now
 
 
 def _apply_redactions(memory_dir: str) -> list[str]:

@@ -6,7 +6,7 @@ import struct
 import pytest
 from test_index import expected, make, ranked, write_lines
 
-from memory.search import index, segfile, segment, segment_update
+from memory.search import index, segfile, segment, segment_update, segment_write
 from memory.store import store
 
 
@@ -28,8 +28,8 @@ def test_damage_found_at_a_lookup_falls_back_to_the_source_and_the_next_load_reb
     write_lines(mem / store.ACTIVE, [make(i) for i in range(60)])
     path = mem / index.INDEX[store.ACTIVE]
     if where == "posting offsets":  # a directory naming places past the postings
-        written = segment._directory
-        monkeypatch.setattr(segment, "_directory", lambda buckets: written(
+        written = segment_write._directory
+        monkeypatch.setattr(segment_write, "_directory", lambda buckets: written(
             [{term: (at + (1 << 30), size, crc) for term, (at, size, crc) in b.items()} for b in buckets]))
         index.load(str(mem))
         monkeypatch.undo()
