@@ -246,7 +246,9 @@ def failure_terms(command: str, output: str) -> list[str]:
     compares an insight with before it records the failure on it (`about_failure`)."""
     from memory.search.tokenize import terms
 
-    return sorted(set(terms(command + "\n" + output)))
+    # a term never spans whitespace, so each distinct word is tokenized once: a test run's 256 KB output repeats
+    # most of its words (52 -> 20 ms for 4,000 failed-test lines)
+    return sorted(set(terms(" ".join(dict.fromkeys((command + "\n" + output).split())))))
 
 
 def about_failure(text: str, seen: list[str] | set[str] | frozenset[str]) -> bool:

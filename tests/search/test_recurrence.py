@@ -190,3 +190,13 @@ def test_an_insight_is_about_a_failure_when_it_shares_any_term_with_the_command_
     # nothing in common: the failure is not what the insight is about
     assert not recurrence.about_failure("Refunds are rounded in the service, not in the view.", seen)
     assert not recurrence.about_failure("Refunds are rounded in the service.", [])
+
+
+def test_failure_terms_are_the_terms_of_the_whole_output_whatever_repeats():
+    """Each distinct word is tokenized once (a long test run repeats most of its words): the terms are those of
+    the whole text, paths, compounds and dotted names included."""
+    from memory.search.tokenize import terms
+
+    output = "\n".join(f"FAILED tests/api/test_refund{i % 3}.py::test_half_even - AssertionError: useEffect "
+                       f"fooBar.baz-qux {i} != {i + 1}" for i in range(50))
+    assert recurrence.failure_terms("uv run pytest -x", output) == sorted(set(terms("uv run pytest -x\n" + output)))
