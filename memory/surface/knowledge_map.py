@@ -69,9 +69,11 @@ def topics(entries: list[dict], project: str = "") -> dict[str, str]:
     family: dict[str, set[str]] = {}  # by stem: who joins the topic once its word is chosen
     spellings: dict[str, dict[str, int]] = {}  # by stem: its forms as written, and how often
     openings: dict[str, dict[str, int]] = {}  # by stem: `Create` opening a sentence (a name, or just a capital?)
+    lowered: dict[str, str] = {}  # by key: the text a topic name must stand in
     for entry in entries:
         key = str(entry["key"])
         text = redacted.sub(" ", str(entry.get("content", ""))[:TOPIC_TEXT])
+        lowered[key] = text.lower()
         for match in word_pattern.finditer(text):
             word = match.group(0)
             low = word.lower()
@@ -89,6 +91,7 @@ def topics(entries: list[dict], project: str = "") -> dict[str, str]:
     heap = [(-len(keys), -len(w), w) for w, keys in holders.items() if _MIN_TOPIC <= len(keys) <= most]
     heapq.heapify(heap)
     placed: dict[str, str] = {}
+    named: set[str] = set()  # the stems already naming a topic
     while heap:
         _, minus_length, word = heapq.heappop(heap)
         members = {k for k in holders[word] if k not in placed}
@@ -98,11 +101,14 @@ def topics(entries: list[dict], project: str = "") -> dict[str, str]:
             heapq.heappush(heap, (-len(members), minus_length, word))
             continue
         root = stem(word)
-        name = _name(spellings.get(root, {}), openings.get(root, {}))
-        for key in members | family[root]:
-            if key in placed:
-                continue
-            placed[key] = name
+        # `recall.sh "<topic>"` must list every member: an entry joins only when it holds the name. A form the
+        # name does not begin with (`changing` under `changes`) is a topic of its own when chosen later
+        name = word if root in named else _name(spellings.get(root, {}), openings.get(root, {}))
+        joined = {key for key in members | family[root] if key not in placed and name.lower() in lowered[key]}
+        if len(joined) < _MIN_TOPIC:
+            continue
+        named.add(root)
+        placed.update(dict.fromkeys(joined, name))
     return {str(e["key"]): placed.get(str(e["key"]), GENERAL) for e in entries}
 
 
