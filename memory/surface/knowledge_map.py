@@ -39,6 +39,21 @@ def title(text: str, limit: int) -> str:
     return flat[:cut].rstrip() + "…"
 
 
+TITLE_LOOKAHEAD = 30  # recall.sh ranks this many more to find the entry a title's words open
+
+
+def title_first(results: list, text: str) -> list:
+    """`recall.sh "<words of a title>"` (ranked results, memory.search.rank.Scored): the entries whose text opens
+    with those words (with the title's `…` or without) first, in ranked order, then the others. A title's words
+    also stand in entries sharing more of them, which outrank it otherwise."""
+    words = " ".join(text.rstrip().rstrip("…").rstrip(".").split()).casefold()
+    if " " not in words:
+        return results
+    opening = [s for s in results
+               if " ".join(render.strip_control(str(s.entry.get("content", ""))).split()).casefold().startswith(words)]
+    return opening + [s for s in results if s not in opening] if opening else results
+
+
 # instruction words every rule uses: no topic ("never use", "always run", "prefer", "avoid")
 _GENERIC = frozenset(["use", "uses", "using", "used", "run", "runs", "running", "avoid", "prefer", "never", "don",
     "dont", "instead", "file", "files", "code", "add", "adds", "should", "must", "new", "make", "makes", "keep",

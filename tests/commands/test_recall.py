@@ -662,3 +662,27 @@ def test_a_stray_field_of_another_shape_is_shown_as_nothing_not_a_crash(repo, fi
     report = subprocess.run([str(ROOT / "bin" / "memory-doctor"), "--report", str(repo / "r.html")], cwd=repo,
                             capture_output=True, text=True)
     assert "unexpected failure" not in report.stdout + report.stderr and (repo / "r.html").exists()
+
+
+def test_the_words_of_every_title_the_map_shows_bring_that_entry_first(repo, monkeypatch, capsys):
+    """The map's promise, `recall.sh "<words of a title>"`, for every title session start shows at 1,000 entries:
+    the titled entry comes first (the best answer is what a lookup credits in use.json). A walkthrough found 7 of
+    84 titles ranked behind an entry sharing more of their words (one 6th), e.g. "When installing Python
+    executables, uv will…" behind "uv installs Python executables into your `PATH`…"."""
+    sys.path.insert(0, str(ROOT / "bench" / "relevance"))
+    from scale import padded
+
+    write(repo, padded(1000))
+    (repo / ".beads" / "memory" / "welcomed").touch()
+    payload = dict(fixture_payload("claude-code/2.1.330/SessionStart-6.json"), cwd=str(repo))
+    text = json.loads(run_hook("session_start", payload, repo).stdout)["hookSpecificOutput"]["additionalContext"]
+    titles = [line[4:].split("] ", 1)[-1] for line in text.splitlines() if line.startswith("  - ")]
+    assert len(titles) > 50
+    behind = []
+    for title in titles:
+        words = title.rstrip("…")
+        status, out = recall_here(repo, monkeypatch, capsys, title, "--json")
+        first = json.loads(out.splitlines()[0]) if status == 0 else {}
+        if not " ".join(str(first.get("content", "")).split()).startswith(" ".join(words.split())):
+            behind.append(title)
+    assert behind == []
