@@ -63,6 +63,7 @@ class Options:
     setup_git = False
     doctor = False
     import_source: str | None = None
+    topic: str | None = None
     memory_dir: str | None = None
 
 
@@ -187,6 +188,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--history", action="store_true",
                         help="every version of each matching key (forgotten ones too), oldest first")
     parser.add_argument("--pinned", action="store_true", help="the pinned entries")
+    parser.add_argument("--topic", metavar="NAME", help="the entries of a topic of the session-start map (general: "
+                                                        "those sharing no topic word)")
     parser.add_argument("--stale", type=int, nargs="?", const=180, metavar="DAYS",
                         help="entries not re-confirmed for DAYS (180) that name files or symbols the repository "
                              "no longer has (nothing is removed)")
@@ -308,10 +311,12 @@ def _command(memory_dir: str, args: Options) -> int | None:
         from memory.commands import review
 
         return review.list_held(memory_dir, args.json)
-    if not (args.setup_git or args.handoffs is not None or args.handoff or args.stale is not None):
+    if not (args.setup_git or args.handoffs is not None or args.handoff or args.stale is not None or args.topic):
         return None
     from memory.commands import recall_commands
 
+    if args.topic:
+        return recall_commands.topic(memory_dir, args.topic, args.json)
     if args.setup_git:
         return recall_commands.setup_git()
     if args.stale is not None:

@@ -1,4 +1,4 @@
-"""recall.sh's commands besides searching and recording: --handoffs/--handoff, --setup-git, --stale."""
+"""recall.sh's commands besides searching and recording: --handoffs/--handoff, --setup-git, --stale, --topic."""
 from __future__ import annotations
 
 import json
@@ -96,4 +96,26 @@ def stale(memory_dir: str, days: int, as_json: bool) -> int:
                          f"{days} days); correct one with LEARNED[key]: …, or recall.sh --forget KEY\n")
     if not found:
         print(f"recall.sh: no entry older than {days} days names a file or symbol that is gone", file=sys.stderr)
+    return FOUND if found else NOTHING
+
+
+def topic(memory_dir: str, name: str, as_json: bool) -> int:
+    """--topic NAME: the live entries the session-start map places under NAME (memory.surface.knowledge_map,
+    from session start's own view), newest first; `general` lists those no topic word holds."""
+    from memory.core.cli import FOUND, NOTHING
+    from memory.core.render import format_entry
+    from memory.surface import start_cache
+
+    try:
+        view = start_cache.active_view(memory_dir)
+    except OSError as exc:
+        return cli.cannot_read(exc, memory_dir)
+    wanted = name.casefold()
+    found = [e for e in view.latest if str(view.topics.get(str(e["key"]), "")).casefold() == wanted]
+    for entry in found:
+        sys.stdout.write(render.escape_control(jsonio.dumps(entry)) + "\n" if as_json else f"{format_entry(entry)}\n\n")
+    if found and not as_json:
+        sys.stdout.write(f"{len(found)} entr{'y' if len(found) == 1 else 'ies'} of topic {render.one_line(name, 60)}\n")
+    if not found:
+        print(f"recall.sh: no topic {render.one_line(name, 60)} (session start's map names the topics)", file=sys.stderr)
     return FOUND if found else NOTHING

@@ -20,6 +20,7 @@ TYPE_ORDER = {"decision": 0, "warning": 0, "pattern": 1}  # everything else (lea
 USE_TIERS = 3  # uses beyond this rank alike: a long-popular entry does not hold its title against all newer use
 TOPIC_HINT = '.beads/memory/recall.sh "<topic>"'
 READ_HINT = '.beads/memory/recall.sh "<words of a title>"'
+GENERAL_HINT = f".beads/memory/recall.sh --topic {GENERAL}"  # no word lists the entries that share none
 
 
 def title(text: str, limit: int) -> str:
@@ -250,7 +251,8 @@ def _compose(total: int, grouped: list[tuple[str, list[dict]]], keys: set[str], 
     hidden = total - len(keys)
     if hidden:
         topics_left = f"; only counted: {', '.join(untitled)}" if untitled else ""
-        lines.append(f"  Not listed: {_count(hidden)}{topics_left}. List a topic: {TOPIC_HINT}")
+        general = f" ({GENERAL}: {GENERAL_HINT})" if any(name == GENERAL for name, _ in grouped) else ""
+        lines.append(f"  Not listed: {_count(hidden)}{topics_left}. List a topic: {TOPIC_HINT}{general}")
     return "\n".join(lines)
 
 
