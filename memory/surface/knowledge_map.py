@@ -176,14 +176,15 @@ def _join_plurals(holders: dict[str, set[str]]) -> None:
 
 
 def priority(entries: list[dict], branch_files: list[str], uses: dict[str, int] | None = None) -> list[dict]:
-    """Which entries keep a title first when not all fit: decisions and warnings, then patterns, then the
-    rest; within each, the entries the agent used most (memory.surface.use: up to USE_TIERS uses tell apart),
+    """Which entries keep a title first when not all fit: pinned ones (more than session start shows in
+    full), then decisions and warnings, then patterns, then the rest; within each, the entries the agent used most (memory.surface.use: up to USE_TIERS uses tell apart),
     then those naming a file this branch changed, then the newest."""
     uses = uses or {}
 
-    def rank(entry: dict) -> tuple[int, int, int, float]:
+    def rank(entry: dict) -> tuple[int, int, int, int, float]:
         ts = entry.get("ts")
-        return (TYPE_ORDER.get(str(entry.get("type")), 2),
+        return (0 if entry.get("pinned") else 1,  # a pin session start could not show in full
+                TYPE_ORDER.get(str(entry.get("type")), 2),
                 -min(uses.get(str(entry.get("key")), 0), USE_TIERS),
                 0 if branch_files and focus.names_a_file(entry, branch_files) else 1,
                 -float(ts) if isinstance(ts, (int, float)) else 0.0)
