@@ -101,10 +101,10 @@ def stale(memory_dir: str, days: int, as_json: bool) -> int:
 
 def topic(memory_dir: str, name: str, as_json: bool) -> int:
     """--topic NAME: the live entries the session-start map places under NAME (memory.surface.knowledge_map,
-    from session start's own view), newest first; `general` lists those no topic word holds."""
+    from session start's own view), newest first, one line each (a topic of 180 entries printed in full was
+    64 KB in the agent's context); `general` lists those no topic word holds. --json: the entries whole."""
     from memory.core.cli import FOUND, NOTHING
-    from memory.core.render import format_entry
-    from memory.surface import start_cache
+    from memory.surface import knowledge_map, start_cache
 
     try:
         view = start_cache.active_view(memory_dir)
@@ -113,9 +113,17 @@ def topic(memory_dir: str, name: str, as_json: bool) -> int:
     wanted = name.casefold()
     found = [e for e in view.latest if str(view.topics.get(str(e["key"]), "")).casefold() == wanted]
     for entry in found:
-        sys.stdout.write(render.escape_control(jsonio.dumps(entry)) + "\n" if as_json else f"{format_entry(entry)}\n\n")
+        if as_json:
+            sys.stdout.write(render.escape_control(jsonio.dumps(entry)) + "\n")
+        else:
+            kind = render.label(str(entry.get("type", "")))
+            sys.stdout.write(f"  [{kind}] {knowledge_map.title(str(entry.get('content', '')), TOPIC_TITLE)}\n")
     if found and not as_json:
-        sys.stdout.write(f"{len(found)} entr{'y' if len(found) == 1 else 'ies'} of topic {render.one_line(name, 60)}\n")
+        sys.stdout.write(f"{len(found)} entr{'y' if len(found) == 1 else 'ies'} of topic {render.one_line(name, 60)}; "
+                         f"read one in full: {knowledge_map.READ_HINT}\n")
     if not found:
         print(f"recall.sh: no topic {render.one_line(name, 60)} (session start's map names the topics)", file=sys.stderr)
     return FOUND if found else NOTHING
+
+
+TOPIC_TITLE = 72  # characters of an entry's opening in a --topic listing: the map's longest title

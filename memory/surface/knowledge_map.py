@@ -18,9 +18,8 @@ MIN_TITLE = 40  # a title cut shorter than this at a word boundary looks for the
 OVERSHOOT = 12  # ...at most this far past the limit; else the cut falls mid-word
 TYPE_ORDER = {"decision": 0, "warning": 0, "pattern": 1}  # everything else (learned) after
 USE_TIERS = 3  # uses beyond this rank alike: a long-popular entry does not hold its title against all newer use
-TOPIC_HINT = '.beads/memory/recall.sh "<topic>"'
+TOPIC_HINT = '.beads/memory/recall.sh --topic "<topic>"'  # a title per line (a word's search prints every text)
 READ_HINT = '.beads/memory/recall.sh "<words of a title>"'
-GENERAL_HINT = f".beads/memory/recall.sh --topic {GENERAL}"  # no word lists the entries that share none
 
 
 def title(text: str, limit: int) -> str:
@@ -252,8 +251,7 @@ def _compose(total: int, grouped: list[tuple[str, list[dict]]], keys: set[str], 
     hidden = total - len(keys)
     if hidden:
         topics_left = f"; only counted: {', '.join(untitled)}" if untitled else ""
-        general = f" ({GENERAL}: {GENERAL_HINT})" if any(name == GENERAL for name, _ in grouped) else ""
-        lines.append(f"  Not listed: {_count(hidden)}{topics_left}. List a topic: {TOPIC_HINT}{general}")
+        lines.append(f"  Not listed: {_count(hidden)}{topics_left}. List a topic: {TOPIC_HINT}")
     return "\n".join(lines)
 
 

@@ -688,10 +688,11 @@ def test_the_words_of_every_title_the_map_shows_bring_that_entry_first(repo, mon
     assert behind == []
 
 
-def test_every_topic_of_the_map_lists_its_count_general_too(repo):
-    """`general` holds the entries that share no topic word: no word lists them (a walkthrough at 1,000 entries:
-    `recall.sh general` printed 6 of `general (68, 63 more)`). `recall.sh --topic NAME` lists a topic exactly as
-    the map counts it, and the map names it for `general`."""
+def test_every_topic_of_the_map_lists_its_count_general_too(repo, monkeypatch, capsys):
+    """The map's `List a topic:` at 1,000 entries. `recall.sh general` printed 6 of `general (68, 63 more)`
+    (the entries sharing no topic word: no word lists them), and `recall.sh package` printed 182 entries in
+    full, 64 KB in the agent's context. `recall.sh --topic NAME` lists a topic as the map placed it, a title
+    a line, and the words of each bring that entry in full."""
     import re
 
     sys.path.insert(0, str(ROOT / "bench" / "relevance"))
@@ -703,14 +704,20 @@ def test_every_topic_of_the_map_lists_its_count_general_too(repo):
     text = json.loads(run_hook("session_start", payload, repo).stdout)["hookSpecificOutput"]["additionalContext"]
     counts = {m.group(1): int(m.group(2)) for m in re.finditer(r"(?m)^  (\S[^(\n]*?) \((\d+)(?:, \d+ more)?\):$", text)}
     counts.update((m.group(1), int(m.group(2))) for m in re.finditer(r"([\w.-]+) \((\d+)\)", text.split("Not listed:")[1]))
-    assert counts["general"] > 20 and "recall.sh --topic general" in text
+    assert counts["general"] > 20 and 'List a topic: .beads/memory/recall.sh --topic "<topic>"' in text
     titled = text.split("  general (", 1)[1].split("\n  Not listed:")[0]
     general = recall(repo, "--topic", "general", "--json")
     listed = [json.loads(line) for line in general.stdout.splitlines()]
     assert general.returncode == 0 and counts["general"] <= len(listed) <= counts["general"] + 5  # + the newest
     flat = " ".join(" ".join(e["content"].split()) for e in listed)
     assert all(line[4:].split("] ", 1)[-1].rstrip("…") in flat for line in titled.splitlines() if line.startswith("  - "))
-    for topic in sorted(counts)[:8]:
-        out = recall(repo, "--topic", topic, "--json")
-        assert counts[topic] <= len(out.stdout.splitlines()) <= counts[topic] + 5, topic
+    for topic in sorted(counts, key=lambda t: -counts[t])[:6]:
+        out = recall(repo, "--topic", topic)
+        lines = out.stdout.splitlines()[:-1]
+        assert counts[topic] <= len(lines) <= counts[topic] + 5, topic
+        assert all(len(line) <= 120 for line in lines) and "read one in full" in out.stdout.splitlines()[-1]
+        for line in lines[::10]:
+            status, found = recall_here(repo, monkeypatch, capsys, line.split("] ", 1)[1], "--json")
+            first = json.loads(found.splitlines()[0])["content"]
+            assert " ".join(first.split()).startswith(line.split("] ", 1)[1].rstrip("…"))
     assert recall(repo, "--topic", "no-such-topic").returncode == 1
