@@ -176,7 +176,8 @@ def _join_plurals(holders: dict[str, set[str]]) -> None:
 
 def priority(entries: list[dict], branch_files: list[str], uses: dict[str, int] | None = None) -> list[dict]:
     """Which entries keep a title first when not all fit: pinned ones (more than session start shows in
-    full), then decisions and warnings, then patterns, then the rest; within each, the entries the agent used most (memory.surface.use: up to USE_TIERS uses tell apart),
+    full), then decisions and warnings, then patterns, then the rest; within each, the entries the agent used
+    most (memory.surface.use: up to USE_TIERS uses tell apart),
     then those naming a file this branch changed, then the newest."""
     uses = uses or {}
 
