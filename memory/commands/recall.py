@@ -64,6 +64,7 @@ class Options:
     doctor = False
     import_source: str | None = None
     topic: str | None = None
+    similar = False
     memory_dir: str | None = None
 
 
@@ -188,6 +189,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--history", action="store_true",
                         help="every version of each matching key (forgotten ones too), oldest first")
     parser.add_argument("--pinned", action="store_true", help="the pinned entries")
+    parser.add_argument("--similar", action="store_true",
+                        help="pairs of near-identical entries (one insight recorded twice in other words)")
     parser.add_argument("--topic", metavar="NAME", help="the entries of a topic of the session-start map (general: "
                                                         "those sharing no topic word)")
     parser.add_argument("--stale", type=int, nargs="?", const=180, metavar="DAYS",
@@ -311,12 +314,15 @@ def _command(memory_dir: str, args: Options) -> int | None:
         from memory.commands import review
 
         return review.list_held(memory_dir, args.json)
-    if not (args.setup_git or args.handoffs is not None or args.handoff or args.stale is not None or args.topic):
+    if not (args.setup_git or args.handoffs is not None or args.handoff or args.stale is not None or args.topic
+            or args.similar):
         return None
     from memory.commands import recall_commands
 
     if args.topic:
         return recall_commands.topic(memory_dir, args.topic, args.json)
+    if args.similar:
+        return recall_commands.similar(memory_dir)
     if args.setup_git:
         return recall_commands.setup_git()
     if args.stale is not None:

@@ -1,4 +1,5 @@
-"""recall.sh's commands besides searching and recording: --handoffs/--handoff, --setup-git, --stale, --topic."""
+"""recall.sh's commands besides searching and recording: --handoffs/--handoff, --setup-git, --stale, --topic,
+--similar."""
 from __future__ import annotations
 
 import json
@@ -122,8 +123,31 @@ def topic(memory_dir: str, name: str, as_json: bool) -> int:
         sys.stdout.write(f"{len(found)} entr{'y' if len(found) == 1 else 'ies'} of topic {render.one_line(name, 60)}; "
                          f"read one in full: {knowledge_map.READ_HINT}\n")
     if not found:
-        print(f"recall.sh: no topic {render.one_line(name, 60)} (session start's map names the topics)", file=sys.stderr)
+        print(f"recall.sh: no topic {render.one_line(name, 60)} (session start's map names the topics)",
+              file=sys.stderr)
     return FOUND if found else NOTHING
 
 
 TOPIC_TITLE = 72  # characters of an entry's opening in a --topic listing: the map's longest title
+
+
+def similar(memory_dir: str) -> int:
+    """--similar: pairs of live entries that say nearly the same (memory.search.similar), most alike first,
+    each with what a person does about it; nothing is changed."""
+    from memory.core.cli import FOUND, NOTHING
+    from memory.core.render import format_entry
+    from memory.search import similar as similar_mod
+
+    try:
+        snapshot = store.load(memory_dir)
+    except OSError as exc:
+        return cli.cannot_read(exc, memory_dir)
+    found = similar_mod.pairs(store.latest(snapshot.entries, cache_dir=memory_dir))
+    for newer, older, score in found:
+        sys.stdout.write(f"{score:.2f} alike:\n{format_entry(newer)}\n{format_entry(older)}\n\n")
+    if found:
+        sys.stdout.write(f"{len(found)} pair{'s' if len(found) > 1 else ''} of near-identical entries; the same "
+                         "insight twice: recall.sh --forget KEY (one of them); worth keeping apart: leave them\n")
+    else:
+        print("recall.sh: no two live entries are near-identical", file=sys.stderr)
+    return FOUND if found else NOTHING

@@ -703,14 +703,16 @@ def test_every_topic_of_the_map_lists_its_count_general_too(repo, monkeypatch, c
     payload = dict(fixture_payload("claude-code/2.1.330/SessionStart-6.json"), cwd=str(repo))
     text = json.loads(run_hook("session_start", payload, repo).stdout)["hookSpecificOutput"]["additionalContext"]
     counts = {m.group(1): int(m.group(2)) for m in re.finditer(r"(?m)^  (\S[^(\n]*?) \((\d+)(?:, \d+ more)?\):$", text)}
-    counts.update((m.group(1), int(m.group(2))) for m in re.finditer(r"([\w.-]+) \((\d+)\)", text.split("Not listed:")[1]))
+    only_counted = text.split("Not listed:")[1]
+    counts.update((m.group(1), int(m.group(2))) for m in re.finditer(r"([\w.-]+) \((\d+)\)", only_counted))
     assert counts["general"] > 20 and 'List a topic: .beads/memory/recall.sh --topic "<topic>"' in text
     titled = text.split("  general (", 1)[1].split("\n  Not listed:")[0]
     general = recall(repo, "--topic", "general", "--json")
     listed = [json.loads(line) for line in general.stdout.splitlines()]
     assert general.returncode == 0 and counts["general"] <= len(listed) <= counts["general"] + 5  # + the newest
     flat = " ".join(" ".join(e["content"].split()) for e in listed)
-    assert all(line[4:].split("] ", 1)[-1].rstrip("…") in flat for line in titled.splitlines() if line.startswith("  - "))
+    assert all(line[4:].split("] ", 1)[-1].rstrip("…") in flat
+               for line in titled.splitlines() if line.startswith("  - "))
     for topic in sorted(counts, key=lambda t: -counts[t])[:6]:
         out = recall(repo, "--topic", topic)
         lines = out.stdout.splitlines()[:-1]
@@ -721,3 +723,21 @@ def test_every_topic_of_the_map_lists_its_count_general_too(repo, monkeypatch, c
             first = json.loads(found.splitlines()[0])["content"]
             assert " ".join(first.split()).startswith(line.split("] ", 1)[1].rstrip("…"))
     assert recall(repo, "--topic", "no-such-topic").returncode == 1
+
+
+STAGING = "the staging database is shared with QA; never run destructive migrations against it"
+STAGING_AGAIN = "the staging database is shared with QA, so never run destructive migrations against it"
+
+
+def test_recall_similar_lists_the_pair_and_says_what_to_do(repo):
+    """Two teammates' copies of one insight in other words: session start and the prompt block showed both."""
+    d = repo / ".beads" / "memory"
+    store.append(str(d), [e(STAGING, ts=1_700_000_000), e(STAGING_AGAIN, ts=1_700_000_100),
+                          e("deploys go through the release train on Tuesdays", ts=1_700_000_200)])
+    out = recall(repo, "--similar")
+    assert out.returncode == 0
+    assert STAGING in out.stdout and STAGING_AGAIN in out.stdout and "release train" not in out.stdout
+    assert "1 pair" in out.stdout and "--forget" in out.stdout
+    store.append(str(d), [{"key": entry.make_key("learned", STAGING), "type": "forget", "ts": 1_700_000_300}])
+    again = recall(repo, "--similar")
+    assert again.returncode == 1 and again.stdout == ""
