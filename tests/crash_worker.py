@@ -1,5 +1,5 @@
 """Test helper process: append entries through memory.store.store, each followed by the fold a person runs
-(store.compact: the inbox into knowledge.jsonl, then rotation; every 10th append when there are many),
+(rotation.compact: the inbox into knowledge.jsonl, then rotation; every 10th append when there are many),
 SIGKILLing itself at a chosen instant.
 
 usage: crash_worker.py MEMORY_DIR FIRST COUNT [DIE_AT [MODE]]
@@ -13,7 +13,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from memory.core import locking  # noqa: E402
-from memory.store import entry, store  # noqa: E402
+from memory.store import entry, rotation, store  # noqa: E402
 
 
 def arm(die_at: int, mode: str) -> None:
@@ -45,7 +45,7 @@ def main() -> int:
         store.append(memory_dir, [entry.build(f"insight {i}", f"BD-{i}", "orchestrator", ts=i)])
         if count <= 5 or (i - first) % 10 == 9 or i == first + count - 1:
             try:
-                store.compact(memory_dir)
+                rotation.compact(memory_dir)
             except locking.LockTimeout:  # many workers at once: the next one folds it
                 pass
     return 0

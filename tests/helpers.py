@@ -149,7 +149,11 @@ def hook_context(name: str, fixture: str, repo: Path, **fields) -> str:
 def _files_of(repo_path: Path, name: str = "knowledge.jsonl") -> list[Path]:
     """A knowledge file; for knowledge.jsonl the active knowledge: the file, then the inbox's fragments in
     order (memory.store.inbox), where captures go."""
-    memory = repo_path / ".beads" / "memory"
+    return _memory_files(repo_path / ".beads" / "memory", name)
+
+
+def _memory_files(memory: Path, name: str) -> list[Path]:
+    """_files_of for a memory folder given as such."""
     paths = [memory / name]
     if name == "knowledge.jsonl" and (memory / "inbox").is_dir():
         paths += sorted(p for p in (memory / "inbox").iterdir() if p.name.endswith(".jsonl"))
@@ -167,6 +171,23 @@ def knowledge(repo_path: Path, name: str = "knowledge.jsonl") -> list:
     # split on "\n" only: str.splitlines() would also split inside content at U+2028 and friends
     return [json.loads(line) for path in _files_of(repo_path, name)
             for line in path.read_bytes().split(b"\n") if line.strip()]
+
+
+def numbered_insight(i: int, key: str | None = None, ts: float | None = None) -> dict:
+    """Entry number `i` ("insight number i", bead BD-i, ts 1000 + i unless given), under `key` when given."""
+    from memory.store import entry
+
+    e = entry.build(f"insight number {i}", f"BD-{i}", "orchestrator", ts=ts if ts is not None else 1000 + i)
+    if key:
+        e["key"] = key
+    return e
+
+
+def memory_lines(path: Path) -> list:
+    """The lines of the knowledge file `path` (in any memory folder), parsed; for knowledge.jsonl the active
+    knowledge, as `knowledge` reads it."""
+    return [json.loads(line) for file in _memory_files(path.parent, path.name)
+            for line in file.read_bytes().split(b"\n") if line.strip()]
 
 
 def error_log(repo_path: Path) -> str:
@@ -311,6 +332,44 @@ def installed_project(path: Path) -> Path:
     return path
 
 
+DOCTOR = str(ROOT / "bin" / "memory-doctor")
+
+
+def run_doctor(repo, *args, cwd=None) -> subprocess.CompletedProcess:
+    """bin/memory-doctor ARGS in `repo` (or `cwd`), with no user-level settings (HOME is the folder above)."""
+    env = clean_env()
+    env["HOME"] = str(repo.parent)  # no user-level plugin settings
+    return subprocess.run([DOCTOR, *args], cwd=cwd or repo, capture_output=True, text=True, env=env)
+
+
+def doctor_report(repo, *args, cwd=None) -> tuple:
+    """memory-doctor --json: (exit status, the whole report, {check: its finding})."""
+    proc = run_doctor(repo, "--json", *args, cwd=cwd)
+    data = json.loads(proc.stdout)
+    return proc.returncode, data, {c["check"]: c for c in data["checks"]}
+
+
+def _install_with_a_capture(repo, venv=False):
+    flags = ["--no-self-check"] + ([] if venv else ["--no-venv"])
+    subprocess.run([str(ROOT / "install.sh"), *flags, str(repo)], check=True, capture_output=True)
+    run_hook("memory_capture", bash_payload('bd comment BD-1 "LEARNED: doctor sees this"', repo), repo)
+    return repo
+
+
+_DOCTOR_TEMPLATE: list = []
+
+
+def installed_with_a_capture(repo, venv=False) -> Path:
+    """`repo` installed by install.sh with one memory captured by the hook. Without the virtualenv: a copy of
+    one such project made once per test process (the doctor reads it; a copy is what a fresh install makes)."""
+    if venv:
+        return _install_with_a_capture(repo, venv=True)
+    if not _DOCTOR_TEMPLATE:
+        template = make_repo(Path(tempfile.mkdtemp(prefix="mh-doctor-tpl-")) / "project")
+        _DOCTOR_TEMPLATE.append(_install_with_a_capture(template))
+    return copy_tree(_DOCTOR_TEMPLATE[0], repo)
+
+
 # Cursor's third-party import runs .claude/settings.json hooks too, under its own event and tool names
 CURSOR_FOR_CLAUDE_EVENT = {"PreToolUse": "preToolUse", "PostToolUse": "postToolUse",
                            "UserPromptSubmit": "beforeSubmitPrompt", "Stop": "stop", "SubagentStop": "subagentStop",
@@ -331,7 +390,9 @@ def cursor_runs(repo: Path, payload: dict, env: dict | None = None) -> list[tupl
     for handler in native:
         if not handler.get("matcher") or tool is None or re.fullmatch(handler["matcher"], tool):
             commands.append(("cursor", handler["command"]))
-    for claude_event, groups in json.loads((repo / ".claude" / "settings.json").read_text())["hooks"].items():
+    claude_settings = repo / ".claude" / "settings.json"
+    imported = json.loads(claude_settings.read_text()).get("hooks", {}) if claude_settings.exists() else {}
+    for claude_event, groups in imported.items():
         if CURSOR_FOR_CLAUDE_EVENT.get(claude_event) != event:
             continue
         for group in groups:

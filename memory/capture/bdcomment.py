@@ -11,7 +11,7 @@ import os
 import re
 
 from memory.capture import bdcli
-from memory.core import shell
+from memory.core import fsio, shell
 
 MARKER = "LEARNED:"
 MAX_FILE_BYTES = 1 << 20
@@ -199,9 +199,8 @@ def _stdin_of(cmd: shell.Command, cwd: str | None) -> str | None:
 def _read_file(path: str, cwd: str | None) -> str | None:
     full = os.path.join(cwd or os.getcwd(), os.path.expanduser(path))
     try:
-        with open(full, "rb") as fh:
-            data = fh.read(MAX_FILE_BYTES)
-    except OSError:
+        data = fsio.read_regular(full, MAX_FILE_BYTES, follow=True)  # a FIFO (`<(cmd)`): unreadable, not a wait
+    except (OSError, ValueError):  # ValueError: a NUL in the path
         return None  # bd itself would have failed on this file
     return data.decode("utf-8", "replace")
 

@@ -6,9 +6,9 @@ import os
 
 from memory import TYPE_CHECKING
 from memory.capture import bdcomment
-from memory.capture.provenance import session_provenance
+from memory.capture.provenance import FAILURE_TERMS, session_provenance
 from memory.core import layout, paths
-from memory.runtimes import hookrun, payload
+from memory.runtimes import hookrun, payload, shell_outcome
 from memory.store import entry, store
 
 if TYPE_CHECKING:
@@ -28,7 +28,7 @@ def handle(ctx: hookrun.Context) -> str | None:
     cwd = payload.cwd(data)
     found = bdcomment.insights_in_command(command, cwd)
     unconfirmed: list[tuple[bdcomment.Insight, str]] = []
-    if found and (not payload.succeeded(data) or bdcomment.shell_missed_bd(payload.shell_output(data))):
+    if found and (not shell_outcome.succeeded(data) or bdcomment.shell_missed_bd(shell_outcome.shell_output(data))):
         # `bd comment … "LEARNED: x" && git push` with a failing push: bd did record x. Keep what bd holds.
         asked = [(f, bdcomment.bd_holds(f, cwd)) for f in found]
         found = [f for f, (held, _) in asked if held]
@@ -72,9 +72,9 @@ def handle(ctx: hookrun.Context) -> str | None:
 
 def _what_failed(data: dict) -> str:
     """What the payload says went wrong, as it says it."""
-    if bdcomment.shell_missed_bd(payload.shell_output(data)):
+    if bdcomment.shell_missed_bd(shell_outcome.shell_output(data)):
         return "the shell said `bd: command not found`"
-    said = payload.failure(data)
+    said = shell_outcome.failure(data)
     return f"the command failed ({said})" if said else "the command failed"
 
 
@@ -83,9 +83,12 @@ def build_records(memory_dir: str, found: Sequence[bdcomment.Marked], source: st
     """The lines to append for `found` (entries and forgets), and what the agent should hear about the
     pieces that could not be taken (a key outside the grammar, a forget of a key that doesn't exist)."""
     from memory.capture import bdmemory
+    from memory.search.recurrence import about_failure
 
     records, problems = [], []
     lines: list[dict] | None = None
+    seen = provenance.get(FAILURE_TERMS)
+    provenance = {k: v for k, v in provenance.items() if k != FAILURE_TERMS}  # compared with, never stored
     # files and errors: an entry's provenance, not a forget's
     control = {k: v for k, v in provenance.items() if k not in ("files", "errors")}
     for piece in found:
@@ -120,8 +123,10 @@ def build_records(memory_dir: str, found: Sequence[bdcomment.Marked], source: st
             problems.append(f"memory-hooks: `{piece.key}` is not a key (lowercase letters, digits and dashes, "
                             "up to 60): stored under its automatic key.")
         kept = bdmemory.kept_key(bd_key, piece.content) if bd_key is not None else None
+        # the session's last failure, only on an insight sharing a term with it (memory.search.recurrence)
+        unrelated = isinstance(seen, list) and bool(provenance.get("errors")) and not about_failure(piece.content, seen)
         record = entry.build(piece.content, piece_bead, source, piece.kind, key_name=name, bd_key=kept,
-                             **provenance)
+                             **({**provenance, "errors": None} if unrelated else provenance))
         note = bdmemory.key_note(bd_key, record["key"], kept) if bd_key is not None else None
         problems += [note] if note else []
         records.append(record)

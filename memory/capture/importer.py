@@ -23,7 +23,7 @@ from memory.capture import bdmemory
 from memory.core import paths, render
 from memory.core.cli import FOUND, NOTHING, USAGE
 from memory.runtimes import automemory
-from memory.store import entry, store, view
+from memory.store import dedupe, entry, store, view
 
 SOURCES = ("claude", "bd")
 BD_TIMEOUT_S = 30
@@ -106,11 +106,11 @@ def fresh(memory_dir: str, records: list[dict]) -> tuple[list[dict], int, int]:
     key, in either file, counts as here; a key forgotten here stays forgotten."""
     lines = store.load(memory_dir, include_archive=True).entries
     state = view.State(lines)
-    held = {store.normalized(e["content"]) for e in lines if not view.is_control(e)}
+    held = {dedupe.normalized(e["content"]) for e in lines if not view.is_control(e)}
     new, here, forgotten = [], 0, 0
     seen: set[str] = set()
     for record in records:
-        text = store.normalized(record["content"])
+        text = dedupe.normalized(record["content"])
         if state.forgotten(record["key"]):
             forgotten += 1
         elif text in held or text in seen:

@@ -5,8 +5,12 @@
 - `errors`: the error lines of the last shell command among its last ERROR_WINDOW tool calls that failed
   naming something (memory.search.recurrence.signature: cleaned of numbers, hashes and folders); when a later
   failure prints one of them again, the entry is given (memory.search.recurrence).
+- `failure_terms` (FAILURE_TERMS, beside `errors`, never stored): the terms of that command and its whole output;
+  memory.capture.capture.build_records records `errors` only on an insight sharing one of them
+  (memory.search.recurrence.about_failure). Under Cursor (the trail), the recorded lines' terms: its output is
+  not kept.
 
-Taken from the tail of the transcript (memory.runtimes.handoff reads it; Gemini's chat log and Codex's rollout
+Taken from the tail of the transcript (memory.runtimes.transcript reads it; Gemini's chat log and Codex's rollout
 log through memory.runtimes.transcript_formats), so a capture pays for a bounded read, never the whole file.
 """
 from __future__ import annotations
@@ -16,43 +20,52 @@ import os
 from memory import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from memory.runtimes import handoff
+    from memory.runtimes import transcript
 
 TAIL_BYTES = 256 * 1024
 MAX_FILES = 8
 ERROR_WINDOW = 20  # a failure further back than this many tool calls is not what the insight is about
+FAILURE_TERMS = "failure_terms"
 
 
 def session_provenance(transcript_path: str | None, root: str | None, memory_dir: str | None = None,
                        session: str | None = None) -> dict[str, list[str] | None]:
-    """{"files": …, "errors": …} for a capture now (see the module docstring); None values when the
-    transcript has none (or is unreadable). With `memory_dir` and `session`, a transcript that tells neither gives
-    way to the session's trail (memory.capture.trail: what the action hook saw of a Cursor session)."""
-    found: dict[str, list[str] | None] = {"files": None, "errors": None}
+    """{"files": …, "errors": …, "failure_terms": …} for a capture now (see the module docstring); None values
+    when the transcript has none (or is unreadable). With `memory_dir` and `session`, a transcript that tells
+    neither gives way to the session's trail (memory.capture.trail: what the action hook saw of a Cursor session)."""
+    found: dict[str, list[str] | None] = {"files": None, "errors": None, FAILURE_TERMS: None}
     if transcript_path and os.path.isfile(transcript_path):
-        from memory.runtimes import handoff
+        from memory.runtimes import transcript
 
-        reader = handoff.read_transcript(transcript_path, tail_bytes=TAIL_BYTES)
-        found = {"files": _files(reader, root), "errors": _errors(reader)}
+        reader = transcript.read_transcript(transcript_path, tail_bytes=TAIL_BYTES)
+        errors, seen = _errors(reader)
+        found = {"files": _files(reader, root), "errors": errors, FAILURE_TERMS: seen}
     if found["files"] is None and found["errors"] is None:
         from memory.capture import trail
 
-        return trail.provenance(memory_dir, session, MAX_FILES, ERROR_WINDOW) or found
+        kept = trail.provenance(memory_dir, session, MAX_FILES, ERROR_WINDOW)
+        if kept is None:
+            return found
+        from memory.search import recurrence
+
+        lines = kept.get("errors")
+        return {**kept, FAILURE_TERMS: recurrence.failure_terms("", "\n".join(lines)) if lines else None}
     return found
 
 
-def _errors(reader: handoff.Reader) -> list[str] | None:
-    """The recorded lines of the last failed shell command among the last ERROR_WINDOW tool calls."""
+def _errors(reader: transcript.Reader) -> tuple[list[str] | None, list[str] | None]:
+    """The recorded lines of the last failed shell command among the last ERROR_WINDOW tool calls, and the terms
+    of that command and its output."""
     from memory.search import recurrence
 
     for command, error in reader.failed_commands(ERROR_WINDOW):
         lines = recurrence.signature(command, error)
         if lines:  # a failure that names nothing (`grep` finding nothing) does not hide the one before it
-            return lines
-    return None
+            return lines, recurrence.failure_terms(command, error)
+    return None, None
 
 
-def _files(reader: handoff.Reader, root: str | None, limit: int = MAX_FILES) -> list[str] | None:
+def _files(reader: transcript.Reader, root: str | None, limit: int = MAX_FILES) -> list[str] | None:
     """The last `limit` distinct files the transcript's tool calls read or edited, newest first, relative to
     `root` when inside it; None when there are none."""
     from memory.runtimes.payload import FILE_TOOLS

@@ -1,8 +1,7 @@
-"""recall.sh's commands besides searching and recording: --handoffs/--handoff, --setup-git, --stale, --topic,
---similar."""
+"""recall.sh's commands besides searching and recording: --stats, --handoffs/--handoff, --setup-git, --stale,
+--topic, --similar."""
 from __future__ import annotations
 
-import json
 import os
 import sys
 import time
@@ -11,16 +10,58 @@ from memory.core import cli, jsonio, paths, render
 from memory.store import store
 
 
+def stats(memory_dir: str, include_archive: bool) -> int:
+    """--stats: the counts (stats_report) of the active knowledge, or both files."""
+    from memory.core.cli import FOUND, NOTHING
+
+    try:
+        snapshot = store.load(memory_dir, include_archive=include_archive)
+        latest = store.latest(snapshot.entries, include_held=True, cache_dir=memory_dir)
+        report = stats_report(memory_dir, snapshot, latest)
+    except OSError as exc:  # not a regular file, a symlink, no permission: say which file and why
+        return cli.cannot_read(exc, memory_dir)
+    print(report)
+    return FOUND if snapshot.entries else NOTHING
+
+
+def stats_report(memory_dir: str, snapshot: store.Snapshot, latest: list[dict]) -> str:
+    """Counts per type, source and tag, with the archive's size and malformed lines."""
+    from collections import Counter
+
+
+    archive = store.read_file(store.path(memory_dir, store.ARCHIVE))
+    types = Counter(str(e.get("type")) for e in latest)
+    sources = Counter(str(e.get("source")) for e in latest)
+    tags = Counter(t for e in latest for t in (e["tags"] if isinstance(e.get("tags"), list) else [])
+                   if isinstance(t, str) and t != e.get("type"))
+
+    def fmt(counter: Counter) -> str:
+        return ", ".join(f"{k} {v}" for k, v in counter.most_common(10)) or "-"
+
+    rows = [
+        ("memory", memory_dir),
+        ("entries", f"{len(snapshot.entries)} lines, {len(latest)} unique keys"),
+        ("by type", fmt(types)),
+        ("by source", fmt(sources)),
+        ("top tags", fmt(tags)),
+        ("archive", f"{store.read('', archive).lines} lines, {len(archive) / 1024:.1f} KiB"),
+        ("malformed", f"{snapshot.malformed} line(s) skipped"),
+    ]
+    return "\n".join(f"{name + ':':<11} {render.strip_control(value)}" for name, value in rows)
+
+
 def handoffs(memory_dir: str, newest: int | None, wanted: str | None) -> int:
     """--handoffs [N]: one line each, newest first; --handoff ID: that one, whole."""
     from memory.core.cli import FOUND, NOTHING
-    from memory.runtimes import handoff
+    from memory.runtimes import handoff_read
     from memory.surface import lastsession
 
-    found = handoff.load(memory_dir)
+    found = handoff_read.load(memory_dir)
     if wanted:
         match = [h for h in found if h["id"] == wanted]
         if match:
+            import json
+
             sys.stdout.write(json.dumps(match[-1], indent=2, ensure_ascii=True) + "\n")  # escapes every control char
         else:
             print(f"recall.sh: no handoff {wanted} (recall.sh --handoffs lists them)", file=sys.stderr)

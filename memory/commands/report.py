@@ -18,7 +18,7 @@ from memory.commands import report_html
 from memory.commands.report_html import esc
 from memory.core import config, focus, fsio, layout, paths, render, state
 from memory.search import stale
-from memory.store import store, view
+from memory.store import dedupe, store, view
 from memory.surface import digest, knowledge_map, use
 
 AGES = ((86400, "today"), (7 * 86400, "this week"), (30 * 86400, "this month"), (182 * 86400, "last 6 months"))
@@ -57,7 +57,7 @@ def duplicates(latest: list[dict]) -> list[list[dict]]:
     """Live entries of different keys holding the same text (case, spacing and punctuation aside)."""
     groups: dict[str, list[dict]] = {}
     for entry in latest:
-        groups.setdefault(store.normalized(str(entry.get("content", ""))), []).append(entry)
+        groups.setdefault(dedupe.normalized(str(entry.get("content", ""))), []).append(entry)
     return [group for text, group in groups.items() if text and len(group) > 1]
 
 

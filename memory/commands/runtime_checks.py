@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import os
 
-from memory.core import jsonio
+from memory.core import fsio, jsonio
+from memory.core.fsio import MAX_SETTINGS_BYTES
 
 # Claude Code's settings files, lowest precedence first (managed settings on Linux last: they win)
 _CLAUDE_SETTINGS = (("~", ".claude", "settings.json"), (".claude", "settings.json"), (".claude", "settings.local.json"))
@@ -54,9 +55,8 @@ def gemini_findings(tree: str, handlers: list[tuple[str, str | None, dict]]) -> 
 def _settings(path: str, comments: bool = True) -> dict:
     """The settings object in `path` ({} when absent or unreadable: the runtime then has none from it either);
     `comments`: the file may hold them (Gemini's)."""
-    try:
-        with open(path, encoding="utf-8") as fh:
-            text = fh.read()
+    try:  # a FIFO or a device is unreadable, not a wait
+        text = fsio.read_regular(path, MAX_SETTINGS_BYTES, follow=True).decode("utf-8")
         value = jsonio.loads(jsonio.without_comments(text) if comments else text)
     except (OSError, ValueError, UnicodeDecodeError):
         return {}
@@ -104,7 +104,7 @@ def _our_keys(config: dict) -> list[tuple[str, str]]:
     """(event, "<event_in_snake_case>:<group>:<handler>") of each of our handlers: Codex's key for it."""
     import re
 
-    from memory.runtimes import registration
+    from memory.runtimes import ours
 
     keys = []
     hooks = config.get("hooks")
@@ -114,7 +114,7 @@ def _our_keys(config: dict) -> list[tuple[str, str]]:
         for g, group in enumerate(groups if isinstance(groups, list) else []):
             handlers = group.get("hooks") if isinstance(group, dict) else None
             for h, handler in enumerate(handlers if isinstance(handlers, list) else []):
-                if registration.is_ours(handler):
+                if ours.is_ours(handler):
                     keys.append((str(event), f"{snake}:{g}:{h}"))
     return keys
 
@@ -123,9 +123,8 @@ def _toml(path: str) -> dict[tuple[str, ...], dict[str, str]] | None:
     """The tables of a TOML file (memory.core.tomlscan); None when there is no such file."""
     from memory.core import tomlscan
 
-    try:
-        with open(path, encoding="utf-8") as fh:
-            return tomlscan.tables(fh.read())
+    try:  # a FIFO or a device is unreadable, not a wait
+        return tomlscan.tables(fsio.read_regular(path, MAX_SETTINGS_BYTES, follow=True).decode("utf-8"))
     except FileNotFoundError:
         return None
     except (OSError, UnicodeDecodeError):

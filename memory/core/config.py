@@ -53,7 +53,7 @@ DEFAULTS = {
     # an entry captured right after a failure that printed the same line (memory.search.recurrence): the line's
     # terms overlap at least this much (Jaccard), its distinctive words all there
     "action_error_recurrence": 0.6,
-    # an edit: what it adds (memory.runtimes.payload.added_text) ranked like an error
+    # an edit: what it adds (memory.runtimes.tool_files.added_text) ranked like an error
     "action_edit_min_fraction": 0.30,
     "action_edit_min_terms": 2,
     # errors and edits: an entry must hold a word of the error lines / the added code that at most this share

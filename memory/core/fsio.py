@@ -6,6 +6,8 @@ import os
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+# the most read of a small text file a user keeps (settings, .gitattributes, .gitignore): a bigger one is none
+MAX_SETTINGS_BYTES = 4 << 20
 
 
 def identity(path: str) -> tuple[int, int, int, int] | None:
@@ -85,13 +87,13 @@ def atomic_write(path: str, data: bytes, durable: bool = True) -> None:
             os.fsync(fd)
     except BaseException:
         os.close(fd)
-        _unlink_quietly(tmp)
+        unlink_quietly(tmp)
         raise
     os.close(fd)
     try:
         os.replace(tmp, path)
     except BaseException:
-        _unlink_quietly(tmp)
+        unlink_quietly(tmp)
         raise
     if durable:
         fsync_dir(folder)
@@ -131,19 +133,28 @@ def read_bytes(path: str) -> bytes | None:
         return fh.read()
 
 
-def read_tail(path: str, max_bytes: int) -> bytes:
+def read_regular(path: str, max_bytes: int = -1, follow: bool = False) -> bytes:
+    """The first `max_bytes` of a regular file (all of it with -1): for a file a user or another tool
+    controls (a settings file, .gitattributes, a transcript, `bd comment --file`), where a plain open() of a
+    FIFO waits for a writer forever and a read of /dev/zero never ends. Anything but a regular file, or a
+    missing one (FileNotFoundError), is an OSError; `follow`: a symlink is followed (users link dotfiles)."""
+    with os.fdopen(open_regular(path, os.O_RDONLY, follow=follow), "rb") as fh:
+        return fh.read(max_bytes)
+
+
+def read_tail(path: str, max_bytes: int, follow: bool = False) -> bytes:
     """The last `max_bytes` of a file (b"" when missing)."""
-    return _read_window(path, max_bytes, from_end=True)
+    return _read_window(path, max_bytes, from_end=True, follow=follow)
 
 
-def read_head(path: str, max_bytes: int) -> bytes:
+def read_head(path: str, max_bytes: int, follow: bool = False) -> bytes:
     """The first `max_bytes` of a file (b"" when missing)."""
-    return _read_window(path, max_bytes, from_end=False)
+    return _read_window(path, max_bytes, from_end=False, follow=follow)
 
 
-def _read_window(path: str, max_bytes: int, from_end: bool) -> bytes:
+def _read_window(path: str, max_bytes: int, from_end: bool, follow: bool = False) -> bytes:
     try:
-        fd = open_regular(path, os.O_RDONLY)
+        fd = open_regular(path, os.O_RDONLY, follow=follow)
     except FileNotFoundError:
         return b""
     with os.fdopen(fd, "rb") as fh:
@@ -153,7 +164,52 @@ def _read_window(path: str, max_bytes: int, from_end: bool) -> bytes:
         return fh.read(max_bytes)
 
 
-def _unlink_quietly(path: str) -> None:
+STALE_TEMP_SECONDS = 3600  # no atomic_write takes this long between its temp file and the rename
+
+
+def remove_stale_temps(folder: str, now: float | None = None) -> int:
+    """Remove the `.<name>.<pid>.tmp` files atomic_write left in `folder` when its process was killed between
+    the temp file and the rename: only a regular file an hour old whose pid is no process here (a live
+    writer's is kept; so is a new one, which may be another machine's sharing the folder: its pid means
+    nothing here). One listdir; how many were removed."""
+    import stat
+    import time
+
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return 0
+    removed, now = 0, time.time() if now is None else now
+    for name in names:
+        parts = name.rsplit(".", 2)
+        if not (name.startswith(".") and len(parts) == 3 and parts[2] == "tmp" and parts[1].isdigit()):
+            continue
+        path = os.path.join(folder, name)
+        try:
+            st = os.lstat(path)
+        except OSError:
+            continue
+        if stat.S_ISREG(st.st_mode) and now - st.st_mtime > STALE_TEMP_SECONDS and not alive(int(parts[1])):
+            unlink_quietly(path)
+            removed += 1
+    return removed
+
+
+def alive(pid: int) -> bool:
+    """True when `pid` is a process here (or may be: another user's)."""
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (OSError, OverflowError):  # PermissionError: another user's process, alive
+        return True
+    return True
+
+
+def unlink_quietly(path: str) -> None:
+    """Remove `path`; gone already, or not removable, is no error."""
     try:
         os.unlink(path)
     except OSError:

@@ -2,14 +2,14 @@
 
 Not an interpreter: nothing is expanded except what can be known without running anything
 (quotes, escapes, here-documents, and `$(cat <<EOF ... EOF)` / `$(echo ...)` substitutions).
-Anything else (`$VAR`, other substitutions) stays as its source text.
+Anything else (`$VAR`, other substitutions) stays as its source text. The words (quotes, escapes, `$((…))`,
+`${…}`): memory.core.shell_words; here the command lists, redirections, here-documents and substitutions.
 """
 from __future__ import annotations
 
+from memory.core.shell_words import BLANK, WordReader
+
 _OPERATOR_CHARS = ";&|"
-_BLANK = " \t\r"
-_ANSI_C_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "e": "\x1b",
-                   "E": "\x1b", "f": "\f", "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}
 
 
 class Command:
@@ -62,7 +62,9 @@ class _Level:
         self.pipe_next = piped
 
 
-class _Lexer:
+class _Lexer(WordReader):
+    """Command lists, operators, redirections and here-documents; the words themselves: WordReader."""
+
     def __init__(self, src: str) -> None:
         self.src = src
         self.i = 0
@@ -80,7 +82,7 @@ class _Lexer:
                 self.i += 1
                 level.end_command(False)
                 return level.commands
-            if c in _BLANK:
+            if c in BLANK:
                 level.end_word()
                 self.i += 1
             elif c == "\\" and src.startswith("\\\n", self.i):
@@ -147,13 +149,13 @@ class _Lexer:
 
     def _read_redirect_target(self) -> tuple[str | None, bool]:
         src, n = self.src, len(self.src)
-        while self.i < n and src[self.i] in _BLANK:
+        while self.i < n and src[self.i] in BLANK:
             self.i += 1
         if self.i >= n or src[self.i] in "\n;&|()<>":
             return None, False
         quoted = src[self.i] in "'\"\\"
         word: list[str] = []
-        while self.i < n and src[self.i] not in _BLANK + "\n;&|()<>":
+        while self.i < n and src[self.i] not in BLANK + "\n;&|()<>":
             self._word_part(word)
         return "".join(word), quoted
 
@@ -172,99 +174,6 @@ class _Lexer:
                     break
                 lines.append(line)
             doc.command.stdin_text = "".join(line + "\n" for line in lines)
-
-    # -- words ---------------------------------------------------------------------------------
-    def _word_part(self, out: list[str]) -> None:
-        src, n = self.src, len(self.src)
-        c = src[self.i]
-        if c == "'":
-            end = src.find("'", self.i + 1)
-            end = n if end < 0 else end
-            out.append(src[self.i + 1:end])
-            self.i = end + 1
-        elif c == '"':
-            self.i += 1
-            self._double_quoted(out)
-        elif c == "\\":
-            if self.i + 1 < n:
-                out.append(src[self.i + 1])
-            self.i += 2
-        elif c == "$" and src.startswith("$'", self.i):
-            self.i += 2
-            self._ansi_c(out)
-        elif c == "$" and src.startswith("$((", self.i):
-            out.append(self._balanced("$((", "))"))
-        elif c == "$" and src.startswith("$(", self.i):
-            out.append(self._substitution())
-        elif c == "$" and src.startswith("${", self.i):
-            out.append(self._balanced("${", "}"))
-        elif c == "`":
-            out.append(self._backticks())
-        else:
-            out.append(c)
-            self.i += 1
-
-    def _double_quoted(self, out: list[str]) -> None:
-        src, n = self.src, len(self.src)
-        while self.i < n:
-            c = src[self.i]
-            if c == '"':
-                self.i += 1
-                return
-            if c == "\\" and self.i + 1 < n and src[self.i + 1] in '$`"\\\n':
-                if src[self.i + 1] != "\n":
-                    out.append(src[self.i + 1])
-                self.i += 2
-            elif c == "$" and src.startswith("$((", self.i):
-                out.append(self._balanced("$((", "))"))
-            elif c == "$" and src.startswith("$(", self.i):
-                out.append(self._substitution())
-            elif c == "`":
-                out.append(self._backticks())
-            else:
-                out.append(c)
-                self.i += 1
-
-    def _ansi_c(self, out: list[str]) -> None:
-        src, n = self.src, len(self.src)
-        while self.i < n:
-            c = src[self.i]
-            if c == "'":
-                self.i += 1
-                return
-            if c == "\\" and self.i + 1 < n:
-                nxt = src[self.i + 1]
-                if nxt == "x":
-                    digits = ""
-                    j = self.i + 2
-                    while j < n and len(digits) < 2 and src[j] in "0123456789abcdefABCDEF":
-                        digits += src[j]
-                        j += 1
-                    out.append(chr(int(digits, 16)) if digits else "\\x")
-                    self.i = j
-                    continue
-                out.append(_ANSI_C_ESCAPES.get(nxt, "\\" + nxt))
-                self.i += 2
-            else:
-                out.append(c)
-                self.i += 1
-
-    def _balanced(self, opener: str, closer: str) -> str:
-        src = self.src
-        start = self.i
-        depth = 0
-        while self.i < len(src):
-            if src.startswith(opener, self.i):
-                depth += 1
-                self.i += len(opener)
-            elif src.startswith(closer, self.i):
-                depth -= 1
-                self.i += len(closer)
-                if depth == 0:
-                    break
-            else:
-                self.i += 1
-        return src[start:self.i]
 
     def _substitution(self) -> str:
         start = self.i

@@ -91,8 +91,7 @@ class _Undo:
         except FileNotFoundError:
             self.saved.append((path, None, None))
             return
-        with open(path, "rb") as fh:
-            self.saved.append((path, fh.read(), mode & 0o7777))
+        self.saved.append((path, fsio.read_regular(path, follow=True), mode & 0o7777))
 
     def write(self, path: str, data: bytes) -> None:
         self._save(path)

@@ -6,9 +6,10 @@ import errno
 import os
 
 from memory import TYPE_CHECKING
-from memory.core import jsonedit
-from memory.runtimes import registration
-from memory.runtimes.registration import GEMINI_SETTINGS, SettingsError
+from memory.core import fsio, jsonedit, textblock
+from memory.runtimes import settings_merge
+from memory.runtimes.runtimes import GEMINI_SETTINGS
+from memory.runtimes.settings_merge import SettingsError
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -40,12 +41,12 @@ def read(root: str, rel: str, strict: bool = True) -> bytes | None:
     """A file's bytes, following symlinks (users symlink their dotfiles), or None when it is absent.
 
     A path that cannot be a file we read and write (a folder, below a file, a dangling symlink, a symlink
-    loop) is a SettingsError; with `strict=False` (uninstall) it counts as absent: nothing of ours is there.
+    loop, a FIFO or a device) is a SettingsError; with `strict=False` (uninstall) it counts as absent: nothing
+    of ours is there.
     Other OSErrors (permissions, I/O) go to the caller.
     """
-    try:
-        with open(os.path.join(root, rel), "rb") as fh:
-            return fh.read()
+    try:  # whole (it is rewritten whole); a FIFO or a device is refused at once, not waited on
+        return fsio.read_regular(os.path.join(root, rel), follow=True)
     except FileNotFoundError:
         problem = _dangling_link(root, rel)
         if problem is None:
@@ -55,9 +56,12 @@ def read(root: str, rel: str, strict: bool = True) -> bytes | None:
     except NotADirectoryError:
         problem = f"{_first_file(root, rel)} is a file, not a folder"
     except OSError as exc:
-        if exc.errno != errno.ELOOP:
+        if exc.errno in (errno.EINVAL, errno.ENXIO):  # fsio.open_regular's answer for a FIFO, a device, a socket
+            problem = f"{rel} is not a regular file"
+        elif exc.errno != errno.ELOOP:
             raise
-        problem = f"{rel} is a symlink loop"
+        else:
+            problem = f"{rel} is a symlink loop"
     if not strict:
         return None
     raise SettingsError(f"{os.path.join(root, problem)}; move it away, nothing was written")
@@ -103,23 +107,23 @@ def config_change(target: str, rel: str, transform: Callable[[dict], dict], curs
         text = (before or b"").decode("utf-8")
     except UnicodeDecodeError:
         raise SettingsError(f"{rel}: not UTF-8 text; fix or move it, nothing was written") from None
-    current = registration.parse_json_file(rel, text)
-    problems = registration.schema_problems(current, cursor=cursor, strict=False, gemini=gemini)
+    current = settings_merge.parse_json_file(rel, text)
+    problems = settings_merge.schema_problems(current, cursor=cursor, strict=False, gemini=gemini)
     if problems:
         raise SettingsError(f"{rel}: not of the documented hooks shape ({'; '.join(problems)}); "
                             "fix it first, nothing was written")
     # where ours are current, only not last, the user's hooks below ours stay where (and as) they put them
-    merged = registration.ours_kept_in_place(current, transform(current))
-    problems = registration.schema_problems(merged, cursor=cursor, strict=False, gemini=gemini)
+    merged = settings_merge.ours_kept_in_place(current, transform(current))
+    problems = settings_merge.schema_problems(merged, cursor=cursor, strict=False, gemini=gemini)
     if problems:  # pragma: no cover - our own entries are well-formed; a guard against a future mistake
         raise SettingsError(f"{rel}: merged result would not be valid ({'; '.join(problems)}); nothing was written")
     if merged in ({}, {"version": 1}) and before is None:
         after = None
     else:  # only the spans that change: the user's formatting stays, an uninstall gives back their bytes
         edited = jsonedit.edit(text, merged) if text.strip() else None
-        after = (edited if edited is not None else registration.dump_json(merged, text)).encode()
+        after = (edited if edited is not None else settings_merge.dump_json(merged, text)).encode()
     if before is not None and after is not None and \
-            registration.parse_json_file(rel, after.decode()) == registration.parse_json_file(rel, text):
+            settings_merge.parse_json_file(rel, after.decode()) == settings_merge.parse_json_file(rel, text):
         after = before  # same meaning: leave the user's formatting alone
     mode = mode_of(target, rel)  # a rewrite keeps the user's mode (0600 stays 0600)
     return Change(rel, before, after, config=True, mode=mode, before_mode=mode)
@@ -127,19 +131,12 @@ def config_change(target: str, rel: str, transform: Callable[[dict], dict], curs
 
 def block_change(root: str, rel: str, begin: str, end_marker: str, block: list[str], remove: bool,
                  strict: bool = True, other_root: bool = False) -> Change:
-    """`rel` with our marked block (re)written at its end, or taken out; the user's lines untouched."""
+    """`rel` with our marked block written (in place, else at its end) or taken out: every byte of the user's
+    around it kept, the block in the file's line ending (memory.core.textblock)."""
     before = read(root, rel, strict)
-    text = (before or b"").decode("utf-8", "replace")
-    newline = "\r\n" if "\r\n" in text else "\n"  # keep the user's line endings
-    lines = text.splitlines()
-    if begin in lines and end_marker in lines[lines.index(begin):]:
-        start = lines.index(begin)
-        end = lines.index(end_marker, start)
-        lines = lines[:start] + lines[end + 1:]
-        while lines and not lines[-1].strip():
-            lines.pop()
-    if not remove:
-        lines += ([""] if lines else []) + [begin] + block + [end_marker]
-    after = (newline.join(lines) + newline).encode() if lines else (None if before is None else b"")
+    if remove:
+        after = None if before is None else textblock.take_out(before, begin, end_marker)
+    else:
+        after = textblock.put(before, begin, end_marker, block)
     mode = mode_of(root, rel)
     return Change(rel, before, after, mode=mode, before_mode=mode, root=root if other_root else None)

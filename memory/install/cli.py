@@ -17,7 +17,8 @@ from memory.install import bundle, plan
 from memory.install.apply import apply, remove_empty_dirs, settle_memory, show_diff
 from memory.install.outcome import report, self_check
 from memory.runtimes import registration
-from memory.runtimes.registration import INSTALL_DIR, SettingsError
+from memory.runtimes.registration import INSTALL_DIR
+from memory.runtimes.settings_merge import SettingsError
 
 if TYPE_CHECKING:
     from typing import TextIO
@@ -108,6 +109,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--cursor", dest="cursor", action="store_true", default=True,
                         help="register the hooks for Cursor too (.cursor/hooks.json; default)")
     parser.add_argument("--no-cursor", dest="cursor", action="store_false", help="leave .cursor/hooks.json alone")
+    parser.add_argument("--no-claude", dest="claude", action="store_false", default=True,
+                        help="no registration in .claude/settings.json (a team without Claude Code; ours "
+                             "taken out if there)")
     parser.add_argument("--no-gemini", dest="gemini", action="store_false", default=True,
                         help="leave .gemini/settings.json alone (default: register the hooks for Gemini CLI too)")
     parser.add_argument("--no-codex", dest="codex", action="store_false", default=True,
@@ -124,6 +128,10 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.purge and not args.uninstall:
         print("install.sh: --purge goes with --uninstall", file=sys.stderr)
+        return EXIT_USAGE
+    if not args.uninstall and not (args.claude or args.cursor or args.gemini or args.codex):
+        print("install.sh: --no-claude, --no-cursor, --no-gemini and --no-codex together leave no runtime to "
+              "register", file=sys.stderr)
         return EXIT_USAGE
     try:
         return _run(args, sys.stdout)
@@ -164,8 +172,9 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
             changes = plan.plan_uninstall(target, args.purge, main_checkout)
         else:
             plugin = registration.plugin_enabled(target)
-            changes = plan.plan_install(target, cursor=args.cursor, claude=not plugin, gemini=args.gemini,
-                                        codex=args.codex, main_checkout=main_checkout,
+            changes = plan.plan_install(target, cursor=args.cursor, claude=args.claude and not plugin,
+                                        gemini=args.gemini, codex=args.codex, main_checkout=main_checkout,
+                                        claude_left_out=not args.claude,
                                         source=bundle.source_url())
     except OSError as exc:
         raise OSError(f"{exc}; nothing was written") from None
@@ -193,7 +202,7 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
 
     bytecode.ship(os.path.join(target, INSTALL_DIR))
     venv = "skipped (--no-venv)" if args.no_venv else setup_venv(target, out)
-    report(out, target, main_checkout, in_git, changes, venv, plugin, args.cursor)
+    report(out, target, main_checkout, in_git, changes, venv, plugin, args.cursor, args.claude)
     if args.semantic:
         ok, message = install_semantic(target, args.no_venv, os.path.join(main_checkout or target, plan.MEMORY_DIR))
         out.write(f"  semantic     {message}\n")
@@ -201,7 +210,7 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
             return EXIT_SELF_CHECK
     if args.no_self_check:
         return EXIT_OK
-    ok, lines = self_check(target, args.cursor, args.gemini, args.codex)
+    ok, lines = self_check(target, args.cursor, args.gemini, args.codex, claude=args.claude)
     out.write("self-check (installed hooks, scratch copy of the knowledge):\n")
     out.writelines(f"  {line}\n" for line in lines)
     return EXIT_OK if ok else EXIT_SELF_CHECK

@@ -10,7 +10,7 @@ import time
 from memory import TYPE_CHECKING
 from memory.core import paths
 from memory.install import bundle, plan
-from memory.runtimes import registration
+from memory.runtimes import ours, registration
 from memory.runtimes.registration import CLAUDE_SETTINGS, CURSOR_HOOKS, INSTALL_DIR
 
 if TYPE_CHECKING:
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 
 def report(out: TextIO, target: str, main_checkout: str | None, in_git: bool, changes: list[Change],
-           venv: str, plugin: bool, cursor: bool) -> None:
+           venv: str, plugin: bool, cursor: bool, claude: bool = True) -> None:
     """What went where: code, recall, knowledge (and whether to commit it), interpreter, each runtime's
     registered events, settings backups; a warning when git ignores the knowledge."""
     changed = [c for c in changes if c.changed]
@@ -41,12 +41,14 @@ def report(out: TextIO, target: str, main_checkout: str | None, in_git: bool, ch
     out.write(f"  interpreter  {venv}\n")
     for label, files, _, _ in registration.RUNTIMES:  # every runtime's file install.sh writes
         rel = files[0]
-        handlers = registration.our_handlers(registration.read_config(os.path.join(target, rel)))
+        handlers = ours.our_handlers(registration.read_config(os.path.join(target, rel)))
         if rel == CLAUDE_SETTINGS and plugin:
             out.write(f"  {label:<12} the memory-hooks plugin is enabled: hooks not registered again in "
                       "settings.json\n")
+        elif rel == CLAUDE_SETTINGS and not claude and not handlers:
+            out.write(f"  {label:<12} {rel}: not registered (--no-claude)\n")
         elif handlers or rel == CLAUDE_SETTINGS or (cursor and rel == CURSOR_HOOKS):
-            out.write(f"  {label:<12} {rel}: {registration.describe(handlers)}\n")
+            out.write(f"  {label:<12} {rel}: {ours.describe(handlers)}\n")
             if handlers and rel == registration.CODEX_HOOKS and any(c.rel == rel for c in changed):
                 # `codex exec` skips unreviewed project hooks without a word; Codex keeps a hash of what was reviewed
                 out.write("  note: Codex CLI runs project hooks only once reviewed: open Codex in this repository "
@@ -89,8 +91,10 @@ def _run_command(command: str, payload: dict, env: dict, cwd: str) -> tuple[int,
     return proc.returncode, proc.stdout, (time.perf_counter() - start) * 1000
 
 
-def self_check(target: str, cursor: bool, gemini: bool = False, codex: bool = False) -> tuple[bool, list[str]]:
-    """Run the installed hooks exactly as registered, on a scratch copy of the knowledge."""
+def self_check(target: str, cursor: bool, gemini: bool = False, codex: bool = False,
+               claude: bool = True) -> tuple[bool, list[str]]:
+    """Run the installed hooks exactly as registered, on a scratch copy of the knowledge (the capture and
+    session start as Claude Code runs them: with `claude` off, as a check of the installed code only)."""
     import tempfile  # only the self-check uses it
 
     lines, ok = [], True
@@ -116,7 +120,8 @@ def self_check(target: str, cursor: bool, gemini: bool = False, codex: bool = Fa
             context = ""
         good = rc == 0 and rc2 == 0 and marker in context
         ok &= good
-        lines.append(f"Claude Code: capture {capture_ms:.0f} ms, session start {start_ms:.0f} ms — "
+        lines.append(f"{'Claude Code' if claude else 'hooks'}: capture {capture_ms:.0f} ms, session start "
+                     f"{start_ms:.0f} ms — "
                      + ("answered" if good else f"FAILED (exit {rc}/{rc2}, output {out[:200]!r})"))
         if cursor:
             env_c = dict(env, CURSOR_PROJECT_DIR=target, CURSOR_VERSION="self-check")

@@ -12,7 +12,7 @@ from memory.core import fsio, layout
 from memory.core.jsonio import without_comments
 from memory.install.bundle import code_files, source_path
 from memory.install.change import Change, block_change, config_change, mode_of, read
-from memory.runtimes import registration
+from memory.runtimes import registration, settings_merge
 from memory.runtimes.registration import (
     CLAUDE_SETTINGS,
     CODEX_HOOKS,
@@ -20,8 +20,8 @@ from memory.runtimes.registration import (
     GEMINI_SETTINGS,
     INSTALL_DIR,
     MANIFEST,
-    SettingsError,
 )
+from memory.runtimes.settings_merge import SettingsError
 
 MEMORY_DIR = layout.MEMORY_SUBDIR
 RECALL = os.path.join(MEMORY_DIR, layout.RECALL_SCRIPT)
@@ -95,11 +95,13 @@ def _gitattributes_change(root: str, remove: bool, strict: bool = True) -> Chang
 
 
 def plan_install(target: str, cursor: bool, claude: bool, main_checkout: str | None = None,
-                 source: str | None = None, gemini: bool = True, codex: bool = True) -> list[Change]:
+                 source: str | None = None, gemini: bool = True, codex: bool = True,
+                 claude_left_out: bool = False) -> list[Change]:
     """Every file change an install makes, in the order it is applied (code before registrations).
 
     From a linked worktree (`main_checkout` set) captures land in the main checkout: its .gitignore gets
-    our block too, and the knowledge file is not created in the worktree.
+    our block too, and the knowledge file is not created in the worktree. `claude` off takes ours out of
+    .claude/settings.json (the plugin registers them, or `claude_left_out`: --no-claude, kept in the manifest).
     """
     shipped = {os.path.join(INSTALL_DIR, rel) for rel in code_files()}
     changes = [_code_change(target, os.path.join(INSTALL_DIR, rel), fsio.read_bytes(source_path(rel)))
@@ -119,15 +121,15 @@ def plan_install(target: str, cursor: bool, claude: bool, main_checkout: str | N
     attributes = _gitattributes_change(target, remove=False)
     changes.append(attributes)
     hooks = [os.path.splitext(os.path.basename(f))[0] for f in code_files() if f.startswith("hooks" + os.sep)]
-    claude_merge = (lambda c: registration.with_claude_hooks(c, hooks)) if claude else registration.without_ours
+    claude_merge = (lambda c: settings_merge.with_claude_hooks(c, hooks)) if claude else settings_merge.without_ours
     changes.append(config_change(target, CLAUDE_SETTINGS, claude_merge))
-    others = ((cursor, CURSOR_HOOKS, registration.with_cursor_hooks, "--no-cursor"),
-              (gemini, GEMINI_SETTINGS, registration.with_gemini_hooks, "--no-gemini"),
-              (codex, CODEX_HOOKS, registration.with_codex_hooks, "--no-codex"))
+    others = ((cursor, CURSOR_HOOKS, settings_merge.with_cursor_hooks, "--no-cursor"),
+              (gemini, GEMINI_SETTINGS, settings_merge.with_gemini_hooks, "--no-gemini"),
+              (codex, CODEX_HOOKS, settings_merge.with_codex_hooks, "--no-codex"))
     for wanted, rel, with_ours, opt_out in others:  # each runtime's file: ours merged in, or taken out
         if not (wanted or os.path.isfile(os.path.join(target, rel))):
             continue
-        merge = (lambda c, add=with_ours: add(c, hooks)) if wanted else registration.without_ours
+        merge = (lambda c, add=with_ours: add(c, hooks)) if wanted else settings_merge.without_ours
         try:
             changes.append(config_change(target, rel, merge, cursor=rel == CURSOR_HOOKS))
         except SettingsError as exc:
@@ -146,6 +148,8 @@ def plan_install(target: str, cursor: bool, claude: bool, main_checkout: str | N
     main_created = sorted(set(previous.get("created_in_main_checkout", [])) | set(main_created))
     if main_created:
         manifest["created_in_main_checkout"] = main_created
+    if claude_left_out:  # --no-claude: the doctor does not ask for a Claude Code registration
+        manifest["left_out"] = ["claude"]
     source = source or previous.get("source")
     if source:
         manifest["source"] = source  # names the install.sh a teammate needs (registration.reinstall_hint)
@@ -169,7 +173,7 @@ def plan_uninstall(target: str, purge: bool, main_checkout: str | None = None) -
             changes.append(Change(rel, before, None))
     for rel, cursor in ((CLAUDE_SETTINGS, False), (CURSOR_HOOKS, True), (GEMINI_SETTINGS, False), (CODEX_HOOKS, False)):
         if read(target, rel, strict=False) is not None:
-            change = config_change(target, rel, registration.without_ours, cursor=cursor)
+            change = config_change(target, rel, settings_merge.without_ours, cursor=cursor)
             if rel in created and change.after is not None and json.loads(change.after) in ({}, {"version": 1}):
                 change.after = None  # we created it and nothing else is in it
             backup = read(target, rel + BACKUP_SUFFIX, strict=False)
@@ -234,7 +238,7 @@ def _earlier_install_backed_up(target: str, change: Change) -> bool:
         current = _load(change.before)
     except ValueError:
         return False
-    return isinstance(current, dict) and (registration.without_ours(current) != current
+    return isinstance(current, dict) and (settings_merge.without_ours(current) != current
                                           or _says_more(backup, change.before))
 
 
@@ -247,7 +251,7 @@ def _nothing_of_the_users(before: bytes | None) -> bool:
         return False
     if not isinstance(current, dict):
         return False
-    return registration.without_ours(current) in ({}, {"version": 1})  # `"hooks": {}` of theirs is kept
+    return settings_merge.without_ours(current) in ({}, {"version": 1})  # `"hooks": {}` of theirs is kept
 
 
 def _says_more(backup: bytes, after: bytes | None) -> bool:
@@ -259,7 +263,7 @@ def _says_more(backup: bytes, after: bytes | None) -> bool:
         return True
     if not (isinstance(old, dict) and isinstance(new, dict)):
         return old != new
-    old = registration.without_ours(old)  # an older version's own entries are no loss
+    old = settings_merge.without_ours(old)  # an older version's own entries are no loss
     return bool(set(old) - set(new)) or bool(_handlers(old) - _handlers(new))
 
 

@@ -11,20 +11,18 @@ BEAD and COMPLETE/BLOCKED/FAILED must be uppercase: the report is a machine-read
 mark bead BD-7 complete", a heading "Bead BD-7 complete") must never gate an agent. Checks, each by name and
 each switchable in `checks`: report, worktree (exists, nothing uncommitted), pushed (upstream set, no local
 commits missing from it; local refs only unless fetch is on), bead-status (`bd show <ID> --json` status in
-the allowed set).
+the allowed set): memory.orchestration.completion_checks runs them. Here: the report line, whom the gate applies
+to, its settings and the loop guard.
 """
 from __future__ import annotations
 
-import json
 import os
 import re
-import subprocess
 from collections.abc import Sequence
 
 from memory import TYPE_CHECKING
 from memory.core import config as settings
-from memory.core import layout, paths, state
-from memory.store import redact
+from memory.core import layout, state
 
 if TYPE_CHECKING:
     from typing import Callable
@@ -67,17 +65,6 @@ def load_config(memory_dir: str) -> dict:
 def enabled(config: dict, check: str) -> bool:
     """A check runs unless completion.json switches it off with `"checks": {"<name>": false}`."""
     return config["checks"].get(check) is not False
-
-
-class Check:
-    """One named check: passed, failed (with the command that fixes it) or skipped (with why)."""
-
-    def __init__(self, name: str, status: str, detail: str, fix: str = "") -> None:
-        self.name, self.status, self.detail, self.fix = name, status, detail, fix
-
-    def line(self) -> str:
-        text = f"- {self.name}: {self.detail}"
-        return text + (f"\n  fix: {self.fix}" if self.fix else "")
 
 
 class Report:
@@ -155,168 +142,6 @@ def applies(agent_type: str, report: Report | None, config: dict) -> bool:
     if not kind.strip() or _type_matches(kind, config["exempt_types"], last_only=False):
         return False
     return report is not None or _type_matches(kind, config["supervisor_types"], last_only=True)
-
-
-def run(cmd: list[str], cwd: str, timeout: float) -> tuple[int | None, str]:
-    """(exit code, stdout); (None, reason) when it could not run or timed out."""
-    try:
-        proc = subprocess.run(cmd, cwd=cwd, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                              timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return None, f"`{' '.join(cmd)}` timed out after {timeout:g}s"
-    except OSError as exc:
-        return None, f"`{cmd[0]}` could not run ({exc.strerror or exc})"
-    # a failing command's own words (stderr) say more than its empty stdout
-    return proc.returncode, proc.stdout if proc.returncode == 0 or proc.stdout.strip() else proc.stderr
-
-
-def find_worktree(main: str, bead: str, worktree: str | None, branch: str | None, timeout: float) -> str | None:
-    """The bead's worktree: the reported path, `.worktrees/bd-<ID>` (or a case variant), or the branch's."""
-    candidates = []
-    if worktree:
-        candidates.append(worktree if os.path.isabs(worktree) else os.path.join(main, worktree))
-    folder = os.path.join(main, ".worktrees")
-    names = {f"bd-{bead}", bead, "bd-" + re.sub(r"^bd-", "", bead, flags=re.I)}
-    if os.path.isdir(folder):
-        candidates += [os.path.join(folder, n) for n in os.listdir(folder) if n.lower() in {x.lower() for x in names}]
-    for path in candidates:
-        if os.path.isdir(path):
-            return path
-    if branch:
-        code, out = run(["git", "worktree", "list", "--porcelain"], main, timeout)
-        current = None
-        for line in out.splitlines() if code == 0 else []:
-            if line.startswith("worktree "):
-                current = line[len("worktree "):]
-            elif line.strip() in (f"branch refs/heads/{branch}",) and current:
-                return current
-    return None
-
-
-def evaluate(main: str, report: Report | None, final_text: str, config: dict) -> list[Check]:
-    """The enabled checks of a COMPLETE `report` (or of its absence), against the repo at `main`."""
-    timeout = float(config["timeout"])
-    checks = []
-    if report is None or not (report.worktree or report.branch):
-        if enabled(config, "report"):
-            checks.append(_report_failure(report, final_text))
-        if report is None:
-            return checks
-    else:
-        checks.append(Check("report", "pass", f"names BEAD {report.bead}"))
-    bead = report.bead
-    wt = find_worktree(main, bead, report.worktree, report.branch, timeout)
-    if wt is None and enabled(config, "worktree"):
-        checks.append(Check("worktree", "fail", f"no worktree for {bead} (looked for .worktrees/bd-{bead}"
-                            + (f" and branch {report.branch}" if report.branch else "") + ")",
-                            f"git worktree add .worktrees/bd-{bead} -b bd-{bead}"))
-        return checks
-    if wt is not None and enabled(config, "worktree"):
-        checks.append(_clean_check(wt, timeout))
-    if enabled(config, "pushed"):
-        checks.append(_pushed_check(wt, bool(config["fetch"]), timeout) if wt is not None
-                      else Check("pushed", "skip", f"no worktree for {bead} to check"))
-    if enabled(config, "bead-status"):
-        checks.append(_status_check(main, bead, config))
-    return checks
-
-
-def _report_failure(report: Report | None, final_text: str) -> Check:
-    if report is not None:
-        return Check("report", "fail", "the final message has no `Worktree:` or `Branch:` line",
-                     f"add them under BEAD {report.bead} COMPLETE:\n    Worktree: .worktrees/bd-{report.bead}\n"
-                     f"    Branch: bd-{report.bead}")
-    detail = "the final message has no report line"
-    almost = near_miss(final_text)
-    if almost:
-        detail += (f" (`{almost}` is not one: a report line is exactly BEAD <ID> COMPLETE, or BLOCKED/FAILED"
-                   " with `: <reason>`, keywords uppercase, alone on its line)")
-    return Check("report", "fail", detail, "end the final message with\n" + REPORT_FORMAT)
-
-
-def record_outcome(main: str, report: Report, timeout: float) -> str | None:
-    """Comment a BLOCKED/FAILED report on its bead (`bd comments add`); returns a problem, or None.
-
-    Skipped without bd. Never blocks: the agent told the truth, and a bd failure is not its fault.
-    """
-    if not paths.on_path("bd"):
-        return None
-    text, _ = redact.redact(f"{report.outcome}: {report.reason}")
-    code, out = run(["bd", "comments", "add", report.bead, text], main, timeout)
-    if code == 0:
-        return None
-    return out if code is None else f"bd comments add {report.bead} exited {code}: {out.strip()[:200]}"
-
-
-def _clean_check(wt: str, timeout: float) -> Check:
-    code, out = run(["git", "status", "--porcelain"], wt, timeout)
-    if code is None:
-        return Check("worktree", "skip", out)
-    if code != 0:
-        return Check("worktree", "fail", f"{wt} is not a git worktree", f"git worktree prune && git worktree add {wt}")
-    dirty = [line for line in out.splitlines() if line.strip()]
-    if dirty:
-        return Check("worktree", "fail", f"{len(dirty)} uncommitted change(s) in {wt} ({dirty[0].strip()}…)",
-                     f'git -C "{wt}" add -A && git -C "{wt}" commit -m "<message>"')
-    return Check("worktree", "pass", f"{wt} is clean")
-
-
-def _pushed_check(wt: str, fetch: bool, timeout: float) -> Check:
-    code, branch = run(["git", "rev-parse", "--abbrev-ref", "HEAD"], wt, timeout)
-    branch = branch.strip() if code == 0 else "HEAD"
-    if fetch:
-        run(["git", "fetch", "--quiet"], wt, timeout)
-    code, upstream = run(["git", "rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{u}"], wt, timeout)
-    if code is None:
-        return Check("pushed", "skip", upstream)
-    if code != 0:
-        return Check("pushed", "fail", f"branch {branch} has no upstream (never pushed)",
-                     f'git -C "{wt}" push -u origin {branch}')
-    code, ahead = run(["git", "rev-list", "--count", "@{u}..HEAD"], wt, timeout)
-    if code is None:
-        return Check("pushed", "skip", ahead)
-    if code == 0 and ahead.strip() not in ("", "0"):
-        return Check("pushed", "fail", f"{ahead.strip()} commit(s) on {branch} not in {upstream.strip()}",
-                     f'git -C "{wt}" push')
-    return Check("pushed", "pass", f"{branch} is pushed to {upstream.strip()}"
-                 + ("" if fetch else " (local refs; set fetch to refresh)"))
-
-
-def _status_check(main: str, bead: str, config: dict) -> Check:
-    allowed = [str(s) for s in config["review_statuses"]]
-    if not paths.on_path("bd"):
-        return Check("bead-status", "skip", "bd is not installed; bead status not verified")
-    code, out = run(["bd", "show", bead, "--json"], main, float(config["timeout"]))
-    if code is None:
-        return Check("bead-status", "skip", out)
-    try:
-        data = json.loads(out)
-        record = data[0] if isinstance(data, list) else data
-        status = record.get("status")
-    except (ValueError, IndexError, AttributeError, KeyError):
-        return Check("bead-status", "fail" if code else "skip", f"`bd show {bead} --json` gave no status"
-                     + (f" (exit {code})" if code else ""), f"bd show {bead}" if code else "")
-    if status in allowed:
-        return Check("bead-status", "pass", f"{bead} is {status}")
-    return Check("bead-status", "fail", f"{bead} is {status!r}, expected {' or '.join(allowed)}",
-                 f"bd update {bead} --status {allowed[0]}")
-
-
-def failures(checks: list[Check]) -> list[Check]:
-    return [c for c in checks if c.status == "fail"]
-
-
-def block_reason(report: Report | None, checks: list[Check]) -> str:
-    """What the subagent is told: every failed check, the exact command that fixes it, and that an honest
-    BLOCKED/FAILED report is always accepted (the gate must never push an agent into a false claim)."""
-    bead = report.bead if report else None
-    head = f"Completion check for BEAD {bead} failed" if bead else "Completion check failed"
-    notes = [c.line() for c in checks if c.status == "skip"]
-    tail = [] if report is None else [
-        f"Fix these, then finish again with the report. If BEAD {bead} cannot be finished, do not claim it:"
-        f" end with `BEAD {bead} BLOCKED: <reason>` or `BEAD {bead} FAILED: <reason>` instead."]
-    return "\n".join([head + ":"] + [c.line() for c in failures(checks)]
-                     + (["(not verified:)"] + notes if notes else []) + tail)
 
 
 def update_state(memory_dir: str, change: Callable[[dict], int]) -> int:

@@ -55,7 +55,7 @@ def handle(ctx: hookrun.Context) -> str | None:
 
     from memory.core import focus, paths
     from memory.orchestration import completion
-    from memory.runtimes import handoff, payload
+    from memory.runtimes import handoff_read, payload
     from memory.surface import lastsession
 
     data = payload.parse(ctx.raw)
@@ -78,7 +78,7 @@ def handle(ctx: hookrun.Context) -> str | None:
         return None
     now = time.time()
     # a handoff written for this bead (a supervisor's), not any session that merely touched it
-    chosen = next((h for h in reversed(handoff.load(ctx.memory_dir)) if str(h.get("bead") or "").lower() in beads),
+    chosen = next((h for h in reversed(handoff_read.load(ctx.memory_dir)) if str(h.get("bead") or "").lower() in beads),
                   None)
     if chosen is None:
         return None

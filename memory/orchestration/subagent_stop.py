@@ -3,7 +3,7 @@
 Blocks (the only hook of ours that does) with every failed check and its fix; after `max_blocks`
 attempts per agent it lets the subagent finish with a warning, so no subagent is ever trapped.
 An honest `BEAD <ID> BLOCKED: …` / `FAILED: …` report is never blocked; it is commented on the bead.
-The report format and the checks: memory.orchestration.completion.
+The report format: memory.orchestration.completion; the checks: memory.orchestration.completion_checks.
 """
 from __future__ import annotations
 
@@ -35,6 +35,8 @@ def handle(ctx: hookrun.Context) -> str | None:
     if not completion.applies(agent_type, report, config):
         return None
     _save_handoff(data, report, ctx.memory_dir)
+    from memory.orchestration import completion_checks  # here: most subagents are not gated
+
     if not final.strip():
         # Cursor may send no summary and no transcript: what the agent said is unknown, so never "no report line"
         ctx.problems.append("no final message (no summary, last_assistant_message or readable transcript): "
@@ -43,25 +45,25 @@ def handle(ctx: hookrun.Context) -> str | None:
     agent = _agent_key(data, agent_type)
     if report is not None and report.outcome != completion.COMPLETE:
         # an honest "not done" is accepted as is: recorded on the bead, never blocked
-        problem = completion.record_outcome(root, report, float(config["timeout"]))
+        problem = completion_checks.record_outcome(root, report, float(config["timeout"]))
         if problem:
             errorlog.record(HOOK, problem, ctx.memory_dir)
         completion.update_state(ctx.memory_dir, lambda state: state.pop(agent, None) and 0)
         return None
-    checks = completion.evaluate(root, report, final, config)
+    checks = completion_checks.evaluate(root, report, final, config)
     loop_count = data.get("loop_count")
     continuing = data.get("stop_hook_active") is True or (isinstance(loop_count, int) and loop_count > 0)
-    if not completion.failures(checks):
+    if not completion_checks.failures(checks):
         completion.update_state(ctx.memory_dir, lambda state: state.pop(agent, None) and 0)
         return None
     blocks = completion.update_state(
         ctx.memory_dir, lambda state: completion.record_block(state, agent, continuing, time.time()))
     if blocks > int(config["max_blocks"]):
-        failed = ", ".join(c.name for c in completion.failures(checks))
+        failed = ", ".join(c.name for c in completion_checks.failures(checks))
         what = f"BEAD {report.bead} with failing checks ({failed})" if report else "without a completion report"
         return payload.warning_answer(data, f"memory-hooks: {agent_type} finished {what} "
                                             f"after {config['max_blocks']} blocked attempts.")
-    return payload.block_answer(data, completion.block_reason(report, checks))
+    return payload.block_answer(data, completion_checks.block_reason(report, checks))
 
 
 def _agent_key(data: dict, agent_type: str) -> str:

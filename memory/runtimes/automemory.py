@@ -45,9 +45,10 @@ def config_home(env: Mapping[str, str]) -> str:
 
 
 def _setting(path: str, env: Mapping[str, str]) -> str | None:
-    try:
-        with open(path, encoding="utf-8") as fh:
-            value = json.load(fh).get("autoMemoryDirectory")
+    from memory.core import fsio
+
+    try:  # a FIFO or a device there is unreadable, not a wait
+        value = json.loads(fsio.read_regular(path, fsio.MAX_SETTINGS_BYTES, follow=True)).get("autoMemoryDirectory")
     except (OSError, ValueError, AttributeError):
         return None
     if not isinstance(value, str) or not value.strip():
@@ -134,8 +135,9 @@ def parse(text: str, file: str) -> Note:
 
 def read_note(path: str) -> Note:
     """One topic file (the first MiB), parsed; OSError when it cannot be read."""
-    with open(path, "rb") as fh:
-        text = fh.read(1 << 20).decode("utf-8", "replace")
+    from memory.core import fsio
+
+    text = fsio.read_regular(path, 1 << 20, follow=True).decode("utf-8", "replace")  # a FIFO: OSError, no wait
     return parse(text.replace("\r\n", "\n"), os.path.basename(path))
 
 

@@ -1,7 +1,7 @@
 """Each runtime's registration of our hooks: its project file, its events, the command it runs.
 
 One table per runtime (hook file, event, matcher, extra handler fields); only hook files that exist are
-registered. memory.runtimes.registration merges them into (and out of) the runtimes' settings files.
+registered. memory.runtimes.settings_merge merges them into (and out of) the runtimes' settings files.
 """
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
-"""Gemini CLI's chat log and Codex CLI's rollout log, read as the Claude Code transcript records memory.runtimes.handoff
-understands. Shapes as recorded from the real CLIs (tests/fixtures/gemini/0.61.0/chat-1.jsonl,
-tests/fixtures/codex/0.169.0/rollout-1.jsonl); anything else yields nothing, never an error.
+"""Gemini CLI's chat log and Codex CLI's rollout log, read as the Claude Code transcript records
+memory.runtimes.transcript understands. Shapes as recorded from the real CLIs
+(tests/fixtures/gemini/0.61.0/chat-1.jsonl, tests/fixtures/codex/0.169.0/rollout-1.jsonl);
+anything else yields nothing, never an error.
 
 Gemini 0.61 (`~/.gemini/tmp/<project>/chats/session-*.jsonl`): {"type": "user", "content": [{"text"}]}
 prompts, and {"type": "gemini", "content": text, "toolCalls": [{id, name, args, result, status}]} turns
@@ -15,7 +16,8 @@ from __future__ import annotations
 import json
 import re
 
-from memory.runtimes.payload import gemini_shell_text, without_hook_context
+from memory.runtimes.payload import without_hook_context
+from memory.runtimes.shell_outcome import gemini_shell_text
 
 _GEMINI_EDITS = {"write_file": "Write", "replace": "Edit", "edit": "Edit"}
 _EXIT = re.compile(r"(?:Exit Code|Process exited with code):? (-?\d+)")

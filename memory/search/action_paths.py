@@ -5,11 +5,11 @@ An entry is about `src/api/routes.py` when it names that path (`src/api/routes.p
 area (`api`, `routes`, or its kind: `python`, `pytest` for a test file), or when it was captured by a session
 that had read or edited the file (provenance `files`, memory.capture.provenance). Each cue has a weight
 (Params); an entry is about the file when its cues add up to the bar (`action_file_min_score` in config.json).
-The map also keeps the error lines each entry was captured after (provenance `errors`: memory.search.recurrence).
 
-The cues of every live entry sit in a derived, machine-local file (layout.PATH_CUES, marshal), rebuilt when
-knowledge.jsonl changes, so the hook that runs before every file read answers with one small read and a
-few dict lookups.
+The cues of every live entry sit in a derived, machine-local file (layout.PATH_CUES, marshal: built by
+memory.search.path_cues, with the error lines each entry was captured after), rebuilt when the knowledge
+changes, so the hook that runs before every file read answers with one small read and a few dict lookups:
+this module holds all that look-up needs (`load_saved`, `scores`), and nothing else.
 """
 from __future__ import annotations
 
@@ -20,39 +20,9 @@ from memory import TYPE_CHECKING
 from memory.core import fsio, layout
 
 if TYPE_CHECKING:
-    from re import Pattern
     from typing import Callable
 
 VERSION = 4
-_BULK = ("entries", "errors")  # saved with the texts, after the look-ups: only a full load parses them
-MAX_CONTENT = 2048
-_patterns: dict[str, Pattern[str]] = {}
-
-
-def _pattern(name: str) -> Pattern[str]:
-    """The mention patterns, compiled on first use: looking up a file never needs `re` (~5 ms)."""
-    if not _patterns:
-        import re
-
-        # a path mention: identifier characters joined by / . - (a leading ./ or / allowed)
-        _patterns["path"] = re.compile(r"(?<![\w/.-])(?:\.{0,2}/)?[\w@+-]+(?:[/.][\w@+-]+)*/?")
-        _patterns["ext"] = re.compile(r"(?<![\w/])\*?\.([a-z][a-z0-9]{0,5})\b")
-        _patterns["folder_word"] = re.compile(r"\b([\w.-]+)[`'\"]?\s+(?:folder|directory|dir|package|module)\b", re.I)
-        _patterns["urlish"] = re.compile(r"^[a-z]+://|^www\.|\.(?:com|org|net|io|dev)$", re.I)
-    return _patterns[name]
-
-
-# extensions of files people name in notes (a word.word without one of these is prose or a version)
-EXTENSIONS = frozenset((
-    "py", "pyi", "pyx", "ipynb", "js", "jsx", "mjs", "cjs", "ts", "tsx", "mts", "vue", "svelte", "go", "rs", "rb",
-    "php", "java", "kt", "kts", "scala", "swift", "m", "mm", "c", "h", "cc", "cpp", "hpp", "cs", "fs", "sql", "sh",
-    "bash", "zsh", "fish", "ps1", "bat", "yml", "yaml", "toml", "ini", "cfg", "conf", "json", "jsonl", "lock", "md",
-    "rst", "txt", "html", "css", "scss", "sass", "less", "xml", "proto", "graphql", "gql", "tf", "tfvars", "hcl",
-    "nix", "lua", "dart", "ex", "exs", "erl", "hs", "ml", "clj", "r", "jl", "zig", "env", "gradle", "cmake", "mk",
-    "dockerfile", "prisma"))
-SPECIAL_NAMES = frozenset((
-    "dockerfile", "makefile", "justfile", "procfile", "gemfile", "rakefile", "vagrantfile", "jenkinsfile",
-    "codeowners", "brewfile", "podfile"))
 # folder and file words too common to say what area a file is in
 GENERIC = frozenset((
     "src", "lib", "libs", "app", "apps", "pkg", "pkgs", "packages", "package", "internal", "cmd", "test", "tests",
@@ -74,6 +44,7 @@ KIND_WORDS = {
 }
 TEST_WORDS = {"py": ("pytest",), "js": ("jest", "vitest"), "ts": ("jest", "vitest"), "tsx": ("jest", "vitest"),
               "go": ("testing",), "rs": ("cargo",), "rb": ("rspec",)}
+
 
 def _is_test_name(name: str) -> bool:
     return name.startswith("test_") or any(mark in name for mark in ("_test.", ".test.", ".spec.", "_spec."))
@@ -97,88 +68,6 @@ class Params:
     # about one file: in a Python project `python` does not make an entry about every .py file
     common_share = 0.05
     common_min = 3
-
-
-def _mentions(text: str) -> tuple[set[str], set[str], set[str], str]:
-    """(file mentions, folder mentions, extension mentions) in an entry's text, lowercased, and the text
-    without its file mentions (the folders of `src/api/routes.py` are not words of the entry's area: it
-    is about that one file)."""
-    files, folders, exts = set(), set(), set()
-    prose = text
-    for match in _pattern("path").finditer(text):
-        token = match.group().strip("./").lower() if not match.group().startswith("/") else match.group().lower()
-        token = token.lstrip("/") if token.startswith("/") else token
-        if not token or _pattern("urlish").search(token):
-            continue
-        ends_in_slash = match.group().endswith("/")
-        token = token.rstrip("/")
-        last = token.rsplit("/", 1)[-1]
-        ext = last.rsplit(".", 1)[-1] if "." in last else ""
-        if ext in EXTENSIONS and not last.startswith(".") or last in SPECIAL_NAMES:
-            files.add(token)
-            prose = prose.replace(match.group(), " ")
-        elif "/" in token or ends_in_slash:
-            folders.add(token)
-    for match in _pattern("ext").finditer(text.lower()):
-        if match.group(1) in EXTENSIONS:
-            exts.add(match.group(1))
-    for match in _pattern("folder_word").finditer(text):
-        word = match.group(1).strip("`'\".").lower()
-        if word and word not in GENERIC:
-            folders.add(word)
-    return files, folders, exts, prose
-
-
-def entry_cues(entry: dict) -> dict[str, list[str]]:
-    """An entry's cues: named files, folders, extensions, provenance files, and its words (stemmed)."""
-    from memory.search.tokenize import terms
-
-    content = entry.get("content")
-    files, folders, exts, prose = _mentions(content if isinstance(content, str) else "")
-    provenance = [f.lower() for f in entry.get("files", ()) if isinstance(f, str)] \
-        if isinstance(entry.get("files"), list) else []
-    return {"files": sorted(files), "folders": sorted(folders), "exts": sorted(exts), "prov": provenance,
-            "words": sorted(set(terms(prose)))}
-
-
-def build(entries: list[dict]) -> dict:
-    """The cue map of `entries` (the live ones): lookups by last path segment, extension and word, and the
-    error lines each was captured after (memory.search.recurrence)."""
-    from memory.search import recurrence
-
-    by_name: dict[str, list[tuple[int, str, str]]] = {}  # last segment -> (entry, kind, whole mention)
-    by_ext: dict[str, list[int]] = {}
-    by_word: dict[str, list[int]] = {}
-    errors: dict[int, list[list[str]]] = {}
-    kept: list[tuple[str, str, str, float]] = []
-    for e in entries:
-        key = e.get("key")
-        if not isinstance(key, str):
-            continue
-        cues = entry_cues(e)
-        i = len(kept)
-        kept.append((key, str(e.get("type", "")), str(e.get("content", ""))[:MAX_CONTENT],
-                     float(e["ts"]) if isinstance(e.get("ts"), (int, float)) else 0.0))
-        for kind in ("files", "folders", "prov"):
-            for mention in cues[kind]:
-                for segment in set(mention.split("/")) if kind == "folders" else [mention.rsplit("/", 1)[-1]]:
-                    by_name.setdefault(segment, []).append((i, kind, mention))
-        for ext in cues["exts"]:
-            by_ext.setdefault(ext, []).append(i)
-        for word in cues["words"]:
-            by_word.setdefault(word, []).append(i)
-        recorded = recurrence.recorded_terms(e)
-        if recorded:
-            errors[i] = recorded
-    common = _common(len(kept))
-    by_word = {word: holders for word, holders in by_word.items() if len(holders) <= common}  # never counted
-    return {"v": VERSION, "n": len(kept), "entries": kept, "names": by_name, "exts": by_ext, "words": by_word,
-            "errors": errors, "with_errors": len(errors)}
-
-
-def _common(n: int) -> float:
-    """More entries than this hold a word that says nothing about one file."""
-    return max(Params.common_min, Params.common_share * n)
 
 
 def fingerprint(memory_dir: str) -> list[int] | None:
@@ -206,64 +95,6 @@ def load_saved(memory_dir: str, fp: list[int], with_entries: bool = True) -> dic
     except (OSError, ValueError, EOFError, TypeError):
         return None
     return saved
-
-
-def load(memory_dir: str, fp: list[int]) -> dict:
-    """The cue map for the knowledge as it is (`fp`): the derived file when it matches, else rebuilt and
-    saved (atomically; a failed save only means the next hook rebuilds it too)."""
-    saved = load_saved(memory_dir, fp)
-    if saved is not None:
-        return saved
-    from memory.store import store
-
-    cues = build(store.latest(store.load(memory_dir).entries))
-    cues["fp"] = fp
-    lookups = fsio.seal(marshal.dumps({k: v for k, v in cues.items() if k not in _BULK}))
-    try:
-        fsio.atomic_write(os.path.join(memory_dir, layout.PATH_CUES), len(lookups).to_bytes(8, "little") + lookups
-                          + fsio.seal(marshal.dumps({k: cues[k] for k in _BULK})), durable=False)
-    except OSError:
-        pass
-    return cues
-
-
-def seen_before(memory_dir: str, command: str, output: str, bar: float,
-                rebuild: bool = True) -> list[tuple[str, str, str, float]]:
-    """The live entries (key, type, content, ts) captured right after a failure that printed a line of `output`
-    again (or a timeout of the same `command`; memory.search.recurrence), newest first. The map's look-ups alone
-    say when no entry recorded an error; without `rebuild`, a map older than the knowledge answers nothing
-    (the next file or error event rebuilds it) rather than being rebuilt here."""
-    from memory.search import error_text, recurrence
-
-    if not error_text.failure_lines(output, limit=recurrence.SCAN_LINES) and not error_text.timed_out(output):
-        return []  # nothing that could be a recorded line: the map is not even opened
-    fp = fingerprint(memory_dir)
-    if fp is None:
-        return []
-    lookups = load_saved(memory_dir, fp, with_entries=False)
-    if lookups is None and not rebuild or lookups is not None and not lookups.get("with_errors"):
-        return []  # the larger part of the map is not even parsed
-    cues = load(memory_dir, fp)
-    found = recurrence.recurring(cues.get("errors") or {}, command, output, bar)
-    return sorted((tuple(cues["entries"][i]) for i in found), key=lambda e: -e[3])
-
-
-def seen_in_text(memory_dir: str, text: str, bar: float | None = None,
-                 rebuild: bool = False) -> list[tuple[str, str, str, float]]:
-    """seen_before for an error a person pasted (a prompt, a recall.sh query): only a text holding a `label:
-    message` shape (a `:`) is looked at, and by default only a current map (a prompt never waits for a
-    rebuild; recall.sh, asked by a person, may). `bar`: config.json's `action_error_recurrence` when not given."""
-    if ":" not in text:
-        return []
-    if bar is None:
-        from memory.core import config
-
-        bar = float(config.load(memory_dir)["action_error_recurrence"])
-    import re
-
-    # a traceback pasted as one line (a chat box, a shell prompt joined it): each error statement on its own
-    lines = re.sub(r"[ \t]+(?=(?:E[ \t]+)?[A-Z]\w*(?:Error|Exception|Warning):)", "\n", text)
-    return seen_before(memory_dir, "", lines, bar, rebuild=rebuild)
 
 
 def relative(file_path: str, root: str) -> str:

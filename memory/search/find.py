@@ -136,7 +136,7 @@ def _search(memory_dir: str, archive: segfile.IndexFile | None, active: segfile.
 
 def _active_alone(archive: segfile.IndexFile, active: segfile.IndexFile) -> bool:
     """Whether the index's liveness of the active entries holds without the archive: no archived entry or
-    control line is newer than an active entry (memory.search.index.link supersedes an active entry only by a
+    control line is newer than an active entry (memory.search.segment_update.link supersedes an active entry only by a
     newer archived version or forget of its key). A NaN anywhere: no (a sum shows it; max and min skip it)."""
     archived, active_ts = archive.column("ts"), active.column("ts")
     controls = [ts for _, _, ts, _ in archive.meta["controls"]]

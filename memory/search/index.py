@@ -10,7 +10,8 @@ holds the source's identity (inode, device, size, mtime_ns) and how far it was r
 A missing, corrupt, foreign or half-updated index is rebuilt, and one that cannot be written is bypassed
 (the ranking comes from memory): never an error. Writes are atomic (memory.core.fsio.atomic_write), so
 concurrent builders each publish a whole file; the active segment names the archive segment it was
-computed against, and a mismatched pair is simply rebuilt by the next reader.
+computed against, and a mismatched pair is simply rebuilt by the next reader. (A segment's lines are tokenized
+in memory.search.segment_update.)
 
 Latest-per-key spans both files (the archive is ranked too: knowledge rotated out is still knowledge).
 Held entries (memory.store.hold) are screened as their lines are indexed, so each line is screened once: the segment
@@ -21,22 +22,19 @@ from __future__ import annotations
 
 import os
 import zlib
-from array import array
 
 from memory import TYPE_CHECKING
 from memory.core import fsio, jsonline, layout
 from memory.search import concepts
 from memory.search import corpus as corpus_mod
-from memory.search.segment import MAGIC, Segment, array_of, concat, read_segment
+from memory.search.segment import MAGIC, Segment, concat, read_segment
 from memory.store import inbox, view
 
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from typing import Any
 
 ACTIVE, ARCHIVE = layout.KNOWLEDGE, layout.ARCHIVE
 INDEX = {ACTIVE: layout.INDEX, ARCHIVE: layout.ARCHIVE_INDEX}
-CRC_WINDOW = 4096
 
 
 def fingerprint() -> int:
@@ -61,126 +59,11 @@ def _read_source(path: str) -> tuple[bytes, tuple[int, int, int, int] | None]:
     return data, (st.st_ino, st.st_dev, len(data), st.st_mtime_ns)
 
 
-def _tail_crc(data: bytes, end: int) -> int:
-    return zlib.crc32(data[max(0, end - CRC_WINDOW):end])
-
-
-def update(old: Segment | None, data: bytes, src: tuple[int, int, int, int] | None,
-           cache_dir: str | None = None) -> Segment:
-    """`old` brought up to date with the source bytes `data`: extended when the source only grew, else new.
-    The new lines are screened (memory.store.hold), with the verdict cache of `cache_dir` when given."""
-    from memory.core.textmatch import haystack, words
-    from memory.store import hold
-    from memory.store.entry import APPROVE, FORGET, is_control, is_valid
-
-    grown = (old is not None and old.src is not None and src is not None and old.src[:2] == src[:2]
-             and len(data) >= old.end and _tail_crc(data, old.end) == old.crc and len(old.stats.keys) == old.stats.n)
-    seg = old if grown and old is not None else Segment()
-    loads = _loads(len(data) - seg.end)
-    postings = seg.postings
-    for key, value in list(postings.items()):
-        if not isinstance(value, array):
-            postings[key] = array_of("I", value)
-    pos, end = seg.end, data.rfind(b"\n") + 1  # an unterminated last line is a write in progress
-    added: list[tuple[int, dict]] = []
-    while pos < end:
-        nl = data.index(b"\n", pos)
-        line = data[pos:nl]
-        try:
-            entry = loads(line) if line.strip() else None
-        except (ValueError, RecursionError):
-            entry = None
-        if entry is not None and is_valid(entry):
-            added.append((seg.stats.n, entry))
-            seg.stats.add(entry, postings)  # type: ignore[arg-type]
-            seg.offsets.append(pos)
-            seg.lengths.append(len(line))
-            seg.line_crcs.append(zlib.crc32(line))
-            text = haystack(entry)
-            seg.text_at.append(len(seg.text))
-            seg.text.frombytes(text.encode("utf-8", "surrogatepass") + b"\n")
-            seg.add_words(seg.stats.n - 1, words(text))
-        elif is_control(entry):
-            ts = corpus_mod.entry_ts(entry)  # type: ignore[arg-type]
-            seg.controls.append((entry["type"], entry["key"], ts, pos))  # type: ignore[index]
-            if entry["type"] == FORGET:  # type: ignore[index]
-                seg.forgets.append((entry["key"], ts, seg.stats.n))  # type: ignore[index]
-            elif entry["type"] == APPROVE:  # type: ignore[index]
-                seg.approvals.append((entry["key"], str(entry.get("sha")), pos))  # type: ignore[union-attr,index]
-        elif line.strip():
-            seg.malformed += 1
-        pos = nl + 1
-    if cache_dir is not None and added:
-        hold.warm(cache_dir, [entry["content"] for _, entry in added])
-    for doc, entry in added:
-        why = hold.reasons(entry)
-        if why:
-            seg.held.append((doc, entry["key"], hold.text_sha(entry["content"]), why))
-    seg.src, seg.end, seg.crc = src, max(seg.end, end), _tail_crc(data, max(seg.end, end))
-    seg.stats.live = corpus_mod.latest_flags(seg.stats.keys, seg.stats.ts)
-    _apply_forgets(seg)
-    return seg
-
-
-def _latest_forgets(seg: Segment) -> dict[str, tuple[float, int]]:
-    """Per key, the latest forget of the segment: (ts, number of docs before it)."""
-    found: dict[str, tuple[float, int]] = {}
-    for key, ts, before in seg.forgets:
-        if key not in found or (ts, before) >= found[key]:
-            found[key] = (ts, before)
-    return found
-
-
-def _apply_forgets(seg: Segment) -> None:
-    """A live doc older than its key's latest forget in the same file is not live (memory.store.view's order:
-    the higher ts, then the later line)."""
-    forgets = _latest_forgets(seg)
-    if not forgets:
-        return
-    s = seg.stats
-    for doc in range(s.n):
-        forget = forgets.get(s.keys[doc]) if s.live[doc] else None
-        if forget is not None and (forget[0], forget[1] - 0.5) > (s.ts[doc], doc):
-            s.live[doc] = 0
-
-
-def _loads(size: int) -> Callable[[Any], Any]:
-    from memory.core import jsonio
-
-    return jsonio.bulk_loads() if size >= jsonio.BULK_BYTES else jsonline.loads
-
-
-def link(archive: Segment, active: Segment) -> None:
-    """Latest per key across both files: which archive docs the active ones supersede, and the reverse."""
-    arc_keys, arc_ts, arc_live = archive.stats.keys, archive.stats.ts, archive.stats.live
-    best = {arc_keys[d]: d for d in range(archive.stats.n) if arc_live[d]}
-    dead = []
-    act = active.stats
-    for doc in range(act.n):
-        other = best.get(act.keys[doc]) if act.live[doc] else None
-        if other is not None:
-            if act.ts[doc] >= arc_ts[other]:  # the later line wins a tie, as in memory.store.store.latest
-                dead.append(other)
-            else:
-                act.live[doc] = 0
-    # forgets across the two files: an active forget is a later line than every archived one
-    killed = set(dead)
-    for key, (ts, _) in _latest_forgets(active).items():
-        other = best.get(key)
-        if other is not None and ts >= arc_ts[other] and other not in killed:
-            dead.append(other)
-    archived_forgets = _latest_forgets(archive)
-    for doc in range(act.n):
-        forget = archived_forgets.get(act.keys[doc]) if act.live[doc] else None
-        if forget is not None and forget[0] > act.ts[doc]:
-            act.live[doc] = 0
-    active.dead = dead
-    active.against = [archive.src, archive.stats.n]
-
-
 def _write(path: str, seg: Segment, fp: int) -> None:
+    from memory.search import segment_write  # here: a query on a current index writes nothing
+
     try:
-        fsio.atomic_write(path, seg.to_bytes(fp))
+        fsio.atomic_write(path, segment_write.to_bytes(seg, fp))
     except OSError:
         pass  # a read-only or full disk: the ranking still comes from memory
 
@@ -208,10 +91,11 @@ def segments(memory_dir: str, inline_limit: int | None = None) -> tuple[Segment,
     fp = fingerprint()
     idx = {name: os.path.join(memory_dir, INDEX[name]) for name in (ACTIVE, ARCHIVE)}
     src = sources(memory_dir)
-    active = read_segment(idx[ACTIVE], fp)
+    active = read_segment(idx[ACTIVE], fp, fallback=_source_postings(memory_dir, ACTIVE, src[ACTIVE]))
     archive: Segment | None = Segment()
     if src[ARCHIVE] is not None:
-        archive = read_segment(idx[ARCHIVE], fp)
+        archive = read_segment(idx[ARCHIVE], fp, fallback=_source_postings(memory_dir, ARCHIVE, src[ARCHIVE],
+                                                                           inline_limit))
     fresh = (active is not None and archive is not None and active.src == src[ACTIVE]
              and archive.src == src[ARCHIVE] and active.against == [archive.src, archive.stats.n])
     partial = False
@@ -222,6 +106,25 @@ def segments(memory_dir: str, inline_limit: int | None = None) -> tuple[Segment,
         archive, active = _rebuild(memory_dir, idx, fp, with_archive=not skip)
         partial = skip
     return archive, active, partial  # type: ignore[return-value]
+
+
+def _source_postings(memory_dir: str, name: str, src: tuple | None,
+                     limit: int | None = None) -> Callable[[], dict | None]:
+    """For a query that finds the segment's term directory or postings damaged: the postings of its source
+    built in memory, as a load does without an index (None when the source changed since, or is larger than
+    `limit`: a hook does not wait for a large archive to be indexed)."""
+    def build() -> dict | None:
+        if src is None or (limit is not None and src[2] > limit):
+            return None
+        if name == ACTIVE:
+            data, now = inbox.joined(inbox.read_parts(memory_dir))
+        else:
+            data, now = _read_source(os.path.join(memory_dir, ARCHIVE))
+        from memory.search.segment_update import update
+
+        return update(None, data, now, memory_dir if name == ACTIVE else None).postings if now == src else None
+
+    return build
 
 
 def sources(memory_dir: str) -> dict[str, tuple | None]:
@@ -283,6 +186,8 @@ def _extendable(segment: Segment | None, src: tuple[int, int, int, int]) -> bool
 
 
 def _rebuild(memory_dir: str, idx: dict[str, str], fp: int, with_archive: bool = True) -> tuple[Segment, Segment]:
+    from memory.search.segment_update import link, update
+
     active_data, active_src = inbox.joined(inbox.read_parts(memory_dir))  # active first: see memory.store.reading
     writable = os.path.isdir(memory_dir)
     if with_archive:

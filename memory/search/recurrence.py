@@ -12,8 +12,10 @@ later failure that prints one of those lines again gets the entry, whatever word
     recorded_terms(entry)        the terms of each line recorded on an entry
     recurring(by_entry, command, output, bar)   which entries recorded a line that this failure prints again
     recurs(recorded, printed, bar)  whether a printed line is a recorded one again
+    failure_terms(command, output)  the terms of a failure, as a capture compares an insight with it
+    about_failure(text, seen)    whether an insight shares a term with the failure (else nothing is recorded)
 
-The knowledge's entries that recorded such a line: memory.search.action_paths.seen_before (its cue map).
+The knowledge's entries that recorded such a line: memory.search.path_cues.seen_before (its cue map).
 
 A printed line is a recorded one again when it holds every distinctive word of the recorded line and their
 terms overlap by at least `bar` (Jaccard): what varies between runs (a test's name, a location) may differ,
@@ -22,6 +24,13 @@ failures in: `django` in `No module named 'django'`, not `module` or `named`. A 
 nothing (`expect(received).toBe(expected)`), or that only frames a failure (which test failed, that a build
 failed, a run's totals), is never recorded. A timeout whose output names nothing records what timed out
 (`timed out running: yarn test`), and recurs as a timeout of a command holding those words.
+
+A capture records the failure on an insight only when the insight shares a term, any term, with the failed
+command and its whole output (`about_failure`): a session's last failure is often not what it then records
+(a lint error, then a lesson about API versioning), and the recurrence would bring that entry back marked as
+recorded right after it. Any term, not a distinctive one: a lesson in other words than its error still shares
+its tool or a path word (`make shell` first, after `No module named 'django'` under `/dev/`), and a stricter
+test lost those (docs/relevance-actions.md, "Unrelated failures").
 """
 from __future__ import annotations
 
@@ -230,3 +239,18 @@ def recurring(by_entry: dict[int, list[list[str]]], command: str, output: str, b
     return [i for i, lines in by_entry.items()
             if any(recurs(set(terms), seen, bar) for terms in lines for seen in printed)]
 
+
+
+def failure_terms(command: str, output: str) -> list[str]:
+    """The terms (memory.search.tokenize) of a failed command and its output, distinct and sorted: what a capture
+    compares an insight with before it records the failure on it (`about_failure`)."""
+    from memory.search.tokenize import terms
+
+    return sorted(set(terms(command + "\n" + output)))
+
+
+def about_failure(text: str, seen: list[str] | set[str] | frozenset[str]) -> bool:
+    """Whether an insight's `text` shares a term with a failure's terms (`failure_terms`)."""
+    from memory.search.tokenize import terms
+
+    return not set(seen).isdisjoint(terms(text))

@@ -1,7 +1,8 @@
 """An index segment file opened and checked with nothing heavier than marshal: its meta and its columns.
 
-memory.search.segment builds and writes these files and reads them into a Segment for the ranker; memory.search.find
-answers `recall.sh KEYWORD --all` straight from them, without importing json, re or array (docs/performance.md).
+memory.search.segment_write writes these files, memory.search.segment reads them into a Segment for the ranker;
+memory.search.find answers `recall.sh KEYWORD --all` straight from them, without importing json, re or array
+(docs/performance.md).
 The layout is in memory.search.segment's docstring.
 """
 from __future__ import annotations
@@ -11,14 +12,14 @@ import os
 
 from memory.core.fsio import unseal
 
-MAGIC = b"MHRIDX9\n"  # 9: the meta behind its checksum (memory.core.fsio.seal)
+MAGIC = b"MHRID10\n"  # 9: the meta behind its checksum (memory.core.fsio.seal); 10: each bucket and posting too
 HEAD = "<5Q"  # the byte lengths of: meta, columns, term directory, postings, keys
 HEAD_SIZE = 8 + 5 * 8
 META, COLUMNS, DIRECTORY, POSTINGS, KEYS = range(5)
 # memory.search.index.fingerprint() of this version's tokens, concepts and tags; tests/search/test_index.py holds it
 # to the computed value, so a reader that cannot afford to import the tokenizer still refuses an index
 # another version wrote.
-FINGERPRINT = 2866795066
+FINGERPRINT = 2653527655
 ITEM_SIZE = {"B": 1, "I": 4, "Q": 8, "d": 8}
 
 

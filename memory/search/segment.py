@@ -7,12 +7,14 @@
                folded search text and where it starts; the keyword words (every run of word characters of
                the search texts, sorted, each ending in a newline), where each starts, and per word the
                documents holding it; a query reads the ones it needs
-    directory  the term directory in hashed buckets: a query reads one small bucket per word
+    directory  the term directory in hashed buckets: a query reads one small bucket per word (each bucket
+               behind its CRC-32, each entry with its posting's CRC-32: checked as read)
     postings   per term or concept, its rows (array 'I'), read on first use
     keys       marshal: each document's key (only an update, which must link versions, reads them)
 
 Machine-local, so native byte order. memory.search.index decides when a segment is current, extends or rebuilds it;
-memory.search.segfile opens and checks the file (and is all memory.search.find needs to read it).
+memory.search.segment_write writes the file; memory.search.segfile opens and checks it (and is all
+memory.search.find needs to read it); this module reads it back into a Segment.
 """
 from __future__ import annotations
 
@@ -67,54 +69,6 @@ class Segment:
                 docs = self.words[word] = array("I")
             docs.append(doc)
 
-    def to_bytes(self, fp: int) -> bytes:
-        s = self.stats
-        columns, places = _columns([(f"lens.{f}", a) for f, a in s.lens.items()] + [
-            ("ts", s.ts), ("live", array_of("B", bytes(s.live))), ("off", self.offsets), ("len", self.lengths),
-            ("lcrc", self.line_crcs), ("text", self.text), ("tat", self.text_at)] + _word_columns(self.words))
-        meta = marshal.dumps({
-            "fp": fp, "src": self.src, "end": self.end, "crc": self.crc, "n": s.n, "cols": places,
-            "lsum": {f: sum(a) for f, a in s.lens.items()},
-            "forgets": self.forgets, "dead": self.dead, "against": self.against, "concepts": concepts.term_map(),
-            "controls": self.controls, "malformed": self.malformed, "held": self.held, "approvals": self.approvals})
-        meta += b"\0" * (-(len(meta) + 4) % 8)  # the columns after it stay 8-aligned (marshal ignores the pad)
-        meta = fsio.seal(meta)  # checked before marshal reads it (fsio.seal: a damaged count would hang the reader)
-        blobs: list[bytes] = []
-        buckets: list[dict[str, tuple[int, int]]] = [{} for _ in range(bucket_count(len(self.postings)))]
-        mask, at = len(buckets) - 1, 0
-        for key, value in self.postings.items():
-            blob = value.tobytes() if isinstance(value, array) else value
-            buckets[bucket_of(key) & mask][key] = (at, len(blob))
-            blobs.append(blob)
-            at += len(blob)
-        return _pack(meta, columns, _directory(buckets), b"".join(blobs), marshal.dumps(s.keys))
-
-
-def _columns(named: list[tuple[str, array]]) -> tuple[bytes, dict[str, tuple[int, int, str]]]:
-    """The per-document arrays as raw bytes, each 8-aligned, and where each is: {name: (at, count, code)}, so a
-    reader takes only the columns it needs (a query touches a few of 100,000 documents)."""
-    out: list[bytes] = []
-    places: dict[str, tuple[int, int, str]] = {}
-    at = 0
-    for name, values in named:
-        data = values.tobytes()
-        places[name] = (at, len(values), values.typecode)
-        pad = -len(data) % 8
-        out.append(data + b"\0" * pad)
-        at += len(data) + pad
-    return b"".join(out), places
-
-
-def _word_columns(words: dict[str, array]) -> list[tuple[str, array]]:
-    """The words sorted, each ending in a newline ("wtext"), where each starts plus the end ("wat"), and the
-    documents of word i: "wdocs"[wfirst[i]:wfirst[i + 1]]."""
-    text, starts, docs, firsts = array("B"), array("Q", [0]), array("I"), array("Q", [0])
-    for word in sorted(words):
-        text.frombytes(word.encode("utf-8", "surrogatepass") + b"\n")
-        starts.append(len(text))
-        docs.extend(words[word])
-        firsts.append(len(docs))
-    return [("wtext", text), ("wat", starts), ("wdocs", docs), ("wfirst", firsts)]
 
 
 def _read_words(column: Callable[..., Any]) -> dict[str, array]:
@@ -127,47 +81,31 @@ def _read_words(column: Callable[..., Any]) -> dict[str, array]:
             for i in range(len(starts) - 1)}
 
 
-def _pack(*parts: bytes) -> bytes:
-    return MAGIC + struct.pack(HEAD, *map(len, parts)) + b"".join(parts)
-
-
-def bucket_count(terms: int) -> int:
-    """A power of two near terms / 8: a lookup reads one bucket of about eight directory entries."""
-    count = 1
-    while count * 8 < terms:
-        count *= 2
-    return count
-
-
 def bucket_of(key: str) -> int:
     return zlib.crc32(key.encode("utf-8", "surrogatepass"))
 
 
-def _directory(buckets: list[dict[str, tuple[int, int]]]) -> bytes:
-    """The term directory as stored (machine-local, so native byte order): the bucket count, a table of
-    bucket count + 1 offsets (array 'Q'), then each bucket's marshalled {term: (posting offset, length)}.
-    A query reads the table slots and buckets it needs."""
-    blocks = [marshal.dumps(bucket) for bucket in buckets]
-    table = array("Q", [0])
-    for block in blocks:
-        table.append(table[-1] + len(block))
-    return array("Q", [len(buckets)]).tobytes() + table.tobytes() + b"".join(blocks)
-
-
 class LazyPostings(dict):
     """Postings read from the segment file on first use: a query touches a few dozen of them, so a
-    100,000-entry archive costs a few small reads, not its whole term directory or its postings."""
+    100,000-entry archive costs a few small reads, not its whole term directory or its postings.
+
+    Each bucket and posting is checked (CRC-32) as it is read. Damage seen there (only a lookup can see it)
+    removes the file, so the next load rebuilds it, and this query goes on with `fallback`'s postings: those
+    of the source, built in memory as when there is no index (memory.search.index gives it; without one, or
+    when it returns None, the query goes on without the damaged terms)."""
 
     def __init__(self, fh: segfile.IndexFile, directory_at: int, postings_at: int, postings_end: int,
-                 path: str = "") -> None:
+                 path: str = "", fallback: Callable[[], dict | None] | None = None) -> None:
         super().__init__()
         self.fh, self.directory_at, self.path = fh, directory_at, path
         self.postings_at, self.postings_end = postings_at, postings_end
+        self.fallback = fallback
+        self.source: dict | None = None  # the fallback's postings, once damage was seen
         self.buckets = struct.unpack("=Q", self._read(8, directory_at))[0]
-        if not self.buckets or self.buckets & (self.buckets - 1):
+        if not self.buckets or self.buckets & (self.buckets - 1) or self.buckets != fh.meta.get("buckets"):
             raise ValueError("bucket count")
         self.blocks_at = directory_at + 8 * (self.buckets + 2)
-        self.loaded: dict[int, dict[str, tuple[int, int]]] = {}
+        self.loaded: dict[int, dict[str, tuple[int, int, int]]] = {}
 
     def _read(self, size: int, at: int) -> bytes:
         data = os.pread(self.fh.fileno(), size, at)
@@ -175,19 +113,24 @@ class LazyPostings(dict):
             raise ValueError("cut short")
         return data
 
-    def damaged(self) -> None:
-        """Seen only now, at a lookup (a file is checked whole only by its size): this query goes on
-        without the term, and the file goes, so the next load rebuilds it, unless it was replaced already."""
-        self.fh.discard()
+    def damaged(self) -> dict | None:
+        """Seen only now, at a lookup (a file is checked whole only by its size): the file goes, so the next
+        load rebuilds it (unless it was replaced already); the source's postings from now on, if there are."""
+        if self.source is None:
+            self.fh.discard()
+            built = self.fallback() if self.fallback is not None else None
+            self.source = built if built is not None else {}
+            self.fallback = None
+        return self.source
 
-    def bucket(self, number: int) -> dict[str, tuple[int, int]]:
-        """One bucket of the term directory: {term: (offset, length) of its posting}."""
+    def bucket(self, number: int) -> dict[str, tuple[int, int, int]]:
+        """One bucket of the term directory: {term: (offset, length, CRC-32) of its posting}."""
         found = self.loaded.get(number)
         if found is None:
             start, end = struct.unpack("=2Q", self._read(16, self.directory_at + 8 * (number + 1)))
-            if not start <= end <= self.postings_at - self.blocks_at:
+            if not start < end <= self.postings_at - self.blocks_at:
                 raise ValueError("bucket bounds")
-            found = marshal.loads(self._read(end - start, self.blocks_at + start)) if end > start else {}
+            found = marshal.loads(fsio.unseal(self._read(end - start, self.blocks_at + start)))
             if not isinstance(found, dict):
                 raise ValueError("bucket")
             self.loaded[number] = found
@@ -198,46 +141,63 @@ class LazyPostings(dict):
         if key in self:
             value = self[key]
             return len(value) if isinstance(value, array) else len(value) // 4
-        try:
-            where = self.where(key)
-        except (ValueError, EOFError, TypeError, struct.error):
-            self.damaged()
-            return 0
-        return where[1] // 4 if where else 0
+        if self.source is None:
+            try:
+                where = self.where(key)
+                return where[1] // 4 if where else 0
+            except _DAMAGE:
+                pass
+        value = self.damaged().get(key)  # type: ignore[union-attr]
+        return 0 if value is None else len(value) if isinstance(value, array) else len(value) // 4
 
-    def where(self, key: str) -> tuple[int, int] | None:
-        """(offset, length) of the posting of `key`, or None; ValueError when the directory is damaged."""
+    def where(self, key: str) -> tuple[int, int, int] | None:
+        """(offset, length, CRC-32) of the posting of `key`, or None; ValueError when the directory is damaged."""
         where = self.bucket(bucket_of(key) & (self.buckets - 1)).get(key)
         if where is None:
             return None
-        offset, length = where
-        if not (offset >= 0 and length >= 0 and length % 4 == 0
-                and self.postings_at + offset + length <= self.postings_end):
+        offset, length, crc = where
+        if not (type(offset) is int and type(length) is int and type(crc) is int and offset >= 0 and length >= 0
+                and length % 4 == 0 and self.postings_at + offset + length <= self.postings_end):
             raise ValueError("posting bounds")
-        return offset, length
+        return offset, length, crc
+
+    def _posting(self, where: tuple[int, int, int]) -> bytes:
+        data = self._read(where[1], self.postings_at + where[0])
+        if zlib.crc32(data) != where[2]:
+            raise ValueError("posting checksum")
+        return data
 
     def get(self, key: str, default: bytes | None = None) -> bytes | None:  # type: ignore[override]
         if key in self:
             return self[key]
-        try:
-            where = self.where(key)
-            if where is None:
-                return default
-            data = self._read(where[1], self.postings_at + where[0])
-        except (ValueError, EOFError, TypeError, struct.error):
-            self.damaged()
+        if self.source is None:
+            try:
+                where = self.where(key)
+                if where is None:
+                    return default
+                data = self._posting(where)
+                self[key] = data
+                return data
+            except _DAMAGE:
+                pass
+        value = self.damaged().get(key)  # type: ignore[union-attr]
+        if value is None:
             return default
-        self[key] = data
-        return data
+        self[key] = value
+        return value
 
     def materialize(self) -> dict[str, array | bytes]:
-        """Every posting in memory; ValueError when one is cut short."""
+        """Every posting in memory; ValueError when one is damaged or cut short."""
         out: dict[str, array | bytes] = {}
         for number in range(self.buckets):
             for key in self.bucket(number):
-                offset, length = self.where(key)  # type: ignore[misc]
-                out[key] = self._read(length, self.postings_at + offset)
+                out[key] = self._posting(self.where(key))  # type: ignore[arg-type]
         return out
+
+
+# what damage in the term directory or the postings can raise while they are read (marshal: ValueError, EOFError,
+# TypeError; a value of the wrong shape: TypeError on unpacking; MemoryError, OverflowError: a count it trusted)
+_DAMAGE = (ValueError, EOFError, TypeError, struct.error, MemoryError, OverflowError, IndexError)
 
 
 def concat(code: str, *parts: Any) -> array:
@@ -253,8 +213,10 @@ def array_of(code: str, data: bytes | memoryview) -> array:
     return a
 
 
-def read_segment(path: str, fp: int, with_keys: bool = False) -> Segment | None:
-    """The segment stored at `path`, or None when missing, corrupt or of another version."""
+def read_segment(path: str, fp: int, with_keys: bool = False,
+                 fallback: Callable[[], dict | None] | None = None) -> Segment | None:
+    """The segment stored at `path`, or None when missing, corrupt or of another version. `fallback`: the
+    source's postings, for a query that finds the file's damaged (LazyPostings)."""
     fh = segfile.open_index(path, fp)  # stays open: LazyPostings reads the postings from it later
     if fh is None:
         return None
@@ -262,7 +224,7 @@ def read_segment(path: str, fp: int, with_keys: bool = False) -> Segment | None:
         meta = fh.meta
         concepts.seed(meta["concepts"])
         at, lengths = fh.starts, fh.lengths
-        column = _column_reader(fh, at[1], lengths[1], meta["cols"], copy=with_keys)
+        column = _column_reader(fh, at[1], lengths[1], meta["cols"], copy=with_keys, crcs=meta["ccrc"])
         seg = Segment()
         s = seg.stats
         s.n = meta["n"]
@@ -280,7 +242,7 @@ def read_segment(path: str, fp: int, with_keys: bool = False) -> Segment | None:
         seg.approvals = [tuple(a) for a in meta["approvals"]]
         seg.malformed = meta["malformed"]
         seg.text, seg.text_at = column("text", lazy=True), column("tat", lazy=True)
-        lazy = LazyPostings(fh, at[2], at[3], at[4], path)
+        lazy = LazyPostings(fh, at[2], at[3], at[4], path, fallback)
         seg.postings = lazy
         if with_keys:  # an update follows: it needs every posting and word in memory, and the keys
             seg.postings = lazy.materialize()
@@ -297,21 +259,25 @@ def read_segment(path: str, fp: int, with_keys: bool = False) -> Segment | None:
 
 
 def _column_reader(fh: segfile.IndexFile, start: int, size: int, places: dict[str, tuple[int, int, str]],
-                   copy: bool) -> Callable[..., Any]:
+                   copy: bool, crcs: dict[str, int]) -> Callable[..., Any]:
     """name -> that column as an array; with `lazy` (and no `copy`) a _Lazy one, read when used. Reads, not a
-    memory map: a map of a file someone truncates kills the process (SIGBUS) instead of failing open."""
+    memory map: a map of a file someone truncates kills the process (SIGBUS) instead of failing open. A column
+    with a CRC in `crcs` is checked: ValueError when it does not match."""
     raw = memoryview(fh.read(size, start) if copy else b"")
 
     def column(name: str, lazy: bool = False) -> Any:
         at, count, code = places[name]
         itemsize = array(code).itemsize
         if copy:
-            return array_of(code, raw[at:at + count * itemsize])
-        if lazy:
+            data: Any = raw[at:at + count * itemsize]
+        elif lazy:
             return _Lazy(fh, start + at, count, code)
-        data = os.pread(fh.fileno(), count * itemsize, start + at)
+        else:
+            data = os.pread(fh.fileno(), count * itemsize, start + at)
         if len(data) != count * itemsize:
             raise ValueError("cut short")
+        if name in crcs and zlib.crc32(data) != crcs[name]:
+            raise ValueError(f"column {name}: its checksum does not match")
         return array_of(code, data)
 
     return column

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 
-from memory.core import layout, paths
+from memory.core import fsio, layout, paths
 
 DRIVER = "memory-hooks"
 ATTRIBUTES_BEGIN = "# >>> memory-hooks: merge the knowledge files as data (bin/memory-merge)"
@@ -33,11 +33,11 @@ def driver_command(launcher: str = LAUNCHER) -> str:
 
 def has_attributes(root: str) -> bool:
     """The repository's .gitattributes names our driver."""
-    try:
-        with open(os.path.join(root, ".gitattributes"), encoding="utf-8", errors="replace") as fh:
-            return f"merge={DRIVER}" in fh.read()
-    except OSError:
+    try:  # a FIFO or a device there is unreadable, not a wait; a giant file is read only so far
+        data = fsio.read_regular(os.path.join(root, ".gitattributes"), fsio.MAX_SETTINGS_BYTES, follow=True)
+    except (OSError, ValueError):
         return False
+    return f"merge={DRIVER}".encode() in data
 
 
 def configured(root: str) -> bool:
@@ -72,7 +72,7 @@ def unresolved(root: str) -> list[str]:
 
 def _has_markers(path: str) -> bool:
     try:
-        with open(path, "rb") as fh:
+        with os.fdopen(fsio.open_regular(path, os.O_RDONLY), "rb") as fh:  # line by line: a file of any size
             return any(line.startswith((b"<<<<<<< ", b">>>>>>> ")) for line in fh)
     except OSError:
         return False

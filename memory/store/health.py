@@ -44,9 +44,11 @@ def inbox_health(memory_dir: str) -> tuple[int, FileHealth]:
 
 
 def compact(memory_dir: str) -> list[str]:
-    """memory-doctor --compact: fold the inbox into knowledge.jsonl and rotate (memory.store.store.compact); what
+    """memory-doctor --compact: fold the inbox into knowledge.jsonl and rotate (memory.store.rotation.compact); what
     was done, and what to commit."""
-    done = store.compact(memory_dir)
+    from memory.store import rotation
+
+    done = rotation.compact(memory_dir)
     if not done.fragments and not done.rotated:
         return ["nothing to compact (the inbox is empty and knowledge.jsonl is within the limit)"]
     said = f"folded {done.fragments} inbox file(s) ({done.lines} new line(s)) into {store.ACTIVE}"

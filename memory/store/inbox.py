@@ -5,8 +5,8 @@ has no pre-checkout hook to fold such changes away first. So captures never touc
 knowledge.jsonl: each write publishes `.beads/memory/inbox/<time_ns>-<random>.jsonl` (written whole under a
 temp name in the memory folder, gitignored as `.*.tmp`, then renamed in) and never changes it afterwards.
 An untracked file survives a checkout; `git add .beads/memory` commits it; two branches' captures are
-different files, so they merge without a conflict. `memory.store.store.compact` (memory-doctor --compact) folds
-the inbox into knowledge.jsonl when a person asks for it.
+different files, so they merge without a conflict. `memory.store.rotation.compact` (memory-doctor --compact)
+folds the inbox into knowledge.jsonl when a person asks for it.
 
 The *active knowledge* is knowledge.jsonl followed by the inbox's files in name order (oldest first).
 This module lists, writes and addresses those files, and stays light (os, zlib): memory.search.find reads

@@ -123,9 +123,8 @@ def _interleave(left: list[Line], right: list[Line]) -> Iterator[Line]:
 def merge_files(base_path: str, ours_path: str, theirs_path: str) -> bytes:
     """The merged bytes of three files (a missing base is an empty one: both sides added the file)."""
     def read(path: str) -> bytes:
-        try:
-            with open(path, "rb") as fh:
-                return fh.read()
+        try:  # whole (a merge keeps every line); a FIFO is an OSError, not a wait
+            return fsio.read_regular(path, follow=True)
         except FileNotFoundError:
             return b""
 

@@ -1,9 +1,10 @@
-"""The knowledge files: locked captures into the inbox, and the explicit fold and crash-safe rotation
-(the reads: memory.store.reading).
+"""The knowledge files' writes: locked captures into the inbox, and the recovery every locked write starts
+with (the reads: memory.store.reading; the fold and rotation: memory.store.rotation; what an append finds
+already stored: memory.store.dedupe).
 
 A capture never changes a committed file: each write is a new fragment in `inbox/` (memory.store.inbox), so
-`git checkout` keeps working with uncommitted captures. Only `compact` (memory-doctor --compact, asked for
-by a person) changes knowledge.jsonl: it folds the inbox into it, then rotates.
+`git checkout` keeps working with uncommitted captures. Only `rotation.compact` (memory-doctor --compact, asked
+for by a person) changes knowledge.jsonl: it folds the inbox into it, then rotates.
 
 Every write happens under one lock file. Rotation keeps the active file short (more than 1,000 lines -> the
 oldest 500 go to the archive) and is journaled so that a crash at any instant loses nothing and a re-run
@@ -25,7 +26,7 @@ import time
 from memory import TYPE_CHECKING
 from memory.core import fsio, jsonio, layout, locking
 from memory.core.shape import is_line
-from memory.store import inbox, view
+from memory.store import inbox
 from memory.store.reading import (  # noqa: F401 - the read side, where callers have always found it
     Snapshot,
     latest,
@@ -47,8 +48,6 @@ LOCK = layout.LOCK
 JOURNAL = layout.JOURNAL
 CORRUPT = layout.CORRUPT
 SPOOL = layout.PENDING  # folder: captures that could not get the lock wait here for the next writer
-ROTATE_ABOVE = 1000
-ROTATE_CHUNK = 500
 DEDUPE_TAIL_BYTES = 256 * 1024
 
 
@@ -76,7 +75,7 @@ def append(memory_dir: str, records: Iterable[dict], capture_id: str | None = No
     entry of another key holds is not written (`duplicates`); with `repeat=False` not even under its own key
     (by default writing the same entry again re-confirms it: a newer ts).
     """
-    from memory.store import redact
+    from memory.store import dedupe, redact
 
     cleaned = [redact.scrub_record(record) for record in records]
     if not cleaned:
@@ -89,11 +88,11 @@ def append(memory_dir: str, records: Iterable[dict], capture_id: str | None = No
             existing = active_bytes(memory_dir)
             if capture_id and _has_capture(existing, capture_id):
                 return AppendResult()
-            duplicates = _same_text(existing, cleaned, repeat)
+            duplicates = dedupe.live_copies(existing, cleaned, repeat)
             if duplicates:
                 cleaned = [r for r in cleaned if r.get("key") not in duplicates]
                 data = b"".join(jsonio.dumps_line(record) for record in cleaned)
-            replaced = _superseded(existing, cleaned)
+            replaced = dedupe.superseded(existing, cleaned)
             if data:
                 inbox.write(memory_dir, data)
     except locking.LockTimeout:
@@ -164,191 +163,6 @@ def _merge_spool(memory_dir: str) -> None:
         os.unlink(os.path.join(spool, name))
 
 
-class Compacted:
-    """What `compact` did: fragments folded, lines they added to the active file, whether it rotated."""
-
-    def __init__(self, fragments: int = 0, lines: int = 0, rotated: bool = False) -> None:
-        self.fragments, self.lines, self.rotated = fragments, lines, rotated
-
-
-def compact(memory_dir: str) -> Compacted:
-    """Fold the inbox into knowledge.jsonl (oldest fragment first; a line already there is not added twice),
-    delete the folded fragments, then rotate: under the lock. This changes committed files, so it runs only
-    when a person asks (memory-doctor --compact) and then commits. A crash before the fragments are deleted
-    leaves their lines in both places (a reader sees the same line twice, which latest-wins reads as one);
-    running it again finishes. A busy lock raises locking.LockTimeout."""
-    from memory.store import redaction_apply
-
-    with locking.exclusive(path(memory_dir, LOCK)):
-        recover(memory_dir)
-        redaction_apply.apply_locked(memory_dir)  # another clone's --redact first: the fold never writes an old line
-        names = inbox.names(memory_dir)
-        done = Compacted(len(names))
-        if names:
-            active = path(memory_dir)
-            current = fsio.read_bytes(active) or b""
-            if current and not current.endswith(b"\n"):
-                current += b"\n"
-            present = set(current.split(b"\n"))
-            added = []
-            for name in names:
-                for line in (fsio.read_bytes(os.path.join(inbox.folder(memory_dir), name)) or b"").split(b"\n"):
-                    if line.strip() and line not in present:
-                        present.add(line)
-                        added.append(line + b"\n")
-            if added:
-                fsio.atomic_write(active, current + b"".join(added))
-            for name in names:
-                os.unlink(os.path.join(inbox.folder(memory_dir), name))
-            fsio.fsync_dir(inbox.folder(memory_dir))
-            done.lines = len(added)
-        done.rotated = rotate_if_needed(memory_dir)
-    return done
-
-
-def normalized(text: str) -> str:
-    """Text as near-duplicates compare: case, whitespace and punctuation left out (memory.store.view.same_text,
-    the one definition every read path uses too)."""
-    return view.same_text(text).decode("utf-8", "surrogatepass")
-
-
-REPEAT_AFTER = 30 * 86400  # the same text under its own key is written again only this long after: a re-confirmation
-
-
-def same_words(a: str, b: str) -> bool:
-    """The same text but for whitespace (what a re-capture with other line breaks or spacing gives)."""
-    return a.split() == b.split()
-
-
-def _same_text(existing: bytes, records: list[dict], repeat: bool = True) -> dict[str, str]:
-    """{new key: live key} for records whose text a live entry already holds: another key's entry with the
-    same normalized text (an insight written twice in other case or punctuation is not a second entry), or
-    the key's own latest entry: with `repeat`, when the text is the same but for whitespace and that entry is
-    younger than REPEAT_AFTER (older, writing it again re-confirms it, which memory.search.stale counts); without,
-    with the same normalized text."""
-    import re
-
-    from memory.store import view
-
-    wanted: dict[str, dict] = {}
-    lowered = None
-    for record in records:
-        content = record.get("content")
-        if not isinstance(content, str) or not normalized(content):
-            continue
-        words = sorted(re.findall(r"[a-z0-9]{4,}", content.lower()), key=len)[-2:]
-        lowered = existing.lower() if lowered is None else lowered
-        if all(word.encode() in lowered for word in words):  # a cheap pre-check before parsing every line
-            wanted[normalized(content)] = record
-    if not wanted:
-        return {}
-    lines = read("", existing).entries
-    found = {}
-    for entry in view.State(lines).current():  # a held copy is a copy too (and needs no screening here)
-        same = wanted.get(normalized(entry["content"]))
-        if same is None:
-            continue
-        key = same["key"]
-        if key != entry["key"]:
-            found[key] = entry["key"]
-        elif not repeat or (same_words(same["content"], entry["content"]) and not _older(entry, same)):
-            found[key] = key
-    return found
-
-
-def _older(entry: dict, record: dict) -> bool:
-    """`entry` was written more than REPEAT_AFTER before `record`."""
-    then, now = entry.get("ts"), record.get("ts")
-    return isinstance(then, (int, float)) and isinstance(now, (int, float)) and now - then > REPEAT_AFTER
-
-
-def _superseded(existing: bytes, records: list[dict]) -> dict[str, str]:
-    """Keys of `records` already present in `existing` with other content (latest wins, but not silently),
-    with the content they replace."""
-    replaced = {}
-    for record in records:
-        key = record.get("key")
-        if not isinstance(key, str) or not isinstance(record.get("content"), str):
-            continue  # a control line replaces nothing
-        needle = b'"key":' + jsonio.dumps(key).encode("utf-8", "replace")
-        at = existing.rfind(needle)
-        if at < 0:
-            continue
-        line = existing[existing.rfind(b"\n", 0, at) + 1:].split(b"\n", 1)[0]
-        try:
-            previous = jsonio.loads(line)
-        except ValueError:
-            continue
-        if isinstance(previous, dict) and isinstance(previous.get("content"), str) \
-                and not same_words(previous["content"], record["content"]):
-            replaced[key] = previous["content"]
-    return replaced
-
-
-def rotate_if_needed(memory_dir: str) -> bool:
-    """Move the oldest lines to the archive once the active file passes the limit. Call under the lock."""
-    active, archive = path(memory_dir), path(memory_dir, ARCHIVE)
-    data = fsio.read_bytes(active) or b""
-    lines = data.split(b"\n")
-    if lines and lines[-1] == b"":
-        lines.pop()
-    if len(lines) <= ROTATE_ABOVE:
-        return False
-    chunks = -(-(len(lines) - ROTATE_ABOVE) // ROTATE_CHUNK)
-    moved, kept = _carry_forward(lines[:chunks * ROTATE_CHUNK], lines[chunks * ROTATE_CHUNK:])
-    stat = os.stat(active)
-    journal = {"archive_size": _size(archive), "active_ino": stat.st_ino, "active_dev": stat.st_dev}
-    fsio.atomic_write(path(memory_dir, JOURNAL), jsonio.dumps_line(journal))
-    fsio.append(archive, b"\n".join(moved) + b"\n", fsync=True)
-    fsio.atomic_write(active, b"\n".join(kept) + b"\n" if kept else b"")
-    os.unlink(path(memory_dir, JOURNAL))
-    fsio.fsync_dir(memory_dir)
-    return True
-
-
-CARRY_LIMIT = ROTATE_CHUNK // 2  # lines a rotation may keep active for pins and forgets
-
-
-def _carry_forward(moved: list[bytes], kept: list[bytes]) -> tuple[list[bytes], list[bytes]]:
-    """The rotation's split, with the lines that must stay active moved back to the front of `kept`: the
-    control lines of keys that keep an entry in the active file (session start reads only that file, so a
-    pin or forget archived away from its entry would be lost there), and the latest entry and control lines
-    of every pinned key (pinned means always surfaced). At most CARRY_LIMIT lines; the rest is archived."""
-    from memory.store import view
-
-    if not any(b'"content"' not in line for line in moved):  # no control line at all: the usual case
-        return moved, kept
-    parsed = [parse_line(line) for line in moved + kept]
-    lines = [p for p in parsed if p is not None]
-    state = view.State(lines)
-    active_keys = {p["key"] for p in parsed[len(moved):] if p is not None and not view.is_control(p)}
-    pinned = {key for key in state.pins if state.pinned(key) and not state.forgotten(key)}
-    latest_lines = {id(state.entries[key][1]) for key in pinned if key in state.entries}
-    carry: list[int] = []
-    for at, line in enumerate(parsed[:len(moved)]):
-        if line is None or len(carry) >= CARRY_LIMIT:
-            continue
-        key = line["key"]
-        if (view.is_control(line) and (key in active_keys or key in pinned)) or id(line) in latest_lines:
-            carry.append(at)
-    if not carry:
-        return moved, kept
-    chosen = set(carry)
-    return [line for at, line in enumerate(moved) if at not in chosen], [moved[at] for at in carry] + kept
-
-
-def rotate(memory_dir: str) -> bool:
-    """Rotate now if the active file is past the limit (a merge can leave it so: memory/store/merge.py), under the
-    lock; False when there was nothing to do. It changes committed files: only where a person asked (see
-    `compact`). A busy lock raises locking.LockTimeout."""
-    from memory.store import redaction_apply
-
-    with locking.exclusive(path(memory_dir, LOCK)):
-        recover(memory_dir)
-        redaction_apply.apply_locked(memory_dir)
-        return rotate_if_needed(memory_dir)
-
-
 def apply_redactions(memory_dir: str, timeout: float | None = None) -> redaction_apply.Applied:
     """What another clone's `recall.sh --redact` rewrote, rewritten here too (memory.store.redaction_apply),
     under the lock, after recovery. A busy lock raises locking.LockTimeout."""
@@ -359,6 +173,10 @@ def apply_redactions(memory_dir: str, timeout: float | None = None) -> redaction
         return redaction_apply.apply_locked(memory_dir)
 
 
+_LOCKED_FILES = frozenset([layout.KNOWLEDGE, layout.ARCHIVE, layout.JOURNAL, layout.CORRUPT, layout.REDACTIONS,
+                           layout.REDACTIONS_APPLIED, layout.MEMORY_ATTRIBUTES])  # written under the knowledge lock
+
+
 def recover(memory_dir: str) -> None:
     """Repair what a crashed writer left: a torn last line, an interrupted rotation, orphaned temp files.
     Call under the lock."""
@@ -366,10 +184,12 @@ def recover(memory_dir: str) -> None:
     _merge_spool(memory_dir)
     inbox.remove_temps(memory_dir)
     for name in os.listdir(memory_dir):
-        # only lock holders write these (the records of --redact and the memory folder's .gitattributes too)
-        if name.startswith((".knowledge", ".redactions", f".{layout.MEMORY_ATTRIBUTES}")) \
-                and name.endswith(layout.TEMP_SUFFIX):
-            os.unlink(path(memory_dir, name))
+        # a dead writer's: only lock holders write these files. The index, screen, start-cache and path-cue
+        # writers hold no such lock: theirs may be a live write, taken only when its process is gone
+        written, _, pid = name[1:-len(layout.TEMP_SUFFIX)].rpartition(".")
+        if name.startswith(".") and name.endswith(layout.TEMP_SUFFIX) and pid.isdigit() \
+                and (written in _LOCKED_FILES or not fsio.alive(int(pid))):
+            fsio.unlink_quietly(path(memory_dir, name))
     journal_path = path(memory_dir, JOURNAL)
     raw = fsio.read_bytes(journal_path)
     if raw is None:
@@ -407,10 +227,10 @@ def _repair_torn_tail(memory_dir: str) -> None:
         fsio.append(active, b"\n")
         return
     fsio.append(path(memory_dir, CORRUPT), fragment + b"\n", fsync=True)
-    _truncate(active, _size(active) - len(fragment))
+    _truncate(active, file_size(active) - len(fragment))
 
 
-def _size(file_path: str) -> int:
+def file_size(file_path: str) -> int:
     try:
         return os.stat(file_path).st_size
     except FileNotFoundError:

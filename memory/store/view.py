@@ -125,7 +125,7 @@ _TO_SPACE = bytes.maketrans(_PUNCTUATION, b" " * len(_PUNCTUATION))
 
 def same_text(content: object) -> bytes:
     """What two copies of one insight share: the words, case-folded, ASCII punctuation read as a space
-    ("Run `make itest`." = "run make itest"); b"" for no text. As memory.store.store.normalized compares,
+    ("Run `make itest`." = "run make itest"); b"" for no text. As memory.store.dedupe.normalized compares,
     without `re` (keyword recall imports none), at a microsecond an entry (bytes.translate)."""
     if not isinstance(content, str):
         return b""

@@ -38,14 +38,19 @@ ERROR_HEADING = "## Knowledge about this error"
 ERROR_QUERY_CHARS = 4000  # the command and the end of its output: where the error is
 def handle(ctx: hookrun.Context) -> str | None:
     from memory.core import config, paths
-    from memory.runtimes import payload
+    from memory.runtimes import payload, tool_files
 
     data = payload.parse(ctx.raw)
     if payload.runtime(data) == payload.CURSOR and payload.event_name(data) != "postToolUse" \
             or not payload.answers_context(data):
         return None  # of Cursor's tool hooks, only postToolUse carries model-visible context
-    files = payload.tool_files(data, shell_reads=layout.FLAG_CODEX in ctx.argv)  # Codex reads files through the shell
-    failure = None if files else payload.failure_text(data)
+    # Codex reads files through the shell
+    files = tool_files.tool_files(data, shell_reads=layout.FLAG_CODEX in ctx.argv)
+    failure = None
+    if not files:  # how a shell call ended is read only for one that named no file
+        from memory.runtimes import shell_outcome
+
+        failure = shell_outcome.failure_text(data)
     if not files and (not failure or runs_our_command(payload.shell_command(data))):
         return None
     project = payload.project_dir(data)
@@ -62,7 +67,7 @@ def handle(ctx: hookrun.Context) -> str | None:
         return None
     settings = config.load(memory_dir)
     bars = ",".join(str(settings[name]) for name in sorted(settings) if name.startswith("action_"))
-    added = payload.added_text(data) if files else ""
+    added = tool_files.added_text(data) if files else ""
     rels = [action_paths.relative(f, root) for f in files]
     event = f"f:{bars}:" + "\n".join(rels) + "\n" + added if files else f"e:{bars}:{failure}"
     found = action_cache.get(memory_dir, session, event, fp)
@@ -82,7 +87,7 @@ def handle(ctx: hookrun.Context) -> str | None:
     given = injected.given(memory_dir, session)
     # an edit, counted at its first event: Codex runs this hook before and after the same shell call, and what
     # its PreToolUse showed was not known to the agent when it wrote the patch
-    if files and payload.changes_files(data) and payload.event_name(data) != "PostToolUse":
+    if files and tool_files.changes_files(data) and payload.event_name(data) != "PostToolUse":
         credit_use(memory_dir, session, found, given)
     text = answer(memory_dir, session, found, settings, FILE_HEADING if files else ERROR_HEADING, given,
                   lambda t: hookrun.answered_length(ctx, t))
@@ -108,9 +113,9 @@ def runs_our_command(command: str | None) -> bool:
 
 def file_entries(memory_dir: str, fp: list[int], rels: list[str], settings: dict) -> list[list[str]]:
     """[key, line] of the entries about the files, best first (a few more than the budget takes)."""
-    from memory.search import action_paths
+    from memory.search import action_paths, path_cues
 
-    cues = action_paths.load(memory_dir, fp)
+    cues = path_cues.load(memory_dir, fp)
     seen: dict[str, tuple[float, str]] = {}
     for rel in rels:
         for score, key, kind, content, _ in action_paths.about(cues, rel, float(settings["action_file_min_score"])):
@@ -157,10 +162,10 @@ def error_entries(memory_dir: str, failure: str, settings: dict, command: str | 
 def seen_before(memory_dir: str, command: str, output: str, bar: float) -> list[list[str]]:
     """[key, line] of the entries captured right after a failure that printed a line of `output` (or a timeout
     of the same command), newest first, each saying so."""
-    from memory.search import action_paths, recurrence
+    from memory.search import path_cues, recurrence
 
     return [[key, line(kind, content, prefix=recurrence.MARK)]
-            for key, kind, content, _ in action_paths.seen_before(memory_dir, command, output, bar)]
+            for key, kind, content, _ in path_cues.seen_before(memory_dir, command, output, bar)]
 
 
 def edit_entries(memory_dir: str, added: str, settings: dict) -> list[list[str]]:

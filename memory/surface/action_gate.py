@@ -12,7 +12,7 @@ _MIGHT = (b'"file_path"', b'"absolute_path"', b'"notebook_path"', b"apply_patch"
           b"Exit Code", b"Exit code", b"exited with code", b'"error"', b'"exit_code"')
 
 
-_CURSOR_FILE = (b'"file_path"', b'"target_file"', b'"path"')  # the names payload.tool_files reads
+_CURSOR_FILE = (b'"file_path"', b'"target_file"', b'"path"')  # the names tool_files.tool_files reads
 _SHELL_READS = (b"cat ", b"sed ", b"head ", b"tail ", b"nl ", b"less ", b"more ", b"bat ", b"wc ", b"apply_patch")
 
 
@@ -32,7 +32,7 @@ def might_act(raw: bytes) -> bool:
 def _cursor_exit(raw: bytes) -> bytes | None:
     """The exit code in Cursor's `tool_output` as bytes (b"1"); None without one. `tool_output` is documented
     as a JSON string (`"{\\"exitCode\\":1,…}"`) and may come as an object (`{"exitCode":1,…}`); the code as a
-    number or a numeric string ("1"): payload._cursor_output reads the same. Looked for from `tool_output` on,
+    number or a numeric string ("1"): shell_outcome._cursor_output reads the same. Looked for from `tool_output` on,
     under that form's own quoting: a command or an output that prints `{"exitCode":0}` names it escaped once
     more, which does not match."""
     at = raw.find(b'"tool_output":')

@@ -97,11 +97,11 @@ def choose(memory_dir: str, ranked: list[rank.Scored], prompt: str, semantic_on:
 
 def seen_before(memory_dir: str, prompt: str, settings: dict) -> list[dict]:
     """The entries captured right after a failure that printed a line the prompt holds (an error pasted into
-    it: memory.search.action_paths.seen_in_text), newest first, marked `seen_before`."""
-    from memory.search import action_paths
+    it: memory.search.path_cues.seen_in_text), newest first, marked `seen_before`."""
+    from memory.search import path_cues
 
     return [{"key": key, "type": kind, "content": content, "ts": ts, "seen_before": True}
-            for key, kind, content, ts in action_paths.seen_in_text(
+            for key, kind, content, ts in path_cues.seen_in_text(
                 memory_dir, prompt, float(settings["action_error_recurrence"]))]
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import os
 
 from memory import TYPE_CHECKING
-from memory.core import config, focus, layout, paths, render
+from memory.core import config, focus, fsio, layout, paths, render
 from memory.runtimes import hookrun, payload, registration
 from memory.surface import digest, injected, start_cache, use
 
@@ -53,6 +53,8 @@ def handle(ctx: hookrun.Context) -> str | None:
     intro = onboarding(ctx.memory_dir, bool(latest or left))  # bd prime shows `left`: the memory isn't empty
     if layout.FLAG_PLUGIN in ctx.argv:
         ignore_machine_local_files(ctx.memory_dir)
+    for folder in (ctx.memory_dir, *(os.path.join(ctx.memory_dir, d) for d in layout.MACHINE_LOCAL_DIRS)):
+        fsio.remove_stale_temps(folder)  # a killed writer's temp files: three listdirs, once a session
     files = paths.changed_files(git.toplevel) if git and latest else []
     again = sorted(injected.given(ctx.memory_dir, session)) if source == "compact" else []
     notes, counts = [digest.record_hint(paths.on_path("bd"))], use.counts(ctx.memory_dir)
@@ -116,7 +118,7 @@ def ignore_machine_local_files(memory_dir: str) -> None:
     path = os.path.join(memory_dir, layout.MEMORY_IGNORE)
     if not os.path.isdir(memory_dir):
         return
-    from memory.core import fsio
+    from memory.core import textblock
 
     block = [layout.MEMORY_IGNORE_BEGIN, *layout.memory_ignore_lines(), layout.MEMORY_IGNORE_END]
     try:
@@ -124,14 +126,12 @@ def ignore_machine_local_files(memory_dir: str) -> None:
         if current is None:
             fsio.atomic_write(path, ("\n".join(block) + "\n").encode(), durable=False)
             return
-        lines = current.decode("utf-8", "surrogateescape").splitlines()  # the user's bytes kept as they are
-        if lines.count(layout.MEMORY_IGNORE_BEGIN) != 1 or lines.count(layout.MEMORY_IGNORE_END) != 1:
+        begin, end = layout.MEMORY_IGNORE_BEGIN, layout.MEMORY_IGNORE_END
+        if textblock.count(current, begin) != 1 or textblock.count(current, end) != 1:
             return
-        begin, end = lines.index(layout.MEMORY_IGNORE_BEGIN), lines.index(layout.MEMORY_IGNORE_END)
-        if end < begin or lines[begin:end + 1] == block:
-            return
-        text = "\n".join(lines[:begin] + block + lines[end + 1:]) + "\n"
-        fsio.atomic_write(path, text.encode("utf-8", "surrogateescape"), durable=False)
+        updated = textblock.put(current, begin, end, block[1:-1])  # the user's bytes around it kept as they are
+        if textblock.find(textblock.lines(current), begin, end) is not None and updated != current:
+            fsio.atomic_write(path, updated, durable=False)
     except OSError:
         pass  # a read-only folder, or a .gitignore that is no file: nothing is written there either
 
@@ -188,15 +188,15 @@ def _inherit_from_parent(memory_dir: str, session: str | None, data: dict) -> bo
 
 def _last_handoff(memory_dir: str, session: str | None, source: str | None, git: paths.GitInfo | None,
                   beads: set[str]) -> tuple[dict | None, float]:
-    """The handoff for the "## Last Session" block (memory.runtimes.handoff; memory.surface.lastsession renders
+    """The handoff for the "## Last Session" block (memory.runtimes.handoff_read; memory.surface.lastsession renders
     it), None when there is none to show; and the time it is judged at."""
     import time
 
-    from memory.runtimes import handoff
+    from memory.runtimes import handoff_read
 
     now = time.time()
-    return handoff.choose(handoff.load(memory_dir), session, source, git.toplevel if git else None,
-                          git.branch if git else None, beads, now), now
+    return handoff_read.choose(handoff_read.load(memory_dir), session, source, git.toplevel if git else None,
+                               git.branch if git else None, beads, now), now
 
 
 def _apply_redactions(memory_dir: str) -> list[str]:

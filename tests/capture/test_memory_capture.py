@@ -482,3 +482,16 @@ def test_a_comment_of_many_insights_names_ten_keys_and_counts_the_rest(repo):
     assert len(knowledge(repo)) == 300
     assert said.startswith("memory-hooks: captured 300 insights (") and " and 290 more) into " in said
     assert said.count("`learned-service-number-") == 10 and len(said) < 1200
+
+
+def test_bd_comment_file_naming_a_fifo_never_holds_the_hook(repo):
+    """`bd comment --file F`: the hook reads F to capture what bd stored. A FIFO named there (a process
+    substitution such as `--file <(cmd)` is one, gone by the time the hook runs; or one nobody writes) made
+    open() wait for a writer: the hook hung until Claude Code killed it. Now it is unreadable, as for bd."""
+    os.mkfifo(repo / "notes.fifo")
+    (repo / "notes.md").write_text("LEARNED: a regular file beside it is still read\n")
+    for command in ("bd comment BD-2 --file notes.fifo", "bd comment BD-3 --file /dev/zero",
+                    "bd comment BD-4 --file notes.md"):
+        proc = run_hook("memory_capture", bash_payload(command, repo), repo, timeout=20)
+        assert proc.returncode == 0, proc.stderr
+    assert [e["content"] for e in knowledge(repo)] == ["a regular file beside it is still read"]

@@ -69,3 +69,20 @@ def test_bad_input_fails_open(tmp_path):
 def test_the_gate_reads_raw_bytes_only():
     assert not note_capture.might_capture(b'{"tool_name":"Bash","tool_input":{"command":"ls"}}')
     assert note_capture.might_capture(b'{"tool_input":{"file_path":"/h/.claude/projects/x/memory/a.md"}}')
+
+
+def test_a_fifo_for_claudes_settings_or_a_note_never_holds_the_hook(tmp_path):
+    """The hook reads Claude's settings (autoMemoryDirectory) and the note written: a FIFO at either made open()
+    wait for a writer (the hook hung on every Write until Claude Code killed it). Now each is unreadable: the
+    settings say nothing, the note is skipped."""
+    import os
+
+    home, repo, folder = setup(tmp_path, enabled=True)
+    os.mkfifo(home / ".claude" / "settings.json")
+    os.mkfifo(folder / "project_pipe.md")
+    payload = fixture_payload("claude-code/2.1.197/PostToolUse-15.json")
+    payload.update(cwd=str(repo), tool_input={"file_path": str(folder / "project_pipe.md"), "content": "x"})
+    proc = run_hook("claude_note", payload, repo, env={"HOME": str(home)}, timeout=20)
+    assert proc.returncode == 0 and proc.stdout == b"", proc.stderr
+    write(home, repo, folder / "project_queue.md", PROJECT_NOTE)  # a note beside them: captured as before
+    assert [e["content"] for e in knowledge(repo)] == ["The job queue drains only on the worker host."]

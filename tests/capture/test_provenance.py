@@ -17,14 +17,19 @@ def files(transcript, root):
 
 
 def test_files_and_the_last_error_from_a_real_transcript():
-    assert provenance.session_provenance(str(TRANSCRIPT), RECORDED_ROOT) == {
+    found = provenance.session_provenance(str(TRANSCRIPT), RECORDED_ROOT)
+    terms = found.pop(provenance.FAILURE_TERMS)
+    assert found == {
         "files": ["payments/refund_service.py"],
         # the recorded session's failing Bash call; its traceback header says nothing and is not kept
         "errors": ["ModuleNotFoundError: No module named 'psycopg2'"]}
+    # what an insight is compared with: the whole command and output, not only the recorded line
+    assert {"python3", "psycopg2", "traceback", "string"} <= set(terms)
     assert files(str(TRANSCRIPT), "/elsewhere") == [
         RECORDED_ROOT + "/payments/refund_service.py"]  # outside the project: kept absolute
-    assert provenance.session_provenance(None, RECORDED_ROOT) == {"files": None, "errors": None}
-    assert provenance.session_provenance("/nonexistent.jsonl", RECORDED_ROOT) == {"files": None, "errors": None}
+    nothing = {"files": None, "errors": None, provenance.FAILURE_TERMS: None}
+    assert provenance.session_provenance(None, RECORDED_ROOT) == nothing
+    assert provenance.session_provenance("/nonexistent.jsonl", RECORDED_ROOT) == nothing
 
 
 @pytest.mark.parametrize("log", ["codex/0.169.0/rollout-1.jsonl", "gemini/0.61.0/chat-1.jsonl"])
@@ -87,12 +92,13 @@ def test_the_capture_hook_records_the_sessions_files(tmp_path):
     shutil.copy(TRANSCRIPT, transcript)
     text = transcript.read_text().replace(RECORDED_ROOT, str(repo))
     transcript.write_text(text)
-    payload = bash_payload('bd comment BD-9 "LEARNED: refunds are rounded in the service, not in the view."', repo,
-                           transcript_path=str(transcript))
+    payload = bash_payload('bd comment BD-9 "LEARNED: refunds are rounded in the service; run python3 from the '
+                           'venv, the system one lacks the drivers."', repo, transcript_path=str(transcript))
     assert run_hook("memory_capture", payload, repo).returncode == 0
     [captured] = knowledge(repo)
     assert captured["files"] == ["payments/refund_service.py"]
     assert captured["errors"] == ["ModuleNotFoundError: No module named 'psycopg2'"]  # the session's last failure
+    assert provenance.FAILURE_TERMS not in captured  # compared with, never stored
     # action time: an entry captured while the session worked on a file is about that file
     read = fixture_payload("claude-code/2.1.330/PreToolUse-15.json")
     read.update(cwd=str(repo), session_id="next", tool_input={"file_path": str(repo / "payments/refund_service.py")})
@@ -107,6 +113,34 @@ def test_the_capture_hook_records_the_sessions_files(tmp_path):
     forget = bash_payload("bd comment BD-9 \"FORGET: " + captured["key"] + '"', repo, transcript_path=str(transcript))
     run_hook("memory_capture", forget, repo)
     assert "files" not in knowledge(repo)[-1] and "errors" not in knowledge(repo)[-1]  # a control line: neither
+
+
+def test_the_failure_is_recorded_only_on_an_insight_that_shares_a_term_with_it(tmp_path):
+    """A session's last failure is often not what it then records: a lesson about something else, captured after
+    an unrelated failure, would come back marked "recorded right after this same error" when that failure recurs."""
+    repo = make_repo(tmp_path / "app")
+    output = ("Exit code 1\nbiome lint apps/web/modules/bookings/BookingListItem.tsx\n"
+              "lint/style/useImportType ━━━━━━━━━━\n  × All these imports are only used as types.\n")
+    controller = str(repo / "apps/api/v2/bookings.controller.ts")
+    transcript = _calls(tmp_path, [("Read", {"file_path": controller}, None),
+                                   ("Bash", {"command": "yarn biome check apps/web"}, output)])
+    payload = bash_payload('bd comment BD-9 "LEARNED: never rename a public API response field; add the new one and '
+                           'keep the old." && bd comment BD-9 "LEARNED: use import type for imports only used as '
+                           'types."', repo, transcript_path=transcript)
+    assert run_hook("memory_capture", payload, repo).returncode == 0
+    unrelated, related = knowledge(repo)
+    assert related["errors"] == ["× All these imports are only used as types."]
+    assert "errors" not in unrelated
+    assert unrelated["files"] == related["files"] == ["apps/api/v2/bookings.controller.ts"]
+    assert all(provenance.FAILURE_TERMS not in e for e in (unrelated, related))
+    # the failure recurring brings back the insight about it, marked; the other is not marked as seen with it
+    failed = fixture_payload("claude-code/2.1.330/PostToolUseFailure-1.json")
+    failed.update(cwd=str(repo), session_id="later", tool_input={"command": "yarn biome check packages/features"},
+                  error="Exit code 1\n  × All these imports are only used as types.\n")
+    proc = run_hook("action_context", failed, repo)
+    answer = json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"] if proc.stdout else ""
+    assert "(recorded right after this same error) use import type" in answer
+    assert "right after this same error) never rename" not in answer
 
 
 def test_a_secret_in_the_failure_never_reaches_the_knowledge(tmp_path):
@@ -150,10 +184,13 @@ def test_under_cursor_a_capture_records_the_files_and_the_error_its_tool_calls_s
     cursor("postToolUse", "conv-1", tool_name="Read", tool_input=read,
            tool_output=json.dumps({"content": "def refund(): ..."}), tool_use_id="t1")
     failed_shell("conv-1")
-    cursor("afterAgentResponse", "conv-1", text="Fixed.\nLEARNED: refunds are rounded in the service, not in the view.")
-    [captured] = knowledge(repo)
+    cursor("afterAgentResponse", "conv-1", text="Fixed.\nLEARNED: refunds are rounded in the service; "
+           "its tests need psycopg 3 (the venv's), not psycopg2.\nLEARNED: the payment view never rounds.")
+    captured, unrelated = knowledge(repo)
     assert captured["files"] == ["payments/RefundService.py"]  # as the file is named, like a transcript's
     assert captured["errors"] == ["E ModuleNotFoundError: No module named 'psycopg2'"]  # pytest's line, cleaned
+    # the trail keeps no output: an insight is compared with the recorded lines; this one shares none of their words
+    assert unrelated["files"] == captured["files"] and "errors" not in unrelated
     [answer] = failed_shell("conv-2")  # a later conversation, the same failure: no word of the entry in it
     assert "(recorded right after this same error) refunds are rounded in the service" in answer
 

@@ -7,15 +7,13 @@ import subprocess
 import sys
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from conftest import ROOT, fixture_payload, run_hook
 from helpers import make_repo, random_files
 from memory.commands import recall as recall_module
 from memory.core import jsonio, paths
 from memory.search import find, index
-from memory.store import entry, store
+from memory.store import entry, rotation, store
 from memory.surface import use
 
 RECALL = str(ROOT / "bin" / "recall.sh")
@@ -214,43 +212,6 @@ def test_repro_escaped_key_of_a_newer_version_still_wins(repo):
     assert "green" in recall(repo, "deploy").stdout
 
 
-# the in-process twin of the class: the byte-level fast path must agree with parsing every line
-_ALPHABET = "aSsKkIiflt \"\\/-" + "".join(recall_module.FOLDS_TO_ASCII) + "éΣσςａＡ\u0301\u00a0"
-
-
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(texts=st.lists(st.text(_ALPHABET, min_size=1, max_size=12), min_size=1, max_size=6),
-       keyword=st.text(_ALPHABET, min_size=1, max_size=4), escaped=st.lists(st.booleans(), min_size=6, max_size=6))
-def test_fast_path_agrees_with_full_parse(tmp_path, texts, keyword, escaped):
-    memory = tmp_path / "m"
-    shutil.rmtree(memory, ignore_errors=True)
-    memory.mkdir()
-    with open(memory / store.ACTIVE, "wb") as fh:
-        for i, text in enumerate(texts):
-            item = {"key": f"k{i % 3}-{text}", "type": "learned", "content": text, "source": "o", "tags": [text],
-                    "ts": i, "bead": "B"}
-            fh.write((json.dumps(item) + "\n").encode() if escaped[i] else jsonio.dumps_line(item))
-    terms = recall_module.terms_of([keyword])
-    if not terms:
-        return
-    full = recall_module.select(store.latest(store.load(str(memory)).entries), terms, None, None)
-    assert recall_module.search(str(memory), terms, None, None, False)[0] == full
-
-
-def test_folds_to_ascii_is_complete():
-    """Every character whose fold holds ASCII (or vanishes) is listed, or the fast path would miss its lines."""
-    import sys
-    import unicodedata
-
-    def folds_to_ascii(char):
-        folded = recall_module.fold(char)
-        return folded == "" or any(c < "\x80" for c in folded)
-
-    found = {chr(c) for c in range(0x80, sys.maxunicode + 1) if not 0xD800 <= c < 0xE000 and folds_to_ascii(chr(c))}
-    missing = sorted(found - set(recall_module.FOLDS_TO_ASCII))
-    assert not missing, (unicodedata.unidata_version, missing)
-
-
 # --- knowledge files that are not regular files -------------------------------------------------------------------
 
 def memory_dir(repo):
@@ -311,7 +272,7 @@ def test_repro_archive_only_match_says_how_to_see_it(repo):
     d = str(memory_dir(repo))
     store.append(d, [entry.build("zebra crossing needs the old API", "BD-0", "orchestrator", ts=1)])
     store.append(d, [entry.build(f"filler insight {i}", f"BD-{i}", "orchestrator", ts=10 + i) for i in range(1000)])
-    store.compact(d)  # memory-doctor --compact: fold the inbox, rotate
+    rotation.compact(d)  # memory-doctor --compact: fold the inbox, rotate
     assert os.path.exists(os.path.join(d, store.ARCHIVE))  # the real store rotated the zebra entry out
     proc = recall(repo, "zebra")
     assert proc.returncode == 1 and proc.stdout == ""
@@ -557,28 +518,6 @@ def test_an_unexpected_failure_logs_the_options_never_the_text(repo, tmp_path):
 
 
 # --- the keyword path: `recall.sh KEYWORD [--all]`, what a person waits for ----------------------------------------
-
-PLAIN = [["deploy"], ["deploy", "--all"], ["--all", "deploy"], ["deploy", "cache", "--all"], ["deploy cache"],
-         ["deploy", "--all", "--all"], ["ß", "--all"]]
-OTHERS = [["--all"], [], ["--all", "--json", "deploy"], ["deploy", "--al"], ["deploy", "-x"], ["deploy", "--", "-x"],
-          ["--limit", "3", "deploy", "cache"], ["deploy", "--recent"]]
-
-
-@pytest.mark.parametrize("argv", PLAIN + OTHERS, ids=repr)
-def test_the_plain_keyword_form_parses_as_argparse_parses_it(argv):
-    """Words and --all are read without argparse; every option argparse knows has its default in Options."""
-    parser = recall_module.build_parser()
-    try:
-        expected = parser.parse_intermixed_args(argv, recall_module.Options())
-    except SystemExit:
-        assert argv not in PLAIN
-        return
-    got = recall_module.parse(argv)
-    for action in parser._actions:
-        if action.dest != "help":
-            assert hasattr(recall_module.Options, action.dest), action.dest
-            assert getattr(got, action.dest) == getattr(expected, action.dest), (argv, action.dest)
-
 
 def test_the_keyword_path_imports_no_argparse_re_or_json(repo):
     """What keeps `recall.sh KEYWORD [--all]` under `grep | jq` (docs/performance.md): none of the three."""

@@ -6,7 +6,7 @@ import sys
 
 from helpers import ROOT, knowledge
 from memory.core import layout
-from memory.store import entry, store
+from memory.store import entry, rotation, store
 
 RECALL = str(ROOT / "bin" / "recall.sh")
 SECRET = "correcthorsebatterystaple"  # not a shape the automatic redaction knows (letters only): stored verbatim
@@ -18,7 +18,7 @@ def recall(repo, *args):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("MEMORY_HOOKS", "CLAUDE"))}
     proc = subprocess.run([RECALL, *args], cwd=repo, capture_output=True, text=True, env=env)
     if args and args[0] in ("--add", "--pin", "--unpin", "--forget"):
-        store.compact(str(repo / ".beads" / "memory"))
+        rotation.compact(str(repo / ".beads" / "memory"))
     return proc
 
 
@@ -130,7 +130,7 @@ def test_redact_under_concurrent_writers_loses_nothing(repo):
     while --redact rewrites again and again: every appended line is there once, no line torn, and after a
     last --redact the secret is nowhere, not in the index either."""
     memory = repo / ".beads" / "memory"
-    filler = [entry.build(f"filler {i}", "BD-1", "orchestrator", ts=i) for i in range(store.ROTATE_ABOVE - 20)]
+    filler = [entry.build(f"filler {i}", "BD-1", "orchestrator", ts=i) for i in range(rotation.ROTATE_ABOVE - 20)]
     write(repo, store.ACTIVE, filler)
     env = dict(os.environ, PYTHONPATH=str(ROOT), MEMORY_HOOKS_LOCK_TIMEOUT="30")
     redacted_once = repo / "redacted-once"
@@ -148,7 +148,7 @@ def test_redact_under_concurrent_writers_loses_nothing(repo):
     assert all((r.returncode in (0, 1) or r in busy) and "Traceback" not in r.stderr for r in redactions), redactions
     assert redactions[-1] not in busy or recall(repo, "--redact", "decision-db", SECRET).returncode in (0, 1)
     assert sum(r.returncode == 0 for r in redactions) >= 2  # rewrites while the writers wrote
-    store.rotate(str(memory))  # merges anything parked in the spool
+    rotation.rotate(str(memory))  # merges anything parked in the spool
     snap = store.load(str(memory), include_archive=True)
     assert snap.malformed == 0 and snap.unterminated == 0
     written = [e["content"] for e in snap.entries if e["content"].startswith("writer ")]

@@ -88,3 +88,23 @@ def test_a_derived_file_damaged_into_a_huge_marshal_count_is_rebuilt_not_a_hang(
     for hook, payload in (("session_start", start), ("prompt_recall", prompt), ("action_context", read)):
         proc = run_hook(hook, payload, repo, timeout=8)
         assert proc.returncode == 0 and b"close the database pool before fork" in proc.stdout, (hook, proc.stderr)
+
+
+def test_read_regular_refuses_a_fifo_or_a_device_and_reads_at_most_what_it_was_asked(tmp_path):
+    """fsio.read_regular: the one read for a file a user or another tool controls (settings, .gitattributes,
+    `bd comment --file`): a FIFO or /dev/zero is an OSError at once, a big file is read only up to its bound."""
+    fifo = tmp_path / "settings.json"
+    os.mkfifo(fifo)
+    for path in (str(fifo), "/dev/zero", str(tmp_path)):
+        with pytest.raises(OSError):
+            fsio.read_regular(path, 10, follow=True)
+    with pytest.raises(FileNotFoundError):
+        fsio.read_regular(str(tmp_path / "missing"))
+    big = tmp_path / "big"
+    big.write_bytes(b"x" * 5000)
+    assert fsio.read_regular(str(big), 100) == b"x" * 100 and len(fsio.read_regular(str(big))) == 5000
+    link = tmp_path / "link"
+    link.symlink_to(big)
+    assert fsio.read_regular(str(link), 3, follow=True) == b"xxx"
+    with pytest.raises(OSError):
+        fsio.read_regular(str(link), 3)

@@ -1,3 +1,4 @@
+"""memory.core.shell: the commands of a command line (the words themselves: test_shell_words.py)."""
 import pytest
 
 from memory.core import shell
@@ -9,14 +10,6 @@ def words(src):
 
 def test_operators_split_commands():
     assert words("a 1 && b 2; c 3 | d 4 || e\nf") == [["a", "1"], ["b", "2"], ["c", "3"], ["d", "4"], ["e"], ["f"]]
-
-
-def test_quotes_and_escapes():
-    assert words("""echo 'a b' "c \\"d\\" $HOME" e\\ f""") == [["echo", "a b", 'c "d" $HOME', "e f"]]
-
-
-def test_ansi_c_quoting():
-    assert words("printf $'x\\ny\\t\\x41'") == [["printf", "x\ny\tA"]]
 
 
 def test_comment_only_at_word_start():
@@ -61,10 +54,6 @@ def test_unterminated_input_does_not_raise():
     # backticks: the inner command is found, its knowable output is the word
     ("bd comment X `echo LEARNED: from backticks`", [["echo", "LEARNED:", "from", "backticks"],
                                                     ["bd", "comment", "X", "LEARNED: from backticks"]]),
-    # ${…} stays as written (never expanded), also with operators and quotes inside
-    ('echo "${HOME:-/tmp}" ${A//;/ }', [["echo", "${HOME:-/tmp}", "${A//;/ }"]]),
-    # $(( )) arithmetic is one word, its operators split nothing
-    ("echo $(( 1 + (2 * 3) )) done", [["echo", "$(( 1 + (2 * 3) ))", "done"]]),
     # subshells and groups separate commands, even right after a quoted word
     ('(cd sub && bd comment X "LEARNED: y")', [["cd", "sub"], ["bd", "comment", "X", "LEARNED: y"]]),
     ("{ a; b; }", [["{", "a"], ["b"], ["}"]]),

@@ -55,7 +55,8 @@ def test_file_and_error_context_and_provenance_with_the_real_claude_cli(tmp_path
         {"content": [{"type": "tool_use", "name": "Bash", "input": {
             "command": "python3 -c 'import psycopg2'", "description": "check the driver"}}]},
         {"content": [{"type": "tool_use", "name": "Bash", "input": {
-            "command": 'bd comment BD-9 "LEARNED: refunds are rounded in the service, not in the view."',
+            "command": 'bd comment BD-9 "LEARNED: refunds are rounded in the service; run python3 from the venv, '
+                       'the system one lacks the drivers."',
             "description": "record"}}]},
         {"content": [{"type": "text", "text": "Done."}]},
     ])

@@ -14,7 +14,7 @@ import pytest
 
 from conftest import ROOT, knowledge
 from helpers import fake_model_api, installed_project
-from memory.runtimes import registration
+from memory.runtimes import ours
 from memory.store import entry, store
 
 HOME = Path(os.environ.get("CODEX_REAL_HOME", Path.home() / ".cache" / "codex-real"))
@@ -55,7 +55,7 @@ def test_capture_surface_prompt_and_reply_with_the_real_codex_cli(tmp_path):
     project = installed_project(tmp_path / "app")
     (project / ".fake-bd").mkdir()  # bd comments only on a bead that exists (comment.go)
     (project / ".fake-bd" / "issues.json").write_text(json.dumps({"BD-1": {"status": "open"}}))
-    assert registration.registered_events(json.loads((project / ".codex" / "hooks.json").read_text()))
+    assert ours.registered_events(json.loads((project / ".codex" / "hooks.json").read_text()))
     call = {"type": "function_call", "call_id": "call_1", "name": "exec_command",
             "arguments": json.dumps({"cmd": f'bd comment BD-1 "LEARNED: {INSIGHT}"', "login": False})}
     requests = run(tmp_path, project, "capture", "record what you learned", [call, say("Recorded.")])

@@ -13,7 +13,7 @@ import pytest
 
 from conftest import ROOT, knowledge
 from helpers import fake_model_api, installed_project
-from memory.runtimes import registration
+from memory.runtimes import ours
 
 HOME = Path(os.environ.get("GEMINI_REAL_HOME", Path.home() / ".cache" / "gemini-real"))
 GEMINI = HOME / "node_modules" / ".bin" / "gemini"
@@ -43,7 +43,7 @@ def test_capture_then_surface_with_the_real_gemini_cli(tmp_path):
     project = installed_project(tmp_path / "app")
     (project / ".fake-bd").mkdir()  # bd comments only on a bead that exists (comment.go)
     (project / ".fake-bd" / "issues.json").write_text(json.dumps({"BD-1": {"status": "open"}}))
-    assert registration.registered_events(json.loads((project / ".gemini" / "settings.json").read_text()))
+    assert ours.registered_events(json.loads((project / ".gemini" / "settings.json").read_text()))
     command = f'bd comment BD-1 "LEARNED: {INSIGHT}"'
     run(tmp_path, project, "capture", "record what you learned",
         [[{"functionCall": {"name": "run_shell_command", "args": {"command": command}}}], [{"text": "Recorded."}]])

@@ -28,8 +28,8 @@ from helpers import (
 )
 from memory.core import jsonio, layout
 from memory.install import plan
-from memory.runtimes import registration, runtimes
-from memory.store import entry, store
+from memory.runtimes import ours, registration, runtimes, settings_merge
+from memory.store import entry, rotation, store
 
 _INSTALLED: list = []
 
@@ -67,8 +67,8 @@ def test_fresh_repo(tmp_path):
     assert "Claude Code: capture" in out and "Cursor: session start" in out
     assert "Gemini CLI: session start" in out and "Codex CLI: session start" in out  # each runtime as registered
     config = settings(repo)
-    assert registration.schema_problems(config) == []
-    assert registration.registered_events(config) == [("SessionStart", "startup|resume|clear|compact|fork"),
+    assert settings_merge.schema_problems(config) == []
+    assert ours.registered_events(config) == [("SessionStart", "startup|resume|clear|compact|fork"),
                                                       ("UserPromptSubmit", None), ("PostToolUse", "Bash"),
                                                       ("PostToolUse", "Agent|Task"),
                                                       ("PostToolUse", "Write|Edit|MultiEdit"),
@@ -89,7 +89,7 @@ def test_fresh_repo(tmp_path):
     assert (repo / ".beads" / "memory" / "knowledge.jsonl").exists()
     assert "/knowledge.lock" in (repo / ".beads" / "memory" / ".gitignore").read_text()
     cursor = json.loads((repo / ".cursor" / "hooks.json").read_text())
-    assert cursor["version"] == 1 and registration.schema_problems(cursor, cursor=True) == []
+    assert cursor["version"] == 1 and settings_merge.schema_problems(cursor, cursor=True) == []
     # knowledge is meant to be committed, machine-local files are not
     git(repo, "add", "-A")
     tracked = git(repo, "ls-files").splitlines()
@@ -125,7 +125,7 @@ def test_existing_settings_are_merged_not_replaced(repo):
     assert len(merged["hooks"]["PostToolUse"]) == 4  # theirs, capture, dispatch log, Claude notes
     assert (repo / ".claude" / "settings.json").read_text().startswith('{\n    "model"')  # their indentation
     assert (repo / ".claude" / "settings.json.memory-hooks.bak").read_text() == original
-    assert registration.without_ours(merged) == USER_SETTINGS
+    assert settings_merge.without_ours(merged) == USER_SETTINGS
 
 
 def test_second_run_changes_nothing(repo):
@@ -225,7 +225,7 @@ def test_an_empty_hooks_object_of_the_users_comes_back_after_uninstall(repo, rel
     (repo / rel).parent.mkdir()
     (repo / rel).write_text(text)
     install(repo, "--no-venv", "--no-self-check")
-    assert registration.our_handlers(json.loads((repo / rel).read_text()))
+    assert ours.our_handlers(json.loads((repo / rel).read_text()))
     install(repo, "--uninstall")
     assert (repo / rel).read_text() == text
 
@@ -249,7 +249,7 @@ def test_existing_cursor_hooks_are_kept(repo):
     merged = json.loads((repo / ".cursor" / "hooks.json").read_text())
     assert merged["hooks"]["afterFileEdit"] == theirs["hooks"]["afterFileEdit"]
     assert merged["hooks"]["afterShellExecution"][0] == theirs["hooks"]["afterShellExecution"][0]
-    assert registration.without_ours(merged) == theirs
+    assert settings_merge.without_ours(merged) == theirs
     install(repo, "--uninstall")
     assert json.loads((repo / ".cursor" / "hooks.json").read_text()) == theirs
 
@@ -257,6 +257,43 @@ def test_existing_cursor_hooks_are_kept(repo):
 def test_no_cursor_flag(repo):
     install(repo, "--no-venv", "--no-cursor", "--no-self-check")
     assert not (repo / ".cursor").exists()
+
+
+def test_no_claude_flag_registers_cursor_alone_and_takes_ours_out_of_claude_settings(repo):
+    """A team without Claude Code: nothing of ours in .claude/settings.json (Cursor would run it too), the user's
+    own settings there kept; Cursor's session start answers once, from .cursor/hooks.json."""
+    from helpers import cursor_runs
+
+    first = install(repo, "--no-venv", "--no-self-check").stdout
+    assert "Claude Code  .claude/settings.json: SessionStart" in first
+    settings_file = repo / ".claude" / "settings.json"
+    mine = dict(settings(repo), permissions={"allow": ["Bash(ls:*)"]})
+    settings_file.write_text(json.dumps(mine))
+    out = install(repo, "--no-venv", "--no-claude", "--no-gemini", "--no-codex").stdout
+    assert settings(repo) == {"permissions": {"allow": ["Bash(ls:*)"]}}
+    assert "Claude Code  .claude/settings.json: not registered (--no-claude)" in out
+    assert "hooks: capture" in out and "Cursor: session start" in out and "FAILED" not in out
+    start = {"conversation_id": "c1", "generation_id": "g1", "cursor_version": "3.9.16",
+             "hook_event_name": "sessionStart", "workspace_roots": [str(repo)], "session_id": "c1"}
+    runs = cursor_runs(repo, start)
+    assert [who for who, _ in runs] == ["cursor"] and "Project Memory" in json.loads(runs[0][1].stdout)[
+        "additional_context"]
+    settings_file.unlink()
+    install(repo, "--no-venv", "--no-self-check", "--no-claude")
+    assert not settings_file.exists()
+    doctor = subprocess.run([str(repo / ".beads" / "memory" / "recall.sh"), "--doctor"], cwd=repo,
+                            capture_output=True, text=True, env=clean_env())
+    assert "Claude Code left out at install (--no-claude)" in doctor.stdout and "FAIL" not in doctor.stdout
+    install(repo, "--no-venv", "--no-self-check")  # a later install without the flag registers Claude Code again
+    assert "SessionStart" in settings(repo)["hooks"]
+    assert "left out" not in subprocess.run([str(repo / ".beads" / "memory" / "recall.sh"), "--doctor"],
+                                            cwd=repo, capture_output=True, text=True, env=clean_env()).stdout
+
+
+def test_every_runtime_left_out_is_a_usage_error(repo):
+    proc = subprocess.run([INSTALL, "--no-venv", "--no-claude", "--no-cursor", "--no-gemini", "--no-codex",
+                           str(repo)], capture_output=True, text=True)
+    assert proc.returncode == 2 and "no runtime" in proc.stderr and not (repo / ".beads").exists()
 
 
 def test_install_from_inside_a_worktree(repo):
@@ -274,14 +311,14 @@ def test_enabled_plugin_is_not_registered_twice(repo, tmp_path):
     (repo / ".claude" / "settings.json").write_text(json.dumps({"enabledPlugins": {"memory-hooks@local": True}}))
     out = install(repo, "--no-venv", "--no-self-check", env={"HOME": str(tmp_path)}).stdout
     assert "plugin is enabled" in out
-    assert registration.registered_events(settings(repo)) == []
+    assert ours.registered_events(settings(repo)) == []
 
 
 def test_plugin_manifest_and_hooks_json_are_valid():
     plugin = json.loads((ROOT / ".claude-plugin" / "plugin.json").read_text())
     assert plugin["name"] == "memory-hooks"
     hooks = json.loads((ROOT / "hooks" / "hooks.json").read_text())
-    assert registration.schema_problems(hooks) == []
+    assert settings_merge.schema_problems(hooks) == []
     commands = [h["command"] for groups in hooks["hooks"].values() for g in groups for h in g["hooks"]]
     assert all("${CLAUDE_PLUGIN_ROOT}" in c and "--plugin" in c for c in commands)
     for c in commands:
@@ -330,7 +367,7 @@ def test_uninstall_keeps_files_the_user_added_and_takes_a_gemini_file_it_made(re
     installed_copy(repo)
     mine = repo / ".claude" / "hooks" / "memory-hooks" / "hooks" / "my_local_tweak.py"
     mine.write_text("# mine\n")
-    assert registration.registered_events(json.loads((repo / ".gemini" / "settings.json").read_text()))
+    assert ours.registered_events(json.loads((repo / ".gemini" / "settings.json").read_text()))
     install(repo, "--uninstall")
     assert mine.read_text() == "# mine\n"
     assert not (repo / ".claude" / "hooks" / "memory-hooks" / "memory").exists()
@@ -388,8 +425,8 @@ def test_non_command_handlers_are_kept_through_install_and_uninstall(repo):
     merged = settings(repo)
     for event, groups in NON_COMMAND_SETTINGS["hooks"].items():
         assert merged["hooks"][event][:len(groups)] == groups  # theirs untouched, first
-    assert registration.without_ours(merged) == NON_COMMAND_SETTINGS
-    assert registration.without_ours(json.loads((repo / ".cursor" / "hooks.json").read_text())) == CURSOR_NON_COMMAND
+    assert settings_merge.without_ours(merged) == NON_COMMAND_SETTINGS
+    assert settings_merge.without_ours(json.loads((repo / ".cursor" / "hooks.json").read_text())) == CURSOR_NON_COMMAND
     install(repo, "--uninstall")
     assert (repo / ".claude" / "settings.json").read_text() == claude_text
     assert (repo / ".cursor" / "hooks.json").read_text() == cursor_text
@@ -440,8 +477,8 @@ def test_an_older_versions_registration_is_replaced_not_doubled(repo):
         {"type": "command", "command": "python3", "args": [f"${{CLAUDE_PROJECT_DIR}}{folder}old.py"]}]}]}}
     (repo / ".claude" / "settings.json").write_text(json.dumps(old))
     install(repo, "--no-venv", "--no-self-check")
-    events = registration.registered_events(settings(repo))
-    fresh = registration.registered_events(registration.with_claude_hooks({}, [h for h, *_ in runtimes.CLAUDE_HOOKS]))
+    events = ours.registered_events(settings(repo))
+    fresh = ours.registered_events(settings_merge.with_claude_hooks({}, [h for h, *_ in runtimes.CLAUDE_HOOKS]))
     assert events.count(("PostToolUse", "Bash")) == 1 and sorted(events) == sorted(fresh)
 
 
@@ -607,11 +644,11 @@ def test_purge_leaves_nothing_the_hooks_wrote(repo, monkeypatch):
     (memory / store.ACTIVE).write_text("\n".join(lines) + '\n{"key": "torn')
     assert run_registered(repo, "memory_capture", bash_payload('bd comment BD-1 "LEARNED: purge me"', repo),
                           env=foreground).returncode == 0
-    store.compact(str(memory))  # memory-doctor --compact: the inbox folded in, the file rotated
+    rotation.compact(str(memory))  # memory-doctor --compact: the inbox folded in, the file rotated
     redact = subprocess.run([str(memory / layout.RECALL_SCRIPT), "--redact", "k1000", "fact"], cwd=repo,
                             capture_output=True, text=True)  # the records other clones apply, and their marker
     assert redact.returncode == 0, redact.stderr
-    store.compact(str(memory))
+    rotation.compact(str(memory))
     dispatch_payload = fixture_payload("claude-code/2.1.330/PostToolUse-20.json")
     dispatch_payload.update(cwd=str(repo), tool_name="Agent")
     dispatch_payload["tool_input"].update(prompt="BEAD_ID: BD-1\n\nwork", subagent_type="x-supervisor")
@@ -1076,8 +1113,8 @@ def test_settings_files_keep_their_formatting(repo, style):
     for rel, data in installed.items():
         text = data.decode("utf-8")
         config = json.loads(text)
-        assert registration.registered_events(config), rel
-        assert registration.without_ours(config) == json.loads(originals[rel]), rel
+        assert ours.registered_events(config), rel
+        assert settings_merge.without_ours(config) == json.loads(originals[rel]), rel
         if "\n" in originals[rel].decode():
             assert _only_added(originals[rel].decode(), text), (rel, text)
         else:
@@ -1270,3 +1307,37 @@ def test_an_uninstall_after_the_users_own_edit_deletes_the_backup(repo):
     out = install(repo, "--uninstall").stdout
     assert not (repo / ".claude" / ("settings.json" + plan.BACKUP_SUFFIX)).exists() and "kept    " not in out
     assert settings(repo) == {"model": "opus"}
+
+
+@pytest.mark.parametrize("rel", [".claude/settings.json", ".gitignore"])
+def test_a_fifo_where_install_reads_a_file_is_refused_not_a_hang(repo, rel):
+    """install.sh reads each file it merges into (settings, .gitignore): a FIFO there made open() wait for a
+    writer forever. Now it is refused like a folder there: exit 2, a message naming it, nothing written."""
+    (repo / rel).parent.mkdir(exist_ok=True)
+    os.mkfifo(repo / rel)
+    proc = subprocess.run([INSTALL, "--no-venv", "--no-self-check", str(repo)], capture_output=True, text=True,
+                          env=clean_env(), timeout=60)
+    assert proc.returncode == 2 and f"{rel} is not a regular file" in proc.stderr, proc.stdout + proc.stderr
+    assert not (repo / ".beads").exists()
+
+
+@pytest.mark.parametrize("rel", [".gitignore", ".gitattributes"])
+def test_a_block_in_a_users_text_file_keeps_every_byte_around_it(repo, rel):
+    """install.sh's block in .gitignore / .gitattributes: the user's bytes around it stay as they were — CRLF
+    endings, a byte order mark, a byte that is not UTF-8 (it was replaced by U+FFFD), a form feed (it split a line),
+    the user's lines after our block (an update moved them above it) — and our block takes the file's line ending.
+    A last line without a line break gets one (our block starts on a line of its own), kept after an uninstall."""
+    theirs = b"\xef\xbb\xbfnode_modules/\r\ncaf\xe9/\r\n# page\x0cbreak\r\n*.log"
+    (repo / rel).write_bytes(theirs)
+    install(repo, "--no-venv", "--no-self-check")
+    data = (repo / rel).read_bytes()
+    assert data.startswith(theirs + b"\r\n\r\n# >>> memory-hooks") and data.endswith(b"# <<< memory-hooks\r\n")
+    assert b"\n" not in data.replace(b"\r\n", b"")
+    begin = data.index(b"\r\n\r\n# >>> memory-hooks") + 4
+    # the user adds a line below our block, and an older version's block is one line short: an update
+    ours = data[begin:].split(b"\r\n")
+    (repo / rel).write_bytes(data[:begin] + b"\r\n".join(ours[:1] + ours[2:]) + b"dist/\r\n")
+    install(repo, "--no-venv", "--no-self-check")
+    assert (repo / rel).read_bytes() == data + b"dist/\r\n"
+    install(repo, "--uninstall")
+    assert (repo / rel).read_bytes() == theirs + b"\r\n\r\ndist/\r\n"

@@ -1,5 +1,5 @@
-"""Handoffs (memory.runtimes.handoff, hooks/handoff.py) and the "## Last Session" block, run as the runtime
-runs them."""
+"""Handoffs (memory.runtimes.handoff, read back by memory.runtimes.handoff_read; hooks/handoff.py) and the
+"## Last Session" block, run as the runtime runs them."""
 import json
 import os
 import subprocess
@@ -9,7 +9,7 @@ import pytest
 
 from helpers import FIXTURES, ROOT, fixture_payload, git, hook_context, make_repo, run_hook
 from memory.core import layout
-from memory.runtimes import handoff
+from memory.runtimes import handoff, handoff_read
 from memory.surface import lastsession
 
 RECALL = str(ROOT / "bin" / "recall.sh")
@@ -159,7 +159,7 @@ def test_a_session_still_running_beside_us_is_not_our_last_session(repo, tmp_pat
     transcript = write_transcript(tmp_path / "running.jsonl", repo)  # fresh: that session is still going
     run_hook("handoff", hook_payload("claude-code/2.1.330/PreCompact-2.json", repo, "running", transcript), repo)
     assert "## Last Session" not in start(repo, "beside")
-    old = time.time() - handoff.ENDED_AFTER - 60  # silent for long: it ended without a SessionEnd (a crash)
+    old = time.time() - handoff_read.ENDED_AFTER - 60  # silent for long: it ended without a SessionEnd (a crash)
     os.utime(transcript, (old, old))
     assert "## Last Session" in start(repo, "later")
 
@@ -192,10 +192,10 @@ def test_one_budget_for_the_whole_session_start(repo, tmp_path):
         for i in range(n):
             run_hook("handoff", hook_payload("claude-code/2.1.330/SessionEnd-1.json", repo, f"x{i}", transcript), repo)
         assert len(start(repo, "s2")) <= 2400
-    last = handoff.load(d)[-1]
+    last = handoff_read.load(d)[-1]
     for i in range(50):  # fifty more sessions' handoffs, as the hook above wrote its own
         handoff.save(d, dict(last, id=f"y{i}"))
-    assert len(handoff.load(d)) >= 50 and len(start(repo, "s2")) <= 2400
+    assert len(handoff_read.load(d)) >= 50 and len(start(repo, "s2")) <= 2400
 
 
 def test_an_old_handoff_is_one_line():
@@ -207,7 +207,7 @@ def test_an_old_handoff_is_one_line():
 def test_the_log_keeps_the_newest_200(tmp_path):
     for i in range(300):
         handoff.save(str(tmp_path), {"id": f"h{i}", "ended": i})
-    kept = handoff.load(str(tmp_path))
+    kept = handoff_read.load(str(tmp_path))
     assert 200 <= len(kept) <= 250 and kept[-1]["id"] == "h299"
 
 

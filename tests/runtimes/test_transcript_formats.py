@@ -7,7 +7,7 @@ import pytest
 
 from helpers import FIXTURES, fixture_payload, run_hook
 from memory.core import layout
-from memory.runtimes import handoff
+from memory.runtimes import handoff, transcript
 from memory.runtimes.transcript_formats import claude_records
 
 CODEX_LOG = FIXTURES / "codex" / "0.169.0" / "rollout-1.jsonl"
@@ -58,7 +58,7 @@ def test_the_codex_session_end_hook_writes_the_whole_handoff(repo):
 ])
 def test_odd_records_give_nothing_or_something_harmless_never_an_error(record):
     for converted in claude_records(record):
-        handoff.Reader().feed(converted)
+        transcript.Reader().feed(converted)
 
 
 def test_shell_argv_and_a_failed_status_are_read():

@@ -1,24 +1,15 @@
 """Which entries are about a file: path, name, folder, extension, area words, kind, provenance
-(memory.search.action_paths)."""
-from memory.search import action_paths
+(memory.search.action_paths, over the map memory.search.path_cues builds)."""
+from memory.search import action_paths, path_cues
 from memory.store import entry
 
 
 def about(entries, rel, bar=2.0):
-    return [content for _, _, _, content, _ in action_paths.about(action_paths.build(entries), rel, bar)]
+    return [content for _, _, _, content, _ in action_paths.about(path_cues.build(entries), rel, bar)]
 
 
 def e(text, **extra):
     return dict(entry.build(text, "BD-1", "x"), **extra)
-
-
-def test_mentions_are_paths_not_urls_or_versions():
-    files, folders, exts, prose = action_paths._mentions(
-        "See src/api/routes.py and ./Makefile, the `migrations` folder, tests/e2e/ and *.tsx files; not "
-        "https://example.com/a.py, not v1.2.3, not e.g. this.")
-    assert files == {"src/api/routes.py", "makefile"}
-    assert folders == {"tests/e2e", "migrations"} and exts == {"tsx"}
-    assert "routes.py" not in prose and "the `migrations` folder" in prose
 
 
 def test_each_kind_of_cue():

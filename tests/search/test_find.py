@@ -9,7 +9,8 @@ from hypothesis import strategies as st
 
 from helpers import random_files
 from helpers import write_raw as write
-from memory.commands import recall
+from memory.commands import recall_search
+from memory.core import textmatch
 from memory.runtimes import hookrun
 from memory.search import find, index
 from memory.store import entry, store
@@ -19,7 +20,7 @@ def scan(memory_dir, terms, include_archive=True):
     """The answer without any index: every line of both files (or the active knowledge's), latest per key,
     filtered in memory."""
     lines = store.load(str(memory_dir), include_archive=include_archive).entries
-    return recall.select(store.latest(lines), terms, None, None)
+    return recall_search.select(store.latest(lines), terms, None, None)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -29,7 +30,7 @@ def scan(memory_dir, terms, include_archive=True):
 def test_the_index_answers_exactly_what_the_scan_answers(tmp_path_factory, seed, term):
     mem = tmp_path_factory.mktemp("m")
     random_files(mem, random.Random(seed), 40)
-    terms = recall.terms_of([term])
+    terms = textmatch.terms_of([term])
     found = find.find(str(mem), terms)
     assert found is not None
     assert found[0] == scan(mem, terms)
@@ -50,7 +51,7 @@ def test_the_active_knowledge_alone_from_the_index_only_when_the_archive_is_olde
     index.load(str(mem))
     alone = find.find(str(mem), ["deploy"], include_archive=False)
     assert (alone is not None) == (archived_ts != 500)  # a NaN ts is a malformed line (memory.core.shape)
-    chosen, _ = recall.search(str(mem), ["deploy"], None, None, include_archive=False)
+    chosen, _ = recall_search.search(str(mem), ["deploy"], None, None, include_archive=False)
     assert chosen == scan(mem, ["deploy"], include_archive=False)
     assert [e["bead"] for e in chosen] == ["BD-4", "BD-3"]  # the archive's lines are not the active knowledge
 
@@ -60,10 +61,10 @@ def test_recall_keyword_all_goes_through_the_index_and_after_a_capture_too(mem, 
     calls = []
     real = find.find
     monkeypatch.setattr(find, "find", lambda *a, **k: calls.append(a) or real(*a, **k))
-    chosen, _ = recall.search(str(mem), ["deploy"], None, None, include_archive=True)
+    chosen, _ = recall_search.search(str(mem), ["deploy"], None, None, include_archive=True)
     assert calls and chosen == scan(mem, ["deploy"])
     write(mem / store.ACTIVE, [entry.build("LEARNED: deploy freshly captured", "BD-9", "orchestrator", ts=2e9)])
-    chosen, _ = recall.search(str(mem), ["deploy"], None, None, include_archive=True)
+    chosen, _ = recall_search.search(str(mem), ["deploy"], None, None, include_archive=True)
     assert chosen[0]["content"] == "LEARNED: deploy freshly captured" and chosen == scan(mem, ["deploy"])
 
 
@@ -76,7 +77,7 @@ def test_an_archive_that_would_be_indexed_from_scratch_is_scanned_instead(mem, m
     monkeypatch.setattr(index, "load", lambda *a, **k: calls.append(a) or real_load(*a, **k))
     assert find.find(str(mem), ["deploy"]) is None  # this time the scan answers ...
     assert calls == [(str(mem),)]  # ... while the whole index is built "in the background"
-    chosen, _ = recall.search(str(mem), ["deploy"], None, None, include_archive=True)
+    chosen, _ = recall_search.search(str(mem), ["deploy"], None, None, include_archive=True)
     assert chosen == scan(mem, ["deploy"])
     assert find.find(str(mem), ["deploy"]) is not None  # the next search uses it
 
@@ -113,7 +114,7 @@ def test_an_index_cut_short_under_the_search_is_scanned_around(mem, monkeypatch)
 
     monkeypatch.setattr(find, "current", cut_after_open)
     assert find.find(str(mem), ["deploy"]) is None
-    chosen, _ = recall.search(str(mem), ["deploy"], None, None, include_archive=True)
+    chosen, _ = recall_search.search(str(mem), ["deploy"], None, None, include_archive=True)
     assert chosen == scan(mem, ["deploy"])
 
 
@@ -192,7 +193,7 @@ def test_postings_out_of_bounds_make_the_scan_answer(mem):
         _alter_column(mem / index.INDEX[name], "wdocs", lambda docs: (b"\xff" * len(docs), len(docs)))
     assert find.find(str(mem), ["deploy"]) is None  # the scan answers this time ...
     assert not (mem / index.INDEX[store.ACTIVE]).exists()  # ... and the damaged index is gone
-    chosen, _ = recall.search(str(mem), ["deploy"], None, None, include_archive=True)  # rebuilt
+    chosen, _ = recall_search.search(str(mem), ["deploy"], None, None, include_archive=True)  # rebuilt
     assert chosen == scan(mem, ["deploy"]) and find.current(str(mem)) is not None
 
 
@@ -204,6 +205,6 @@ def test_a_term_inside_too_many_words_is_looked_for_in_the_search_text(mem, monk
     searched = []
     real = find._holding
     monkeypatch.setattr(find, "_holding", lambda *a: searched.append(a[2]) or real(*a))
-    terms = recall.terms_of([term])
+    terms = textmatch.terms_of([term])
     found = find.find(str(mem), terms)
     assert found is not None and found[0] == scan(mem, terms) and searched

@@ -173,3 +173,20 @@ def test_a_malformed_errors_field_records_nothing():
     for value in ("No module named 'django'", [None, 5, ""], {"a": 1}, None):
         assert recurrence.recorded_terms({"errors": value}) == []
     assert recurrence.recorded_terms({"errors": ["", "pnpm: command not found"]}) == [["command", "found", "pnpm"]]
+
+
+def test_an_insight_is_about_a_failure_when_it_shares_any_term_with_the_command_or_its_output():
+    command = "python3 -c 'import psycopg2'"
+    output = ("Exit code 1\nTraceback (most recent call last):\n  File \"<string>\", line 1, in <module>\n"
+              "ModuleNotFoundError: No module named 'psycopg2'\n")
+    seen = recurrence.failure_terms(command, output)
+    assert seen == sorted(set(seen))  # distinct, in a stable order
+    # a word of the error, a word only the command holds, a word only a framing line holds: each is enough
+    assert recurrence.about_failure("The driver is psycopg 3 here, never psycopg2.", seen)
+    assert recurrence.about_failure("Activate the venv first: the system python3 has no drivers.", seen)
+    assert recurrence.about_failure("A traceback from a -c snippet names no file.", seen)
+    # stemmed like every search: `modules` meets `module`
+    assert recurrence.about_failure("Vendored modules live in third_party/.", seen)
+    # nothing in common: the failure is not what the insight is about
+    assert not recurrence.about_failure("Refunds are rounded in the service, not in the view.", seen)
+    assert not recurrence.about_failure("Refunds are rounded in the service.", [])

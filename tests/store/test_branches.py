@@ -7,7 +7,7 @@ import subprocess
 import pytest
 
 from helpers import INSTALL, ROOT, bash_payload, clean_env, copy_tree, git, run_hook
-from memory.store import entry, inbox, store
+from memory.store import entry, inbox, rotation, store
 
 DOCTOR = str(ROOT / "bin" / "memory-doctor")
 
@@ -137,20 +137,20 @@ def test_compact_rotates_past_the_limit_and_commits_with_plain_git(tmp_path, ins
     repo = copied(installed_template, tmp_path)
     memory = repo / ".beads" / "memory"
     seeds = [entry.build(f"seed insight {i}", "BD-1", "orchestrator", ts=1_700_000_000 + i)
-             for i in range(store.ROTATE_ABOVE - 2)]
+             for i in range(rotation.ROTATE_ABOVE - 2)]
     (memory / "knowledge.jsonl").write_text("".join(json.dumps(e) + "\n" for e in seeds))
     git(repo, "add", ".beads/memory")
     git(repo, "commit", "-qm", "seeds")
     for i in range(5):
         capture(repo, f"late capture {i}", i)
-    assert len((memory / "knowledge.jsonl").read_text().splitlines()) == store.ROTATE_ABOVE - 2  # no rotation
+    assert len((memory / "knowledge.jsonl").read_text().splitlines()) == rotation.ROTATE_ABOVE - 2  # no rotation
     git(repo, "checkout", "-qb", "other", "HEAD~1")  # a branch without the seeds: still switches
     git(repo, "checkout", "-q", "main")
     before = live(repo)
     proc = subprocess.run([DOCTOR, "--compact"], cwd=repo, capture_output=True, text=True, env=clean_env())
     assert "folded 5 inbox file(s)" in proc.stdout and "moved the oldest lines" in proc.stdout
-    assert live(repo) == before and len(before) == store.ROTATE_ABOVE + 3
-    assert len((memory / "knowledge.jsonl").read_text().splitlines()) <= store.ROTATE_ABOVE
+    assert live(repo) == before and len(before) == rotation.ROTATE_ABOVE + 3
+    assert len((memory / "knowledge.jsonl").read_text().splitlines()) <= rotation.ROTATE_ABOVE
     git(repo, "add", ".beads/memory")
     git(repo, "commit", "-qm", "compacted")
     assert git(repo, "status", "--porcelain") == ""
@@ -164,7 +164,7 @@ def test_session_start_after_a_merge_past_the_limit_changes_no_committed_file(tm
     repo = copied(installed_template, tmp_path)
     memory = repo / ".beads" / "memory"
     entries = [entry.build(f"merged insight {i}", "BD-1", "orchestrator", ts=1_700_000_000 + i)
-               for i in range(store.ROTATE_ABOVE + 50)]
+               for i in range(rotation.ROTATE_ABOVE + 50)]
     (memory / "knowledge.jsonl").write_text("".join(json.dumps(e) + "\n" for e in entries))
     git(repo, "add", ".beads/memory")
     git(repo, "commit", "-qm", "a merge past the limit")

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from helpers import ROOT, bash_payload, clean_env, forked_processes, knowledge
-from memory.store import entry, inbox, store
+from memory.store import entry, inbox, rotation, store
 
 WORKER = str(ROOT / "tests" / "crash_worker.py")
 
@@ -58,7 +58,7 @@ def test_32_hook_processes_capture_across_the_rotation_boundary(repo):
         sorted(f"concurrent insight number {i}" for i in range(32))
     assert len(contents) == len(set(contents)) == 990 + 32
     assert (memory / store.ACTIVE).read_bytes().count(b"\n") == 990  # captures never touch it
-    store.compact(str(memory))  # memory-doctor --compact
+    rotation.compact(str(memory))  # memory-doctor --compact
     assert len(all_lines(memory)) == 990 + 32
     assert len(knowledge(repo)) <= 1000 and len(knowledge(repo, store.ARCHIVE)) == 500
 
@@ -74,7 +74,7 @@ def test_32_processes_many_rotations(tmp_path):
     beads = [e["bead"] for e in lines]
     assert len(beads) == len(set(beads)) == 990 + 32 * 16
     assert len((memory / store.ACTIVE).read_bytes().splitlines()) <= 1000
-    assert len((memory / store.ARCHIVE).read_bytes().splitlines()) >= 2 * store.ROTATE_CHUNK
+    assert len((memory / store.ARCHIVE).read_bytes().splitlines()) >= 2 * rotation.ROTATE_CHUNK
 
 
 @pytest.fixture(scope="module")
@@ -88,8 +88,8 @@ def operations_in_one_rotating_append(tmp_path_factory) -> int:
             "    def op(*a, _r=real, **k):\n"
             "        n[0]+=1; return _r(*a, **k)\n"
             "    setattr(os,name,op)\n"
-            "from memory.store import entry, store\n"
-            "store.append(sys.argv[2], [entry.build('x','B','orchestrator')]); store.compact(sys.argv[2])\n"
+            "from memory.store import entry, rotation, store\n"
+            "store.append(sys.argv[2], [entry.build('x','B','orchestrator')]); rotation.compact(sys.argv[2])\n"
             "print(n[0])")
     out = subprocess.run([sys.executable, "-c", code, str(ROOT), str(probe)],
                          capture_output=True, text=True, check=True)
@@ -117,7 +117,7 @@ def test_killed_at_every_step_of_rotation_loses_and_duplicates_nothing(tmp_path,
         assert status == -9, f"worker did not die at op {die_at}"
         # the next writer (this process): recovery, its append and the fold
         store.append(str(memory), [entry.build("insight 6000", "BD-6000", "orchestrator", ts=6000)])
-        store.compact(str(memory))
+        rotation.compact(str(memory))
         lines = all_lines(memory)
         beads = [e["bead"] for e in lines]
         assert len(beads) == len(set(beads)), f"duplicates after dying at op {die_at} ({mode})"

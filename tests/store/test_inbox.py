@@ -10,7 +10,7 @@ import time
 from helpers import ROOT
 from memory.core import layout
 from memory.search import index
-from memory.store import entry, inbox, store
+from memory.store import entry, inbox, rotation, store
 
 
 def make(i, ts=None):
@@ -58,13 +58,13 @@ def test_compact_folds_in_order_and_a_rerun_after_a_crash_adds_nothing_twice(mem
     for i in range(5):
         store.append(str(mem), [make(i)])
     names = inbox.names(str(mem))
-    done = store.compact(str(mem))
+    done = rotation.compact(str(mem))
     assert (done.fragments, done.lines, done.rotated) == (5, 5, False) and inbox.names(str(mem)) == []
     folded = (mem / layout.KNOWLEDGE).read_bytes()
     # a crash after the fold was written but before the fragments were deleted: put them back
     for name, i in zip(names, range(5)):
         (mem / layout.INBOX / name).write_text(json.dumps(make(i), separators=(",", ":"), ensure_ascii=False) + "\n")
-    assert store.compact(str(mem)).lines == 0 and (mem / layout.KNOWLEDGE).read_bytes() == folded
+    assert rotation.compact(str(mem)).lines == 0 and (mem / layout.KNOWLEDGE).read_bytes() == folded
 
 
 def test_temp_files_of_a_dead_writer_are_removed_by_the_next_write(mem):
@@ -85,7 +85,7 @@ def test_index_extends_by_new_fragments_and_rebuilds_after_a_fold(mem, monkeypat
     monkeypatch.setattr(corpus, "entry_terms", lambda e: calls.append(1) or original(e))
     c = index.load(str(mem))
     assert len(calls) == 1 and c.live_count() == 51  # only the new fragment's line was tokenized
-    store.compact(str(mem))
+    rotation.compact(str(mem))
     c = index.load(str(mem))
     assert c.live_count() == 51 and {c.entry_at(i)["content"] for i in range(c.n)} == contents(mem)
 
@@ -104,10 +104,10 @@ COMPACTOR = """
 import os, sys
 sys.path.insert(0, sys.argv[1])
 from memory.core import locking
-from memory.store import store
+from memory.store import rotation, store
 while not os.path.exists(sys.argv[3]):  # folds until the writers are done
     try:
-        store.compact(sys.argv[2])
+        rotation.compact(sys.argv[2])
     except locking.LockTimeout:  # 16 writers may keep the lock busy: memory-doctor says "try again"
         pass
 """
@@ -131,7 +131,7 @@ def test_16_writers_and_a_folder_at_once_lose_nothing_and_store_nothing_twice(me
     assert compactor.wait(timeout=120) == 0
     expected = {e["content"] for e in seeds} | {f"writer {w} insight {i}" for w in range(16) for i in range(12)}
     assert contents(mem) == expected
-    store.compact(str(mem))
+    rotation.compact(str(mem))
     lines = [x for name in (layout.ARCHIVE, layout.KNOWLEDGE)
              for x in (mem / name).read_bytes().split(b"\n") if x.strip()]
     assert len(lines) == len(set(lines)) == len(expected) and (mem / layout.ARCHIVE).exists()

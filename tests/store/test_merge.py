@@ -18,7 +18,7 @@ from helpers import (
     installed_clone_of_a_new_remote,
     run_hook,
 )
-from memory.store import gitmerge, inbox, merge, store
+from memory.store import gitmerge, inbox, merge, rotation, store
 
 DRIVER = str(ROOT / "bin" / "memory-merge")
 
@@ -183,13 +183,13 @@ def diverge(a, b):
     """a captures 20 and folds them (rotating), b captures 3 and folds them; a pushes. Both sides change
     knowledge.jsonl: the driver merges it."""
     capture(a, *(f"left insight number {i}" for i in range(20)))
-    store.compact(str(a / ".beads" / "memory"))  # memory-doctor --compact
+    rotation.compact(str(a / ".beads" / "memory"))  # memory-doctor --compact
     assert (a / ".beads" / "memory" / store.ARCHIVE).exists()
     git(a, "add", "-A")
     git(a, "commit", "-qm", "a")
     git(a, "push", "-q", "origin", "main")
     capture(b, *(f"right insight number {i}" for i in range(3)))
-    store.compact(str(b / ".beads" / "memory"))
+    rotation.compact(str(b / ".beads" / "memory"))
     git(b, "add", "-A")
     git(b, "commit", "-qm", "b")
 
@@ -369,18 +369,18 @@ def test_a_merge_past_the_limit_is_rotated_by_the_fold_not_by_the_next_session(t
     git(b, "pull", "-q", "--ff-only", "origin", "main")
     for side in (a, b):
         store.append(str(side / ".beads" / "memory"), [line_obj(f"{side.name}{i}", 1000 + i) for i in range(250)])
-        store.compact(str(side / ".beads" / "memory"))
+        rotation.compact(str(side / ".beads" / "memory"))
         git(side, "commit", "-qam", side.name)
     git(a, "push", "-q", "origin", "main")
     git(b, "pull", "-q", "--no-rebase", "--no-edit", "origin", "main")
     active = b / ".beads" / "memory" / store.ACTIVE
     before = set(all_lines(b))
-    assert len(active.read_text().splitlines()) > store.ROTATE_ABOVE  # the driver leaves rotation to the store
+    assert len(active.read_text().splitlines()) > rotation.ROTATE_ABOVE  # the driver leaves rotation to the store
     run_hook("session_start", {"hook_event_name": "SessionStart", "source": "startup", "session_id": "s",
                                "cwd": str(b)}, b)
     assert git(b, "status", "--porcelain", "--untracked-files=no") == ""
     subprocess.run([str(ROOT / "bin" / "memory-doctor"), "--compact"], cwd=b, capture_output=True, env=clean_env())
-    assert len(active.read_text().splitlines()) <= store.ROTATE_ABOVE and set(all_lines(b)) == before
+    assert len(active.read_text().splitlines()) <= rotation.ROTATE_ABOVE and set(all_lines(b)) == before
 
 
 def test_a_redaction_survives_merging_a_branch_made_before_it(tmp_path):
@@ -393,7 +393,7 @@ def test_a_redaction_survives_merging_a_branch_made_before_it(tmp_path):
     memory = repo / ".beads" / "memory"
     run_hook("memory_capture", bash_payload(f'bd comment BD-1 "LEARNED[vault-notes]: the unseal phrase: {secret}"',
                                             repo), repo)
-    store.compact(str(memory))
+    rotation.compact(str(memory))
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "leak")
     git(repo, "branch", "feature")
@@ -403,7 +403,7 @@ def test_a_redaction_survives_merging_a_branch_made_before_it(tmp_path):
     git(repo, "commit", "-qam", "redact")
     git(repo, "checkout", "-q", "feature")
     capture(repo, "the feature branch caches the vault client")
-    store.compact(str(memory))
+    rotation.compact(str(memory))
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "feature")
     git(repo, "branch", "feature-copy")
@@ -415,3 +415,26 @@ def test_a_redaction_survives_merging_a_branch_made_before_it(tmp_path):
         tracked = "".join((repo / name).read_text() for name in git(repo, "ls-files", ".beads").split("\n"))
         assert secret not in tracked, branch
         assert live(repo)["learned-vault-notes"] == "the unseal phrase: <redacted:manual>"
+
+
+def test_a_fifo_where_gitattributes_or_a_merged_file_belongs_never_hangs(tmp_path):
+    """Session start reads .gitattributes (is the merge driver named?) and git's merge driver reads the three
+    versions: a FIFO at any of them made open() wait for a writer forever. Now .gitattributes is unreadable (no
+    driver hint) and the driver fails at once (git then leaves the file conflicted, as for any driver failure)."""
+    import os
+
+    from helpers import fixture_payload, make_repo
+    from memory.store import entry
+
+    repo = make_repo(tmp_path / "project")
+    store.append(str(repo / ".beads" / "memory"), [entry.build("LEARNED: attributes never hang us.", "BD-1", "o")])
+    os.mkfifo(repo / ".gitattributes")
+    payload = dict(fixture_payload("claude-code/2.1.330/SessionStart-6.json"), cwd=str(repo))
+    proc = run_hook("session_start", payload, repo, timeout=20)
+    assert proc.returncode == 0 and b"attributes never hang us" in proc.stdout, proc.stderr
+    os.mkfifo(tmp_path / "O")
+    (tmp_path / "A").write_bytes(line("a", 1) + b"\n")
+    (tmp_path / "B").write_bytes(line("b", 2) + b"\n")
+    proc = subprocess.run([DRIVER, str(tmp_path / "O"), str(tmp_path / "A"), str(tmp_path / "B"), "x.jsonl"],
+                          capture_output=True, env=clean_env(), timeout=20)
+    assert proc.returncode != 0 and (tmp_path / "A").read_bytes() == line("a", 1) + b"\n"

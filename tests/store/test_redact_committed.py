@@ -57,7 +57,8 @@ def test_nothing_git_would_commit_holds_the_password(tmp_path, form):
     _hook(repo, "memory_capture", capture, env)
     reply = fixture_payload("claude-code/2.1.330/Stop-1.json")
     reply.update(cwd=str(repo), transcript_path=transcript,
-                 last_assistant_message=f"Done.\nWARNING: in the reply, {form}\n")
+                 # about the failure (a capture records it only on an insight sharing a word with it)
+                 last_assistant_message=f"Done.\nWARNING: in the reply, after the sqlcmd failure, {form}\n")
     _hook(repo, "capture_reply", reply, env)
     report = fixture_payload("claude-code/2.1.330/SubagentStop-1.json")
     report.update(cwd=str(repo), transcript_path=transcript, agent_transcript_path=transcript,

@@ -7,7 +7,7 @@ import pytest
 from test_redactions import DOCTOR, SECRET, capture_lines, redacted_pair, seeded
 
 from helpers import ROOT
-from memory.store import entry, inbox, redaction_apply, redactions, store
+from memory.store import entry, inbox, redaction_apply, redactions, rotation, store
 
 
 def test_applying_again_changes_nothing(tmp_path):
@@ -61,7 +61,7 @@ def test_compaction_folds_the_redacted_line_not_the_old_one(tmp_path):
     lines = capture_lines()
     a, b = redacted_pair(tmp_path, lines, lines[0]["key"], SECRET)
     store.append(str(b), [dict(lines[0], capture_id="c1")], capture_id=None)  # an inbox copy of the old line
-    store.compact(str(b))
+    rotation.compact(str(b))
     assert SECRET not in (b / store.ACTIVE).read_text() and not inbox.names(str(b))
 
 
@@ -82,18 +82,18 @@ def test_many_processes_applying_at_once_while_captures_are_folded(tmp_path):
     _, b = redacted_pair(tmp_path, lines, lines[0]["key"], SECRET)
     capture = """
 import sys
-from memory.store import entry, store
+from memory.store import entry, rotation, store
 for i in range(5):
     n = int(sys.argv[2]) * 10 + i
     store.append(sys.argv[1], [entry.build(f"insight {n}", f"W-{n}", "orchestrator", ts=1000 + n)])
-    store.compact(sys.argv[1])
+    rotation.compact(sys.argv[1])
 """
     code = f"import sys\nif sys.argv[2] == 'apply':\n    exec({APPLY!r})\nelse:\n    exec({capture!r})\n"
     argvs = [[str(b), "apply"] for _ in range(16)] + [[str(b), str(i)] for i in range(8)]
     argvs = [argvs[i] for i in (list(range(0, 24, 3)) + list(range(1, 24, 3)) + list(range(2, 24, 3)))]
     statuses = forked_processes(code, argvs, preload=PRELOAD + "; from memory.store import redactions, store")
     assert statuses == [0] * len(argvs)
-    store.compact(str(b))
+    rotation.compact(str(b))
     text = (b / store.ACTIVE).read_text()
     parsed = [json.loads(x) for x in text.splitlines()]  # every line whole
     assert SECRET not in text and "<redacted:manual>" in text

@@ -1,104 +1,43 @@
 import json
 import os
+import subprocess
+import sys
 
-from memory.core import layout
-from memory.store import entry, inbox, store
-
-
-def make(i, key=None, ts=None):
-    e = entry.build(f"insight number {i}", f"BD-{i}", "orchestrator", ts=ts if ts is not None else 1000 + i)
-    if key:
-        e["key"] = key
-    return e
-
-
-def lines(path):
-    """A file's lines; for knowledge.jsonl, the active knowledge: the file, then the inbox (memory.store.inbox)."""
-    paths = [path]
-    if path.name == store.ACTIVE:
-        paths += [path.parent / layout.INBOX / name for name in inbox.names(str(path.parent))]
-    return [json.loads(line) for p in paths if p.exists() for line in open(p) if line.strip()]
+from helpers import memory_lines, numbered_insight
+from memory.store import entry, rotation, store
 
 
 def test_append_and_read(tmp_path):
-    assert store.append(str(tmp_path), [make(1), make(2)]).written == 2
+    assert store.append(str(tmp_path), [numbered_insight(1), numbered_insight(2)]).written == 2
     snap = store.load(str(tmp_path))
     assert [e["bead"] for e in snap.entries] == ["BD-1", "BD-2"] and snap.malformed == 0
 
 
 def test_latest_wins_on_same_key_by_ts_then_position():
-    a, b, c = make(1, key="k", ts=10), make(2, key="k", ts=20), make(3, key="k", ts=20)
+    a, b, c = (numbered_insight(i, key="k", ts=ts) for i, ts in ((1, 10), (2, 20), (3, 20)))
     assert store.latest([a, b, c]) == [c]
     assert store.latest([b, a]) == [b]
 
 
 def test_duplicate_capture_id_is_not_written_twice(tmp_path):
-    first = store.append(str(tmp_path), [dict(make(1), capture_id="abc")], capture_id="abc")
-    second = store.append(str(tmp_path), [dict(make(1), capture_id="abc")], capture_id="abc")
+    first = store.append(str(tmp_path), [dict(numbered_insight(1), capture_id="abc")], capture_id="abc")
+    second = store.append(str(tmp_path), [dict(numbered_insight(1), capture_id="abc")], capture_id="abc")
     assert (first.written, second.written) == (1, 0)
-    assert len(lines(tmp_path / store.ACTIVE)) == 1
-
-
-def test_replacement_of_a_different_insight_is_reported(tmp_path):
-    store.append(str(tmp_path), [make(1, key="same")])
-    result = store.append(str(tmp_path), [make(2, key="same")])
-    assert result.replaced == {"same": "insight number 1"}
-    again = store.append(str(tmp_path), [make(2, key="same")])
-    assert again.replaced == {} and again.duplicates == {"same": "same"} and not again.written  # identical: no news
-    assert len(lines(tmp_path / store.ACTIVE)) == 2  # nothing deleted: the older line stays on disk
-
-
-def test_the_same_text_under_its_key_is_written_once_until_it_is_old(tmp_path):
-    """#21 item 14: the same insight twice (or with other whitespace) is one line; a month later, writing it
-    again re-confirms it (memory.search.stale counts from the newer line)."""
-    d = str(tmp_path)
-    first = dict(make(1, key="same"), content="use  pnpm\n for tests", ts=1000)
-    assert store.append(d, [first]).written == 1
-    spaced = dict(first, content="use pnpm for tests", ts=2000)
-    result = store.append(d, [spaced])
-    assert result.written == 0 and result.duplicates == {"same": "same"} and result.replaced == {}
-    cased = dict(first, content="Use pnpm for tests", ts=3000)  # a correction, however small, is written
-    assert store.append(d, [cased]).replaced == {"same": "use  pnpm\n for tests"}
-    later = dict(cased, ts=3000 + store.REPEAT_AFTER + 1)
-    assert store.append(d, [later]).written == 1
-    assert [e["ts"] for e in lines(tmp_path / store.ACTIVE)] == [1000, 3000, 3000 + store.REPEAT_AFTER + 1]
-
-
-def test_rotation_exactly_per_seed(tmp_path):
-    d = str(tmp_path)
-    store.append(d, [make(i) for i in range(1000)])
-    store.compact(d)
-    assert not (tmp_path / store.ARCHIVE).exists()
-    store.append(d, [make(1000)])
-    assert not (tmp_path / store.ARCHIVE).exists()  # a capture never rotates: only the fold a person asks for
-    store.compact(d)
-    archive, active = lines(tmp_path / store.ARCHIVE), lines(tmp_path / store.ACTIVE)
-    assert [e["bead"] for e in archive] == [f"BD-{i}" for i in range(500)]
-    assert [e["bead"] for e in active] == [f"BD-{i}" for i in range(500, 1001)]
-
-
-def test_rotation_of_an_oversized_file_leaves_at_most_1000(tmp_path):
-    d = str(tmp_path)
-    with open(tmp_path / store.ACTIVE, "wb") as fh:
-        for i in range(2600):
-            fh.write((json.dumps(make(i)) + "\n").encode())
-    store.append(d, [make(2600)])
-    store.compact(d)
-    assert len(lines(tmp_path / store.ACTIVE)) == 601 and len(lines(tmp_path / store.ARCHIVE)) == 2000
+    assert len(memory_lines(tmp_path / store.ACTIVE)) == 1
 
 
 def test_torn_and_foreign_lines_are_skipped_and_counted(tmp_path):
     path = tmp_path / store.ACTIVE
-    path.write_bytes(json.dumps(make(1)).encode() + b"\n{\"key\":\"torn\n[1,2]\nnot json\n{}\n"
-                     + json.dumps(make(2)).encode() + b"\n")
+    path.write_bytes(json.dumps(numbered_insight(1)).encode() + b"\n{\"key\":\"torn\n[1,2]\nnot json\n{}\n"
+                     + json.dumps(numbered_insight(2)).encode() + b"\n")
     snap = store.read(str(path))
     assert [e["bead"] for e in snap.entries] == ["BD-1", "BD-2"] and snap.malformed == 4
 
 
 def test_torn_tail_is_quarantined_before_the_next_append(tmp_path):
     path = tmp_path / store.ACTIVE
-    path.write_bytes(json.dumps(make(1)).encode() + b"\n{\"key\":\"half")
-    store.append(str(tmp_path), [make(2)])
+    path.write_bytes(json.dumps(numbered_insight(1)).encode() + b"\n{\"key\":\"half")
+    store.append(str(tmp_path), [numbered_insight(2)])
     snap = store.load(str(tmp_path))
     assert [e["bead"] for e in snap.entries] == ["BD-1", "BD-2"] and snap.malformed == 0
     assert (tmp_path / store.CORRUPT).read_bytes() == b'{"key":"half\n'
@@ -106,8 +45,8 @@ def test_torn_tail_is_quarantined_before_the_next_append(tmp_path):
 
 def test_whole_last_entry_without_newline_is_kept(tmp_path):
     path = tmp_path / store.ACTIVE
-    path.write_bytes(json.dumps(make(1)).encode())  # e.g. saved by an editor that drops the final newline
-    store.append(str(tmp_path), [make(2)])
+    path.write_bytes(json.dumps(numbered_insight(1)).encode())  # e.g. saved by an editor that drops the final newline
+    store.append(str(tmp_path), [numbered_insight(2)])
     assert [e["bead"] for e in store.load(str(tmp_path)).entries] == ["BD-1", "BD-2"]
     assert not (tmp_path / store.CORRUPT).exists()
 
@@ -122,8 +61,8 @@ def test_line_separators_inside_content_stay_in_one_line(tmp_path):
 
 def test_recover_undoes_an_unfinished_rotation(tmp_path):
     d = str(tmp_path)
-    store.append(d, [make(i) for i in range(1000)])
-    store.compact(d)
+    store.append(d, [numbered_insight(i) for i in range(1000)])
+    rotation.compact(d)
     (tmp_path / store.ARCHIVE).write_bytes(b"")
     before = (tmp_path / store.ACTIVE).read_bytes()
     stat = os.stat(tmp_path / store.ACTIVE)
@@ -131,20 +70,20 @@ def test_recover_undoes_an_unfinished_rotation(tmp_path):
     (tmp_path / store.JOURNAL).write_text(json.dumps({"archive_size": 0, "active_ino": stat.st_ino,
                                                       "active_dev": stat.st_dev}))
     (tmp_path / store.ARCHIVE).write_bytes(before[:12345])
-    store.append(d, [make(1000)])
-    store.compact(d)
-    archive, active = lines(tmp_path / store.ARCHIVE), lines(tmp_path / store.ACTIVE)
+    store.append(d, [numbered_insight(1000)])
+    rotation.compact(d)
+    archive, active = memory_lines(tmp_path / store.ARCHIVE), memory_lines(tmp_path / store.ACTIVE)
     assert len(archive) == 500 and len(active) == 501 and not (tmp_path / store.JOURNAL).exists()
     assert len({e["key"] for e in archive + active}) == 1001
 
 
 def test_recover_keeps_a_finished_rotation(tmp_path):
     d = str(tmp_path)
-    store.append(d, [make(i) for i in range(1001)])
-    store.compact(d)  # rotated: 500 archived, 501 active
+    store.append(d, [numbered_insight(i) for i in range(1001)])
+    rotation.compact(d)  # rotated: 500 archived, 501 active
     (tmp_path / store.JOURNAL).write_text(json.dumps({"archive_size": 0, "active_ino": -1, "active_dev": -1}))
-    store.append(d, [make(1001)])
-    assert len(lines(tmp_path / store.ARCHIVE)) == 500 and len(lines(tmp_path / store.ACTIVE)) == 502
+    store.append(d, [numbered_insight(1001)])
+    assert len(memory_lines(tmp_path / store.ARCHIVE)) == 500 and len(memory_lines(tmp_path / store.ACTIVE)) == 502
 
 
 def test_symlinked_knowledge_file_is_not_written_through(tmp_path):
@@ -154,7 +93,25 @@ def test_symlinked_knowledge_file_is_not_written_through(tmp_path):
     mem.mkdir()
     os.symlink(outside, mem / store.ACTIVE)
     try:
-        store.append(str(mem), [make(1)])
+        store.append(str(mem), [numbered_insight(1)])
     except OSError:
         pass
     assert outside.read_text() == "precious\n"
+
+
+def test_recovery_removes_only_the_lock_holders_temp_files(tmp_path):
+    """Recovery runs under the knowledge lock, so a temp file of a knowledge, archive, journal or redactions write
+    there is a dead writer's. The index, screen, start-cache and path-cue writers hold no such lock: their temp
+    files may be a live write, which recovery took from under them (their rename then failed, the write lost)."""
+    from memory.core import layout
+
+    pid = os.getpid()
+    dead = [f".{name}.{pid}.tmp" for name in (store.ACTIVE, store.ARCHIVE, store.JOURNAL, layout.REDACTIONS)]
+    live = [f".{name}.{pid}.tmp" for name in (layout.INDEX, layout.ARCHIVE_INDEX, layout.SCREEN_CACHE,
+                                               layout.START_CACHE, layout.PATH_CUES)]
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    dead += [f".{layout.INDEX}.{int(gone.stdout)}.tmp"]  # a derived file's writer that died: its temp goes too
+    for name in dead + live:
+        (tmp_path / name).write_bytes(b"partial")
+    store.append(str(tmp_path), [numbered_insight(1)])
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")) == sorted(live)

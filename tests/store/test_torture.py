@@ -30,7 +30,7 @@ from helpers import (
     make_repo,
     run_hook,
 )
-from memory.store import entry, store
+from memory.store import entry, rotation, store
 
 WORKER = str(ROOT / "tests" / "crash_worker.py")
 HOOKS = ["memory_capture", "session_start", "validate_completion", "log_dispatch_prompt", "prompt_recall"]
@@ -78,7 +78,7 @@ def test_48_writers_with_readers_across_many_rotations(tmp_path):
     beads = [e["bead"] for e in all_entries(memory)]
     assert len(beads) == len(set(beads)) == 48 * 60
     # four rotations (at 1001, 1501, 2001, 2501)
-    assert len((memory / store.ARCHIVE).read_bytes().splitlines()) == 4 * store.ROTATE_CHUNK
+    assert len((memory / store.ARCHIVE).read_bytes().splitlines()) == 4 * rotation.ROTATE_CHUNK
 
 
 def test_hook_readers_during_concurrent_captures(repo):

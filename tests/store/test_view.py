@@ -11,7 +11,7 @@ import pytest
 from helpers import ROOT, bash_payload, clean_env, error_log, forked_processes, git, knowledge, run_hook
 from memory.core import layout
 from memory.search import index, rank
-from memory.store import entry, inbox, store, view
+from memory.store import entry, inbox, rotation, store, view
 
 
 def e(key, content, ts):
@@ -54,7 +54,7 @@ def rotate_with(tmp_path, lines, filler):
     d = str(tmp_path)
     store.append(d, lines)
     store.append(d, [e(f"fill-{i}", f"filler {i}", 10 + i) for i in range(filler)])
-    store.compact(d)
+    rotation.compact(d)
     return d
 
 
@@ -73,7 +73,7 @@ def test_rotation_keeps_pins_and_forgets_with_what_session_start_reads(tmp_path)
     d = rotate_with(tmp_path, lines, 5)
     more = [e(f"more-{i}", f"more {i}", 2000 + i) for i in range(1000)]  # past the rotation boundary, with
     store.append(d, more[:991] + [e("corrected", "v2", 3000)] + more[991:])  # "corrected" re-added late
-    store.compact(d)
+    rotation.compact(d)
     assert (tmp_path / store.ARCHIVE).exists()
     active = active_view(d)
     assert active["pinned"]["pinned"] is True and active["pinned"]["content"] == "always show me"
@@ -102,7 +102,7 @@ def test_ranked_search_never_returns_a_forgotten_entry(tmp_path):
     store.append(d, [e("cache", "the build cache now lives in .cache/turbo", 3)])
     assert [s.entry["key"] for s in rank.search(index.load(d), "build cache turbo")] == ["cache"]
     store.append(d, [e(f"f{i}", f"filler {i}", 10 + i) for i in range(1100)])
-    store.compact(d)  # the entry and its forget rotate into the archive; then a forget in the active file
+    rotation.compact(d)  # the entry and its forget rotate into the archive; then a forget in the active file
     assert (Path(d) / store.ARCHIVE).exists()
     store.append(d, [c("forget", "cache", 5000)])
     assert rank.search(index.load(d), "build cache turbo") == []
@@ -130,7 +130,7 @@ WRITER = """
 import fcntl, json, random, sys, time
 sys.path.insert(0, sys.argv[1])
 from memory.core import locking
-from memory.store import entry, store
+from memory.store import entry, rotation, store
 memory, oplog, seed = sys.argv[2], sys.argv[3], int(sys.argv[4])
 rng = random.Random(seed)
 for n in range(12):
@@ -153,7 +153,7 @@ for n in range(12):
         log.write(json.dumps(line) + "\\n")
         if n == 6:  # memory-doctor --compact among the writers: folds and rotations under them
             try:
-                store.compact(memory)
+                rotation.compact(memory)
             except locking.LockTimeout:
                 pass
         log.flush()

@@ -23,7 +23,7 @@ def test_a_cursor_shell_call_that_succeeded_is_turned_away_on_its_bytes():
 
 def test_a_cursor_shell_call_is_judged_on_its_bytes_whatever_the_shape_of_its_tool_output():
     """tool_output as an object, exitCode as a numeric string, compact or spaced: a success is turned away on the
-    raw bytes, a failure passes (payload._cursor_output reads the same shapes)."""
+    raw bytes, a failure passes (shell_outcome._cursor_output reads the same shapes)."""
     for compact in (True, False):
         separators = (",", ":") if compact else (", ", ": ")
         for code, fails in ((0, False), ("0", False), (1, True), ("1", True), ("127", True)):

@@ -92,9 +92,9 @@ def test_an_error_pasted_into_the_prompt_brings_what_was_learned_right_after_it(
     prompt = "pytest fails with this, why?\nE   ModuleNotFoundError: No module named 'django'"
     early = ask(repo, prompt, session="s-0")
     assert "recorded right after" not in (context(early) if early.stdout else "")  # no map yet: not built here
-    from memory.search import action_paths
+    from memory.search import action_paths, path_cues
     memory = str(repo / ".beads" / "memory")
-    action_paths.load(memory, action_paths.fingerprint(memory))  # as the session's first file read builds it
+    path_cues.load(memory, action_paths.fingerprint(memory))  # as the session's first file read builds it
     text = context(ask(repo, prompt))
     assert f"] (recorded right after this same error) {shell}" in text  # no word of it is in the prompt
     assert ask(repo, prompt).stdout == b""  # given once per session

@@ -9,7 +9,7 @@ import pytest
 from conftest import ROOT, bash_payload, clean_env, fixture_payload, git, knowledge, run_hook
 from helpers import plugin_copy as plugin_files
 from memory.core import config, render
-from memory.store import entry, store
+from memory.store import dedupe, entry, store
 
 
 def seed(repo, n, welcomed=True, **kw):
@@ -97,7 +97,7 @@ def test_record_hint_names_bd_when_bd_is_on_path(repo, tmp_path):
 def test_count_is_unique_keys_and_latest_wins(repo):
     d = str(repo / ".beads" / "memory")
     store.append(d, [entry.build("same insight", "BD-1", "orchestrator", ts=1)])
-    later = 1 + store.REPEAT_AFTER + 1  # the same text within REPEAT_AFTER is not written again (test_store)
+    later = 1 + dedupe.REPEAT_AFTER + 1  # the same text within REPEAT_AFTER is not written again (test_dedupe)
     store.append(d, [dict(entry.build("same insight", "BD-2", "supervisor", ts=later))])
     welcome_done(repo)
     text = context(start(repo))
@@ -184,22 +184,22 @@ def _register(repo, rel, config):
 
 
 def test_one_answer_when_cursor_runs_both_hook_files(repo):
-    from memory.runtimes import registration
+    from memory.runtimes import settings_merge
     seed(repo, 2)
     cursor_payload = {"conversation_id": "c", "session_id": "c", "hook_event_name": "sessionStart",
                       "cursor_version": "3.9.16", "workspace_roots": [str(repo)]}
     via_claude = run_hook("session_start", cursor_payload, repo)  # Cursor running .claude/settings.json
     assert "additional_context" in json.loads(via_claude.stdout)  # no native Cursor entry: this copy answers
-    _register(repo, ".cursor/hooks.json", registration.with_cursor_hooks({}, ["session_start"]))
+    _register(repo, ".cursor/hooks.json", settings_merge.with_cursor_hooks({}, ["session_start"]))
     assert run_hook("session_start", cursor_payload, repo).stdout == b""  # the native entry answers instead
     assert b"additional_context" in run_hook("session_start", cursor_payload, repo, args=["--cursor"]).stdout
 
 
 def test_plugin_copy_is_quiet_beside_an_install(repo):
-    from memory.runtimes import registration
+    from memory.runtimes import settings_merge
     seed(repo, 2)
     assert b"Recent Knowledge" in start(repo, args=["--plugin"]).stdout  # the plugin alone answers
-    _register(repo, ".claude/settings.json", registration.with_claude_hooks({}, ["session_start"]))
+    _register(repo, ".claude/settings.json", settings_merge.with_claude_hooks({}, ["session_start"]))
     assert start(repo, args=["--plugin"]).stdout == b""
     assert b"Recent Knowledge" in start(repo).stdout
 
@@ -519,3 +519,52 @@ def test_a_fork_of_a_session_not_known_here_gets_the_block(repo, tmp_path, claud
     assert "insight 2 about caching" in context(run_hook("session_start", payload, repo, env=env))
     from memory.surface import injected
     assert injected.start_answered(str(repo / ".beads" / "memory"), payload["session_id"])
+
+
+def test_the_plugin_updates_its_ignore_block_in_the_files_own_line_endings(repo):
+    """The plugin brings an older .beads/memory/.gitignore block up to date at session start: it rewrote the whole
+    file with LF endings (a CRLF file, as Windows checkouts keep it, showed every line changed in git). The user's
+    bytes around the block stay as they were; the block takes their line ending."""
+    from memory.core import layout
+
+    memory = repo / ".beads" / "memory"
+    store.append(str(memory), [entry.build("LEARNED: line endings are the user's.", "BD-1", "o")])
+    older = [layout.MEMORY_IGNORE_BEGIN, "/handoffs.jsonl", layout.MEMORY_IGNORE_END]
+    theirs_above, theirs_below = b"# mine\r\n/scratch/\r\n\r\n", b"/notes.tmp"
+    (memory / ".gitignore").write_bytes(theirs_above + "\r\n".join(older).encode() + b"\r\n" + theirs_below)
+    assert b"line endings are the user's" in start(repo, args=["--plugin"]).stdout
+    current = [layout.MEMORY_IGNORE_BEGIN, *layout.memory_ignore_lines(), layout.MEMORY_IGNORE_END]
+    assert (memory / ".gitignore").read_bytes() == (theirs_above + "\r\n".join(current).encode() + b"\r\n"
+                                                    + theirs_below)
+
+
+def test_session_start_removes_the_temp_files_of_killed_writers(repo):
+    """A state writer killed between its temp file and the rename (fsio.atomic_write) left `.<name>.<pid>.tmp` in
+    .beads/memory for good (the store's own are removed under its lock; the state files', the caches' and the
+    parked captures' were not). Session start removes those whose process is gone and that are an hour old: a
+    live writer's (or one of another machine sharing the folder: its pid means nothing here) is never touched."""
+    memory = repo / ".beads" / "memory"
+    store.append(str(memory), [entry.build("LEARNED: temp files of the dead are swept.", "BD-1", "o")])
+    (memory / "action-cache").mkdir(exist_ok=True)
+    (memory / "knowledge.pending").mkdir(exist_ok=True)
+    killed = []
+    targets = (memory / "injected.json", memory / "action-cache" / "s1.json", memory / "knowledge.pending" / "p.jsonl")
+    for target in targets:
+        writer = subprocess.Popen([sys.executable, "-c", (
+            "import os, sys, time; sys.path.insert(0, sys.argv[1]); from memory.core import fsio\n"
+            "os.replace = lambda *a: (print('written', flush=True), time.sleep(60))\n"
+            "fsio.atomic_write(sys.argv[2], b'{}')"), str(ROOT), str(target)], stdout=subprocess.PIPE, text=True)
+        assert writer.stdout is not None and writer.stdout.readline().strip() == "written"
+        writer.kill()
+        writer.wait()
+        killed.append(target.parent / f".{target.name}.{writer.pid}.tmp")
+    hour_ago = time.time() - 3700
+    for temp in killed[:2]:
+        os.utime(temp, (hour_ago, hour_ago))
+    live = memory / f".use.json.{os.getpid()}.tmp"  # this test's process: alive
+    live.write_bytes(b"{}")
+    os.utime(live, (hour_ago, hour_ago))
+    assert all(t.exists() for t in killed)
+    assert b"temp files of the dead are swept" in start(repo).stdout
+    assert not killed[0].exists() and not killed[1].exists()
+    assert killed[2].exists() and live.exists()  # too new to judge; alive

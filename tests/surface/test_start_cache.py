@@ -8,7 +8,7 @@ import pytest
 
 from conftest import ROOT, clean_env, fixture_payload, run_hook
 from memory.core import layout
-from memory.store import entry, store
+from memory.store import entry, rotation, store
 from memory.surface import knowledge_map, start_cache
 
 
@@ -65,7 +65,7 @@ def test_a_capture_a_forget_and_a_fold_each_change_the_answer(tmp_path):
     assert gone not in {e["key"] for e in start_cache.active_view(d).latest}
     settle(d)
     start_cache.active_view(d)
-    store.compact(d)  # the inbox folded into knowledge.jsonl (a new file): same entries, new identity
+    rotation.compact(d)  # the inbox folded into knowledge.jsonl (a new file): same entries, new identity
     assert as_tuple(start_cache.active_view(d)) == fresh(d)
 
 

@@ -1,0 +1,176 @@
+"""memory-doctor's checks of the memory folder: where it is, its files (health, the inbox, the quarantine),
+whether it takes captures, the lock, the last capture, stale and held entries, the recorded redactions, the
+settings files and errors.log. Each check returns findings: (level, check, detail)."""
+from __future__ import annotations
+
+import os
+import time
+
+from memory.core import fsio, layout, locking, paths, render
+from memory.store import health, inbox, store
+
+OK, WARN, FAIL = "OK", "WARN", "FAIL"
+Finding = tuple[str, str, str]  # (level, check, detail)
+
+
+def root_check(anchor: str, memory_dir: str) -> Finding:
+    info = paths.git_info(anchor)
+    if os.environ.get(paths.OVERRIDE_ENV):
+        return OK, "memory root", f"{memory_dir} (from ${paths.OVERRIDE_ENV})"
+    if info is None:
+        return WARN, "memory root", f"{memory_dir} (not a git repository: knowledge is not shared through git)"
+    if info.is_linked_worktree:
+        return OK, "memory root", f"{memory_dir} (main checkout; you are in worktree {info.toplevel})"
+    return OK, "memory root", f"{memory_dir} (main checkout)"
+
+
+def file_checks(memory_dir: str) -> list[Finding]:
+    found = []
+    for name in (store.ACTIVE, store.ARCHIVE):
+        path = store.path(memory_dir, name)
+        if os.path.islink(path):
+            found.append((FAIL, name, f"is a symlink to {os.readlink(path)}: hooks refuse to write through it"))
+            continue
+        if not os.path.exists(path):
+            empty = name == store.ACTIVE and not inbox.names(memory_dir)
+            found.append((WARN if empty else OK, name, "missing" + (" (nothing captured yet)" if empty else "")))
+            continue
+        found_health = health.health(path)
+        level = OK if found_health.healthy else WARN
+        size = os.path.getsize(path) / 1024
+        torn = ", an unterminated last line" if found_health.unterminated else ""
+        found.append((level, name, f"{found_health.lines} lines, {size:.1f} KiB, {found_health.malformed} malformed, "
+                                   f"{found_health.duplicates} duplicate{torn}"
+                      + (" (memory-doctor --repair)" if level == WARN else "")))
+    found.append(_inbox_check(memory_dir))
+    if os.path.exists(store.path(memory_dir, store.CORRUPT)):
+        n = store.read(store.path(memory_dir, store.CORRUPT)).lines
+        found.append((WARN, "quarantine",
+                      f"{store.CORRUPT} holds {n} line(s) moved out by repairs; review, then delete"))
+    return found
+
+
+def _inbox_check(memory_dir: str) -> Finding:
+    count, held = health.inbox_health(memory_dir)
+    level = WARN if held.malformed or held.duplicates or count > health.COMPACT_HINT else OK
+    detail = (f"{count} capture file(s), {held.lines} lines, {held.malformed} malformed, {held.duplicates} duplicate"
+              + (" (memory-doctor --repair)" if held.malformed or held.duplicates else ""))
+    if count > health.COMPACT_HINT:
+        detail += "; reads slow down: run memory-doctor --compact on a clean tree, then commit"
+    probe = os.path.join(layout.INBOX, "probe" + inbox.SUFFIX)
+    if os.path.isdir(memory_dir) and paths.git_lines(["check-ignore", "--no-index", probe], memory_dir, 5.0):
+        return FAIL, "inbox", (f"{detail}; {layout.INBOX}/ is gitignored, so captures are never committed: add "
+                               f"`!.beads/memory/{layout.INBOX}/` to .gitignore")
+    return level, "inbox", detail
+
+
+def write_checks(memory_dir: str) -> list[Finding]:
+    """A memory folder or knowledge file this user can't write loses every capture: FAIL, with the fix."""
+    problems = health.write_problem(memory_dir)
+    if not problems:
+        return [(OK, "writable", f"{memory_dir} takes captures")]
+    return [(FAIL, "writable", f"{problem} (until then no insight is stored)") for problem in problems]
+
+
+def capture_check(memory_dir: str) -> Finding:
+    snap = store.load(memory_dir)
+    if not snap.entries:
+        return WARN, "last capture", "none yet (agents capture with: bd comment <ID> \"LEARNED: …\")"
+    newest = max(e.get("ts", 0) for e in snap.entries if isinstance(e.get("ts", 0), (int, float)))
+    when = render.clock(newest)
+    live = len(store.latest(snap.entries, cache_dir=memory_dir))
+    return OK, "last capture", f"{when}; {live} live key{'' if live == 1 else 's'} in the active file"
+
+
+def stale_check(memory_dir: str, tree: str) -> Finding:
+    from memory.search import stale
+
+    found = stale.find(store.latest(store.load(memory_dir).entries, cache_dir=memory_dir), tree)
+    hint = " (recall.sh --stale lists them; nothing is removed)" if found else ""
+    return OK, "stale", f"{len(found)} entr{'y' if len(found) == 1 else 'ies'} not re-confirmed for " \
+                        f"{stale.DEFAULT_DAYS} days name files or symbols that are gone{hint}"
+
+
+def held_check(memory_dir: str) -> Finding:
+    from memory.commands import review
+
+    n = len(review.held_entries(memory_dir))
+    if not n:
+        return OK, "held", "no entry is held for review"
+    return WARN, "held", (f"{n} entr{'y is' if n == 1 else 'ies are'} held for review and never shown to agents "
+                          "(recall.sh --held lists them with why; recall.sh --approve KEY releases one)")
+
+
+def lock_check(memory_dir: str) -> list[Finding]:
+    found = []
+    lock = store.path(memory_dir, store.LOCK)
+    holder = (fsio.read_bytes(lock) or b"").decode("ascii", "replace").strip()
+    if locking.is_held(lock):
+        alive = holder.isdigit() and _pid_alive(int(holder))
+        found.append((OK if alive else FAIL, "lock", f"held by pid {holder or '?'}"
+                      + ("" if alive else " which is not running (a stale lock on a network filesystem?)")))
+    else:
+        found.append((OK, "lock", "free"))
+    parked = store.parked(memory_dir)
+    if parked:
+        found.append((WARN, "pending", f"{len(parked)} capture(s) parked in {store.SPOOL}/ while the lock was "
+                                       "busy; the next write (or --repair) merges them"))
+    if health.rotation_pending(memory_dir):
+        found.append((WARN, "rotation", "an interrupted rotation is pending; the next write or --repair finishes it"))
+    return found
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def redactions_check(memory_dir: str) -> list[Finding]:
+    """Another clone's `recall.sh --redact` (recorded in redactions.jsonl) not applied to this clone's files:
+    a line here still holds what it took out (memory.store.redactions)."""
+    from memory.store import redaction_apply, redactions
+
+    if not os.path.exists(os.path.join(memory_dir, redactions.RECORDS)):
+        return []
+    left = redaction_apply.pending(memory_dir)
+    found: list[Finding] = []
+    if left.lines:
+        files = ", ".join(f"{n} in {name}" for name, n in left.rewritten.items())
+        found.append((FAIL, "redactions", f"{left.lines} line(s) ({files}) still hold text another clone redacted "
+                      f"(recall.sh --redact, recorded in {redactions.RECORDS}); run: memory-doctor --repair, "
+                      "then commit .beads/memory"))
+    for key in left.ambiguous:
+        found.append((WARN, "redactions", f"the recorded redaction of `{key}` matches two entries of one capture "
+                      "here: find the one that still holds the text (recall.sh WORD --all --history) and run "
+                      "recall.sh --redact KEY on it"))
+    return found or [(OK, "redactions", f"every recorded redaction is applied ({len(redactions.load(memory_dir))})")]
+
+
+def settings_checks(memory_dir: str) -> list[Finding]:
+    """config.json and completion.json: a setting misspelt or of the wrong type is ignored by the hooks, silently
+    (they use the default): say which."""
+    from memory.core import config
+    from memory.orchestration import completion
+
+    found: list[Finding] = []
+    for name, defaults in ((layout.CONFIG, config.DEFAULTS), (layout.COMPLETION_CONFIG, completion.DEFAULTS)):
+        path = os.path.join(memory_dir, name)
+        if os.path.exists(path):
+            problems = config.read_settings(path, defaults)[1]
+            found.append((WARN, "settings", f"{name}: " + "; ".join(problems)) if problems
+                         else (OK, "settings", f"{name}: every setting taken"))
+    return found
+
+
+def errors_check(memory_dir: str) -> Finding:
+    path = os.path.join(memory_dir, layout.ERRORS)
+    if not os.path.exists(path):
+        return OK, "errors.log", "empty"
+    lines = (fsio.read_bytes(path) or b"").decode("utf-8", "replace").splitlines()
+    recent = time.time() - os.path.getmtime(path) < 86400
+    return (WARN if recent else OK), "errors.log", f"{len(lines)} line(s); last: {lines[-1][:160] if lines else '-'}"

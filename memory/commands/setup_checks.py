@@ -1,0 +1,134 @@
+"""memory-doctor's checks of the installation in this clone: each runtime's registration of our hooks (and what
+its own settings say of them: memory.commands.runtime_checks), the interpreter the hooks run with, the
+knowledge files' merge driver."""
+from __future__ import annotations
+
+import os
+import subprocess
+
+from memory import TYPE_CHECKING
+from memory.commands.memory_checks import FAIL, OK, WARN, Finding
+from memory.core import fsio
+from memory.runtimes import ours, registration, settings_merge
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+
+def registration_checks(tree: str) -> list[Finding]:
+    """Each runtime's project file(s) that install.sh writes (memory.runtimes.runtimes.RUNTIMES): readable, our
+    events all there, each running a hook file that is installed, in this version's command."""
+    found: list[Finding] = []
+    hooks_dir = os.path.join(tree, registration.INSTALL_DIR, "hooks")
+    available = {n[:-3] for n in (os.listdir(hooks_dir) if os.path.isdir(hooks_dir) else []) if n.endswith(".py")}
+    claude: list[tuple[str, str | None, dict]] = []
+    for label, files, table, command in registration.RUNTIMES:
+        handlers = []
+        for rel in files:
+            config, problem = _read_settings(tree, rel)
+            if problem:
+                found.append((FAIL, "registered", f"{problem}: {label} runs no hook from it (fix the file, then "
+                                                  "re-run memory-hooks' install.sh)"))
+            mine = ours.our_handlers(config)
+            if mine:
+                found.append((OK, "registered", f"{rel}: {ours.describe(mine)}"))
+            handlers += mine
+        if label == "Claude Code":
+            claude = handlers
+        if handlers:
+            found += _handler_problems(label, handlers, table, command, available)
+        if handlers:  # what the runtime's own settings say
+            from memory.commands import runtime_checks
+
+            why = runtime_checks.gemini_findings(tree, handlers) if label == "Gemini CLI" \
+                else runtime_checks.codex_findings(tree, config) if label == "Codex CLI" \
+                else runtime_checks.claude_findings(tree) if label == "Claude Code" else []
+            found += [(WARN, "registered", f"{label}: {line}") for line in why]
+    plugin = registration.plugin_enabled(tree)
+    if plugin:
+        found.append((OK, "registered", "the memory-hooks Claude Code plugin is enabled"))
+        if claude:
+            found.append((WARN, "duplicates", "plugin and settings both register the hooks (harmless: the plugin "
+                                              "copy stays quiet, but remove one)"))
+    left_out = registration.read_config(os.path.join(tree, registration.MANIFEST)).get("left_out", [])
+    if not any(e == "SessionStart" for e, _, _ in claude) and not plugin and "claude" in left_out:
+        found.append((OK, "registered", "Claude Code left out at install (--no-claude)"))
+    elif not any(e == "SessionStart" for e, _, _ in claude) and not plugin:
+        found.append((FAIL, "registered", "no SessionStart/PostToolUse hooks of ours in .claude/settings*.json "
+                                          "(run memory-hooks' install.sh)"))
+    return found
+
+
+def _read_settings(tree: str, rel: str) -> tuple[dict, str | None]:
+    """A runtime's settings object ({} when absent), or the reason the runtime can't read it."""
+    try:
+        data = fsio.read_regular(os.path.join(tree, rel), fsio.MAX_SETTINGS_BYTES, follow=True)  # a FIFO: no hang
+    except FileNotFoundError:
+        return {}, None
+    except OSError as exc:
+        return {}, f"{rel}: cannot be read ({exc.strerror or exc})"
+    try:
+        config = settings_merge.parse_json_file(rel, data.decode("utf-8"))
+    except UnicodeDecodeError:
+        return {}, f"{rel}: not UTF-8 text"
+    except settings_merge.SettingsError as exc:
+        return {}, str(exc).split("; ")[0]
+    problems = settings_merge.schema_problems(config, cursor=rel == registration.CURSOR_HOOKS, strict=False,
+                                            gemini=rel == registration.GEMINI_SETTINGS)
+    return config, (f"{rel}: not of the documented hooks shape ({'; '.join(problems[:3])})" if problems else None)
+
+
+def _handler_problems(label: str, handlers: list[tuple[str, str | None, dict]], table: list,
+                      command: Callable[[str], str], available: set[str]) -> list[Finding]:
+    found: list[Finding] = []
+    registered = [(event, matcher) for event, matcher, _ in handlers]
+    missing = [f"{e}[{m}]" if m else e for hook, e, m, _ in table if hook in available and (e, m) not in registered]
+    if missing:
+        found.append((WARN, "registered", f"{label}: not registered for {', '.join(missing)} (re-run memory-hooks' "
+                                          "install.sh)"))
+    runs = [(event, matcher, ours.hook_of(handler)) for event, matcher, handler in handlers]
+    doubled = sorted({f"{e}[{m}]" if m else e for e, m, hook in runs if runs.count((e, m, hook)) > 1})
+    if doubled:  # the same hook twice on one event (two of ours on one event is by design)
+        found.append((WARN, "duplicates", f"{label}: registered more than once: {', '.join(doubled)}"))
+    for event, _, handler in handlers:
+        hook = ours.hook_of(handler)
+        if hook is None or hook not in available:
+            found.append((FAIL, "registered", f"{label}: {event} runs {f'hooks/{hook}.py' if hook else 'a hook'}, "
+                                              "which is not installed (re-run memory-hooks' install.sh)"))
+        elif handler.get("command") != command(hook):
+            found.append((WARN, "registered", f"{label}: {event} is registered by another version of install.sh "
+                                              "(re-run memory-hooks' install.sh)"))
+    return found
+
+
+def interpreter_check(tree: str) -> Finding:
+    venv = os.path.join(tree, registration.INSTALL_DIR, ".venv", "bin", "python")
+    python = venv if os.path.exists(venv) else "python3"
+    try:
+        proc = subprocess.run([python, "-c", "import sys\ntry:\n import orjson, filelock; m='orjson+filelock'\n"
+                               "except ImportError: m='stdlib fallbacks'\nprint(m); print(sys.executable)"],
+                              capture_output=True, text=True, timeout=10)
+        mods, _, exe = proc.stdout.strip().partition("\n")
+    except (OSError, subprocess.SubprocessError) as exc:
+        return FAIL, "interpreter", f"{python} does not run ({exc})"
+    if python == venv:
+        return (OK if mods == "orjson+filelock" else WARN), "interpreter", f"{exe} (project virtualenv; {mods})"
+    return WARN, "interpreter", f"{exe or python} (no project virtualenv: run install.sh; {mods})"
+
+
+def merge_check(tree: str) -> list[Finding]:
+    """In a repository whose .gitattributes names our merge driver: is it set in this clone's git config
+    (git never clones config), and did a merge stop on the knowledge files as text?"""
+    from memory.store import gitmerge
+
+    if not gitmerge.has_attributes(tree):
+        return []
+    fix = ".beads/memory/recall.sh --setup-git"
+    stuck = gitmerge.unresolved(tree)
+    if stuck:
+        return [(FAIL, "merge", f"{', '.join(stuck)}: a merge stopped on git's text conflict (this clone had no "
+                 f"merge driver); run: {fix} (it merges them again as data and stages them)")]
+    if not gitmerge.configured(tree):
+        return [(WARN, "merge driver", f"not set in this clone (git never clones config): the knowledge files "
+                 f"merge as text, with conflicts; run once: {fix}")]
+    return [(OK, "merge driver", f"git config merge.{gitmerge.DRIVER}.driver is set")]

@@ -1,0 +1,109 @@
+"""The files a tool call reads or changes, and what an edit adds: Claude Code's and Cursor's file tools,
+Gemini CLI's, Codex CLI's apply_patch and the files its shell commands print (action time's file cues).
+"""
+from __future__ import annotations
+
+from memory import TYPE_CHECKING
+from memory.runtimes.payload import FILE_TOOLS, PATCH_TOOLS, SHELL_TOOLS, tool_input, tool_name
+
+if TYPE_CHECKING:
+    from typing import Any
+
+_PATCH_FILE = "*** "  # `*** Update File: path`, `*** Add File: path`, `*** Delete File: path`
+
+
+def tool_files(payload: dict[str, Any], shell_reads: bool = False) -> list[str]:
+    """The files a file tool call reads or changes (absolute as the runtime sent them), [] for other calls.
+    With `shell_reads`, also the files a shell command prints or patches (Codex CLI reads and edits files
+    through its shell tool: `sed -n 1,80p src/db.py`, `cat a.py`, `apply_patch <<EOF`)."""
+    name = tool_name(payload)
+    args = tool_input(payload)
+    if name in FILE_TOOLS:
+        target = args.get("file_path") or args.get("notebook_path") or args.get("absolute_path") \
+            or args.get("target_file") or args.get("path")  # Cursor's tools name it otherwise
+        return [target] if isinstance(target, str) and target.strip() else []
+    if name in SHELL_TOOLS and shell_reads:
+        command = args.get("command")
+        return shell_read_files(command) if isinstance(command, str) else []
+    if name in PATCH_TOOLS:
+        patch = args.get("patch") or args.get("input") or args.get("command")
+        if isinstance(patch, list):
+            patch = "\n".join(str(p) for p in patch)
+        if not isinstance(patch, str):
+            return []
+        return list(_patch_targets(patch))
+    return []
+
+
+ADDED_CHARS = 4000  # what an edit adds, as far as action time reads it
+_READ_TOOLS = {"Read", "read_file"}
+
+
+def changes_files(payload: dict[str, Any]) -> bool:
+    """Whether the call changes the files it names (an edit, a write, a patch), whatever it adds: an edit
+    that only deletes lines too."""
+    name = tool_name(payload)
+    if name in PATCH_TOOLS or (name in FILE_TOOLS and name not in _READ_TOOLS):
+        return True
+    return name in SHELL_TOOLS and "apply_patch" in str(tool_input(payload).get("command"))
+
+
+def added_text(payload: dict[str, Any]) -> str:
+    """What a file tool call writes that was not there: an Edit's / replace's new lines (those not in its old
+    string), each MultiEdit edit's, a Write's content, a patch's `+` lines; "" for reads and anything else."""
+    name = tool_name(payload)
+    args = tool_input(payload)
+    parts: list[str] = []
+    if name in PATCH_TOOLS or name in SHELL_TOOLS and "apply_patch" in str(args.get("command")):
+        patch = args.get("patch") or args.get("input") or args.get("command")
+        if isinstance(patch, str):
+            parts = [line[1:] for line in patch.splitlines() if line.startswith("+") and not line.startswith("+++")]
+    elif name in FILE_TOOLS:
+        edits = args.get("edits")
+        for edit in edits if isinstance(edits, list) else [args]:
+            if not isinstance(edit, dict):
+                continue
+            new = edit.get("new_string") if isinstance(edit.get("new_string"), str) else edit.get("content")
+            if not isinstance(new, str):
+                continue
+            old = edit.get("old_string")
+            before = set(old.splitlines()) if isinstance(old, str) else set()
+            parts.extend(line for line in new.splitlines() if line not in before)
+    return "\n".join(parts)[:ADDED_CHARS]
+
+
+SHELL_READERS = {"cat", "sed", "head", "tail", "nl", "less", "more", "bat", "wc"}
+
+
+def shell_read_files(command: str) -> list[str]:
+    """The files named by the reading commands of a shell command line and by the patches it applies."""
+    from memory.core import shell
+
+    found: dict[str, None] = {}  # ordered, and a lookup stays O(1) on a `cat` of many files
+    try:
+        commands = shell.parse(command)
+    except (ValueError, RecursionError):
+        return []
+    for cmd in commands:
+        words = cmd.words
+        if not words:
+            continue
+        verb = words[0].rsplit("/", 1)[-1]
+        if verb in SHELL_READERS:
+            found.update((word, None) for word in words[1:]
+                         if not word.startswith("-") and "." in word.rsplit("/", 1)[-1] and not word[:1].isdigit()
+                         and "'" not in word and " " not in word)
+        if verb == "apply_patch":
+            found.update(_patch_targets(cmd.stdin_text or ""))
+    return list(found)
+
+
+def _patch_targets(patch: str) -> dict[str, None]:
+    """The files an apply_patch text adds, updates or deletes (`*** Update File: PATH`), in order."""
+    found: dict[str, None] = {}
+    for line in patch.splitlines():
+        if line.startswith(_PATCH_FILE) and " File: " in line:
+            target = line.split(" File: ", 1)[1].strip()
+            if target:
+                found[target] = None
+    return found

@@ -1,0 +1,59 @@
+"""memory.runtimes.handoff_read: handoffs.jsonl read back tolerantly, and the one handoff a session start shows."""
+import json
+import time
+
+import pytest
+
+from memory.core import layout
+from memory.runtimes import handoff_read
+
+NOW = 1_800_000_000.0
+
+
+def handoff(hid, **fields):
+    return {"id": hid, "event": "SessionEnd", "tree": "/w/app", "branch": "main", "session_id": "old", "ended": 1,
+            **fields}
+
+
+def test_load_skips_torn_lines_and_other_shapes(tmp_path):
+    good = handoff("h1")
+    lines = [json.dumps(good), '{"id": "torn', "[1, 2]", json.dumps(handoff("h2", files="a.py")),
+             json.dumps(handoff("h3", beads={"BD-1": ["update"]}))]
+    (tmp_path / layout.HANDOFFS).write_text("\n".join(lines) + "\n")
+    assert [h["id"] for h in handoff_read.load(str(tmp_path))] == ["h1", "h3"]
+    assert handoff_read.load(str(tmp_path / "none")) == []
+
+
+@pytest.mark.parametrize("field, value", [("id", 7), ("ended", "x"), ("task", {"first": 1}), ("todos", [1]),
+                                          ("beads", {"BD-1": "update"}), ("insights", [None])])
+def test_a_field_of_another_type_is_not_well_formed(field, value):
+    assert handoff_read.well_formed(handoff("h")) and not handoff_read.well_formed(handoff("h", **{field: value}))
+
+
+def test_a_precompact_handoff_has_ended_once_its_transcript_is_still(tmp_path):
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text("{}\n")
+    running = handoff("h", event="PreCompact", transcript_path=str(transcript))
+    assert not handoff_read.ended(running, time.time())
+    assert handoff_read.ended(running, time.time() + handoff_read.ENDED_AFTER + 1)
+    assert handoff_read.ended(dict(running, transcript_path=str(tmp_path / "gone")), time.time())
+    assert handoff_read.ended(handoff("h"), time.time())  # a SessionEnd one
+
+
+def test_choose_by_source_bead_tree_and_branch():
+    older, newer = handoff("h1"), handoff("h2")
+    other_branch = handoff("h3", branch="feature")
+    compacted = handoff("h4", event="PreCompact", session_id="me", tree="/w/elsewhere")
+    beads = handoff("h5", tree="/w/app/.worktrees/bd-BD-9", branch="bd-BD-9", bead="BD-9")
+    all_ = [older, newer, other_branch, compacted, beads]
+
+    def choose(source, session="me", beads_=frozenset()):
+        found = handoff_read.choose(all_, session, source, "/w/app", "main", set(beads_), NOW)
+        return found and found["id"]
+
+    assert choose("startup") == "h2"  # the newest ended one of this tree and branch, not this session's own
+    assert choose("compact") == "h4"  # after compaction: this session's own PreCompact handoff
+    assert choose("compact", session="another") is None
+    assert choose("startup", beads_={"bd-9"}) == "h5"  # a supervisor: its bead's newest
+    assert choose("fork") is None  # a fork carries its parent's conversation on
+    assert choose("resume", session="old") == "h2" and choose("startup", session="old") is None

@@ -1,0 +1,34 @@
+from memory.runtimes import tool_files
+
+
+def test_added_text_is_what_an_edit_writes_that_was_not_there():
+    edit = {"tool_name": "Edit", "tool_input": {"file_path": "/a.py", "old_string": "x = 1\ny = 2\n",
+                                                "new_string": "x = 1\nimport dayjs\ny = 2\n"}}
+    assert tool_files.added_text(edit) == "import dayjs"
+    multi = {"tool_name": "MultiEdit", "tool_input": {"file_path": "/a.py", "edits": [
+        {"old_string": "class A:\n", "new_string": "@dataclass\nclass A:\n"}, "junk",
+        {"old_string": "b", "new_string": "c"}]}}
+    assert tool_files.added_text(multi) == "@dataclass\nc"
+    write = {"tool_name": "Write", "tool_input": {"file_path": "/n.rs", "content": "use std::fs;"}}
+    assert tool_files.added_text(write) == "use std::fs;"
+    patch = "*** Begin Patch\n*** Update File: a.py\n@@\n-x = 1\n+x = 2\n*** End Patch"
+    assert tool_files.added_text({"tool_name": "apply_patch", "tool_input": {"input": patch}}) == "x = 2"
+    assert tool_files.added_text({"tool_name": "Bash", "tool_input": {"command": "apply_patch <<'EOF'\n" + patch}}) \
+        == "x = 2"
+    assert tool_files.added_text({"tool_name": "Read", "tool_input": {"file_path": "/a.py"}}) == ""
+    assert tool_files.added_text({"tool_name": "Edit", "tool_input": "garbage"}) == ""
+    big = {"tool_name": "Write", "tool_input": {"file_path": "/b", "content": "x" * 10 * tool_files.ADDED_CHARS}}
+    assert len(tool_files.added_text(big)) == tool_files.ADDED_CHARS
+
+
+def test_changes_files_is_any_edit_write_or_patch_even_one_that_only_deletes():
+    delete = {"tool_name": "Edit", "tool_input": {"file_path": "/a.py", "old_string": "x = 1\n", "new_string": ""}}
+    assert tool_files.added_text(delete) == "" and tool_files.changes_files(delete)
+    patch = "apply_patch <<'EOF'\n*** Begin Patch\n*** Delete File: a.py\n*** End Patch\nEOF"
+    for name, args in (("Write", {"file_path": "/a", "content": ""}), ("MultiEdit", {"edits": []}),
+                       ("replace", {"file_path": "/a"}), ("write_file", {"file_path": "/a"}),
+                       ("apply_patch", {"input": ""}), ("Bash", {"command": patch})):
+        assert tool_files.changes_files({"tool_name": name, "tool_input": args}), name
+    for name, args in (("Read", {"file_path": "/a"}), ("read_file", {"file_path": "/a"}),
+                       ("Bash", {"command": "cat a.py"}), ("Grep", {"pattern": "x"})):
+        assert not tool_files.changes_files({"tool_name": name, "tool_input": args}), name
