@@ -234,6 +234,14 @@ def _fmt(r: dict[str, object]) -> str:
             f"MRR {r['mrr']:.2f}  false {false}/{unrelated}  noise {r['noise']:.2f}")
 
 
+def prompt_gate() -> type[rank.Params]:
+    """The gate the prompt hook applies with the default config.json (memory.surface.prompt_context)."""
+    from memory.core import config
+    from memory.surface import prompt_context
+
+    return prompt_context.gate_params(config.DEFAULTS)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", default=os.environ.get("RELEVANCE_DATA", str(ROOT / "bench" / "relevance")))
@@ -253,7 +261,7 @@ def main(argv: list[str] | None = None) -> int:
     threshold = best_threshold(pbm, splits["dev"])  # chosen on dev, applied unchanged to test
     systems = [("newest-5", newest(projects)), ("BM25 (no gate)", pbm.system()),
                (f"BM25 gate>={threshold:.2f}", pbm.system(threshold)),
-               ("ours (no gate)", ours.system(gate=False)), ("ours", ours.system())]
+               ("ours (no gate)", ours.system(gate=False)), ("ours", ours.system(prompt_gate()))]
     if args.hook:
         import tempfile
 

@@ -116,15 +116,21 @@ def _usage_error(message: str) -> None:
 
 
 def _command(memory_dir: str, args: Options) -> int | None:
-    """The commands that are not a search (--held, --setup-git, --handoffs, --stale); None for a search."""
+    """The commands that are not a search (--held, --setup-git, --handoffs, --stale, --topic, --similar); None
+    for a search."""
     if args.held:
         from memory.commands import review
 
         return review.list_held(memory_dir, args.json)
-    if not (args.setup_git or args.handoffs is not None or args.handoff or args.stale is not None):
+    if not (args.setup_git or args.handoffs is not None or args.handoff or args.stale is not None or args.topic
+            or args.similar):
         return None
     from memory.commands import recall_commands
 
+    if args.topic:
+        return recall_commands.topic(memory_dir, args.topic, args.json)
+    if args.similar:
+        return recall_commands.similar(memory_dir)
     if args.setup_git:
         return recall_commands.setup_git()
     if args.stale is not None:

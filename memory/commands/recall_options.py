@@ -37,6 +37,8 @@ class Options:
     setup_git = False
     doctor = False
     import_source: str | None = None
+    topic: str | None = None
+    similar = False
     memory_dir: str | None = None
 
 
@@ -75,6 +77,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--history", action="store_true",
                         help="every version of each matching key (forgotten ones too), oldest first")
     parser.add_argument("--pinned", action="store_true", help="the pinned entries")
+    parser.add_argument("--similar", action="store_true",
+                        help="pairs of near-identical entries (one insight recorded twice in other words)")
+    parser.add_argument("--topic", metavar="NAME", help="the entries of a topic of the session-start map (general: "
+                                                        "those sharing no topic word)")
     parser.add_argument("--stale", type=int, nargs="?", const=180, metavar="DAYS",
                         help="entries not re-confirmed for DAYS (180) that name files or symbols the repository "
                              "no longer has (nothing is removed)")

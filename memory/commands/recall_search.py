@@ -92,7 +92,11 @@ def ranked(memory_dir: str, text: str, args: Options) -> int:
 
     corpus = index.load(memory_dir)
     seen = _seen_before(memory_dir, text, args)
-    results = rank.search(corpus, text, limit=args.limit if not args.entry_type else 10 * args.limit)
+    from memory.surface import knowledge_map
+
+    results = rank.search(corpus, text, limit=(args.limit if not args.entry_type else 10 * args.limit)
+                          + knowledge_map.TITLE_LOOKAHEAD)
+    results = knowledge_map.title_first(results, text)  # the map's lookup: the titled entry is the answer
     shown = {e["key"] for e in seen}
     results = [s for s in results if (not args.entry_type or s.entry.get("type") == args.entry_type)
                and s.entry.get("key") not in shown][:max(0, args.limit - len(seen))]

@@ -79,8 +79,14 @@ def render_digest(latest: list[dict], groups: list[Group], notes: list[str], bud
     return f"{head}\n\n{the_map}\n\n{render.SEARCH_HINT}{tail}" if the_map else text
 
 
+PINNED_SHARE = 0.5  # of the groups' room, what pins may take while another group has entries to show
+PINNED_HINT = ".beads/memory/recall.sh --pinned lists all"
+
+
 def _fit(total: int, groups: list[Group], notes: list[str], budget: int, entry_chars: int) -> str:
     chars = max(MIN_ENTRY_CHARS, entry_chars)
+    pinned = groups[0] if groups and groups[0].label == "Pinned" else None
+    pins = len(pinned.entries) if pinned else 0
     while True:
         text = _compose(total, groups, notes, chars)
         if len(text) <= budget or not any(g.entries for g in groups):
@@ -88,9 +94,15 @@ def _fit(total: int, groups: list[Group], notes: list[str], budget: int, entry_c
         if chars > MIN_ENTRY_CHARS:
             chars = MIN_ENTRY_CHARS
             continue
-        for group in reversed(groups):
-            if group.entries:
+        # many pins would leave no room for the bead in progress, the branch's files or the newest: past their
+        # share, pins go first (to the map, where they keep the first titles: memory.surface.knowledge_map)
+        crowding = pinned is not None and len(pinned.entries) > 1 and any(g.entries for g in groups[1:]) \
+            and sum(len(e["content"][:chars]) + 10 for e in pinned.entries) > PINNED_SHARE * budget
+        for group in [pinned] if crowding else reversed(groups):
+            if group and group.entries:
                 group.entries.pop()
+                if pinned and len(pinned.entries) < pins:
+                    pinned.label = f"Pinned ({len(pinned.entries)} of {pins} in full; {PINNED_HINT})"
                 break
 
 

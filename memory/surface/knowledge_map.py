@@ -18,7 +18,7 @@ MIN_TITLE = 40  # a title cut shorter than this at a word boundary looks for the
 OVERSHOOT = 12  # ...at most this far past the limit; else the cut falls mid-word
 TYPE_ORDER = {"decision": 0, "warning": 0, "pattern": 1}  # everything else (learned) after
 USE_TIERS = 3  # uses beyond this rank alike: a long-popular entry does not hold its title against all newer use
-TOPIC_HINT = '.beads/memory/recall.sh "<topic>"'
+TOPIC_HINT = '.beads/memory/recall.sh --topic "<topic>"'  # a title per line (a word's search prints every text)
 READ_HINT = '.beads/memory/recall.sh "<words of a title>"'
 
 
@@ -37,6 +37,21 @@ def title(text: str, limit: int) -> str:
         while 0 < cut < len(flat) and unicodedata.combining(flat[cut]):
             cut -= 1  # never part a letter from its accent
     return flat[:cut].rstrip() + "…"
+
+
+TITLE_LOOKAHEAD = 30  # recall.sh ranks this many more to find the entry a title's words open
+
+
+def title_first(results: list, text: str) -> list:
+    """`recall.sh "<words of a title>"` (ranked results, memory.search.rank.Scored): the entries whose text opens
+    with those words (with the title's `…` or without) first, in ranked order, then the others. A title's words
+    also stand in entries sharing more of them, which outrank it otherwise."""
+    words = " ".join(text.rstrip().rstrip("…").rstrip(".").split()).casefold()
+    if " " not in words:
+        return results
+    opening = [s for s in results
+               if " ".join(render.strip_control(str(s.entry.get("content", ""))).split()).casefold().startswith(words)]
+    return opening + [s for s in results if s not in opening] if opening else results
 
 
 # instruction words every rule uses: no topic ("never use", "always run", "prefer", "avoid")
@@ -69,9 +84,11 @@ def topics(entries: list[dict], project: str = "") -> dict[str, str]:
     family: dict[str, set[str]] = {}  # by stem: who joins the topic once its word is chosen
     spellings: dict[str, dict[str, int]] = {}  # by stem: its forms as written, and how often
     openings: dict[str, dict[str, int]] = {}  # by stem: `Create` opening a sentence (a name, or just a capital?)
+    lowered: dict[str, str] = {}  # by key: the text a topic name must stand in
     for entry in entries:
         key = str(entry["key"])
         text = redacted.sub(" ", str(entry.get("content", ""))[:TOPIC_TEXT])
+        lowered[key] = text.lower()
         for match in word_pattern.finditer(text):
             word = match.group(0)
             low = word.lower()
@@ -89,6 +106,7 @@ def topics(entries: list[dict], project: str = "") -> dict[str, str]:
     heap = [(-len(keys), -len(w), w) for w, keys in holders.items() if _MIN_TOPIC <= len(keys) <= most]
     heapq.heapify(heap)
     placed: dict[str, str] = {}
+    named: set[str] = set()  # the stems already naming a topic
     while heap:
         _, minus_length, word = heapq.heappop(heap)
         members = {k for k in holders[word] if k not in placed}
@@ -98,11 +116,14 @@ def topics(entries: list[dict], project: str = "") -> dict[str, str]:
             heapq.heappush(heap, (-len(members), minus_length, word))
             continue
         root = stem(word)
-        name = _name(spellings.get(root, {}), openings.get(root, {}))
-        for key in members | family[root]:
-            if key in placed:
-                continue
-            placed[key] = name
+        # `recall.sh "<topic>"` must list every member: an entry joins only when it holds the name. A form the
+        # name does not begin with (`changing` under `changes`) is a topic of its own when chosen later
+        name = word if root in named else _name(spellings.get(root, {}), openings.get(root, {}))
+        joined = {key for key in members | family[root] if key not in placed and name.lower() in lowered[key]}
+        if len(joined) < _MIN_TOPIC:
+            continue
+        named.add(root)
+        placed.update(dict.fromkeys(joined, name))
     return {str(e["key"]): placed.get(str(e["key"]), GENERAL) for e in entries}
 
 
@@ -154,14 +175,16 @@ def _join_plurals(holders: dict[str, set[str]]) -> None:
 
 
 def priority(entries: list[dict], branch_files: list[str], uses: dict[str, int] | None = None) -> list[dict]:
-    """Which entries keep a title first when not all fit: decisions and warnings, then patterns, then the
-    rest; within each, the entries the agent used most (memory.surface.use: up to USE_TIERS uses tell apart),
+    """Which entries keep a title first when not all fit: pinned ones (more than session start shows in
+    full), then decisions and warnings, then patterns, then the rest; within each, the entries the agent used
+    most (memory.surface.use: up to USE_TIERS uses tell apart),
     then those naming a file this branch changed, then the newest."""
     uses = uses or {}
 
-    def rank(entry: dict) -> tuple[int, int, int, float]:
+    def rank(entry: dict) -> tuple[int, int, int, int, float]:
         ts = entry.get("ts")
-        return (TYPE_ORDER.get(str(entry.get("type")), 2),
+        return (0 if entry.get("pinned") else 1,  # a pin session start could not show in full
+                TYPE_ORDER.get(str(entry.get("type")), 2),
                 -min(uses.get(str(entry.get("key")), 0), USE_TIERS),
                 0 if branch_files and focus.names_a_file(entry, branch_files) else 1,
                 -float(ts) if isinstance(ts, (int, float)) else 0.0)

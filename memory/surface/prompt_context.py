@@ -59,9 +59,11 @@ def age(ts: object, now: float | None = None) -> str:
 
 
 def gate_params(settings: dict) -> type[rank.Params]:
-    """The ranker's gate with config.json's thresholds (`prompt_min_fraction`, `prompt_relative_cut`)."""
+    """The ranker's gate with config.json's thresholds (`prompt_min_fraction`, `prompt_relative_cut`,
+    `prompt_min_terms`)."""
     return type("Configured", (rank.Params,), {"min_fraction": settings["prompt_min_fraction"],
-                                               "relative_cut": settings["prompt_relative_cut"]})
+                                               "relative_cut": settings["prompt_relative_cut"],
+                                               "min_terms": settings["prompt_min_terms"]})
 
 
 def choose(memory_dir: str, ranked: list[rank.Scored], prompt: str, semantic_on: bool,

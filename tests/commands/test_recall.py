@@ -601,3 +601,82 @@ def test_a_stray_field_of_another_shape_is_shown_as_nothing_not_a_crash(repo, fi
     report = subprocess.run([str(ROOT / "bin" / "memory-doctor"), "--report", str(repo / "r.html")], cwd=repo,
                             capture_output=True, text=True)
     assert "unexpected failure" not in report.stdout + report.stderr and (repo / "r.html").exists()
+
+
+def test_the_words_of_every_title_the_map_shows_bring_that_entry_first(repo, monkeypatch, capsys):
+    """The map's promise, `recall.sh "<words of a title>"`, for every title session start shows at 1,000 entries:
+    the titled entry comes first (the best answer is what a lookup credits in use.json). A walkthrough found 7 of
+    84 titles ranked behind an entry sharing more of their words (one 6th), e.g. "When installing Python
+    executables, uv will…" behind "uv installs Python executables into your `PATH`…"."""
+    sys.path.insert(0, str(ROOT / "bench" / "relevance"))
+    from scale import padded
+
+    write(repo, padded(1000))
+    (repo / ".beads" / "memory" / "welcomed").touch()
+    payload = dict(fixture_payload("claude-code/2.1.330/SessionStart-6.json"), cwd=str(repo))
+    text = json.loads(run_hook("session_start", payload, repo).stdout)["hookSpecificOutput"]["additionalContext"]
+    titles = [line[4:].split("] ", 1)[-1] for line in text.splitlines() if line.startswith("  - ")]
+    assert len(titles) > 50
+    behind = []
+    for title in titles:
+        words = title.rstrip("…")
+        status, out = recall_here(repo, monkeypatch, capsys, title, "--json")
+        first = json.loads(out.splitlines()[0]) if status == 0 else {}
+        if not " ".join(str(first.get("content", "")).split()).startswith(" ".join(words.split())):
+            behind.append(title)
+    assert behind == []
+
+
+def test_every_topic_of_the_map_lists_its_count_general_too(repo, monkeypatch, capsys):
+    """The map's `List a topic:` at 1,000 entries. `recall.sh general` printed 6 of `general (68, 63 more)`
+    (the entries sharing no topic word: no word lists them), and `recall.sh package` printed 182 entries in
+    full, 64 KB in the agent's context. `recall.sh --topic NAME` lists a topic as the map placed it, a title
+    a line, and the words of each bring that entry in full."""
+    import re
+
+    sys.path.insert(0, str(ROOT / "bench" / "relevance"))
+    from scale import padded
+
+    write(repo, padded(1000))
+    (repo / ".beads" / "memory" / "welcomed").touch()
+    payload = dict(fixture_payload("claude-code/2.1.330/SessionStart-6.json"), cwd=str(repo))
+    text = json.loads(run_hook("session_start", payload, repo).stdout)["hookSpecificOutput"]["additionalContext"]
+    counts = {m.group(1): int(m.group(2)) for m in re.finditer(r"(?m)^  (\S[^(\n]*?) \((\d+)(?:, \d+ more)?\):$", text)}
+    only_counted = text.split("Not listed:")[1]
+    counts.update((m.group(1), int(m.group(2))) for m in re.finditer(r"([\w.-]+) \((\d+)\)", only_counted))
+    assert counts["general"] > 20 and 'List a topic: .beads/memory/recall.sh --topic "<topic>"' in text
+    titled = text.split("  general (", 1)[1].split("\n  Not listed:")[0]
+    general = recall(repo, "--topic", "general", "--json")
+    listed = [json.loads(line) for line in general.stdout.splitlines()]
+    assert general.returncode == 0 and counts["general"] <= len(listed) <= counts["general"] + 5  # + the newest
+    flat = " ".join(" ".join(e["content"].split()) for e in listed)
+    assert all(line[4:].split("] ", 1)[-1].rstrip("…") in flat
+               for line in titled.splitlines() if line.startswith("  - "))
+    for topic in sorted(counts, key=lambda t: -counts[t])[:6]:
+        out = recall(repo, "--topic", topic)
+        lines = out.stdout.splitlines()[:-1]
+        assert counts[topic] <= len(lines) <= counts[topic] + 5, topic
+        assert all(len(line) <= 120 for line in lines) and "read one in full" in out.stdout.splitlines()[-1]
+        for line in lines[::10]:
+            status, found = recall_here(repo, monkeypatch, capsys, line.split("] ", 1)[1], "--json")
+            first = json.loads(found.splitlines()[0])["content"]
+            assert " ".join(first.split()).startswith(line.split("] ", 1)[1].rstrip("…"))
+    assert recall(repo, "--topic", "no-such-topic").returncode == 1
+
+
+STAGING = "the staging database is shared with QA; never run destructive migrations against it"
+STAGING_AGAIN = "the staging database is shared with QA, so never run destructive migrations against it"
+
+
+def test_recall_similar_lists_the_pair_and_says_what_to_do(repo):
+    """Two teammates' copies of one insight in other words: session start and the prompt block showed both."""
+    d = repo / ".beads" / "memory"
+    store.append(str(d), [e(STAGING, ts=1_700_000_000), e(STAGING_AGAIN, ts=1_700_000_100),
+                          e("deploys go through the release train on Tuesdays", ts=1_700_000_200)])
+    out = recall(repo, "--similar")
+    assert out.returncode == 0
+    assert STAGING in out.stdout and STAGING_AGAIN in out.stdout and "release train" not in out.stdout
+    assert "1 pair" in out.stdout and "--forget" in out.stdout
+    store.append(str(d), [{"key": entry.make_key("learned", STAGING), "type": "forget", "ts": 1_700_000_300}])
+    again = recall(repo, "--similar")
+    assert again.returncode == 1 and again.stdout == ""

@@ -48,3 +48,46 @@ def test_budget_cuts_long_entries_then_drops_lowest_priority():
 
 def test_empty_knowledge_renders_nothing():
     assert digest.render_digest([], [], ["a note"], 8000, 300) == ""
+
+
+def test_many_pins_leave_room_for_the_bead_the_branch_and_the_newest(repo):
+    """A team that pinned 40 long entries over the months: the pins took every entry's room, so the bead in
+    progress, the branch's files and the newest were left out without a word (a walkthrough at 1,000 entries:
+    45 pins, 21 in full, no other group). Now the pins take at most half, the line of the group says how many
+    are in full, and the others keep the first titles of the map."""
+    import json
+
+    from conftest import fixture_payload, git, run_hook
+    from memory.store import store
+    from memory.surface import knowledge_map
+
+    (repo / "src").mkdir()
+    (repo / "src" / "refund_policy.py").write_text("x = 1\n")
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "base")
+    d = repo / ".beads" / "memory"
+    d.mkdir(parents=True)
+    (d / "welcomed").touch()
+    pinned = [entry.build(f"DECISION {i}: the ledger service {i} " + "keeps every refund in cents " * 8, "",
+                          "orchestrator", entry_type="decision", ts=1_600_000_000 + i) for i in range(40)]
+    filler = [entry.build(f"note {i} about logging level {i} in the worker pool", f"BD-{i}", "orchestrator",
+                          ts=1_650_000_000 + i) for i in range(300)]
+    store.append(str(d), pinned + filler + [
+        entry.build("refund_policy.py rounds half-even, never half-up", "BD-7", "orchestrator", ts=1_700_000_000),
+        entry.build("the bead's own rule: refunds wait for the ledger lock", "BD-9", "orchestrator", ts=1_700_000_001)])
+    for e in pinned:
+        store.append(str(d), [{"key": e["key"], "type": "pin", "ts": 1_700_000_100}])
+    git(repo, "checkout", "-q", "-b", "bd-BD-9")
+    (repo / "src" / "refund_policy.py").write_text("x = 2\n")
+    git(repo, "commit", "-qam", "change")
+    payload = dict(fixture_payload("claude-code/2.1.330/SessionStart-6.json"), cwd=str(repo))
+    text = json.loads(run_hook("session_start", payload, repo).stdout)["hookSpecificOutput"]["additionalContext"]
+    assert len(text) <= 8800
+    assert "For the bead in progress:" in text and "refunds wait for the ledger lock" in text
+    assert "About files changed on this branch:" in text and "rounds half-even" in text
+    assert "Newest:" in text
+    in_full = [e for e in pinned if f"] {e['content'][:60]}" in text]
+    assert 0 < len(in_full) < 40 and f"Pinned ({len(in_full)} of 40 in full; .beads/memory/recall.sh --pinned " \
+                                      "lists all):" in text
+    titled = [e for e in pinned if "  - [DECIDE] " + knowledge_map.title(e["content"], 44)[:40] in text]
+    assert len(in_full) + len(titled) == 40  # every other pin keeps a title

@@ -236,3 +236,40 @@ def test_an_entry_cannot_open_a_heading_or_pass_for_our_own_lines(repo):
 def test_the_default_budget_fits_under_claude_codes_cap():
     assert config.budget_chars(config.DEFAULTS["session_budget_tokens"]) <= 9000
     assert config.budget_chars(config.DEFAULTS["session_budget_tokens_cursor"]) <= 9000
+
+
+def map_topics(text):
+    """{topic: [titles]} of a session start's map (a topic only counted has no titles)."""
+    import re
+
+    found, current = {}, None
+    for line in text.splitlines():
+        heading = re.match(r"^  (\S.*?) \(\d+(?:, \d+ more)?\):$", line)
+        if heading and not line.startswith("  Map "):
+            current = found.setdefault(heading.group(1), [])
+        elif line.startswith("  - ") and current is not None:
+            current.append(line[4:].split("] ", 1)[-1].rstrip("…"))
+    return found
+
+
+def test_recall_of_a_topic_lists_every_entry_the_map_titles_under_it(repo):
+    """The word forms of a topic with no form the others begin with (`changes`, `changing`, `change`): an entry
+    joins the topic only when it holds the topic's name, so `recall.sh "<topic>"` lists what the map put there
+    (a walkthrough at 1,000 entries: `recall.sh changes` missed 12 of the 27 entries of `changes (27)`)."""
+    entries = (make(6, text="changes {i} need a review")
+               + make(5, ts0=1_800_000_000, text="changing {i} breaks jobs")
+               + make(4, ts0=1_850_000_000, text="a change {i} is forever"))
+    placed = knowledge_map.topics(entries)
+    for e in entries:
+        topic = placed[e["key"]]
+        assert topic == knowledge_map.GENERAL or topic.lower() in e["content"].lower(), (topic, e["content"])
+    seed_project(repo, entries)
+    topics = map_topics(session_text(repo))
+    assert sum(len(titles) for titles in topics.values()) == len(entries) - 5  # the 5 newest: in full
+    for topic, titles in topics.items():
+        if topic == knowledge_map.GENERAL:
+            continue
+        out = subprocess.run([str(ROOT / "bin" / "recall.sh"), topic, "--memory-dir", str(repo / ".beads" / "memory")],
+                             capture_output=True, text=True, timeout=60)
+        listed = " ".join(out.stdout.split())
+        assert [t for t in titles if " ".join(t.split()) not in listed] == [], topic

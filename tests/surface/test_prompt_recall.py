@@ -351,3 +351,28 @@ def test_a_ledger_that_cannot_be_written_still_lets_the_relevant_entry_through(r
     proc = ask(repo, "add an alembic migration for the invoices")
     assert proc.returncode == 0
     assert "every alembic upgrade needs a working downgrade" in context(proc)
+
+
+@pytest.fixture(scope="module")
+def thousand_repo(tmp_path_factory):
+    """uv's rules padded to 1,000 entries with its own docs and three other projects' rules
+    (bench/relevance/scale.py): a knowledge base in which nearly every coding word stands somewhere."""
+    sys.path.insert(0, str(ROOT / "bench" / "relevance"))
+    from scale import padded
+
+    repo = make_repo(tmp_path_factory.mktemp("thousand") / "project")
+    store.append(str(repo / ".beads" / "memory"), padded(1000))
+    return repo
+
+
+@pytest.mark.parametrize("prompt", ["thanks, looks good, commit it", "how many lines does main.go have"])
+def test_at_a_thousand_entries_an_instruction_sharing_one_word_injects_nothing(thousand_repo, prompt):
+    """A walkthrough at 1,000 entries: both prompts got 5 entries each ("commit": pre-commit hooks; "main":
+    "Never force push to main…", the main ClickHouse cluster), on one shared word. The best entry must share
+    two of the prompt's words (`prompt_min_terms`)."""
+    assert ask(thousand_repo, prompt, session=f"s-{prompt}").stdout == b""
+
+
+def test_at_a_thousand_entries_a_prompt_sharing_two_words_still_gets_its_entry(thousand_repo):
+    text = context(ask(thousand_repo, "format the markdown docs", session="s-markdown"))
+    assert "Format markdown files with" in text
