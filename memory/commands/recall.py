@@ -66,7 +66,7 @@ def _main(argv: list[str]) -> int:
     args = recall_options.parse(argv)
     if args.recent is not None and args.recent < 1:
         _usage_error("--recent takes a positive number")
-    if args.limit < 1:
+    if args.limit is not None and args.limit < 1:
         _usage_error("--limit takes a positive number")
     terms = terms_of(args.keywords)
     memory_dir = args.memory_dir or _memory_dir()
@@ -99,6 +99,9 @@ def _main(argv: list[str]) -> int:
         return cli.cannot_read(exc, memory_dir)
     if len(terms) > 1 and not (args.exact or args.history or args.pinned):
         return ranked(memory_dir, " ".join(args.keywords), args)
+    if args.limit is not None and len(chosen) > args.limit and not args.history:
+        print(f"recall.sh: the newest {args.limit} of {len(chosen)} shown (--limit)", file=sys.stderr)
+        chosen = chosen[:args.limit]  # newest first
     return _print_found(chosen, in_archive, malformed, args, argv)
 
 

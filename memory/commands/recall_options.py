@@ -9,13 +9,16 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
 
+RANKED_LIMIT = 10  # results of a ranked search without --limit
+
+
 class Options:
     """recall.sh's command line. The class attributes are the defaults: argparse fills an instance
     (build_parser), and `parse` does for the plain keyword form without argparse."""
 
     keywords: Sequence[str] = ()  # not []: parse_intermixed_args drops an attribute that equals []
     exact = False
-    limit = 10
+    limit: int | None = None  # ranked: RANKED_LIMIT; a listing: all
     explain = False
     entry_type: str | None = None
     recent: int | None = None
@@ -66,7 +69,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="one word: case-insensitive text to find in content, key, tags or bead; "
                              "several words or a sentence: ranked, best first (--exact: entries holding all)")
     parser.add_argument("--exact", action="store_true", help="several words: every one must occur, no ranking")
-    parser.add_argument("--limit", type=int, metavar="N", help="ranked: at most N results (10)")
+    parser.add_argument("--limit", type=int, metavar="N",
+                        help="at most N results (ranked: 10; a listing such as --type or one keyword: all, else "
+                             "the newest N)")
     parser.add_argument("--explain", action="store_true", help="ranked: why each entry scored")
     parser.add_argument("--type", dest="entry_type", metavar="T", help="only entries of this type (e.g. learned)")
     parser.add_argument("--recent", type=int, nargs="?", const=10, metavar="N",

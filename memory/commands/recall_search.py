@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 
 from memory import TYPE_CHECKING
+from memory.commands.recall_options import RANKED_LIMIT
 from memory.core import render
 from memory.core.cli import FOUND, NOTHING
 from memory.core.render import format_entry
@@ -94,12 +95,13 @@ def ranked(memory_dir: str, text: str, args: Options) -> int:
     seen = _seen_before(memory_dir, text, args)
     from memory.surface import knowledge_map
 
-    results = rank.search(corpus, text, limit=(args.limit if not args.entry_type else 10 * args.limit)
+    limit = args.limit or RANKED_LIMIT
+    results = rank.search(corpus, text, limit=(limit if not args.entry_type else 10 * limit)
                           + knowledge_map.TITLE_LOOKAHEAD)
     results = knowledge_map.title_first(results, text)  # the map's lookup: the titled entry is the answer
     shown = {e["key"] for e in seen}
     results = [s for s in results if (not args.entry_type or s.entry.get("type") == args.entry_type)
-               and s.entry.get("key") not in shown][:max(0, args.limit - len(seen))]
+               and s.entry.get("key") not in shown][:max(0, limit - len(seen))]
     out = sys.stdout
     for found in seen:  # recorded right after a failure that printed this line: first, whatever their words
         if args.json:
@@ -139,4 +141,4 @@ def _seen_before(memory_dir: str, text: str, args: Options) -> list[dict]:
 
     wanted = [key for key, kind, _, _ in found if not args.entry_type or kind == args.entry_type]
     by_key = {e.get("key"): e for e in store.latest(store.load(memory_dir).entries) if e.get("key") in wanted}
-    return [by_key[key] for key in wanted if key in by_key][:args.limit]
+    return [by_key[key] for key in wanted if key in by_key][:args.limit or RANKED_LIMIT]

@@ -91,6 +91,20 @@ def test_type_filter_and_json_output(repo):
     assert [x["key"] for x in out] == ["decision-a"]
 
 
+def test_limit_cuts_a_listing_to_its_newest_entries(repo):
+    """`--type warning --limit 3` printed every warning (98 of them, 32 KB at 1,000 entries): --limit held for a
+    ranked search only. A listing now keeps its newest N and says how many it left out; without --limit it is
+    whole, and a ranked search keeps its 10."""
+    write(repo, [dict(e(f"warning number {i} about deploys", ts=i), type="warning", key=f"warning-{i}")
+                 for i in range(1, 8)])
+    cut = recall(repo, "--type", "warning", "--limit", "3", "--json")
+    assert [json.loads(x)["key"] for x in cut.stdout.splitlines()] == ["warning-7", "warning-6", "warning-5"]
+    assert "the newest 3 of 7 shown (--limit)" in cut.stderr
+    assert len(recall(repo, "deploys", "--limit", "2", "--json").stdout.splitlines()) == 2  # one keyword: a listing
+    assert len(recall(repo, "--type", "warning", "--json").stdout.splitlines()) == 7
+    assert "the newest" not in recall(repo, "--type", "warning").stderr
+
+
 def test_all_includes_archive_and_latest_wins_across_files(repo):
     write(repo, [e("old archived insight", ts=1), e("superseded", bead="BD-OLD", ts=2)], store.ARCHIVE)
     write(repo, [e("superseded", bead="BD-NEW", ts=3)])
