@@ -335,6 +335,7 @@ def main(argv=None) -> int:
 
         captured = len(store.load(str(project / ".beads" / "memory")).entries)  # knowledge.jsonl + inbox/
         rows.append(("P2 capture (bd comment LEARNED)", p2, p2 / b2, f"target <= 3x; {captured} captured"))
+        rows += capture_rows_at_1000(work, runs)
         if args.capture:  # an insight full of credentials: every redaction rule it triggers is compiled
             secret = ("LEARNED: run mysql -uadmin -pTr0ub4dor3xyz{i} and export DB_PASSWORD=Xk9mP2vL8qR4nZ7w{i} with "
                       "ghp_abcdefghijklmnopqrstuvwxyz0123456789 in deploy.yaml; the api key header is X-Api-Key")
@@ -368,6 +369,29 @@ def main(argv=None) -> int:
         shutil.rmtree(work, ignore_errors=True)
 
     return _print(rows, args, runs)
+
+
+def capture_rows_at_1000(work: Path, runs: int) -> list:
+    """P2 at 1,000 active entries: a distinct insight, and a reworded copy of an entry (the capture names the
+    entry it resembles: memory.search.similar.resembling)."""
+    words = ["cache", "build", "async", "schema", "retry", "token", "layout", "worker", "index", "queue"]
+    project = make_repo(work / "p2-1000")
+    (project / ".beads" / "memory").mkdir(parents=True)
+    write_entries(project / ".beads" / "memory" / "knowledge.jsonl", 1000)
+    capture = [PYTHON, str(ROOT / "hooks" / "memory_capture.py")]
+    rows = []
+    for n, (label, text) in enumerate((("distinct", "LEARNED: benchmark insight number {i} about caching"),
+                        # entry j (j % 100 == 0 holds the rare word deploy) in other words
+                        ("near-copy", "LEARNED: insight {j}: the {a} step needs care with {b} before every deploy "
+                                      "run #{j}, {i}"))):
+        def stdin(i: int, text: str = text, n: int = n) -> bytes:
+            j = (i % 10) * 100
+            said = text.format(i=i, j=j, a=words[j % 10], b=words[(j * 7) % 10])
+            return bash_payload(f'bd comment BD-{i} "{said}"', project, 5000 + 1000 * n + i)
+
+        ms, base = timed(capture, runs, cwd=project, env=hook_env(project), stdin=stdin)
+        rows.append((f"P2 capture, 1,000 active, {label}", ms, ms / base, ""))
+    return rows
 
 
 def _print(rows: list, args: argparse.Namespace, runs: int) -> int:

@@ -66,7 +66,7 @@ def handle(ctx: hookrun.Context) -> str | None:
                             "merged by the next write")
     if not (result.written or result.spooled or result.duplicates) or not payload.answers_context(data):
         return None  # already stored by another copy of this hook: that copy answered
-    note = capture_note(entries, result, problems, shown_path(ctx.memory_dir, cwd))
+    note = capture_note(entries, result, problems, shown_path(ctx.memory_dir, cwd), memory_dir=ctx.memory_dir)
     return payload.context_answer(data, note, event=payload.event_name(data))
 
 
@@ -167,9 +167,11 @@ def not_recorded_note(unconfirmed: list[tuple[bdcomment.Insight, str]], what_fai
 
 
 def capture_note(entries: list[dict], result: store.AppendResult, problems: list[str] | None = None,
-                 where: str = os.path.join(layout.MEMORY_SUBDIR, layout.INBOX) + os.sep) -> str:
+                 where: str = os.path.join(layout.MEMORY_SUBDIR, layout.INBOX) + os.sep,
+                 memory_dir: str | None = None) -> str:
     """One short line for the agent: what was stored under which key (in `where`, or parked beside it when
-    the file stayed busy), and anything it should know."""
+    the file stayed busy), and anything it should know; with `memory_dir`, which live entry a stored one
+    nearly repeats (near_copy_notes)."""
     from memory.store import hold
 
     stored = [e for e in entries if "content" in e and e["key"] not in result.duplicates]
@@ -182,6 +184,8 @@ def capture_note(entries: list[dict], result: store.AppendResult, problems: list
             else f"into {where}"
         notes.append(f"memory-hooks: captured {len(stored)} insight{'s' if len(stored) > 1 else ''} "
                      f"({keys}) {into}.")
+    if memory_dir is not None:
+        notes += near_copy_notes(memory_dir, stored)
     held_note = hold.note(stored)
     if held_note:
         notes.append(held_note)
@@ -214,6 +218,32 @@ def capture_note(entries: list[dict], result: store.AppendResult, problems: list
     if unsaid:
         notes.append(f"({unsaid} more not stored again or replaced: `recall.sh --all --history KEY` shows any.)")
     return " ".join(notes + (problems or []))
+
+
+def near_copy_notes(memory_dir: str, stored: list[dict]) -> list[str]:
+    """One line per stored entry that nearly repeats a live entry under another key (memory.search.similar: the
+    same words but a few): which one, and how to fold them. Both stay stored: a near-identical text may differ
+    where it matters, so the agent decides."""
+    from memory.search import similar
+
+    fresh = [e for e in stored if len(similar.words(str(e.get("content", "")))) >= similar.MIN_WORDS]
+    if not fresh:
+        return []
+    probe = [p for e in fresh for p in similar.probes(similar.words(e["content"]))]
+    lines = store.load(memory_dir).entries
+    # latest-wins needs every line of a key, but only of the keys whose text might be alike (a thousand
+    # entries are parsed, not screened and tokenized)
+    near = {e.get("key") for e in lines if "content" in e and similar.may_resemble(probe, str(e["content"]))}
+    live = store.latest([e for e in lines if e.get("key") in near], cache_dir=memory_dir)
+    notes = []
+    for new, old, _ in similar.resembling(fresh, live)[:LISTED]:
+        from memory.core import render  # only with something to say
+
+        kind, name = old["key"].split("-", 1) if "-" in old["key"] else (old["key"], old["key"])
+        notes.append(f"memory-hooks: `{new['key']}` looks like `{old['key']}` (\"{render.one_line(old['content'], 80)}\"): "
+                     f"if it says the same, keep one (.beads/memory/recall.sh --forget KEY), or write "
+                     f"{kind.upper()}[{name}]: … to replace that one.")
+    return notes
 
 
 LISTED = 10  # keys named in a note: a comment of thousands of LEARNED lines must not answer in megabytes

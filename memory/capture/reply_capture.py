@@ -5,7 +5,8 @@ For agents without bd, or that simply say it: a line of the final message that S
 captured like a bd comment's. Never a quoted line (`> `), a line inside a fenced code block, or a line that
 only mentions a marker mid-sentence; FORGET is taken from bd comments and recall.sh only. Text a live entry
 already holds (a `bd comment` of the same turn stored it) is not stored again. Off with
-`"capture_replies": false` in .beads/memory/config.json. Never answers, never blocks.
+`"capture_replies": false` in .beads/memory/config.json. Never blocks; answers only to name the live entry a
+captured line nearly repeats (Claude Code's Stop: memory.capture.capture.near_copy_notes).
 """
 from __future__ import annotations
 
@@ -35,8 +36,8 @@ def final_text(data: dict) -> str:
     return transcript.last_assistant_text(path) or ""
 
 
-def capture(data: dict, text: str, memory_dir: str, bead: str | None = None) -> list[str]:
-    """Store the marked lines of `text`; the keys written. `bead`: the one the reply reports on (a supervisor's
+def capture(data: dict, text: str, memory_dir: str, bead: str | None = None) -> list[dict]:
+    """Store the marked lines of `text`; the entries written. `bead`: the one the reply reports on (a supervisor's
     `BEAD BD-7 COMPLETE`), else the bead in progress of the branch or worktree."""
     from memory.capture import bdcomment, edit
     from memory.capture import capture as capture_mod
@@ -64,11 +65,12 @@ def capture(data: dict, text: str, memory_dir: str, bead: str | None = None) -> 
     records, _ = capture_mod.build_records(memory_dir, found, entry.detect_source(cwd, agent_type), provenance,
                                            bead=bead.upper() if bead else edit.bead_in_progress(cwd or project or "."))
     result = store.append(memory_dir, records, capture_id=call, repeat=False)
-    return [r["key"] for r in records if r["key"] not in result.duplicates] if result.written else []
+    return [r for r in records if r["key"] not in result.duplicates] if result.written else []
 
 
-def handle(ctx: hookrun.Context) -> None:
-    from memory.core import paths
+def handle(ctx: hookrun.Context) -> str | None:
+    from memory.capture import capture as capture_mod
+    from memory.core import layout, paths
     from memory.runtimes import payload
 
     data = payload.parse(ctx.raw)
@@ -76,9 +78,16 @@ def handle(ctx: hookrun.Context) -> None:
     if data.get("stop_hook_active") is True:
         return None  # a turn another stop hook extended: its final message comes again at the next Stop
     ctx.memory_dir = paths.memory_dir(payload.cwd(data), payload.project_dir(data))
-    capture(data, final_text(data), ctx.memory_dir)
-    return None
+    stored = capture(data, final_text(data), ctx.memory_dir)
+    # Only Claude Code's Stop takes context (>= 2.1.163); Codex validates Stop's answer strictly, Cursor's
+    # afterAgentResponse and Gemini's AfterAgent take none: there the pair waits for `recall.sh --similar`.
+    if not stored or payload.event_name(data) != "Stop" or payload.runtime(data) != payload.CLAUDE \
+            or layout.FLAG_CODEX in ctx.argv:
+        return None
+    notes = capture_mod.near_copy_notes(ctx.memory_dir, stored)
+    return payload.context_answer(data, " ".join(notes), event="Stop") if notes else None
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The hook: decide from the raw bytes, then capture; always exit 0."""
     return hookrun.run(HOOK, handle, argv, prefilter=might_capture)

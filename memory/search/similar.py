@@ -27,29 +27,78 @@ def pairs(entries: list[dict], threshold: float = THRESHOLD) -> list[tuple[dict,
     similar first. Candidates come from the words few entries hold, so a thousand entries are not compared
     pair by pair."""
     sets = [words(str(e.get("content", ""))) for e in entries]
+    shared: dict[tuple[int, int], int] = {}
+    for docs in _rare_holders(sets).values():
+        for a in range(len(docs)):
+            for b in range(a + 1, len(docs)):
+                shared[(docs[a], docs[b])] = shared.get((docs[a], docs[b]), 0) + 1
+    found = []
+    for (a, b), rare in shared.items():
+        score = _alike(sets[a], sets[b], rare, threshold)
+        if score:
+            newer, older = sorted((entries[a], entries[b]), key=_ts, reverse=True)
+            found.append((newer, older, score))
+    found.sort(key=lambda p: (-p[2], -_ts(p[0]), str(p[0].get("key"))))
+    return found
+
+
+def resembling(new: list[dict], live: list[dict], threshold: float = THRESHOLD) -> list[tuple[dict, dict, float]]:
+    """(new entry, the live entry under another key it is most like, similarity) for each of `new` that has
+    one: what a capture tells the agent. One entry against the live ones is linear already, so each is compared
+    exactly (no rare-word cut as in `pairs`), after `may_resemble` has left out the texts that cannot be alike."""
+    found = []
+    for fresh in new:
+        mine = words(str(fresh.get("content", "")))
+        if len(mine) < MIN_WORDS:
+            continue
+        probe = probes(mine, threshold)
+        best: tuple[float, dict] | None = None
+        for old in live:
+            content = str(old.get("content", ""))
+            if old.get("key") == fresh.get("key") or not may_resemble(probe, content):
+                continue
+            theirs = words(content)
+            score = _alike(mine, theirs, 2, threshold) if len(theirs) >= MIN_WORDS else 0.0
+            if score and (best is None or (score, _ts(old)) > (best[0], _ts(best[1]))):
+                best = (score, old)
+        if best is not None:
+            found.append((fresh, best[1], best[0]))
+    return found
+
+
+def probes(mine: frozenset[str], threshold: float = THRESHOLD) -> list[str]:
+    """Words of `mine` of which every text alike to it holds one: alike, it holds at least `threshold` of
+    `mine` (Jaccard <= |shared| / |mine|), so it misses at most the rest; any one more than that is a probe."""
+    missable = len(mine) + int((1e-9 - threshold * len(mine)) // 1)  # len - ceil(threshold * len); no math import
+    return sorted(mine, key=lambda w: (-len(w), w))[:missable + 1]  # the longest: the rarest substrings
+
+
+def may_resemble(probe: list[str], content: str) -> bool:
+    """False when `content` holds none of the probes even as a substring: it cannot be alike (a word of it,
+    case-folded, is a substring of the case-folded text)."""
+    folded = content.casefold()
+    return any(p in folded for p in probe)
+
+
+def _rare_holders(sets: list[frozenset[str]]) -> dict[str, list[int]]:
+    """{word: the indexes of the sets holding it} for the words few sets hold (see COMMON_SHARE, MAX_HOLDERS),
+    over the sets of at least MIN_WORDS words."""
     holders: dict[str, list[int]] = {}
     for i, ws in enumerate(sets):
         if len(ws) >= MIN_WORDS:
             for w in ws:
                 holders.setdefault(w, []).append(i)
-    most = min(MAX_HOLDERS, max(2, int(len(entries) * COMMON_SHARE)))
-    shared: dict[tuple[int, int], int] = {}
-    for docs in holders.values():
-        if len(docs) <= most:
-            for a in range(len(docs)):
-                for b in range(a + 1, len(docs)):
-                    shared[(docs[a], docs[b])] = shared.get((docs[a], docs[b]), 0) + 1
-    found = []
-    for (a, b), rare in shared.items():
-        small, large = sorted((len(sets[a]), len(sets[b])))
-        if rare < 2 or small < threshold * large:  # Jaccard <= |smaller| / |larger|
-            continue
-        score = len(sets[a] & sets[b]) / len(sets[a] | sets[b])
-        if score >= threshold:
-            newer, older = sorted((entries[a], entries[b]), key=_ts, reverse=True)
-            found.append((newer, older, score))
-    found.sort(key=lambda p: (-p[2], -_ts(p[0]), str(p[0].get("key"))))
-    return found
+    most = min(MAX_HOLDERS, max(2, int(len(sets) * COMMON_SHARE)))
+    return {w: docs for w, docs in holders.items() if len(docs) <= most}
+
+
+def _alike(a: frozenset[str], b: frozenset[str], rare: int, threshold: float) -> float:
+    """The Jaccard similarity of `a` and `b` when they share at least two rare words and reach `threshold`, else 0."""
+    small, large = sorted((len(a), len(b)))
+    if rare < 2 or small < threshold * large:  # Jaccard <= |smaller| / |larger|
+        return 0.0
+    score = len(a & b) / len(a | b)
+    return score if score >= threshold else 0.0
 
 
 def _ts(entry: dict) -> float:
