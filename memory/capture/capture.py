@@ -196,9 +196,8 @@ def capture_note(entries: list[dict], result: store.AppendResult, problems: list
         if key == held:
             notes.append(f"memory-hooks: not stored again: `{key}` already holds this text (nothing written).")
             continue
-        kind, name = held.split("-", 1) if "-" in held else (held, held)
         notes.append(f"memory-hooks: not stored: `{held}` already holds the same text (as `{key}` it would be "
-                     f"a second copy). To change it, write {kind.upper()}[{name}]: ….")
+                     f"a second copy). To change it, write {_rewrite(held)}.")
     redacted = sorted({kind for e in stored for kind in e.get("redacted", ())})
     if redacted:
         # Say only what happened: these values were replaced; the rest of the text is stored as written.
@@ -239,14 +238,20 @@ def near_copy_notes(memory_dir: str, stored: list[dict]) -> list[str]:
     for new, old, _ in similar.resembling(fresh, live)[:LISTED]:
         from memory.core import render  # only with something to say
 
-        kind, name = old["key"].split("-", 1) if "-" in old["key"] else (old["key"], old["key"])
-        notes.append(f"memory-hooks: `{new['key']}` looks like `{old['key']}` (\"{render.one_line(old['content'], 80)}\"): "
-                     f"if it says the same, keep one (.beads/memory/recall.sh --forget KEY), or write "
-                     f"{kind.upper()}[{name}]: … to replace that one.")
+        title = render.one_line(old["content"], 80)
+        notes.append(f"memory-hooks: `{new['key']}` looks like `{old['key']}` (\"{title}\"): if it says the same, "
+                     f"keep one (.beads/memory/recall.sh --forget KEY), or write {_rewrite(old['key'])} to replace "
+                     "that one.")
     return notes
 
 
 LISTED = 10  # keys named in a note: a comment of thousands of LEARNED lines must not answer in megabytes
+
+
+def _rewrite(key: str) -> str:
+    """How to write a new version of the entry `key`: `LEARNED[name]: …`."""
+    kind, name = key.split("-", 1) if "-" in key else (key, key)
+    return f"{kind.upper()}[{name}]: …"
 
 
 def _listed(keys: list[str]) -> str:
