@@ -12,7 +12,7 @@ from memory.runtimes import hookrun, payload, shell_outcome
 from memory.store import entry, store
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
 
 def handle(ctx: hookrun.Context) -> str | None:
@@ -228,7 +228,10 @@ def near_copy_notes(memory_dir: str, stored: list[dict]) -> list[str]:
     fresh = [e for e in stored if len(similar.words(str(e.get("content", "")))) >= similar.MIN_WORDS]
     if not fresh:
         return []
-    probe = [p for e in fresh for p in similar.probes(similar.words(e["content"]))]
+    data = store.active_bytes(memory_dir).lower()
+    probe = [p for e in fresh for p in similar.probes(similar.words(e["content"]), held_by=_held_by(data))]
+    if data.isascii() and b"\\u" not in data and not any(p.encode() in data for p in probe):
+        return []  # no line holds a probe (nothing escaped or folded could hide one): nothing is parsed
     lines = store.load(memory_dir).entries
     # latest-wins needs every line of a key, but only of the keys whose text might be alike (a thousand
     # entries are parsed, not screened and tokenized)
@@ -246,6 +249,12 @@ def near_copy_notes(memory_dir: str, stored: list[dict]) -> list[str]:
 
 
 LISTED = 10  # keys named in a note: a comment of thousands of LEARNED lines must not answer in megabytes
+
+
+def _held_by(data: bytes) -> Callable[[str], int]:
+    """How often the knowledge's lowercased bytes hold a word: its rarity, for choosing probes (a word that is
+    not plain ASCII counts as rare: how JSON spells it varies)."""
+    return lambda word: data.count(word.encode()) if word.isascii() else 0
 
 
 def _rewrite(key: str) -> str:

@@ -3,12 +3,18 @@
 The store keeps one copy of the same text (memory.store.view.same_text: case, spaces and punctuation aside);
 a reworded copy ("shared with QA; never run…" / "shared with QA, so never run…") is a second entry that
 session start, the prompt block and recall each show beside the first. `pairs` finds them for a person to
-decide (`recall.sh --similar`); nothing is merged on its own, since a near-identical text may differ where it
-matters (`build-constraint-dependencies` / `constraint-dependencies`).
+decide (`recall.sh --similar`); `resembling` names, at capture, the live entry a new one nearly repeats
+(memory.capture.capture.near_copy_notes). Nothing is merged on its own, since a near-identical text may differ
+where it matters (`build-constraint-dependencies` / `constraint-dependencies`).
 """
 from __future__ import annotations
 
 import re
+
+from memory import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Callable
 
 THRESHOLD = 0.8  # Jaccard of the two word sets: at 1,000 entries, 10 pairs, each worth a look
 COMMON_SHARE = 0.05  # a word in more than this share of the entries proposes no candidate pair (it still counts)
@@ -66,11 +72,13 @@ def resembling(new: list[dict], live: list[dict], threshold: float = THRESHOLD) 
     return found
 
 
-def probes(mine: frozenset[str], threshold: float = THRESHOLD) -> list[str]:
+def probes(mine: frozenset[str], threshold: float = THRESHOLD,
+           held_by: Callable[[str], int] | None = None) -> list[str]:
     """Words of `mine` of which every text alike to it holds one: alike, it holds at least `threshold` of
-    `mine` (Jaccard <= |shared| / |mine|), so it misses at most the rest; any one more than that is a probe."""
+    `mine` (Jaccard <= |shared| / |mine|), so it misses at most the rest; any one more than that is a probe.
+    The rarest (`held_by`: how often the knowledge holds a word), else the longest, so few texts pass."""
     missable = len(mine) + int((1e-9 - threshold * len(mine)) // 1)  # len - ceil(threshold * len); no math import
-    return sorted(mine, key=lambda w: (-len(w), w))[:missable + 1]  # the longest: the rarest substrings
+    return sorted(mine, key=lambda w: (held_by(w) if held_by else 0, -len(w), w))[:missable + 1]
 
 
 def may_resemble(probe: list[str], content: str) -> bool:
