@@ -236,7 +236,10 @@ def near_copy_notes(memory_dir: str, stored: list[dict]) -> list[str]:
     # latest-wins needs every line of a key, but only of the keys whose text might be alike (a thousand
     # entries are parsed, not screened and tokenized)
     near = {e.get("key") for e in lines if "content" in e and similar.may_resemble(probe, str(e["content"]))}
-    live = store.latest([e for e in lines if e.get("key") in near], cache_dir=memory_dir)
+    from memory.store import view
+
+    # a held entry is a copy too (as memory.store.dedupe reads it), and so needs no screening here
+    live = list(view.State([e for e in lines if e.get("key") in near]).current())
     notes = []
     for new, old, _ in similar.resembling(fresh, live)[:LISTED]:
         from memory.core import render  # only with something to say
