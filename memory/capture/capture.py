@@ -185,7 +185,10 @@ def capture_note(entries: list[dict], result: store.AppendResult, problems: list
         notes.append(f"memory-hooks: captured {len(stored)} insight{'s' if len(stored) > 1 else ''} "
                      f"({keys}) {into}.")
     if memory_dir is not None:
-        notes += near_copy_notes(memory_dir, stored)
+        try:
+            notes += near_copy_notes(memory_dir, stored)
+        except OSError:  # a hint: the confirmation of what was stored must come all the same
+            pass
     held_note = hold.note(stored)
     if held_note:
         notes.append(held_note)
@@ -224,6 +227,7 @@ def near_copy_notes(memory_dir: str, stored: list[dict]) -> list[str]:
     same words but a few): which one, and how to fold them. Both stay stored: a near-identical text may differ
     where it matters, so the agent decides."""
     from memory.search import similar
+    from memory.store import view
 
     fresh = [e for e in stored if len(similar.words(str(e.get("content", "")))) >= similar.MIN_WORDS]
     if not fresh:
@@ -236,8 +240,6 @@ def near_copy_notes(memory_dir: str, stored: list[dict]) -> list[str]:
     # latest-wins needs every line of a key, but only of the keys whose text might be alike (a thousand
     # entries are parsed, not screened and tokenized)
     near = {e.get("key") for e in lines if "content" in e and similar.may_resemble(probe, str(e["content"]))}
-    from memory.store import view
-
     # a held entry is a copy too (as memory.store.dedupe reads it), and so needs no screening here
     live = list(view.State([e for e in lines if e.get("key") in near]).current())
     notes = []

@@ -95,3 +95,18 @@ def test_a_distinct_reply_line_and_runtimes_whose_stop_takes_no_context_get_no_a
     proc = run_hook("capture_reply", cursor, repo, args=["--cursor"])
     assert proc.returncode == 0 and proc.stdout == b""
     assert len(live_contents(repo)) == 4
+
+
+def test_the_confirmation_comes_when_the_knowledge_cannot_be_read_for_the_hint(repo, monkeypatch):
+    from memory.capture import capture as capture_mod
+
+    memory_dir = str(repo / ".beads" / "memory")
+    record = entry.build(STAGING_AGAIN, "", "orchestrator")
+    result = store.append(memory_dir, [record])
+
+    def unreadable(_):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(store, "active_bytes", unreadable)
+    note = capture_mod.capture_note([record], result, memory_dir=memory_dir)
+    assert f"captured 1 insight (`{record['key']}`)" in note and HINT not in note
