@@ -234,11 +234,11 @@ def near_copy_notes(memory_dir: str, stored: list[dict]) -> list[str]:
         return []
     data = store.active_bytes(memory_dir).lower()
     probe = [p for e in fresh for p in similar.probes(similar.words(e["content"]), held_by=_held_by(data))]
-    if data.isascii() and b"\\u" not in data and not any(p.encode() in data for p in probe):
-        return []  # no line holds a probe (nothing escaped or folded could hide one): nothing is parsed
-    lines = store.load(memory_dir).entries
-    # latest-wins needs every line of a key, but only of the keys whose text might be alike (a thousand
-    # entries are parsed, not screened and tokenized)
+    if data.isascii() and b"\\u" not in data:  # nothing escaped or case-folded hides a word from the bytes:
+        # only the lines holding a probe, and every line of their keys (latest-wins), are parsed
+        lines = store.load_matching(memory_dir, tuple(p.encode() for p in probe)).entries
+    else:
+        lines = store.load(memory_dir).entries
     near = {e.get("key") for e in lines if "content" in e and similar.may_resemble(probe, str(e["content"]))}
     # a held entry is a copy too (as memory.store.dedupe reads it), and so needs no screening here
     live = list(view.State([e for e in lines if e.get("key") in near]).current())

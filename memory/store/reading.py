@@ -56,8 +56,10 @@ def read(file_path: str, data: bytes | None = None) -> Snapshot:
     return snap
 
 
-def load_matching(memory_dir: str, needle: bytes, include_archive: bool = False, unsure: str = "") -> Snapshot:
-    """Every version of every key that has a line containing `needle` (lowercase ASCII bytes), or a line
+def load_matching(memory_dir: str, needle: bytes | tuple[bytes, ...], include_archive: bool = False,
+                  unsure: str = "") -> Snapshot:
+    """Every version of every key that has a line containing `needle` (lowercase ASCII bytes; or any one of
+    several), or a line
     bytes alone cannot judge: one holding a character of `unsure` (e.g. ß, which a case-insensitive
     search reads as "ss") or a JSON escape that may hide a character (\\uXXXX, \\/). The caller decides
     which of these entries really match.
@@ -81,9 +83,10 @@ def load_matching(memory_dir: str, needle: bytes, include_archive: bool = False,
             snap.malformed += found[start] is None
         return end
 
-    at = lowered.find(needle)
-    while at >= 0:
-        at = lowered.find(needle, take(at))
+    for one in (needle,) if isinstance(needle, bytes) else needle:
+        at = lowered.find(one)
+        while at >= 0:
+            at = lowered.find(one, take(at))
     for seq in _unsure_sequences(data, unsure):
         at = data.find(seq)
         while at >= 0:
