@@ -257,9 +257,14 @@ LISTED = 10  # keys named in a note: a comment of thousands of LEARNED lines mus
 
 
 def _held_by(data: bytes) -> Callable[[str], int]:
-    """How often the knowledge's lowercased bytes hold a word: its rarity, for choosing probes (a word that is
-    not plain ASCII counts as rare: how JSON spells it varies)."""
-    return lambda word: data.count(word.encode()) if word.isascii() else 0
+    """How often the knowledge's lowercased bytes hold a word, counted in their last RARITY_SAMPLE bytes: its
+    rarity, for choosing probes (a word that is not plain ASCII counts as rare: how JSON spells it varies)."""
+    sample = data[-RARITY_SAMPLE:]
+    # a word of one or two characters is inside many others: common, and not worth counting
+    return lambda word: len(sample) if len(word) < 3 else sample.count(word.encode()) if word.isascii() else 0
+
+
+RARITY_SAMPLE = 1 << 15  # ~120 entries: enough to tell a rare word from a common one, cheap for any knowledge
 
 
 def _rewrite(key: str) -> str:
