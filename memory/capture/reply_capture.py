@@ -5,8 +5,8 @@ For agents without bd, or that simply say it: a line of the final message that S
 captured like a bd comment's. Never a quoted line (`> `), a line inside a fenced code block, or a line that
 only mentions a marker mid-sentence; FORGET is taken from bd comments and recall.sh only. Text a live entry
 already holds (a `bd comment` of the same turn stored it) is not stored again. Off with
-`"capture_replies": false` in .beads/memory/config.json. Never blocks; answers only to name the live entry a
-captured line nearly repeats (Claude Code's Stop: memory.capture.capture.near_copy_notes).
+`"capture_replies": false` in .beads/memory/config.json. Never blocks; answers only to tell the user which live
+entry a captured line nearly repeats (Claude Code's Stop, a systemMessage: memory.capture.capture.near_copy_notes).
 """
 from __future__ import annotations
 
@@ -79,13 +79,14 @@ def handle(ctx: hookrun.Context) -> str | None:
         return None  # a turn another stop hook extended: its final message comes again at the next Stop
     ctx.memory_dir = paths.memory_dir(payload.cwd(data), payload.project_dir(data))
     stored = capture(data, final_text(data), ctx.memory_dir)
-    # Only Claude Code's Stop takes context (>= 2.1.163); Codex validates Stop's answer strictly, Cursor's
-    # afterAgentResponse and Gemini's AfterAgent take none: there the pair waits for `recall.sh --similar`.
+    # Told to the user (systemMessage): context on Stop "keeps it running", a model turn spent on a hint.
+    # Codex validates Stop's answer strictly, Cursor's afterAgentResponse and Gemini's AfterAgent take no
+    # message: there the pair waits for `recall.sh --similar`.
     if not stored or payload.event_name(data) != "Stop" or payload.runtime(data) != payload.CLAUDE \
             or layout.FLAG_CODEX in ctx.argv:
         return None
     notes = capture_mod.near_copy_notes(ctx.memory_dir, stored)
-    return payload.context_answer(data, " ".join(notes), event="Stop") if notes else None
+    return payload.warning_answer(data, " ".join(notes)) if notes else None
 
 
 def main(argv: list[str] | None = None) -> int:

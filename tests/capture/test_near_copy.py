@@ -72,13 +72,14 @@ def stop_payload(repo, message):
     return payload
 
 
-def test_a_reply_line_that_nearly_repeats_an_entry_is_named_at_stop(repo):
+def test_a_reply_line_that_nearly_repeats_an_entry_is_named_to_the_user_at_stop(repo):
+    """A systemMessage, never Stop's additionalContext: that keeps Claude running, a model turn for a hint."""
     capture(repo, f'bd comment BD-1 "LEARNED: {STAGING}"')
     proc = run_hook("capture_reply", stop_payload(repo, f"Done.\nLEARNED: {STAGING_AGAIN}\n"), repo)
     assert proc.returncode == 0
     assert_protocol(proc.stdout)
-    answer = json.loads(proc.stdout)["hookSpecificOutput"]
-    assert answer["hookEventName"] == "Stop" and f"looks like `{STAGING_KEY}`" in answer["additionalContext"]
+    answer = json.loads(proc.stdout)
+    assert list(answer) == ["systemMessage"] and f"looks like `{STAGING_KEY}`" in answer["systemMessage"]
     assert live_contents(repo) == sorted([STAGING, STAGING_AGAIN])
 
 
