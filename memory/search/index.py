@@ -272,11 +272,23 @@ class _EntryReader:
         try:
             line = self._pread(in_archive, seg.lengths[local], seg.offsets[local])
             if line is None or zlib.crc32(line) != seg.line_crcs[local]:
+                _unreadable(seg)
                 return None
         except (ValueError, OSError):  # the index was cut short under us, or a fragment was folded away
+            _unreadable(seg)
             return None
         try:
             obj = jsonline.loads(line)
         except ValueError:
             return None
         return obj if is_valid(obj) else None
+
+
+def _unreadable(seg: Segment) -> None:
+    """A line that is not what the index names: a damaged offset, length or CRC (those columns are read item by
+    item, behind no checksum of their own), or a source changed under this query. The index file goes either way
+    (unless already replaced), so the next load rebuilds it: left, it hid the entry from every ranking until the
+    knowledge file changed."""
+    opened = getattr(seg.offsets, "fh", None)  # a segment read from its file (segment._Lazy); None: built in memory
+    if opened is not None:
+        opened.discard()

@@ -169,3 +169,24 @@ def test_one_background_builder_at_a_time(mem, monkeypatch):
     os.close(held)  # it finished
     index.build_in_background(str(mem))
     assert forks == [1]
+
+
+@pytest.mark.parametrize("column", ["off", "len", "lcrc"])
+def test_a_damaged_line_column_is_rebuilt_not_an_entry_lost_until_the_source_changes(mem, column):
+    """The columns a query reads item by item (a line's offset, length and CRC) carry no checksum of their own:
+    a damaged item fails its line's CRC, so that entry is not shown; the index goes, so the next query has it
+    (it was left in place, and the entry missing from every ranking until the knowledge file changed)."""
+    write_lines(mem / store.ACTIVE, [make(i) for i in range(30)])
+    index.load(str(mem))
+    path = mem / index.INDEX[store.ACTIVE]
+    best = expected(mem, "cache schema")[0][0]
+    doc = [json.loads(line)["key"] for line in (mem / store.ACTIVE).read_text().splitlines()].index(best)
+    opened = segfile.open_index(str(path), index.fingerprint())
+    assert opened is not None
+    at, _, code = opened.place(column)
+    opened.close()
+    data = bytearray(path.read_bytes())
+    data[at + doc * segfile.ITEM_SIZE[code]] ^= 0x04  # one flipped bit: the same size, only a read can tell
+    path.write_bytes(bytes(data))
+    assert best not in [key for key, _ in ranked(mem, "cache schema")]  # this query: the entry is not readable
+    assert ranked(mem, "cache schema") == expected(mem, "cache schema")  # the next one: rebuilt
