@@ -50,7 +50,7 @@ def fingerprint() -> int:
 def _read_source(path: str) -> tuple[bytes, tuple[int, int, int, int] | None]:
     """The file's bytes and the identity they belong to (fstat of the same descriptor)."""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        fd = fsio.open_regular(path, os.O_RDONLY)  # a FIFO there: unreadable, never a wait (as the store reads it)
     except OSError:
         return b"", None
     with os.fdopen(fd, "rb") as fh:
@@ -258,7 +258,7 @@ class _EntryReader:
             return self.active_file.pread(length, offset)
         if self.archive_fd is None:
             try:
-                self.archive_fd = os.open(os.path.join(self.dir, ARCHIVE), os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+                self.archive_fd = fsio.open_regular(os.path.join(self.dir, ARCHIVE), os.O_RDONLY)
             except OSError:
                 self.archive_fd = -1
         return None if self.archive_fd < 0 else os.pread(self.archive_fd, length, offset)

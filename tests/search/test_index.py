@@ -190,3 +190,29 @@ def test_a_damaged_line_column_is_rebuilt_not_an_entry_lost_until_the_source_cha
     path.write_bytes(bytes(data))
     assert best not in [key for key, _ in ranked(mem, "cache schema")]  # this query: the entry is not readable
     assert ranked(mem, "cache schema") == expected(mem, "cache schema")  # the next one: rebuilt
+
+
+@pytest.mark.parametrize("planted", ["knowledge.index", "knowledge.archive.index", "knowledge.archive.jsonl"])
+def test_a_fifo_where_an_index_or_the_archive_belongs_never_holds_the_prompt_hook(tmp_path, planted):
+    """The index reads opened their files blocking: a FIFO there (planted, or left by a tool) held every prompt
+    until the runtime killed the hook. Now it is an unreadable file (fsio.open_regular): an index is rebuilt, an
+    archive left out, and the prompt answered."""
+    sys.path.insert(0, os.path.join(ROOT, "tests"))
+    from helpers import fixture_payload, make_repo, run_hook
+
+    repo = make_repo(tmp_path / "project")
+    mem = repo / ".beads" / "memory"
+    mem.mkdir(parents=True)
+    store.append(str(mem), [make(i) for i in range(20)] + [
+        make(99, "Database migrations must be reversible: every alembic upgrade needs a working downgrade.")])
+    if planted == "knowledge.archive.index":
+        write_lines(mem / store.ARCHIVE, [make(i, f"archived insight {i} about the release train") for i in range(3)])
+    index.load(str(mem))
+    (mem / planted).unlink(missing_ok=True)
+    os.mkfifo(mem / planted)
+    payload = fixture_payload("claude-code/2.1.330/UserPromptSubmit-1.json")
+    payload.update(cwd=str(repo), prompt="add an alembic migration with a working downgrade", session_id="s-fifo")
+    proc = run_hook("prompt_recall", payload, repo, timeout=20)  # was: TimeoutExpired, the hook waiting on the FIFO
+    assert proc.returncode == 0
+    assert "every alembic upgrade needs a working downgrade" in json.loads(proc.stdout)["hookSpecificOutput"][
+        "additionalContext"]
