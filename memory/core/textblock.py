@@ -30,15 +30,18 @@ def content(line: bytes, first: bool = False) -> bytes:
 
 
 def find(split: list[bytes], begin: str, end: str) -> tuple[int, int] | None:
-    """(index of the begin marker, index of the end marker after it) of the first block, or None."""
-    texts = [content(line, i == 0) for i, line in enumerate(split)]
+    """(index of the begin marker, index of the end marker after it) of the first block, or None. The begin
+    marker is the last one before that end: a stray one above it (its end line deleted) starts no block, so the
+    user's lines after it are never taken for ours."""
     begin_b, end_b = begin.encode(), end.encode()
-    if begin_b not in texts:
-        return None
-    start = texts.index(begin_b)
-    if end_b not in texts[start + 1:]:
-        return None
-    return start, texts.index(end_b, start + 1)
+    start = None
+    for i, line in enumerate(split):
+        text = content(line, i == 0)
+        if text == begin_b:
+            start = i
+        elif text == end_b and start is not None:
+            return start, i
+    return None
 
 
 def count(data: bytes, marker: str) -> int:

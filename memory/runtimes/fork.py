@@ -35,11 +35,12 @@ def _session_id(value: object) -> str | None:
 
 
 def _head(path: str | None, limit: int) -> bytes:
-    """The first `limit` bytes of a regular file (b"" when missing or unreadable)."""
+    """The first `limit` bytes of a regular file (b"" when missing or unreadable); every path here is the runtime's
+    (its transcript, its job state, its process), so a symlink is followed."""
     from memory.core import fsio
 
     try:
-        return fsio.read_head(path, limit) if path else b""
+        return fsio.read_head(path, limit, follow=True) if path else b""
     except (OSError, ValueError):  # ValueError: a NUL in the path
         return b""
 

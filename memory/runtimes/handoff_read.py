@@ -16,12 +16,15 @@ ENDED_AFTER = 15 * 60  # a PreCompact handoff whose transcript has been still th
 
 
 def load(memory_dir: str) -> list[dict]:
-    """Every readable handoff, oldest first."""
+    """Every readable handoff, oldest first; none when handoffs.jsonl is unreadable (a FIFO, a folder, a link): a
+    session start then shows no Last Session block, and everything else."""
     from memory.core import fsio  # not memory.store.store: session start reads handoffs without the store's modules
 
     out = []
-    data = fsio.read_file(os.path.join(memory_dir, layout.HANDOFFS)) if os.path.exists(
-        os.path.join(memory_dir, layout.HANDOFFS)) else b""
+    try:
+        data = fsio.read_file(os.path.join(memory_dir, layout.HANDOFFS))
+    except OSError:
+        return []
     for raw in data.split(b"\n"):
         try:
             obj = json.loads(raw) if raw.strip() else None

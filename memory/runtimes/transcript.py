@@ -152,7 +152,7 @@ def read_transcript(path: str | None, tail_bytes: int | None = None) -> Reader:
         else:
             from memory.core import fsio
 
-            data = fsio.read_tail(path, tail_bytes)
+            data = fsio.read_tail(path, tail_bytes, follow=True)  # the runtime's path: a link is followed, as by _read
             if len(data) >= tail_bytes:
                 data = data[data.find(b"\n") + 1:]
     except OSError:

@@ -50,7 +50,7 @@ def fingerprint() -> int:
 def _read_source(path: str) -> tuple[bytes, tuple[int, int, int, int] | None]:
     """The file's bytes and the identity they belong to (fstat of the same descriptor)."""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        fd = fsio.open_regular(path, os.O_RDONLY)  # a FIFO there: unreadable, never a wait (as the store reads it)
     except OSError:
         return b"", None
     with os.fdopen(fd, "rb") as fh:
@@ -258,7 +258,7 @@ class _EntryReader:
             return self.active_file.pread(length, offset)
         if self.archive_fd is None:
             try:
-                self.archive_fd = os.open(os.path.join(self.dir, ARCHIVE), os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+                self.archive_fd = fsio.open_regular(os.path.join(self.dir, ARCHIVE), os.O_RDONLY)
             except OSError:
                 self.archive_fd = -1
         return None if self.archive_fd < 0 else os.pread(self.archive_fd, length, offset)
@@ -272,11 +272,23 @@ class _EntryReader:
         try:
             line = self._pread(in_archive, seg.lengths[local], seg.offsets[local])
             if line is None or zlib.crc32(line) != seg.line_crcs[local]:
+                _unreadable(seg)
                 return None
         except (ValueError, OSError):  # the index was cut short under us, or a fragment was folded away
+            _unreadable(seg)
             return None
         try:
             obj = jsonline.loads(line)
         except ValueError:
             return None
         return obj if is_valid(obj) else None
+
+
+def _unreadable(seg: Segment) -> None:
+    """A line that is not what the index names: a damaged offset, length or CRC (those columns are read item by
+    item, behind no checksum of their own), or a source changed under this query. The index file goes either way
+    (unless already replaced), so the next load rebuilds it: left, it hid the entry from every ranking until the
+    knowledge file changed."""
+    opened = getattr(seg.offsets, "fh", None)  # a segment read from its file (segment._Lazy); None: built in memory
+    if opened is not None:
+        opened.discard()

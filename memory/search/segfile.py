@@ -10,7 +10,7 @@ from __future__ import annotations
 import marshal
 import os
 
-from memory.core.fsio import unseal
+from memory.core.fsio import open_regular, unseal
 
 MAGIC = b"MHRID10\n"  # 9: the meta behind its checksum (memory.core.fsio.seal); 10: each bucket and posting too
 HEAD = "<5Q"  # the byte lengths of: meta, columns, term directory, postings, keys
@@ -89,7 +89,7 @@ def open_index(path: str, fp: int) -> IndexFile | None:
     """The segment file at `path` with its meta, or None when missing, not whole, damaged or written by
     another version (`fp`, the fingerprint)."""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        fd = open_regular(path, os.O_RDONLY)  # a FIFO there: unreadable, not an open waiting for a writer
     except OSError:
         return None
     try:

@@ -29,3 +29,18 @@ def test_a_begin_marker_without_an_end_is_not_our_block():
     data = b"# >>> ours\nmine\n"
     assert textblock.take_out(data, B, E) == data
     assert textblock.put(data, B, E, ["x"]) == data + b"\n# >>> ours\nx\n# <<< ours\n"
+
+
+def test_a_stray_begin_marker_never_takes_the_users_lines_into_our_block():
+    """A begin marker left without its end (the end line deleted by hand, a merge resolved badly): our block goes
+    after it, and every later run updates that block, never the user's lines between the stray marker and it
+    (they went: the block ran from the first begin marker to the first end marker after it)."""
+    data = b"dist/\n# >>> ours\nmine\n.env\n"
+    placed = textblock.put(data, B, E, ["x"])
+    for _ in range(2):  # an upgrade, then another
+        placed = textblock.put(placed, B, E, ["y"])
+        assert placed == data + b"\n# >>> ours\ny\n# <<< ours\n"
+    assert textblock.take_out(placed, B, E) == data
+    # a begin marker inside a block: that block is still the one updated in place
+    nested = b"# >>> ours\n# >>> ours\nold\n# <<< ours\nafter\n"
+    assert textblock.put(nested, B, E, ["new"]) == b"# >>> ours\n# >>> ours\nnew\n# <<< ours\nafter\n"

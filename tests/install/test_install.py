@@ -1341,3 +1341,18 @@ def test_a_block_in_a_users_text_file_keeps_every_byte_around_it(repo, rel):
     assert (repo / rel).read_bytes() == data + b"dist/\r\n"
     install(repo, "--uninstall")
     assert (repo / rel).read_bytes() == theirs + b"\r\n\r\ndist/\r\n"
+
+
+def test_a_stray_begin_marker_in_gitignore_never_costs_the_users_lines_on_a_reinstall(tmp_path):
+    """Our .gitignore block's end line deleted by hand: install.sh adds a whole block after the stray begin line,
+    and a reinstall (an upgrade) updates that block; the user's lines between them (here `.env`) stay. They went:
+    the block was taken from the first begin line to the first end line after it."""
+    repo = make_repo(tmp_path / "repo")
+    theirs = f"dist/\n{plan.GITIGNORE_BEGIN}\n.env\nsecrets/\n".encode()
+    (repo / ".gitignore").write_bytes(theirs)
+    for _ in range(2):
+        install(repo, "--no-venv", "--no-self-check")
+        ignored = (repo / ".gitignore").read_bytes()
+        assert ignored.startswith(theirs) and ignored.count(b"\n.env\n") == 1
+    install(repo, "--uninstall")
+    assert (repo / ".gitignore").read_bytes() == theirs

@@ -30,6 +30,14 @@ def test_a_branch_names_its_parent_on_the_transcripts_first_line():
     assert fork.parent_session(str(RECORDED / "branch-transcript-head.jsonl"), {}) == BRANCH_PARENT
 
 
+def test_a_transcript_path_that_is_a_symlink_is_followed(tmp_path):
+    """The runtime names the transcript, so a link there is followed, as every other read of a transcript does
+    (memory.runtimes.transcript): it was refused (ELOOP), and a fork's parent went unnamed."""
+    link = tmp_path / "transcript.jsonl"
+    link.symlink_to(RECORDED / "branch-transcript-head.jsonl")
+    assert fork.parent_session(str(link), {}) == BRANCH_PARENT
+
+
 def test_a_resumed_fork_transcript_has_no_forked_from(tmp_path):
     """Written only after the first prompt's hooks, and then with the parent only in `requestSessionId`: the
     command line names it instead."""

@@ -57,3 +57,24 @@ def test_choose_by_source_bead_tree_and_branch():
     assert choose("startup", beads_={"bd-9"}) == "h5"  # a supervisor: its bead's newest
     assert choose("fork") is None  # a fork carries its parent's conversation on
     assert choose("resume", session="old") == "h2" and choose("startup", session="old") is None
+
+
+@pytest.mark.parametrize("kind", ["fifo", "folder"])
+def test_a_handoffs_file_that_is_no_regular_file_costs_the_last_session_block_not_the_session_start(tmp_path, kind):
+    """handoffs.jsonl unreadable (a FIFO, a folder): no handoff to show, and session start still gives the digest.
+    Before, load raised and the whole session start answered nothing (an errors.log line, no knowledge)."""
+    import os
+
+    from helpers import bash_payload, fixture_payload, make_repo, run_hook
+
+    repo = make_repo(tmp_path / "app")
+    capture = bash_payload('bd comment BD-1 "LEARNED: the staging database is shared; never migrate it"', repo)
+    assert run_hook("memory_capture", capture, repo).returncode == 0
+    path = repo / ".beads" / "memory" / layout.HANDOFFS
+    os.mkfifo(path) if kind == "fifo" else path.mkdir()
+    assert handoff_read.load(str(path.parent)) == []
+    start = fixture_payload("claude-code/2.1.330/SessionStart-1.json")
+    start.update(cwd=str(repo), session_id="next")
+    proc = run_hook("session_start", start, repo, timeout=20)
+    assert proc.returncode == 0
+    assert "never migrate it" in json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]

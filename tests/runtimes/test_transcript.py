@@ -43,3 +43,28 @@ def test_an_unreadable_transcript_is_an_empty_reader(tmp_path):
     for path in (None, str(tmp_path / "missing.jsonl"), str(tmp_path)):
         reader = transcript.read_transcript(path)
         assert reader.prompts == [] and reader.order == [] and reader.last_text == ""
+
+
+def test_a_transcript_the_runtime_names_through_a_symlink_is_read_whole_or_by_its_tail(tmp_path):
+    """The runtime gives the path, so a link there is followed (fsio.open_regular's `follow`), by the whole read a
+    handoff makes and the tail read a capture's provenance makes alike: the tail read refused it (ELOOP), and a
+    capture in a session whose transcript is a link recorded neither the files nor the failure."""
+    from helpers import bash_payload, knowledge, make_repo, run_hook
+
+    repo = make_repo(tmp_path / "app")
+    real = tmp_path / "elsewhere" / "session.jsonl"
+    real.parent.mkdir()
+    read = line("assistant", [{"type": "tool_use", "id": "r1", "name": "Read",
+                               "input": {"file_path": str(repo / "db" / "pool.py")}}])
+    real.write_text("\n".join([read, shell("t1", "python3 -m app"),
+                               failed("t1", "Exit code 1\nModuleNotFoundError: No module named 'psycopg2'")]) + "\n")
+    link = tmp_path / "session.jsonl"
+    link.symlink_to(real)
+    assert transcript.read_transcript(str(link)).failed_commands() == transcript.read_transcript(
+        str(link), tail_bytes=1 << 20).failed_commands() != []
+    payload = bash_payload('bd comment BD-3 "LEARNED: the pool needs psycopg (v3); psycopg2 is not installed"', repo,
+                           transcript_path=str(link))
+    assert run_hook("memory_capture", payload, repo).returncode == 0
+    [captured] = knowledge(repo)
+    assert captured["files"] == ["db/pool.py"]
+    assert captured["errors"] == ["ModuleNotFoundError: No module named 'psycopg2'"]

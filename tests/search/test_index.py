@@ -169,3 +169,50 @@ def test_one_background_builder_at_a_time(mem, monkeypatch):
     os.close(held)  # it finished
     index.build_in_background(str(mem))
     assert forks == [1]
+
+
+@pytest.mark.parametrize("column", ["off", "len", "lcrc"])
+def test_a_damaged_line_column_is_rebuilt_not_an_entry_lost_until_the_source_changes(mem, column):
+    """The columns a query reads item by item (a line's offset, length and CRC) carry no checksum of their own:
+    a damaged item fails its line's CRC, so that entry is not shown; the index goes, so the next query has it
+    (it was left in place, and the entry missing from every ranking until the knowledge file changed)."""
+    write_lines(mem / store.ACTIVE, [make(i) for i in range(30)])
+    index.load(str(mem))
+    path = mem / index.INDEX[store.ACTIVE]
+    best = expected(mem, "cache schema")[0][0]
+    doc = [json.loads(line)["key"] for line in (mem / store.ACTIVE).read_text().splitlines()].index(best)
+    opened = segfile.open_index(str(path), index.fingerprint())
+    assert opened is not None
+    at, _, code = opened.place(column)
+    opened.close()
+    data = bytearray(path.read_bytes())
+    data[at + doc * segfile.ITEM_SIZE[code]] ^= 0x04  # one flipped bit: the same size, only a read can tell
+    path.write_bytes(bytes(data))
+    assert best not in [key for key, _ in ranked(mem, "cache schema")]  # this query: the entry is not readable
+    assert ranked(mem, "cache schema") == expected(mem, "cache schema")  # the next one: rebuilt
+
+
+@pytest.mark.parametrize("planted", ["knowledge.index", "knowledge.archive.index", "knowledge.archive.jsonl"])
+def test_a_fifo_where_an_index_or_the_archive_belongs_never_holds_the_prompt_hook(tmp_path, planted):
+    """The index reads opened their files blocking: a FIFO there (planted, or left by a tool) held every prompt
+    until the runtime killed the hook. Now it is an unreadable file (fsio.open_regular): an index is rebuilt, an
+    archive left out, and the prompt answered."""
+    sys.path.insert(0, os.path.join(ROOT, "tests"))
+    from helpers import fixture_payload, make_repo, run_hook
+
+    repo = make_repo(tmp_path / "project")
+    mem = repo / ".beads" / "memory"
+    mem.mkdir(parents=True)
+    store.append(str(mem), [make(i) for i in range(20)] + [
+        make(99, "Database migrations must be reversible: every alembic upgrade needs a working downgrade.")])
+    if planted == "knowledge.archive.index":
+        write_lines(mem / store.ARCHIVE, [make(i, f"archived insight {i} about the release train") for i in range(3)])
+    index.load(str(mem))
+    (mem / planted).unlink(missing_ok=True)
+    os.mkfifo(mem / planted)
+    payload = fixture_payload("claude-code/2.1.330/UserPromptSubmit-1.json")
+    payload.update(cwd=str(repo), prompt="add an alembic migration with a working downgrade", session_id="s-fifo")
+    proc = run_hook("prompt_recall", payload, repo, timeout=20)  # was: TimeoutExpired, the hook waiting on the FIFO
+    assert proc.returncode == 0
+    assert "every alembic upgrade needs a working downgrade" in json.loads(proc.stdout)["hookSpecificOutput"][
+        "additionalContext"]
