@@ -114,8 +114,9 @@ def _search(memory_dir: str, archive: segfile.IndexFile | None, active: segfile.
         try:
             verdicts = _held_by_key(seg)
             for offset, line in _lines(reader.pread, seg, chosen):
-                if line is None:
-                    return None  # the file changed under the index: scan instead
+                if line is None:  # the line is not what the index says: damage (or a file replaced under us,
+                    seg.discard()  # which leaves the index stale anyway): the scan answers, the next search rebuilds
+                    return None
                 if textmatch.matches(line, terms):  # a damaged index may name others: the text decides
                     lines.append((file_no, offset, line))
                     keys.add(line["key"])

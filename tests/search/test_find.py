@@ -208,3 +208,23 @@ def test_a_term_inside_too_many_words_is_looked_for_in_the_search_text(mem, monk
     terms = textmatch.terms_of([term])
     found = find.find(str(mem), terms)
     assert found is not None and found[0] == scan(mem, terms) and searched
+
+
+def test_a_line_failing_its_crc_sends_the_search_to_the_scan_once_and_the_index_is_rebuilt(tmp_path):
+    """A damaged line column (no checksum of its own) fails a line's CRC: the scan answered, right, but the index
+    stayed, so every later keyword search scanned both files. Now it goes, and the next search has an index."""
+    from memory.search import segfile
+
+    write(tmp_path / store.ACTIVE, [entry.build(f"deploy note {i} about caches", "", "t", ts=i) for i in range(30)])
+    index.load(str(tmp_path))
+    path = tmp_path / index.INDEX[store.ACTIVE]
+    opened = segfile.open_index(str(path), index.fingerprint())
+    at, _, code = opened.place("lcrc")
+    opened.close()
+    data = bytearray(path.read_bytes())
+    data[at + 5 * segfile.ITEM_SIZE[code]] ^= 0x04  # the sixth line's CRC: only a read of that line can tell
+    path.write_bytes(bytes(data))
+    assert find.find(str(tmp_path), ["deploy"], refresh=False) is None  # the scan answers this one
+    assert not path.exists()
+    found = find.find(str(tmp_path), ["deploy"])  # rebuilt: the index answers again, exactly
+    assert found is not None and found[0] == scan(tmp_path, ["deploy"])
