@@ -131,9 +131,9 @@ def _command(memory_dir: str, args: Options) -> int | None:
     from memory.commands import recall_commands
 
     if args.topic:
-        return recall_commands.topic(memory_dir, args.topic, args.json)
+        return recall_commands.topic(memory_dir, args.topic, args.json, args.limit)
     if args.similar:
-        return recall_commands.similar(memory_dir)
+        return recall_commands.similar(memory_dir, args.json, args.limit)
     if args.setup_git:
         return recall_commands.setup_git()
     if args.stale is not None:

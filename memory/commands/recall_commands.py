@@ -141,7 +141,7 @@ def stale(memory_dir: str, days: int, as_json: bool) -> int:
     return FOUND if found else NOTHING
 
 
-def topic(memory_dir: str, name: str, as_json: bool) -> int:
+def topic(memory_dir: str, name: str, as_json: bool, limit: int | None = None) -> int:
     """--topic NAME: the live entries the session-start map places under NAME (memory.surface.knowledge_map,
     from session start's own view), newest first, one line each (a topic of 180 entries printed in full was
     64 KB in the agent's context); `general` lists those no topic word holds. --json: the entries whole."""
@@ -154,15 +154,17 @@ def topic(memory_dir: str, name: str, as_json: bool) -> int:
         return cli.cannot_read(exc, memory_dir)
     wanted = name.casefold()
     found = [e for e in view.latest if str(view.topics.get(str(e["key"]), "")).casefold() == wanted]
-    for entry in found:
+    shown = found[:limit] if limit is not None else found  # newest first
+    for entry in shown:
         if as_json:
             sys.stdout.write(render.escape_control(jsonio.dumps(entry)) + "\n")
         else:
             kind = render.label(str(entry.get("type", "")))
             sys.stdout.write(f"  [{kind}] {knowledge_map.title(str(entry.get('content', '')), TOPIC_TITLE)}\n")
     if found and not as_json:
-        sys.stdout.write(f"{len(found)} entr{'y' if len(found) == 1 else 'ies'} of topic {render.one_line(name, 60)}; "
-                         f"read one in full: {knowledge_map.READ_HINT}\n")
+        newest = f"the newest {len(shown)} of " if len(shown) < len(found) else ""
+        sys.stdout.write(f"{newest}{len(found)} entr{'y' if len(found) == 1 else 'ies'} of topic "
+                         f"{render.one_line(name, 60)}; read one in full: {knowledge_map.READ_HINT}\n")
     if not found:
         print(f"recall.sh: no topic {render.one_line(name, 60)} (session start's map names the topics)",
               file=sys.stderr)
@@ -172,9 +174,9 @@ def topic(memory_dir: str, name: str, as_json: bool) -> int:
 TOPIC_TITLE = 72  # characters of an entry's opening in a --topic listing: the map's longest title
 
 
-def similar(memory_dir: str) -> int:
+def similar(memory_dir: str, as_json: bool = False, limit: int | None = None) -> int:
     """--similar: pairs of live entries that say nearly the same (memory.search.similar), most alike first,
-    each with what a person does about it; nothing is changed."""
+    each with what a person does about it; nothing is changed. --json: `{"score", "newer", "older"}` lines."""
     from memory.core.cli import FOUND, NOTHING
     from memory.core.render import format_entry
     from memory.search import similar as similar_mod
@@ -183,10 +185,14 @@ def similar(memory_dir: str) -> int:
         snapshot = store.load(memory_dir)
     except OSError as exc:
         return cli.cannot_read(exc, memory_dir)
-    found = similar_mod.pairs(store.latest(snapshot.entries, cache_dir=memory_dir))
+    found = similar_mod.pairs(store.latest(snapshot.entries, cache_dir=memory_dir))[:limit]
     for newer, older, score in found:
-        sys.stdout.write(f"{score:.2f} alike:\n{format_entry(newer)}\n{format_entry(older)}\n\n")
-    if found:
+        if as_json:
+            record = {"score": round(score, 3), "newer": newer, "older": older}
+            sys.stdout.write(render.escape_control(jsonio.dumps(record)) + "\n")
+        else:
+            sys.stdout.write(f"{score:.2f} alike:\n{format_entry(newer)}\n{format_entry(older)}\n\n")
+    if found and not as_json:
         sys.stdout.write(f"{len(found)} pair{'s' if len(found) > 1 else ''} of near-identical entries; the same "
                          "insight twice: recall.sh --forget KEY (one of them); worth keeping apart: leave them\n")
     else:

@@ -694,3 +694,20 @@ def test_recall_similar_lists_the_pair_and_says_what_to_do(repo):
     store.append(str(d), [{"key": entry.make_key("learned", STAGING), "type": "forget", "ts": 1_700_000_300}])
     again = recall(repo, "--similar")
     assert again.returncode == 1 and again.stdout == ""
+
+
+def test_similar_and_topic_take_json_and_limit(repo):
+    """--similar ignored --json (text for a script) and both ignored --limit without a word."""
+    d = repo / ".beads" / "memory"
+    other = "deploys go through the release train on Tuesdays after the freeze"
+    store.append(str(d), [e(STAGING, ts=1_700_000_000), e(STAGING_AGAIN, ts=1_700_000_100),
+                          e(other, ts=1_700_000_200), e(other.replace("Tuesdays", "Tuesday"), ts=1_700_000_300)])
+    pairs = [json.loads(line) for line in recall(repo, "--similar", "--json").stdout.splitlines()]
+    assert len(pairs) == 2 and all(set(p) == {"score", "newer", "older"} for p in pairs)
+    assert {p["newer"]["content"] for p in pairs} == {STAGING_AGAIN, other.replace("Tuesdays", "Tuesday")}
+    assert len(recall(repo, "--similar", "--json", "--limit", "1").stdout.splitlines()) == 1
+    (d / "welcomed").touch()
+    payload = dict(fixture_payload("claude-code/2.1.330/SessionStart-6.json"), cwd=str(repo))
+    run_hook("session_start", payload, repo)
+    topic = recall(repo, "--topic", "general", "--limit", "1")
+    assert topic.returncode == 0 and len(topic.stdout.splitlines()) == 2 and "the newest 1 of" in topic.stdout
