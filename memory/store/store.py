@@ -185,10 +185,10 @@ def recover(memory_dir: str) -> None:
     inbox.remove_temps(memory_dir)
     for name in os.listdir(memory_dir):
         # a dead writer's: only lock holders write these files. The index, screen, start-cache and path-cue
-        # writers hold no such lock: theirs may be a live write, taken only when its process is gone
+        # writers hold no such lock: theirs may be a live write, here or on another machine sharing the
+        # folder, so they wait for session start's sweep (fsio.remove_stale_temps: an hour old, pid gone)
         written, _, pid = name[1:-len(layout.TEMP_SUFFIX)].rpartition(".")
-        if name.startswith(".") and name.endswith(layout.TEMP_SUFFIX) and pid.isdigit() \
-                and (written in _LOCKED_FILES or not fsio.alive(int(pid))):
+        if name.startswith(".") and name.endswith(layout.TEMP_SUFFIX) and pid.isdigit() and written in _LOCKED_FILES:
             fsio.unlink_quietly(path(memory_dir, name))
     journal_path = path(memory_dir, JOURNAL)
     raw = fsio.read_bytes(journal_path)

@@ -4,10 +4,12 @@ the scripts as a user runs them."""
 import json
 import subprocess
 import sys
+import time
 
 import pytest
 
 from helpers import ROOT, bash_payload, clean_env, clone, git, installed_clone_of_a_new_remote, run_hook
+from memory.core import fsio, layout
 from memory.store import entry, inbox, redactions, store
 
 SECRET = "correcthorsebatterystaple"  # letters only: a known miss of the automatic redaction, so it is stored
@@ -226,6 +228,11 @@ def test_a_redact_killed_at_any_step_is_finished_by_the_next_apply(tmp_path):
     assert statuses[0] == -9 and statuses[-1] == 0, statuses
     for n, folder in folders.items():
         store.apply_redactions(str(folder))
+        left = [p.name for p in folder.iterdir() if p.name.endswith(".tmp")]
+        # the knowledge's and the records' temps go under the lock; a derived cache's waits for the sweep
+        derived = (layout.INDEX, layout.ARCHIVE_INDEX, layout.SCREEN_CACHE, layout.START_CACHE, layout.PATH_CUES)
+        assert all(name[1:].rsplit(".", 2)[0] in derived for name in left), (n, left)
+        fsio.remove_stale_temps(str(folder), now=time.time() + 2 * fsio.STALE_TEMP_SECONDS)
         assert not [p.name for p in folder.iterdir() if p.name.endswith(".tmp")], n
         if (folder / redactions.RECORDS).exists():  # recorded: the knowledge is the redacted one
             assert (folder / store.ACTIVE).read_bytes() == (whole / store.ACTIVE).read_bytes(), n

@@ -2,6 +2,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 from helpers import memory_lines, numbered_insight
 from memory.store import entry, rotation, store
@@ -110,8 +111,14 @@ def test_recovery_removes_only_the_lock_holders_temp_files(tmp_path):
     live = [f".{name}.{pid}.tmp" for name in (layout.INDEX, layout.ARCHIVE_INDEX, layout.SCREEN_CACHE,
                                                layout.START_CACHE, layout.PATH_CUES)]
     gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
-    dead += [f".{layout.INDEX}.{int(gone.stdout)}.tmp"]  # a derived file's writer that died: its temp goes too
+    # a derived file's writer gone from here may be another machine's, live, on a shared folder: the sweep
+    # takes it once an hour old
+    live += [f".{layout.INDEX}.{int(gone.stdout)}.tmp"]
     for name in dead + live:
         (tmp_path / name).write_bytes(b"partial")
     store.append(str(tmp_path), [numbered_insight(1)])
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")) == sorted(live)
+    from memory.core import fsio
+
+    fsio.remove_stale_temps(str(tmp_path), now=time.time() + 2 * fsio.STALE_TEMP_SECONDS)
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")) == sorted(live[:-1])
