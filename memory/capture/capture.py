@@ -232,11 +232,15 @@ def near_copy_notes(memory_dir: str, stored: list[dict]) -> list[str]:
     fresh = [e for e in stored if len(similar.words(str(e.get("content", "")))) >= similar.MIN_WORDS]
     if not fresh:
         return []
-    data = store.active_bytes(memory_dir).lower()
+    raw = store.active_bytes(memory_dir)
+    data = raw.lower()
     probe = [p for e in fresh for p in similar.probes(similar.words(e["content"]), held_by=_held_by(data))]
     if data.isascii() and b"\\u" not in data:  # nothing escaped or case-folded hides a word from the bytes:
-        # only the lines holding a probe, and every line of their keys (latest-wins), are parsed
-        lines = store.load_matching(memory_dir, tuple(p.encode() for p in probe)).entries
+        # only the lines holding a probe, and every line of their keys (latest-wins), are parsed (the bytes
+        # read once: an inbox of many captures is many files)
+        from memory.store import reading
+
+        lines = reading.matching(raw[:raw.rfind(b"\n") + 1], tuple(p.encode() for p in probe)).entries
     else:
         lines = store.load(memory_dir).entries
     near = {e.get("key") for e in lines if "content" in e and similar.may_resemble(probe, str(e["content"]))}

@@ -67,10 +67,16 @@ def load_matching(memory_dir: str, needle: bytes | tuple[bytes, ...], include_ar
     Enough for a keyword search with latest-wins, without parsing every line: the lines holding the
     needle are found in the lowercased bytes, then every line naming one of their keys by one scan.
     """
-    import re
-
     # only complete lines: an unterminated last line is a write in progress
     data = b"".join(part[:part.rfind(b"\n") + 1] for part in _read_consistently(memory_dir, include_archive))
+    return matching(data, needle, unsure)
+
+
+def matching(data: bytes, needle: bytes | tuple[bytes, ...], unsure: str = "") -> Snapshot:
+    """`load_matching` over knowledge bytes already read (whole lines), for a caller that read them for
+    something else too."""
+    import re
+
     lowered = data.lower()
     loads = jsonio.bulk_loads() if len(data) >= jsonio.BULK_BYTES else jsonline.loads  # as `read` does
     snap = Snapshot()  # `lines` stays 0: counting them would cost a pass over the bytes nobody reads
