@@ -244,8 +244,8 @@ def near_copy_notes(memory_dir: str, stored: list[dict]) -> list[str]:
     else:
         lines = store.load(memory_dir).entries
     near = {e.get("key") for e in lines if "content" in e and similar.may_resemble(probe, str(e["content"]))}
-    # a held entry is a copy too (as memory.store.dedupe reads it), and so needs no screening here
-    live = list(view.State([e for e in lines if e.get("key") in near]).current())
+    # named with its opening words: a held entry (memory.store.hold) is never shown, so never a candidate
+    live = view.State([e for e in lines if e.get("key") in near]).live()
     notes = []
     for new, old, _ in similar.resembling(fresh, live)[:LISTED]:
         from memory.core import render  # only with something to say
