@@ -3,6 +3,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 from helpers import ROOT, knowledge
 from memory.core import layout
@@ -136,6 +137,9 @@ def test_redact_under_concurrent_writers_loses_nothing(repo):
     redacted_once = repo / "redacted-once"
     writers = [subprocess.Popen([sys.executable, "-c", WRITER, str(memory), str(n), "25", SECRET, str(redacted_once)],
                                 env=env) for n in range(4)]
+    deadline = time.time() + 60  # a --redact before any writer has written finds no such key (exit 2): wait
+    while not any(e["key"] == "decision-db" for e in store.load(str(memory)).entries) and time.time() < deadline:
+        time.sleep(0.01)
     redactions = []
     while any(w.poll() is None for w in writers) or not redactions:
         redactions.append(recall(repo, "--redact", "decision-db", SECRET))
@@ -166,7 +170,6 @@ def test_a_redaction_killed_mid_write_leaves_one_whole_file(repo):
     """SIGKILL at several moments: the file is the old one or the new one, never a mix; the next write
     clears the dead process's temp file."""
     import signal
-    import time
 
     memory = repo / ".beads" / "memory"
     lines = [entry.build(f"filler line {i} " + "x" * 200, "BD-1", "orchestrator", ts=i) for i in range(6000)]
