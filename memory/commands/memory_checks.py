@@ -86,6 +86,9 @@ def stale_check(memory_dir: str, tree: str) -> Finding:
     from memory.search import stale
 
     found = stale.find(store.latest(store.load(memory_dir).entries, cache_dir=memory_dir), tree)
+    if found is None:
+        return OK, "stale", (f"not checked: git could not list the repository's files and symbols (not a git "
+                             f"repository, or no answer within {stale.GIT_TIMEOUT:.0f} s)")
     hint = " (recall.sh --stale lists them; nothing is removed)" if found else ""
     return OK, "stale", f"{len(found)} entr{'y' if len(found) == 1 else 'ies'} not re-confirmed for " \
                         f"{stale.DEFAULT_DAYS} days name files or symbols that are gone{hint}"

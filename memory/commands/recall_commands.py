@@ -117,7 +117,7 @@ def _apply_redactions(memory_dir: str) -> None:
 
 def stale(memory_dir: str, days: int, as_json: bool) -> int:
     """--stale: old entries naming what the repository no longer has, with what is gone."""
-    from memory.core.cli import FOUND, NOTHING
+    from memory.core.cli import FAILED, FOUND, NOTHING
     from memory.core.render import format_entry
     from memory.search import stale as stale_mod
 
@@ -128,6 +128,10 @@ def stale(memory_dir: str, days: int, as_json: bool) -> int:
         return cli.cannot_read(exc, memory_dir)
     found = stale_mod.find(store.latest(snapshot.entries, cache_dir=memory_dir), root, days)
     sys.stderr.write(render.found_notes(snapshot.malformed, True))  # what every read command says of them
+    if found is None:
+        print(f"recall.sh: nothing checked: git could not list {root}'s files and symbols (not a git repository, "
+              f"no git, or no answer within {stale_mod.GIT_TIMEOUT:.0f} s)", file=sys.stderr)
+        return FAILED
     for entry, gone in found:
         if as_json:
             sys.stdout.write(render.escape_control(jsonio.dumps(dict(entry, gone=gone))) + "\n")

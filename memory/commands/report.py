@@ -87,7 +87,7 @@ def build(memory_dir: str, root: str, now: float | None = None) -> str:
     snapshot = store.load(memory_dir, include_archive=True)
     latest = store.latest(snapshot.entries, every_copy=True)  # the duplicates section lists each copy
     topics = knowledge_map.topics(latest, os.path.basename(os.path.abspath(root))) if latest else {}
-    stale_found = {str(e["key"]): gone for e, gone in stale.find(latest, root, STALE_DAYS, now=now)}
+    stale_found = {str(e["key"]): gone for e, gone in stale.find(latest, root, STALE_DAYS, now=now) or ()}
     dupes = duplicates(latest)
     dupe_keys = {str(e["key"]) for group in dupes for e in group}
     given = given_counts(memory_dir)

@@ -62,7 +62,40 @@ def test_what_an_entry_names():
 
 
 def test_no_git_means_no_verdict(tmp_path):
-    assert stale.find([entry("k", "src/settings.py is gone")], str(tmp_path)) == []
+    assert stale.find([entry("k", "src/settings.py is gone")], str(tmp_path)) is None
+
+
+def test_when_git_cannot_answer_the_user_is_told_nothing_was_checked(tmp_path):
+    """Before, a folder git could not answer for (here: not a repository; on a large one, a grep past the
+    timeout) got "no entry ... names a file or symbol that is gone" and exit 1: a false all-clear."""
+    memory = tmp_path / ".beads" / "memory"
+    memory.mkdir(parents=True)
+    (memory / "knowledge.jsonl").write_text(json.dumps(entry("learned-gone", "parse_settings() is gone")) + "\n")
+    proc = run(tmp_path, "--stale")
+    assert proc.returncode == 3 and proc.stdout == ""
+    assert "nothing checked: git could not list" in proc.stderr and "names a file or symbol" not in proc.stderr
+    doctor = subprocess.run([str(ROOT / "bin" / "memory-doctor")], cwd=tmp_path, capture_output=True, text=True)
+    assert [line.split()[1:4] for line in doctor.stdout.splitlines() if " stale " in line] == \
+        [["stale", "not", "checked:"]], doctor.stdout
+
+
+def test_every_symbol_is_looked_up_in_one_grep_however_many(repo, monkeypatch):
+    """2,100 entries, each naming its own symbol, all in the code: none is stale. Before, only the first 500
+    symbols were looked up (the rest were called gone), one `-e` each, which took past git's timeout at 325
+    symbols on uv's 1,700 files; now they go as one alternation per 2,000 symbols."""
+    (repo / "lib").mkdir()
+    (repo / "lib" / "names.py").write_text("".join(f"def helper_{i:04d}(): pass\n" for i in range(2100)))
+    git(repo, "add", "lib")
+    entries = [entry(f"learned-{i}", f"call `helper_{i:04d}` from the loader") for i in range(2100)]
+    entries.append(entry("learned-gone", "call `helper_9999` from the loader"))
+    setup_repo(repo, entries)
+    greps = []
+    real_git = stale._git
+    monkeypatch.setattr(stale, "_git", lambda root, args: (greps.append(args) if args[0] == "grep" else None)
+                        or real_git(root, args))
+    found = stale.find(entries, str(repo))
+    assert [e["key"] for e, _ in found] == ["learned-gone"] and found[0][1] == ["helper_9999"]
+    assert len(greps) == 2  # 2,101 symbols: two alternations
 
 
 def test_prose_mime_types_refs_and_packages_are_not_paths():
