@@ -8,7 +8,7 @@ import os
 import re
 import subprocess
 
-from memory.core import paths
+from memory.core import layout, paths
 from memory.orchestration.completion import REPORT_FORMAT, Report, enabled, near_miss
 from memory.store import redact
 
@@ -116,7 +116,10 @@ def record_outcome(main: str, report: Report, timeout: float) -> str | None:
 
 
 def _clean_check(wt: str, timeout: float) -> Check:
-    code, out = run(["git", "status", "--porcelain"], wt, timeout)
+    # The memory folder is not the bead's work: hooks write it at any moment, this gate's own capture of the
+    # report's LEARNED lines included (a supervisor in the main checkout was blocked by that inbox file)
+    memory = layout.MEMORY_SUBDIR.replace(os.sep, "/")
+    code, out = run(["git", "status", "--porcelain", "--", ":(top)", f":(exclude,top){memory}"], wt, timeout)
     if code is None:
         return Check("worktree", "skip", out)
     if code != 0:

@@ -413,3 +413,23 @@ def test_cursor_subagent_whose_final_message_cannot_be_read_is_let_go(project):
     message has no report line (it blocked every such supervisor before); errors.log says why it let it go."""
     assert cursor_stop(project, agent_transcript_path=None) is None
     assert "no final message" in error_log(project)
+
+
+def test_the_memory_folder_does_not_count_as_uncommitted_work(project, tmp_path):
+    """A supervisor working in the main checkout: its report's LEARNED line is captured (into the inbox) before
+    the clean check, and an earlier capture left one too. Before, the gate blocked on its own inbox file."""
+    (tmp_path / "bd-state" / "issues.json").write_text(json.dumps({"BD-7": {"status": "inreview", "title": "x"}}))
+    (project / ".git" / "info").mkdir(exist_ok=True)
+    with open(project / ".git" / "info" / "exclude", "a") as ignore:
+        ignore.write(".worktrees/\n")  # another bead's worktree lives there
+    git(project, "checkout", "-q", "-b", "feature-7")
+    git(project, "push", "-q", "-u", "origin", "feature-7")
+    inbox = project / ".beads" / "memory" / "inbox"
+    inbox.mkdir(parents=True, exist_ok=True)
+    (inbox / "1-earlier.jsonl").write_text('{"key": "learned-x"}\n')
+    report = "Done.\nLEARNED: the nightly ledger export must finish before 03:00\n\nBEAD BD-7 COMPLETE\nBranch: feature-7"
+    assert stop(project, tmp_path, message=report, agent_type="supervisor") is None
+    assert len(list(inbox.iterdir())) == 2  # the reply's LEARNED line was captured
+    (project / "src.txt").write_text("work not committed\n")  # real work still counts
+    out = stop(project, tmp_path, message=report, agent_type="supervisor", agent_id="agent-2")
+    assert out["decision"] == "block" and "1 uncommitted change(s)" in out["reason"] and "src.txt" in out["reason"]
