@@ -427,7 +427,8 @@ def test_the_memory_folder_does_not_count_as_uncommitted_work(project, tmp_path)
     inbox = project / ".beads" / "memory" / "inbox"
     inbox.mkdir(parents=True, exist_ok=True)
     (inbox / "1-earlier.jsonl").write_text('{"key": "learned-x"}\n')
-    report = "Done.\nLEARNED: the nightly ledger export must finish before 03:00\n\nBEAD BD-7 COMPLETE\nBranch: feature-7"
+    report = ("Done.\nLEARNED: the nightly ledger export must finish before 03:00\n\n"
+              "BEAD BD-7 COMPLETE\nBranch: feature-7")
     assert stop(project, tmp_path, message=report, agent_type="supervisor") is None
     assert len(list(inbox.iterdir())) == 2  # the reply's LEARNED line was captured
     (project / "src.txt").write_text("work not committed\n")  # real work still counts
