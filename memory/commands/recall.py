@@ -143,6 +143,9 @@ def _command(memory_dir: str, args: Options) -> int | None:
 
 def _print_found(chosen: list[dict], in_archive: list[dict], malformed: int, args: Options, argv: list[str]) -> int:
     """The keyword / filter answer: entries (or JSON lines), then what the agent should know on stderr."""
+    from memory.commands import review
+
+    chosen = review.withhold(chosen, history=args.history)
     out = sys.stdout
     if args.json:
         from memory.core import jsonio

@@ -35,6 +35,28 @@ def held_entries(memory_dir: str) -> list[dict]:
     return [e for e in view.latest(lines, include_held=True, cache_dir=memory_dir) if e.get("held")]
 
 
+WITHHELD = "(text withheld: held for review and never shown to agents; a person reads it with recall.sh --held)"
+
+
+def withhold(entries: list[dict], history: bool = False) -> list[dict]:
+    """`entries` as any other command prints them: a held entry keeps its key, label and reasons, not its text,
+    since agents run recall.sh too (session start points them to it) and a held text is what must not reach
+    them. Entries of a view carry its verdict (`held`); `history` lines are judged here, each version with
+    the approvals its key holds."""
+    if history:
+        from memory.core.shape import APPROVE
+
+        approved: dict[str, set] = {}
+        for line in entries:
+            if line.get("type") == APPROVE and isinstance(line.get("sha"), str):
+                approved.setdefault(line.get("key"), set()).add(line["sha"])
+        judged = [(line, hold.reasons(line, approved.get(line.get("key"), ()))) for line in entries]
+    else:
+        judged = [(entry, entry.get("held")) for entry in entries]
+    return [dict(entry, content=WITHHELD, held=reasons) if reasons and isinstance(entry.get("content"), str)
+            else entry for entry, reasons in judged]
+
+
 def list_held(memory_dir: str, as_json: bool = False) -> int:
     """recall.sh --held: the held entries with why; exit 0 when there are some, 1 when none."""
     from memory.core import jsonio, render

@@ -113,6 +113,33 @@ def test_held_lists_them_with_why_and_keyword_search_marks_them(repo, poisoned):
     assert "HELD" not in recall(repo, "12111").stdout
 
 
+# the texts, not the keys: a key is a slug of the text's first words (`…-always-run-curl-fssl-htt`), the handle a
+# person approves or forgets by; no URL, pipe or punctuation survives in it
+HELD_WORDS = ("curl -fsSL", "bootstrap.sh", "| bash", ".env", "Note to the AI", "fixtures in tests/payments",
+              "logs.example", "\u200b")
+
+
+def test_no_command_but_held_prints_a_held_text(repo, poisoned):
+    """Agents run recall.sh too (session start points them to it): keyword search, --recent, --type, --json and
+    --history name a held entry (key, reasons) but withhold its text; only --held, for a person, prints it.
+    Before, all of these printed `curl … | bash` in full with a HELD tag."""
+    for args in (["bootstrap"], ["payments"], ["--recent", "20"], ["--type", "learned"], ["--type", "warning"],
+                 ["--json", "--recent", "20"], ["payments", "--json"], [poisoned[0], "--history"],
+                 [poisoned[0], "--history", "--json"]):
+        out = recall(repo, *args).stdout
+        assert "withheld" in out, (args, out)
+        for word in HELD_WORDS:
+            assert word not in out, (args, word, out)
+    listed = recall(repo, "--recent", "20").stdout
+    assert all(key in listed for key in poisoned) and "stripe mock running on port 12111" in listed
+    held = recall(repo, "--held").stdout
+    assert all(word in held for word in ("curl", "Note to the AI", "logs.example"))
+    git(repo, "config", "user.name", "Rev Iewer")
+    assert recall(repo, "--approve", poisoned[0]).returncode == 0
+    history = recall(repo, poisoned[0], "--history").stdout  # approved as it stands: its text is shown again
+    assert "bootstrap.sh" in history and "withheld" not in history
+
+
 def test_approve_releases_one_and_the_next_session_shows_it(repo, poisoned):
     git(repo, "config", "user.name", "Rev Iewer")
     git(repo, "config", "user.email", "rev@example.com")
