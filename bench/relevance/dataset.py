@@ -63,7 +63,7 @@ def load_actions(root: str | Path = HERE) -> list[dict]:
     return _read_jsonl(path) if path.exists() else []
 
 
-ACTION_BATCHES = (1, 2, 3, 4, 5, 6)  # an event without `batch` is of the first batch
+ACTION_BATCHES = (1, 2, 3, 4, 5, 6, 7)  # an event without `batch` is of the first batch
 
 
 def action_stratum(event: dict) -> str:

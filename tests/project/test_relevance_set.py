@@ -53,7 +53,7 @@ def test_the_split_is_balanced_within_each_stratum() -> None:
     for project in dataset.REPO_DIRS:
         for stratum in ("file", "file-negative", "error", "error-negative", "error-b2", "error-b2-negative", "error-b3",
                         "error-b3-negative", "error-b4", "error-b4-negative", "error-b5", "error-b5-negative",
-                        "error-b6", "error-b6-negative"):
+                        "error-b6", "error-b6-negative", "file-b7", "file-b7-negative"):
             ids = [e["id"] for e in events if e["project"] == project and dataset.action_stratum(e) == stratum]
             dev = sum(split_of[i] == "dev" for i in ids)
             assert ids and abs(dev - (len(ids) - dev)) <= 1, (project, stratum)
@@ -75,7 +75,7 @@ def test_a_later_batch_does_not_move_the_first_batch_between_splits() -> None:
     assert any(mixed[i] != alone[i] for i in alone)
 
 
-@pytest.mark.parametrize("batch", [3, 4, 5, 6])
+@pytest.mark.parametrize("batch", [3, 4, 5, 6, 7])
 def test_a_later_batch_does_not_move_earlier_batches_between_splits(batch: int) -> None:
     events = dataset.load_actions()
     earlier = [e for e in events if e.get("batch", 1) < batch]
@@ -92,11 +92,11 @@ def test_a_batch_is_checked() -> None:
     events = dataset.load_actions()
     broken = copy.deepcopy(events)
     first, second = next(e for e in broken if "batch" not in e), next(e for e in broken if "batch" in e)
-    first["batch"], second["batch"] = 1, 7
+    first["batch"], second["batch"] = 1, 8
     problems = "\n".join(validate.check_actions(projects, broken))
     assert f"{first['id']}: batch 1: leave it out" in problems
-    assert f"{second['id']}: batch 7: leave it out" in problems
-    later = [e["id"] for e in events if e.get("batch") in (2, 3, 4, 5, 6) and e["id"] != second["id"]]
+    assert f"{second['id']}: batch 8: leave it out" in problems
+    later = [e["id"] for e in events if e.get("batch") in (2, 3, 4, 5, 6, 7) and e["id"] != second["id"]]
     assert later and not any(f"{i}: batch" in problems for i in later)
     assert dataset.action_stratum(next(e for e in events if "batch" not in e and e["kind"] == "error")) in (
         "error", "error-negative")
