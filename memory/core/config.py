@@ -56,6 +56,10 @@ DEFAULTS = {
     # an edit: what it adds (memory.runtimes.tool_files.added_text) ranked like an error
     "action_edit_min_fraction": 0.30,
     "action_edit_min_terms": 2,
+    # the errors' second way through, for a long edit or a whole new file (bench/relevance_actions.py, file
+    # events, batches 1 and 7: the error values taken as they are, not swept)
+    "action_edit_low_fraction": 0.18,
+    "action_edit_rare_weight": 2.0,
     # errors and edits: an entry must hold a word of the error lines / the added code that at most this share
     # of the entries hold (memory.search.grounded)
     "action_rare_share": 0.08,

@@ -170,11 +170,14 @@ def seen_before(memory_dir: str, command: str, output: str, bar: float) -> list[
 
 def edit_entries(memory_dir: str, added: str, settings: dict) -> list[list[str]]:
     """[key, line] of the entries about what an edit writes (`std::fs::read_dir`, `@dataclass`, a new
-    dependency line): its words ranked, behind the edit bar, grounded in a rare word of it."""
+    dependency line): its words ranked, behind the edit bar (or, holding enough of its rare words, the lower
+    one: a whole new file spreads the best reachable score over all its words), grounded in a rare word of it."""
     from memory.search.tokenize import terms
 
     words = list(dict.fromkeys(terms(added)))
-    return [[str(s.entry.get("key")), _line(s)] for s in _grounded(memory_dir, words, words, settings, "edit")]
+    weighty = (float(settings["action_edit_low_fraction"]), float(settings["action_edit_rare_weight"]))
+    return [[str(s.entry.get("key")), _line(s)] for s in _grounded(memory_dir, words, words, settings, "edit",
+                                                                    weighty)]
 
 
 def _grounded(memory_dir: str, words: list[str], grounding: list[str], settings: dict, kind: str,

@@ -635,3 +635,19 @@ def test_one_entry_longer_than_the_budget_is_cut_between_words_never_inside_a_pa
     text = context(run_hook("action_context", file_event(repo, "src/api/routes.py"), repo), "PreToolUse")
     assert text.endswith("…") and len(text) <= 1000
     assert text[:-1].split()[-1] in long_entry.split() and "src/api/routes/regi" not in text
+
+
+def test_below_the_edit_bar_an_entry_holding_enough_rare_words_of_the_edit_passes(tmp_path):
+    """A whole new file spreads the best reachable score over all its words (a Write importing
+    `@calcom/prisma/client` in a service: the entry forbidding it ranked first at under the 0.30 bar); like an
+    error, an entry holding rare words of it that weigh `action_edit_rare_weight` one-entry words passes at
+    `action_edit_low_fraction`. PSYCOPG alone holds psycopg2, psycopg, libpq and binary."""
+    repo = project(tmp_path)
+    config = repo / ".beads" / "memory" / "config.json"
+    content = "# CI images lack libpq: build with the binary wheel\nimport psycopg2\n\nconn = psycopg2.connect()\n"
+    for weight, session, given in ((2.0, "s1", True), (4.0, "s2", True), (8.0, "s3", False)):
+        config.write_text(json.dumps({"action_edit_min_fraction": 0.99, "action_edit_low_fraction": 0.0,
+                                      "action_edit_rare_weight": weight}))
+        write = file_event(repo, "db/connect.py", fixture="PreToolUse-13.json", session=session)
+        write["tool_input"]["content"] = content
+        assert (PSYCOPG in context(run_hook("action_context", write, repo), "PreToolUse")) is given, weight
