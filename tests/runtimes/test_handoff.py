@@ -48,6 +48,19 @@ def hook_payload(name, repo, session, transcript):
     return payload
 
 
+def supervisor_stop(cwd, transcript, message, **fields):
+    """A recorded SubagentStop payload of a supervisor whose final message is `message`."""
+    payload = fixture_payload("claude-code/2.1.330/SubagentStop-4.json")
+    payload.update(cwd=str(cwd), agent_type="swift-supervisor", agent_id="sup-1", agent_transcript_path=str(transcript),
+                   last_assistant_message=message, **fields)
+    return payload
+
+
+def bead_worktree(repo, bead):
+    git(repo, "worktree", "add", "-q", f".worktrees/bd-{bead}", "-b", f"bd-{bead}")
+    return repo / ".worktrees" / f"bd-{bead}"
+
+
 def start(repo, session, source="startup"):
     return hook_context("session_start", "claude-code/2.1.330/SessionStart-6.json", repo, session_id=session,
                         source=source)
@@ -165,13 +178,10 @@ def test_a_session_still_running_beside_us_is_not_our_last_session(repo, tmp_pat
 
 
 def test_a_supervisor_gets_its_beads_handoff(repo, tmp_path):
-    git(repo, "worktree", "add", "-q", ".worktrees/bd-BD-12", "-b", "bd-BD-12")
-    wt = repo / ".worktrees" / "bd-BD-12"
+    wt = bead_worktree(repo, "BD-12")
     transcript = write_transcript(tmp_path / "sup.jsonl", wt, prompt="implement BD-12 refunds")
-    payload = fixture_payload("claude-code/2.1.330/SubagentStop-4.json")
-    payload.update(cwd=str(wt), agent_type="swift-supervisor", agent_id="sup-1", agent_transcript_path=str(transcript),
-                   last_assistant_message="Stopping here.\n\nBEAD BD-12 BLOCKED: the payments API key is missing")
-    run_hook("validate_completion", payload, wt)
+    run_hook("validate_completion", supervisor_stop(
+        wt, transcript, "Stopping here.\n\nBEAD BD-12 BLOCKED: the payments API key is missing"), wt)
     [h] = saved(repo)
     assert h["event"] == "SubagentStop" and h["bead"] == "BD-12" and h["last_message"].startswith("Stopping here.")
     text = start(wt, "next-supervisor")
@@ -467,9 +477,7 @@ def test_a_subagents_report_is_not_the_sessions_last_state_and_a_blocked_claim_i
     transcript = write_transcript(tmp_path / "s1.jsonl", repo)
     run_hook("handoff", hook_payload("claude-code/2.1.330/SessionEnd-1.json", repo, "s1", transcript), repo)
     sup = write_transcript(tmp_path / "sup.jsonl", repo, prompt="BEAD_ID: BD-1 implement the ledger")
-    payload = fixture_payload("claude-code/2.1.330/SubagentStop-4.json")
-    payload.update(cwd=str(repo), session_id="s2", agent_type="swift-supervisor", agent_id="sup-1",
-                   agent_transcript_path=str(sup), last_assistant_message="BEAD BD-1 COMPLETE\nBranch: main")
+    payload = supervisor_stop(repo, sup, "BEAD BD-1 COMPLETE\nBranch: main", session_id="s2")
     proc = run_hook("validate_completion", payload, repo)
     assert json.loads(proc.stdout)["decision"] == "block"  # no worktree for BD-1: the claim is false
     assert [h["event"] for h in saved(repo)] == ["SessionEnd"]  # the blocked claim wrote no handoff
@@ -484,12 +492,9 @@ def test_a_subagents_report_is_not_the_sessions_last_state_and_a_blocked_claim_i
 def test_a_claim_let_through_after_the_blocks_is_shown_as_not_verified(repo, tmp_path):
     """After max_blocks the gate lets a false claim finish (no agent is trapped): its handoff says so, where a
     supervisor on the bead reads it, instead of presenting `BEAD BD-1 COMPLETE` as the outcome."""
-    git(repo, "worktree", "add", "-q", ".worktrees/bd-BD-1", "-b", "bd-BD-1")
-    wt = repo / ".worktrees" / "bd-BD-1"
+    wt = bead_worktree(repo, "BD-1")
     sup = write_transcript(tmp_path / "sup.jsonl", wt, prompt="implement the ledger")
-    payload = fixture_payload("claude-code/2.1.330/SubagentStop-4.json")
-    payload.update(cwd=str(wt), agent_type="swift-supervisor", agent_id="sup-1", agent_transcript_path=str(sup),
-                   last_assistant_message="BEAD BD-1 COMPLETE\nWorktree: .worktrees/bd-BD-1\nBranch: bd-BD-1")
+    payload = supervisor_stop(wt, sup, "BEAD BD-1 COMPLETE\nWorktree: .worktrees/bd-BD-1\nBranch: bd-BD-1")
     answers = [json.loads(run_hook("validate_completion", dict(payload, stop_hook_active=n > 0), wt).stdout)
                for n in range(3)]
     assert [a.get("decision") for a in answers] == ["block", "block", None]
