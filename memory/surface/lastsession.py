@@ -10,6 +10,7 @@ from memory.core import render
 
 STALE_DAYS = 7
 MESSAGE_CHARS = 600
+_INDENT = "\n    "  # the last message's lines after its first
 
 
 def age(seconds: float) -> str:
@@ -44,7 +45,7 @@ def _fields(h: dict) -> list[str]:
         beads = ", ".join(f"{b} ({'/'.join(v)})" for b, v in h["beads"].items())
         lines.append(f"  Beads: {render.one_line(beads, 300)}")
     if h.get("last_message"):
-        lines.append("  Last message: " + "\n    ".join(_message_lines(h["last_message"])))
+        lines.append("  Last message: " + _INDENT.join(_message_lines(h["last_message"])))
     if h.get("insights"):
         lines.append(f"  Insights captured: {render.one_line(', '.join(h['insights']), 300)}")
     if h.get("git_status"):
@@ -53,17 +54,22 @@ def _fields(h: dict) -> list[str]:
 
 
 def _message_lines(text: str) -> list[str]:
-    """The last message's lines (each on one line, control characters folded), MESSAGE_CHARS in all."""
+    """The last message's lines (each on one line, control characters folded), MESSAGE_CHARS in all with the
+    indentation they are shown with (_INDENT)."""
     kept: list[str] = []
-    left = MESSAGE_CHARS
+    left = MESSAGE_CHARS - 2  # room for a " …" after the last line kept
     for line in (render.one_line(raw, MESSAGE_CHARS) for raw in text.splitlines()):
         if not line:
             continue
-        if len(line) > left:
-            kept.append(render.cut(line, left) if left >= 40 else "…")
+        cost = len(line) + (len(_INDENT) if kept else 0)
+        if cost > left and left < 40:
+            kept[-1] += " …"  # too little room for a part of the next line worth reading
+            break
+        if cost > left:
+            kept.append(render.cut(line, left - (len(_INDENT) if kept else 0)))
             break
         kept.append(line)
-        left -= len(line)
+        left -= cost
     return kept
 
 

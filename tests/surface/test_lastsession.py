@@ -56,8 +56,8 @@ def test_a_long_last_message_stays_within_its_budget(repo, tmp_path):
     block = last_session(repo, "s2")
     message = block.split("  Last message: ", 1)[1].split("\n  Whole handoff:", 1)[0]
     shown = [line.strip() for line in message.split("\n")]
-    assert shown[0].startswith("step 0: ") and shown[-1].endswith("…")
-    assert 400 < sum(map(len, shown)) <= lastsession.MESSAGE_CHARS
+    assert shown[0].startswith("step 0: ") and shown[-1].endswith("…") and len(shown) > 5
+    assert lastsession.MESSAGE_CHARS - 40 < len(message) <= lastsession.MESSAGE_CHARS  # its indentation counted
 
 
 def test_a_handoff_of_an_older_version_still_reads_on_one_line():
@@ -65,3 +65,9 @@ def test_a_handoff_of_an_older_version_still_reads_on_one_line():
     block = lastsession.render_block(old, 160.0, 4000)
     [line] = [x for x in block.split("\n") if x.startswith("  Last message: ")]
     assert len(line) <= len("  Last message: ") + lastsession.MESSAGE_CHARS and line.endswith("…")
+
+
+def test_a_message_of_many_short_lines_counts_their_indentation():
+    h = {"id": "h1", "ended": 100.0, "event": "SessionEnd", "last_message": "\n".join(["- ok"] * 400)}
+    line = lastsession.render_block(h, 160.0, 4000).split("  Last message: ", 1)[1].split("\n  Whole", 1)[0]
+    assert len(line) <= lastsession.MESSAGE_CHARS and line.endswith("- ok …") and line.count("\n") > 50
