@@ -78,8 +78,8 @@ def handle(ctx: hookrun.Context) -> str | None:
         return None
     now = time.time()
     # a handoff written for this bead (a supervisor's), not any session that merely touched it
-    chosen = next((h for h in reversed(handoff_read.load(ctx.memory_dir)) if str(h.get("bead") or "").lower() in beads),
-                  None)
+    chosen = next((h for h in reversed(handoff_read.load(ctx.memory_dir))
+                   if str(h.get("bead") or "").lower() in beads and handoff_read.tells_something(h)), None)
     if chosen is None:
         return None
     text = lastsession.render_block(chosen, now, 3000)

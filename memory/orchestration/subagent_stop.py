@@ -34,13 +34,13 @@ def handle(ctx: hookrun.Context) -> str | None:
     config = completion.load_config(ctx.memory_dir)
     if not completion.applies(agent_type, report, config):
         return None
-    _save_handoff(data, report, ctx.memory_dir)
     from memory.orchestration import completion_checks  # here: most subagents are not gated
 
     if not final.strip():
         # Cursor may send no summary and no transcript: what the agent said is unknown, so never "no report line"
         ctx.problems.append("no final message (no summary, last_assistant_message or readable transcript): "
                             "the completion gate could not check it and let it finish")
+        _save_handoff(data, report, ctx.memory_dir)
         return None
     agent = _agent_key(data, agent_type)
     if report is not None and report.outcome != completion.COMPLETE:
@@ -49,18 +49,23 @@ def handle(ctx: hookrun.Context) -> str | None:
         if problem:
             errorlog.record(HOOK, problem, ctx.memory_dir)
         completion.update_state(ctx.memory_dir, lambda state: state.pop(agent, None) and 0)
+        _save_handoff(data, report, ctx.memory_dir)
         return None
     checks = completion_checks.evaluate(root, report, final, config)
     loop_count = data.get("loop_count")
     continuing = data.get("stop_hook_active") is True or (isinstance(loop_count, int) and loop_count > 0)
     if not completion_checks.failures(checks):
         completion.update_state(ctx.memory_dir, lambda state: state.pop(agent, None) and 0)
+        _save_handoff(data, report, ctx.memory_dir)
         return None
     blocks = completion.update_state(
         ctx.memory_dir, lambda state: completion.record_block(state, agent, continuing, time.time()))
     if blocks > int(config["max_blocks"]):
         failed = ", ".join(c.name for c in completion_checks.failures(checks))
         what = f"BEAD {report.bead} with failing checks ({failed})" if report else "without a completion report"
+        claim = f"BEAD {report.bead} COMPLETE" if report else "the report"
+        _save_handoff(data, report, ctx.memory_dir, gate=f"{claim} was not verified: the gate let it finish after "
+                                                         f"{config['max_blocks']} blocks (failing: {failed})")
         return payload.warning_answer(data, f"memory-hooks: {agent_type} finished {what} "
                                             f"after {config['max_blocks']} blocked attempts.")
     return payload.block_answer(data, completion_checks.block_reason(report, checks))
@@ -92,14 +97,19 @@ def _capture_insights(data: dict, final: str, memory_dir: str, bead: str | None)
         errorlog.record(HOOK, f"reply capture: {type(exc).__name__}: {exc}", memory_dir)
 
 
-def _save_handoff(data: dict, report: completion.Report | None, memory_dir: str) -> None:
-    """A supervisor's handoff, keyed by its bead (memory.runtimes.handoff); never changes the gate's decision."""
+def _save_handoff(data: dict, report: completion.Report | None, memory_dir: str, gate: str | None = None) -> None:
+    """A supervisor's handoff, keyed by its bead (memory.runtimes.handoff), when the gate lets it finish: a blocked
+    stop is no stop (the subagent is sent back to work), and its claim must never read as the bead's outcome.
+    `gate`: why the claim stands unverified. Never changes the gate's decision."""
     from memory.capture import edit
     from memory.runtimes import handoff
 
     try:
         bead = report.bead if report else edit.bead_in_progress(payload.cwd(data) or ".")
-        handoff.save(memory_dir, handoff.build(data, memory_dir, "SubagentStop", bead=bead or None))
+        record = handoff.build(data, memory_dir, "SubagentStop", bead=bead or None)
+        if gate:
+            record["gate"] = gate
+        handoff.save(memory_dir, record)
     except Exception as exc:  # noqa: BLE001 - the gate must decide whatever happened here
         errorlog.record(HOOK, f"handoff: {type(exc).__name__}: {exc}", memory_dir)
 

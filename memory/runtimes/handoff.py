@@ -2,10 +2,11 @@
 memory.runtimes.handoff_read).
 
 One line in `.beads/memory/handoffs.jsonl` (machine-local, gitignored, newest KEEP kept) per PreCompact,
-SessionEnd and supervisor SubagentStop: the task (first and latest prompt), beads touched, files changed
-(Edit/Write/MultiEdit inputs, then `git status`), the last failing command and its error, open todos, the
-insights captured, the last assistant message, branch, commit, times. Redacted like every write. No model
-call: the transcript is read tolerantly by memory.runtimes.transcript.
+SessionEnd and supervisor SubagentStop the completion gate lets finish, when it tells something: the task
+(first and latest prompt), beads touched, files changed (Edit/Write/MultiEdit inputs, then `git status`), the
+last failing command and its error, open todos, the insights captured, the last assistant message (its lines
+kept, code blocks left out), branch, commit, times. Redacted like every write. No model call: the transcript is
+read tolerantly by memory.runtimes.transcript.
 """
 from __future__ import annotations
 
@@ -40,8 +41,16 @@ def _what_failed(error: str) -> str:
     return "\n".join(dict.fromkeys(said)) if said else error
 
 
-def _cut(text: str, limit: int) -> str:
-    flat = " ".join(text.split())
+def _squeeze(text: str, lines: bool) -> str:
+    """Runs of white space as one space; `lines`: each line so, blank lines dropped (else all on one line)."""
+    if not lines:
+        return " ".join(text.split())
+    return "\n".join(" ".join(line.split()) for line in text.splitlines() if line.strip())
+
+
+def _cut(text: str, limit: int, lines: bool = False) -> str:
+    """`text` redacted and cut to `limit`, on one line (`lines`: keeping its lines, see _squeeze)."""
+    flat = _squeeze(text, lines)
     if flat == text and len(text) <= limit:
         return text  # whole, spaced as written: the store redacts it on write
     from memory.store import redact
@@ -51,9 +60,9 @@ def _cut(text: str, limit: int) -> str:
     # cut keeps, and a margin longer than any secret's shape, is redacted (a prompt may be a pasted 1 MB log:
     # ~0.8 s); unless what it gives is too short to have held that margin past the cut
     window = text[:4 * limit + REDACT_MARGIN]
-    flat = " ".join(redact.redact(window)[0].split())
+    flat = _squeeze(redact.redact(window)[0], lines)
     if len(window) < len(text) and len(flat) < limit + REDACT_MARGIN:
-        flat = " ".join(redact.redact(text)[0].split())
+        flat = _squeeze(redact.redact(text)[0], lines)
     return flat if len(flat) <= limit else flat[:limit - 1].rstrip() + "…"
 
 
@@ -89,11 +98,13 @@ def extract(path: str | None, captured: bool = False) -> dict:
 
 
 def _unsaid(message: str, captured: bool) -> str | None:
-    """The final message, cut, without its marked lines when the session captured insights: those are the
-    entries the handoff lists, which the same session start gives in full (None when nothing else is left)."""
+    """The final message, cut, its lines kept and its code blocks left out (flattened, a reply's quotes and code
+    ran into its prose); without its marked lines when the session captured insights: those are the entries the
+    handoff lists, which the same session start gives in full (None when nothing else is left)."""
     if captured and any(m in message for m in markers.MARKERS):
-        message = markers.marked_lines(message, marked=False).strip()
-    return _cut(message, MESSAGE_CHARS) if message else None
+        message = markers.marked_lines(message, marked=False)
+    message = markers.without_code(message).strip()
+    return _cut(message, MESSAGE_CHARS, lines=True) if message else None
 
 
 def uncommitted(toplevel: str, memory_dir: str) -> list[str]:
@@ -143,6 +154,11 @@ def build(data: dict, memory_dir: str, event: str, bead: str | None = None) -> d
 
 
 def save(memory_dir: str, record: dict) -> None:
+    """Append the handoff, unless it tells nothing of its session (handoff_read.tells_something): it would only
+    displace the useful one before it."""
+    from memory.runtimes import handoff_read
     from memory.store import store
 
+    if not handoff_read.tells_something(record):
+        return
     store.append_log(memory_dir, layout.HANDOFFS, record, keep=KEEP)

@@ -13,6 +13,10 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
 
 ENDED_AFTER = 15 * 60  # a PreCompact handoff whose transcript has been still this long: that session ended
+# what a session start outside a bead takes: a supervisor's SubagentStop handoff is its bead's, not the session's
+SESSION_EVENTS = ("SessionEnd", "PreCompact")
+# the fields that tell what a session did; `git status` alone is the tree's state, which anyone can read
+_STORY = ("task", "failure", "files", "todos", "beads", "last_message", "insights")
 
 
 def load(memory_dir: str) -> list[dict]:
@@ -36,7 +40,7 @@ def load(memory_dir: str) -> list[dict]:
 
 
 _TEXTS = ("id", "event", "session_id", "trigger", "agent_type", "transcript_path", "tree", "branch", "commit", "bead",
-          "last_message", "started")
+          "last_message", "started", "gate")
 _TEXT_LISTS = ("files", "git_status", "insights")
 _TEXT_MAPS = ("task", "failure")
 
@@ -65,9 +69,15 @@ def well_formed(handoff: dict) -> bool:
     return beads is None or isinstance(beads, dict) and all(isinstance(v, list) and texts(v) for v in beads.values())
 
 
+def tells_something(handoff: dict) -> bool:
+    """Whether the handoff says anything of its session (a Cursor sessionEnd without a transcript says nothing): one
+    that does not is never saved, nor shown, so it cannot displace the useful one before it."""
+    return any(handoff.get(name) for name in _STORY)
+
+
 def ended(handoff: dict, now: float) -> bool:
     """Written when its session ended, or its session has been silent for ENDED_AFTER (a crashed terminal)."""
-    if handoff.get("event") in ("SessionEnd", "SubagentStop"):
+    if handoff.get("event") == "SessionEnd":
         return True
     path = handoff.get("transcript_path")
     try:
@@ -78,13 +88,14 @@ def ended(handoff: dict, now: float) -> bool:
 
 def choose(handoffs: list[dict], session: str | None, source: str | None, tree: str | None, branch: str | None,
            beads: set[str], now: float) -> dict | None:
-    """The handoff session start shows: after `compact`, this session's PreCompact one; a supervisor on a
-    bead, that bead's newest; else the newest of this tree and branch from a session that ended. None for a
-    `fork`: it carries its parent's conversation on, which holds the parent's block (or, when the parent has
-    ended, is the very session the newest handoff tells of)."""
+    """The handoff session start shows, of those that tell something: after `compact`, this session's PreCompact
+    one; a supervisor on a bead, that bead's newest; else the newest SessionEnd or PreCompact one (never a
+    subagent's) of this tree and branch from a session that ended. None for a `fork`: it carries its parent's
+    conversation on, which holds the parent's block (or, when the parent has ended, is the very session the newest
+    handoff tells of)."""
     if source == "fork":
         return None
-    newest_first = list(reversed(handoffs))
+    newest_first = [h for h in reversed(handoffs) if tells_something(h)]
     if source == "compact":
         return next((h for h in newest_first if h.get("session_id") == session and h.get("event") == "PreCompact"),
                     None)
@@ -93,5 +104,6 @@ def choose(handoffs: list[dict], session: str | None, source: str | None, tree: 
                       or any(b.lower() in beads for b in h.get("beads") or {})), None)
         if found:
             return found
-    return next((h for h in newest_first if h.get("tree") == tree and h.get("branch") == branch
-                 and (h.get("session_id") != session or source == "resume") and ended(h, now)), None)
+    return next((h for h in newest_first if h.get("event") in SESSION_EVENTS and h.get("tree") == tree
+                 and h.get("branch") == branch and (h.get("session_id") != session or source == "resume")
+                 and ended(h, now)), None)

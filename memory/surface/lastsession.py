@@ -1,13 +1,16 @@
 """Session start's "## Last Session" block: a handoff (memory.runtimes.handoff) rendered within a character budget.
 
-Fields by priority (the lowest go first when the budget is short): task, failing command, files changed,
-open todos, beads, last message, insights captured, git status. Older than STALE_DAYS: one line only.
+Fields by priority (the lowest go first when the budget is short): what the completion gate said of a claim it
+could not verify, task, failing command, files changed, open todos, beads, last message (its lines kept, as
+indented lines), insights captured, git status. Older than STALE_DAYS: one line only.
 """
 from __future__ import annotations
 
 from memory.core import render
 
 STALE_DAYS = 7
+MESSAGE_CHARS = 600
+_INDENT = "\n    "  # the last message's lines after its first
 
 
 def age(seconds: float) -> str:
@@ -21,6 +24,8 @@ def age(seconds: float) -> str:
 def _fields(h: dict) -> list[str]:
     """The block's lines after its heading, highest priority first."""
     lines = []
+    if h.get("gate"):  # before all: the last message may claim what the gate could not verify
+        lines.append(f"  Completion gate: {render.one_line(h['gate'], 300)}")
     task = h.get("task") or {}
     if task.get("first"):
         lines.append(f"  Task: {render.one_line(task['first'], 300)}")
@@ -40,12 +45,32 @@ def _fields(h: dict) -> list[str]:
         beads = ", ".join(f"{b} ({'/'.join(v)})" for b, v in h["beads"].items())
         lines.append(f"  Beads: {render.one_line(beads, 300)}")
     if h.get("last_message"):
-        lines.append(f"  Last message: {render.one_line(h['last_message'], 600)}")
+        lines.append("  Last message: " + _INDENT.join(_message_lines(h["last_message"])))
     if h.get("insights"):
         lines.append(f"  Insights captured: {render.one_line(', '.join(h['insights']), 300)}")
     if h.get("git_status"):
         lines.append(f"  Uncommitted: {render.one_line(', '.join(h['git_status']), 300)}")
     return lines
+
+
+def _message_lines(text: str) -> list[str]:
+    """The last message's lines (each on one line, control characters folded), MESSAGE_CHARS in all with the
+    indentation they are shown with (_INDENT)."""
+    kept: list[str] = []
+    left = MESSAGE_CHARS - 2  # room for a " …" after the last line kept
+    for line in (render.one_line(raw, MESSAGE_CHARS) for raw in text.splitlines()):
+        if not line:
+            continue
+        cost = len(line) + (len(_INDENT) if kept else 0)
+        if cost > left and left < 40:
+            kept[-1] += " …"  # too little room for a part of the next line worth reading
+            break
+        if cost > left:
+            kept.append(render.cut(line, left - (len(_INDENT) if kept else 0)))
+            break
+        kept.append(line)
+        left -= cost
+    return kept
 
 
 def _in_tree(path: str, tree: object) -> str:

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from helpers import (
+    FIXTURES,
     INSTALL,
     ROOT,
     USER_SETTINGS,
@@ -657,6 +658,9 @@ def test_purge_leaves_nothing_the_hooks_wrote(repo, monkeypatch):
     stop.update(cwd=str(repo), agent_type="swift-supervisor", agent_id="a1", stop_hook_active=False,
                 last_assistant_message="I think I am done.")
     assert json.loads(run_registered(repo, "validate_completion", stop, env=foreground).stdout)["decision"] == "block"
+    ended = dict(fixture_payload("claude-code/2.1.330/SessionEnd-1.json"), cwd=str(repo),
+                 transcript_path=str(FIXTURES / "claude-code/2.1.330/transcript-sample.jsonl"))
+    assert run_registered(repo, "handoff", ended, env=foreground).returncode == 0  # handoffs.jsonl
     start = dict(fixture_payload("claude-code/2.1.330/SessionStart-6.json"), cwd=str(repo))
     time.sleep(start_cache.RACY_NS / 1e9)  # session start keeps its answer only for knowledge that has settled
     assert "purge me" in run_registered(repo, "session_start", start, env=foreground).stdout  # what it gave

@@ -12,7 +12,7 @@ NOW = 1_800_000_000.0
 
 def handoff(hid, **fields):
     return {"id": hid, "event": "SessionEnd", "tree": "/w/app", "branch": "main", "session_id": "old", "ended": 1,
-            **fields}
+            "task": {"first": f"task of {hid}"}, **fields}
 
 
 def test_load_skips_torn_lines_and_other_shapes(tmp_path):
@@ -78,3 +78,17 @@ def test_a_handoffs_file_that_is_no_regular_file_costs_the_last_session_block_no
     proc = run_hook("session_start", start, repo, timeout=20)
     assert proc.returncode == 0
     assert "never migrate it" in json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
+
+
+def test_startup_takes_a_sessions_handoff_that_tells_something_never_a_subagents():
+    """A supervisor's SubagentStop handoff (the parent's session id, its tree and branch) is its bead's, not the
+    session's last state; a handoff with nothing to tell (an older version saved them) never displaces another."""
+    session_end = handoff("h1", last_message="refunds done")
+    subagent = handoff("h2", event="SubagentStop", bead="BD-1", session_id="parent", last_message="BEAD BD-1 BLOCKED")
+    empty = handoff("h3", task=None, git_status=["?? scratch.txt"])
+    found = handoff_read.choose([session_end, subagent, empty], "new", "startup", "/w/app", "main", set(), NOW)
+    assert found is not None and found["id"] == "h1"
+    found = handoff_read.choose([session_end, subagent, empty], "new", "startup", "/w/app", "main", {"bd-1"}, NOW)
+    assert found is not None and found["id"] == "h2"  # a supervisor on BD-1: its bead's
+    assert not handoff_read.tells_something(empty)
+    assert handoff_read.tells_something(handoff("h4", task=None, files=["a"]))

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from conftest import ROOT, bash_payload, clean_env, fixture_payload, git, knowledge, run_hook
+from conftest import FIXTURES, ROOT, bash_payload, clean_env, fixture_payload, git, knowledge, run_hook
 from helpers import plugin_copy as plugin_files
 from memory.core import config, render
 from memory.store import dedupe, entry, store
@@ -213,8 +213,9 @@ def test_the_plugin_keeps_the_memorys_machine_local_files_out_of_git(repo):
     run_hook("memory_capture", bash_payload('bd comment BD-1 "LEARNED: the plugin alone records"', repo), repo,
              args=["--plugin"])
     assert b"Project Memory" in start(repo, args=["--plugin"]).stdout
-    run_hook("handoff", dict(fixture_payload("claude-code/2.1.330/SessionEnd-1.json"), cwd=str(repo)), repo,
-             args=["--plugin"])
+    run_hook("handoff", dict(fixture_payload("claude-code/2.1.330/SessionEnd-1.json"), cwd=str(repo),
+                             transcript_path=str(FIXTURES / "claude-code/2.1.330/transcript-sample.jsonl")),
+             repo, args=["--plugin"])
     ignore = repo / ".beads" / "memory" / ".gitignore"
     assert (ignore.parent / "handoffs.jsonl").exists() and (ignore.parent / "welcomed").exists()
     assert ignore.read_text().splitlines()[1:-1] == plan.memory_ignore_lines()
