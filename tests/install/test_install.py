@@ -136,6 +136,47 @@ def test_second_run_changes_nothing(repo):
     assert "nothing to change" in install(repo, "--dry-run").stdout
 
 
+def _command_before_the_guard(rel: str, hook: str) -> str:
+    """What install.sh registered before the hook-file guard (Claude Code's as recorded in
+    tests/fixtures/claude-code/2.1.330/transcript-edit.jsonl): python3 on a missing file, exit 2, BLOCK."""
+    d = {".claude/settings.json": '"$CLAUDE_PROJECT_DIR"', ".cursor/hooks.json": '"${CURSOR_PROJECT_DIR:-.}"',
+         ".gemini/settings.json": '"${GEMINI_PROJECT_DIR:-.}"', ".codex/hooks.json": '"$d"'}[rel]
+    d += "" if rel == ".codex/hooks.json" else "/.claude/hooks/memory-hooks"
+    flag = {".cursor/hooks.json": " --cursor", ".gemini/settings.json": " --gemini", ".codex/hooks.json": " --codex"}
+    flag_ = flag.get(rel, "")
+    command = (f"if [ -x {d}/.venv/bin/python ]; then exec {d}/.venv/bin/python {d}/hooks/{hook}.py{flag_}; "
+               f"else exec python3 {d}/hooks/{hook}.py{flag_} --no-venv; fi")
+    if rel == ".codex/hooks.json":
+        return 'd="$(git rev-parse --show-toplevel 2>/dev/null || pwd)"/.claude/hooks/memory-hooks; ' + command
+    return command
+
+
+def test_a_reinstall_replaces_the_commands_that_blocked_without_the_code(repo):
+    """An install made before the guard, in all four runtimes' files: re-running install.sh replaces each of our
+    commands in place (one handler per event, never a second), the doctor calls the old ones out, and
+    --uninstall still takes them out."""
+    installed_copy(repo)
+    current = {}
+    for _, files, _, command in registration.RUNTIMES:
+        path = repo / files[0]
+        config = json.loads(path.read_text())
+        current[files[0]] = ours.our_handlers(json.loads(path.read_text()))
+        for _, _, handler in ours.our_handlers(config):
+            hook = ours.hook_of(handler)
+            assert handler["command"] == command(hook)
+            handler["command"] = _command_before_the_guard(files[0], hook)
+            assert ours.is_ours(handler) and ours.blocks_without_code(handler)
+        path.write_text(json.dumps(config, indent=2) + "\n")
+    doctor = subprocess.run([str(ROOT / "bin" / "memory-doctor")], cwd=repo, capture_output=True, text=True,
+                            env=clean_env(HOME=str(repo.parent)))
+    assert doctor.stdout.count("blocks the agent when the hook code is missing") >= 4, doctor.stdout
+    install(repo, "--no-venv", "--no-self-check")
+    for rel, handlers in current.items():
+        assert ours.our_handlers(json.loads((repo / rel).read_text())) == handlers, rel  # each replaced, none added
+    install(repo, "--uninstall")
+    assert not (repo / ".claude" / "hooks").exists() and not (repo / ".codex").exists()
+
+
 def test_a_hook_the_user_added_after_ours_stays_where_and_as_they_wrote_it(repo):
     """A user adds a SessionStart hook of their own below ours, on one line; running install.sh again (a
     teammate's, or the same version) moved ours below theirs and spread their entry over six lines. With our

@@ -68,8 +68,9 @@ def _fake_hooks(project: Path, venv: bool) -> None:
     """Hook files that print how they were run, and (when `venv`) a virtualenv python that says it is one."""
     hooks = project / INSTALL_DIR / "hooks"
     hooks.mkdir(parents=True)
+    says_how = "import sys; print(' '.join([sys.argv[0].rsplit('/', 1)[1]] + sys.argv[1:]))\n"
     for hook in {h for h, *_ in runtimes.CLAUDE_HOOKS + runtimes.CURSOR_EVENTS + runtimes.CODEX_EVENTS}:
-        (hooks / f"{hook}.py").write_text("import sys; print(' '.join([sys.argv[0].rsplit('/', 1)[1]] + sys.argv[1:]))\n")
+        (hooks / f"{hook}.py").write_text(says_how)
     if venv:
         bin_dir = project / INSTALL_DIR / ".venv" / "bin"
         bin_dir.mkdir(parents=True)
