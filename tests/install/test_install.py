@@ -1226,6 +1226,26 @@ def test_a_teammates_clone_keeps_ignoring_its_machine_local_files_after_an_unins
     assert _committable(teammate) == []  # nothing of theirs can be committed
 
 
+def test_committing_what_the_summary_names_gives_a_teammate_working_hooks(repo, tmp_path):
+    """The summary said to commit `.beads/memory` only: a teammate who did got the settings of nobody's commit
+    (or, committing `.claude/settings.json` alone, hooks whose code never arrived). Committing exactly the
+    paths its `commit` line names gives a clone whose registered hooks capture and surface."""
+    out = install(repo, "--no-venv", "--no-self-check").stdout
+    [line] = [line for line in out.splitlines() if line.startswith("  commit ")]
+    paths = line.split(None, 1)[1].split(" (")[0].split()
+    assert {".claude/hooks/memory-hooks/", ".claude/settings.json", ".cursor/hooks.json", ".gemini/settings.json",
+            ".codex/hooks.json", ".beads/memory/", ".gitignore", ".gitattributes"} == set(paths)
+    git(repo, "add", "--", *paths)
+    git(repo, "commit", "-q", "-m", "memory-hooks")
+    assert git(repo, "status", "--porcelain", "--untracked-files=all") == ""  # nothing of the install left out
+    teammate = tmp_path / "teammate"
+    git(tmp_path, "clone", "-q", str(repo), str(teammate))
+    run_registered(teammate, "memory_capture", bash_payload('bd comment BD-1 "LEARNED: arrives by git"', teammate))
+    start = run_registered(teammate, "session_start", {"session_id": "s", "hook_event_name": "SessionStart",
+                                                       "source": "startup", "cwd": str(teammate)})
+    assert "arrives by git" in json.loads(start.stdout)["hookSpecificOutput"]["additionalContext"]
+
+
 def test_uninstall_settles_parked_captures_into_the_knowledge(repo):
     from memory.core import locking
 
