@@ -117,6 +117,8 @@ def interpreter_check(tree: str) -> Finding:
         return FAIL, "interpreter", f"{python} does not run ({exc})"
     if python == venv:
         return (OK if mods == "orjson+filelock" else WARN), "interpreter", f"{exe} (project virtualenv; {mods})"
+    if os.path.exists(os.path.join(tree, registration.NO_VENV_CHOSEN)):  # the user's choice, not a gap
+        return OK, "interpreter", f"{exe or python} (no virtualenv: install.sh --no-venv on this machine; {mods})"
     return WARN, "interpreter", f"{exe or python} (no project virtualenv: run install.sh; {mods})"
 
 

@@ -9,6 +9,9 @@ import os
 
 INSTALL_DIR = ".claude/hooks/memory-hooks"
 MANIFEST = os.path.join(INSTALL_DIR, "install.json")
+# `install.sh --no-venv` on this machine: the hooks run with python3 by choice, so session start does not suggest
+# a virtualenv. Machine-local (the virtualenv is), so gitignored like it: never committed.
+NO_VENV_CHOSEN = os.path.join(INSTALL_DIR, ".no-venv")
 CLAUDE_SETTINGS = os.path.join(".claude", "settings.json")
 CLAUDE_SETTINGS_FILES = (CLAUDE_SETTINGS, os.path.join(".claude", "settings.local.json"))
 CURSOR_HOOKS = os.path.join(".cursor", "hooks.json")

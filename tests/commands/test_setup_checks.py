@@ -7,10 +7,17 @@ import subprocess
 import pytest
 
 from helpers import ROOT, doctor_report, installed_with_a_capture
+from memory.runtimes import runtimes
 
 
-def test_without_the_virtualenv_the_interpreter_warns(repo):
+def test_without_the_virtualenv_the_interpreter_warns_unless_no_venv_was_chosen(repo):
+    """install.sh --no-venv on this machine: python3 is the user's choice (OK, said so); a clone without the
+    virtualenv and without that choice (a teammate's) is told to run install.sh."""
     code, _, checks = doctor_report(installed_with_a_capture(repo))
+    interpreter = checks["interpreter"]
+    assert interpreter["level"] == "OK" and "install.sh --no-venv on this machine" in interpreter["detail"]
+    (repo / runtimes.NO_VENV_CHOSEN).unlink()
+    code, _, checks = doctor_report(repo)
     interpreter = checks["interpreter"]
     assert code == 1 and interpreter["level"] == "WARN" and "run install.sh" in interpreter["detail"]
 

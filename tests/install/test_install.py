@@ -106,7 +106,32 @@ def test_registered_commands_capture_and_surface(repo):
                                                    "source": "startup", "cwd": str(repo)})
     answer = json.loads(start.stdout)
     assert "installed hooks work" in answer["hookSpecificOutput"]["additionalContext"]
-    assert "without its virtualenv" in answer["systemMessage"]  # --no-venv: the hint, for the person
+    assert "systemMessage" not in answer  # --no-venv was this machine's choice: no note suggesting a virtualenv
+
+
+def test_no_venv_is_a_choice_on_this_machine_and_a_gap_in_a_teammates_clone(repo, tmp_path):
+    """`install.sh --no-venv` is recorded in a machine-local marker, gitignored as the virtualenv is: its
+    sessions start without the note (it was at every start, naming the installer's own checkout), a teammate's
+    clone (no virtualenv, no marker) gets the note, naming no path of this machine, and how to silence it."""
+    out = install(repo, "--no-venv", "--no-self-check").stdout
+    marker = repo / runtimes.NO_VENV_CHOSEN
+    assert marker.is_file() and "interpreter  skipped (--no-venv)" in out
+    start = {"session_id": "s", "hook_event_name": "SessionStart", "source": "startup", "cwd": str(repo)}
+    assert "systemMessage" not in json.loads(run_registered(repo, "session_start", start).stdout)
+    git(repo, "add", "-A")
+    assert runtimes.NO_VENV_CHOSEN not in git(repo, "ls-files")  # never committed
+    git(repo, "commit", "-q", "-m", "memory-hooks")
+    teammate = tmp_path / "teammate"
+    git(tmp_path, "clone", "-q", str(repo), str(teammate))
+    note = json.loads(run_registered(teammate, "session_start", dict(start, cwd=str(teammate))).stdout)[
+        "systemMessage"]
+    assert "without its virtualenv" in note and "--no-venv and this note stops" in note
+    assert str(tmp_path) not in note and str(ROOT) not in note
+    install(teammate, "--no-venv", "--no-self-check")  # the teammate's choice too: the note stops
+    assert "systemMessage" not in json.loads(run_registered(teammate, "session_start",
+                                                            dict(start, cwd=str(teammate))).stdout)
+    install(repo, "--uninstall")
+    assert not marker.exists() and not (repo / ".claude" / "hooks").exists()
 
 
 def test_existing_settings_are_merged_not_replaced(repo):
@@ -904,7 +929,9 @@ def _shared_bundle():
 
 
 def _session_start_context(repo):
-    """What session start tells the person (systemMessage): the reinstall hint is theirs, not the model's."""
+    """What session start tells the person (systemMessage) in a teammate's clone (no virtualenv, and no marker
+    of a --no-venv chosen there): the reinstall hint is theirs, not the model's."""
+    (repo / runtimes.NO_VENV_CHOSEN).unlink(missing_ok=True)
     run_registered(repo, "memory_capture", bash_payload('bd comment BD-1 "LEARNED: something to surface"', repo))
     start = run_registered(repo, "session_start", {"session_id": "s", "hook_event_name": "SessionStart",
                                                    "source": "startup", "cwd": str(repo)})
@@ -922,7 +949,7 @@ def test_teammate_hint_names_the_repository_installed_from(repo):
     assert json.loads(manifest)["source"] == "https://git.example.com/team/memory-hooks.git"
     assert "secret" not in manifest and "alice" not in manifest
     context = _session_start_context(repo)
-    assert "install.sh (from https://git.example.com/team/memory-hooks.git)" in context
+    assert "run install.sh from a clone of https://git.example.com/team/memory-hooks.git on this repo" in context
 
 
 def test_teammate_hint_without_a_known_source_says_where_to_look(repo, tmp_path):
@@ -932,8 +959,27 @@ def test_teammate_hint_without_a_known_source_says_where_to_look(repo, tmp_path)
     manifest.pop("source", None)
     manifest_path.write_text(json.dumps(manifest))
     context = _session_start_context(repo)
-    assert "the memory-hooks repository your team installed from; see .claude/hooks/memory-hooks/install.json" \
-        in context
+    assert "run install.sh from a memory-hooks checkout on this repo (or `memory-hooks install`" in context
+
+
+def test_a_local_path_is_never_recorded_as_the_source(repo, tmp_path):
+    """A clone of a local folder has a path as its origin: one machine's folder, which was written into the
+    committed install.json and quoted to every teammate. Not recorded, and an older install's is dropped."""
+    src = _copy_of_memory_hooks(tmp_path / "mh", "/work/main")
+    manifest_path = repo / ".claude" / "hooks" / "memory-hooks" / "install.json"
+    for origin in ("/work/main", "file:///srv/git/memory-hooks", "../memory-hooks", "C:/src/mh"):
+        git(src, "remote", "set-url", "origin", origin)
+        proc = subprocess.run([str(src / "install.sh"), "--no-venv", "--no-self-check", str(repo)],
+                              capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stderr
+        assert "source" not in json.loads(manifest_path.read_text()), origin
+        manifest = json.loads(manifest_path.read_text())
+        manifest["source"] = origin  # as an older install.sh recorded it
+        manifest_path.write_text(json.dumps(manifest))
+        context = _session_start_context(repo)
+        assert origin not in context and "from a memory-hooks checkout on this repo" in context
+        install(repo, "--no-venv", "--no-self-check")
+        assert "source" not in json.loads(manifest_path.read_text()), origin
 
 
 def test_worktree_install_covers_the_main_checkout(repo):
