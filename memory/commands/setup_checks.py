@@ -95,6 +95,10 @@ def _handler_problems(label: str, handlers: list[tuple[str, str | None, dict]], 
         if hook is None or hook not in available:
             found.append((FAIL, "registered", f"{label}: {event} runs {f'hooks/{hook}.py' if hook else 'a hook'}, "
                                               "which is not installed (re-run memory-hooks' install.sh)"))
+        elif handler.get("command") != command(hook) and ours.blocks_without_code(handler):
+            found.append((WARN, "registered", f"{label}: {event} is registered by an older install.sh whose command "
+                                              "blocks the agent when the hook code is missing (re-run "
+                                              "memory-hooks' install.sh)"))
         elif handler.get("command") != command(hook):
             found.append((WARN, "registered", f"{label}: {event} is registered by another version of install.sh "
                                               "(re-run memory-hooks' install.sh)"))
@@ -113,6 +117,8 @@ def interpreter_check(tree: str) -> Finding:
         return FAIL, "interpreter", f"{python} does not run ({exc})"
     if python == venv:
         return (OK if mods == "orjson+filelock" else WARN), "interpreter", f"{exe} (project virtualenv; {mods})"
+    if os.path.exists(os.path.join(tree, registration.NO_VENV_CHOSEN)):  # the user's choice, not a gap
+        return OK, "interpreter", f"{exe or python} (no virtualenv: install.sh --no-venv on this machine; {mods})"
     return WARN, "interpreter", f"{exe or python} (no project virtualenv: run install.sh; {mods})"
 
 

@@ -17,7 +17,7 @@ from memory.install import bundle, plan
 from memory.install.apply import apply, remove_empty_dirs, settle_memory, show_diff
 from memory.install.outcome import report, self_check
 from memory.runtimes import registration
-from memory.runtimes.registration import INSTALL_DIR
+from memory.runtimes.registration import INSTALL_DIR, NO_VENV_CHOSEN
 from memory.runtimes.settings_merge import SettingsError
 
 if TYPE_CHECKING:
@@ -91,6 +91,18 @@ def setup_venv(target: str, out: TextIO) -> str:
         with open(ignore, "w", encoding="utf-8") as fh:
             fh.write("# created by memory-hooks' install.sh: machine-local, never committed\n*\n")
     return f"{os.path.relpath(python, target)} ({state})"
+
+
+def record_venv_choice(target: str, declined: bool) -> None:
+    """--no-venv on this machine, recorded where the hooks look (registration.venv_declined): session start then
+    does not suggest a virtualenv. Machine-local and gitignored, as the virtualenv is; gone without the flag."""
+    marker = os.path.join(target, NO_VENV_CHOSEN)
+    if not declined:
+        if os.path.lexists(marker):
+            os.unlink(marker)
+        return
+    with open(marker, "w", encoding="utf-8") as fh:
+        fh.write("install.sh --no-venv on this machine: the hooks run with python3 by choice (never committed)\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -194,6 +206,7 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
                       ".beads/memory/recall.sh --setup-git\n")
     if args.uninstall:
         shutil.rmtree(os.path.join(target, VENV), ignore_errors=True)
+        record_venv_choice(target, declined=False)
         remove_empty_dirs(target)
         out.write(f"memory-hooks removed from {target}" + ("" if args.purge else " (knowledge kept)") + "\n")
         report_removed(out, changes)
@@ -202,6 +215,7 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
 
     bytecode.ship(os.path.join(target, INSTALL_DIR))
     venv = "skipped (--no-venv)" if args.no_venv else setup_venv(target, out)
+    record_venv_choice(target, declined=args.no_venv)
     report(out, target, main_checkout, in_git, changes, venv, plugin, args.cursor, args.claude)
     if args.semantic:
         ok, message = install_semantic(target, args.no_venv, os.path.join(main_checkout or target, plan.MEMORY_DIR))

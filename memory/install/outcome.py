@@ -53,6 +53,9 @@ def report(out: TextIO, target: str, main_checkout: str | None, in_git: bool, ch
                 # `codex exec` skips unreviewed project hooks without a word; Codex keeps a hash of what was reviewed
                 out.write("  note: Codex CLI runs project hooks only once reviewed: open Codex in this repository "
                           "and approve them (/hooks)\n")
+    if in_git:
+        out.write(f"  commit       {' '.join(_to_commit(target))} (teammates get working hooks only with the code "
+                  "folder and the settings together)\n")
     backups = [c.label + plan.BACKUP_SUFFIX for c in changed
                if c.config and c.backup and c.before not in (None, c.after)]
     if backups:
@@ -68,6 +71,18 @@ def report(out: TextIO, target: str, main_checkout: str | None, in_git: bool, ch
             out.write(f"  WARNING      {', '.join(ignored)} {verb} gitignored here: teammates who clone get no hooks "
                       "(the other runtimes' settings would run code they lack); commit them with git add -f, or "
                       "unignore them\n")
+
+
+def _to_commit(target: str) -> list[str]:
+    """What a teammate's clone needs from this install, as `git add` takes it: the code folder (its virtualenv
+    and bytecode are ignored), each runtime's settings file that registers ours, the memory folder, and the
+    .gitignore and .gitattributes blocks. Settings committed without the code folder leave every hook
+    skipped in the teammate's clone."""
+    settings = [files[0] for _, files, _, _ in registration.RUNTIMES  # the file install.sh writes, not a .local one
+                if ours.our_handlers(registration.read_config(os.path.join(target, files[0])))]
+    rest = [rel for rel in (plan.MEMORY_DIR + "/", ".gitignore", ".gitattributes")
+            if os.path.exists(os.path.join(target, rel))]
+    return [INSTALL_DIR + "/", *settings, *rest]
 
 
 def _ignored_code_and_settings(target: str) -> list[str]:

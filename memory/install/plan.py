@@ -20,6 +20,7 @@ from memory.runtimes.registration import (
     GEMINI_SETTINGS,
     INSTALL_DIR,
     MANIFEST,
+    NO_VENV_CHOSEN,
 )
 from memory.runtimes.settings_merge import SettingsError
 
@@ -43,7 +44,7 @@ def data_files() -> list[str]:
 def gitignore_lines() -> list[str]:
     """The repository's .gitignore block: the machine-local files of the code and of the settings backups
     (they go with an uninstall; the memory folder's own are in memory_ignore_lines)."""
-    return ([f"/{INSTALL_DIR}/.venv/", f"/{INSTALL_DIR}/**/__pycache__/"]
+    return ([f"/{INSTALL_DIR}/.venv/", f"/{NO_VENV_CHOSEN}", f"/{INSTALL_DIR}/**/__pycache__/"]
             + [f"/{os.path.dirname(rel)}/*{BACKUP_SUFFIX}" for _, files, _, _ in registration.RUNTIMES
                for rel in files[:1]])
 
@@ -150,9 +151,11 @@ def plan_install(target: str, cursor: bool, claude: bool, main_checkout: str | N
         manifest["created_in_main_checkout"] = main_created
     if claude_left_out:  # --no-claude: the doctor does not ask for a Claude Code registration
         manifest["left_out"] = ["claude"]
-    source = source or previous.get("source")
+    # a URL teammates can clone names where the installer comes from (registration.reinstall_hint); a local
+    # path (an older install recorded one) names a folder on one machine: never into the committed manifest
+    source = registration.shareable_source(source) or registration.shareable_source(previous.get("source"))
     if source:
-        manifest["source"] = source  # names the install.sh a teammate needs (registration.reinstall_hint)
+        manifest["source"] = source
     changes.append(_code_change(target, MANIFEST, (json.dumps(manifest, indent=2) + "\n").encode()))
     return changes
 

@@ -34,7 +34,7 @@ def is_ours(handler: object) -> bool:
         return _runs_our_file([command] + [a for a in args if isinstance(a, str)])
     if command in _generated_commands():
         return True
-    return any(_runs_our_file(words) for words in _simple_commands(command))
+    return any(_runs_our_file(words) for words in _with_variables_expanded(_simple_commands(command)))
 
 
 _generated: list[str] = []
@@ -66,6 +66,24 @@ def _simple_commands(command: str) -> list[list[str]]:
     return [words for words in commands if words]
 
 
+def _with_variables_expanded(commands: list[list[str]]) -> list[list[str]]:
+    """Each `$NAME/…` or `${NAME}/…` word with the value an earlier `NAME=value` gave it (Codex's command
+    names the install folder once: `d=…/.claude/hooks/memory-hooks; … "$d"/hooks/x.py`)."""
+    variables: dict[str, str] = {}
+    expanded = []
+    for words in commands:
+        for name, value in variables.items():
+            refs = (f"${name}/", f"${{{name}}}/")
+            words = [next((value + "/" + w[len(r):] for r in refs if w.startswith(r)), w) for w in words]
+        for word in words:  # assignments before the program
+            name, equals, value = word.partition("=")
+            if not (equals and name.isidentifier()):
+                break
+            variables[name] = value
+        expanded.append(words)
+    return expanded
+
+
 def _runs_our_file(words: list[str]) -> bool:
     """True when the program, or the script an interpreter is given, is a file under INSTALL_DIR."""
     while words and (words[0] in _SHELL_WORDS or ("=" in words[0] and not words[0].startswith("="))):
@@ -83,6 +101,14 @@ def _runs_our_file(words: list[str]) -> bool:
 
 def _in_install_dir(word: str) -> bool:
     return ("/" + INSTALL_DIR + "/") in ("/" + word)
+
+
+def blocks_without_code(handler: dict) -> bool:
+    """True for a handler of ours that runs its hook file without first checking the file is there (an
+    install.sh before the guard): in a checkout without the code folder python3 exits 2, which every runtime
+    reads as BLOCK (each prompt, tool call and stop refused). A re-install replaces it."""
+    command = str(handler.get("command", ""))
+    return is_ours(handler) and "[ ! -f " not in command and "[ -f " not in command
 
 
 def all_ours(group: object) -> bool:

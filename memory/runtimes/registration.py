@@ -26,6 +26,7 @@ from memory.runtimes.runtimes import (  # noqa: F401 - the tables and commands, 
     GEMINI_SETTINGS,
     INSTALL_DIR,
     MANIFEST,
+    NO_VENV_CHOSEN,
     PLUGIN_NAME,
     RUNTIMES,
     claude_command,
@@ -84,14 +85,40 @@ def plugin_enabled(root: str, home: str | None = None) -> bool:
     return False
 
 
-def reinstall_hint() -> str:
-    """The install.sh a teammate needs, named by where this installed copy came from (its install.json)."""
-    code_dir = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # INSTALL_DIR in an install
-    source = read_config(os.path.join(code_dir, os.path.basename(MANIFEST))).get("source")
-    if isinstance(source, str) and source:
-        return f"memory-hooks' install.sh (from {source})"
-    return ("memory-hooks' install.sh (from the memory-hooks repository your team installed from; "
-            f"see {MANIFEST})")
+def _code_dir() -> str:
+    """The folder this copy runs from: INSTALL_DIR in an install."""
+    return os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def venv_declined(main_checkout: str | None = None) -> bool:
+    """Whether install.sh ran with --no-venv on this machine (its machine-local marker beside this copy, or in
+    the main checkout's install when this is a linked worktree): the hooks run with python3 by choice. One stat."""
+    places = [os.path.join(_code_dir(), os.path.basename(NO_VENV_CHOSEN))]
+    if main_checkout:
+        places.append(os.path.join(main_checkout, NO_VENV_CHOSEN))
+    return any(os.path.exists(place) for place in places)
+
+
+def shareable_source(url: object) -> str | None:
+    """`url` when a teammate can clone it too (https://, ssh://, git@host:path), else None: a local path or
+    file:// URL names one machine's folder and is never written into the committed install.json."""
+    if not isinstance(url, str) or not url.strip():
+        return None
+    url = url.strip()
+    scheme, sep, _ = url.partition("://")
+    if sep:
+        return url if scheme.lower() not in ("file", "") else None
+    host, colon, _ = url.partition(":")  # scp-like user@host:path; a drive letter (C:) or a path is not
+    return url if colon and len(host) > 1 and "/" not in host and "\\" not in host else None
+
+
+def reinstall_hint(on: str) -> str:
+    """How to give the hooks their virtualenv on `on` (a repo): memory-hooks' installer, named by where the
+    team's copy came from when install.json records a URL anyone can clone (never a path on one machine)."""
+    source = shareable_source(read_config(os.path.join(_code_dir(), os.path.basename(MANIFEST))).get("source"))
+    checkout = f"a clone of {source}" if source else "a memory-hooks checkout"
+    return (f"run install.sh from {checkout} on {on} (or `memory-hooks install` where it is installed with pipx "
+            "or uv)")
 
 
 def _main(argv: list[str]) -> int:

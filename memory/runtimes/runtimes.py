@@ -9,6 +9,9 @@ import os
 
 INSTALL_DIR = ".claude/hooks/memory-hooks"
 MANIFEST = os.path.join(INSTALL_DIR, "install.json")
+# `install.sh --no-venv` on this machine: the hooks run with python3 by choice, so session start does not suggest
+# a virtualenv. Machine-local (the virtualenv is), so gitignored like it: never committed.
+NO_VENV_CHOSEN = os.path.join(INSTALL_DIR, ".no-venv")
 CLAUDE_SETTINGS = os.path.join(".claude", "settings.json")
 CLAUDE_SETTINGS_FILES = (CLAUDE_SETTINGS, os.path.join(".claude", "settings.local.json"))
 CURSOR_HOOKS = os.path.join(".cursor", "hooks.json")
@@ -77,10 +80,22 @@ CODEX_EVENTS = [
 ]
 
 
+def _missing_note(hook: str) -> str:
+    """One line on stderr when the hook file is not there (a checkout without the code folder): shown only in
+    the runtimes' verbose or debug views, never on stdout, where a runtime would read it as the hook's answer."""
+    return (f'echo "memory-hooks: {INSTALL_DIR}/hooks/{hook}.py is missing, hook skipped '
+            f'(commit {INSTALL_DIR}/ or run install.sh)" >&2')
+
+
 def _venv_or_python3(d: str, hook: str, flag: str = "") -> str:
-    """POSIX sh (no bash-isms), every path quoted: the project's virtualenv when present, else python3."""
-    return (f'if [ -x {d}/.venv/bin/python ]; then exec {d}/.venv/bin/python {d}/hooks/{hook}.py{flag}; '
-            f'else exec python3 {d}/hooks/{hook}.py{flag} --no-venv; fi')
+    """POSIX sh (no bash-isms), every path quoted: the project's virtualenv when present, else python3. Fails
+    open: with the hook file missing it exits 0 with nothing on stdout (python3 on a missing file exits 2,
+    which every runtime reads as BLOCK: each prompt, tool call and stop refused); python3 itself missing
+    exits 127, a non-blocking error everywhere (hook-protocols §0, §2.1, §3)."""
+    script = f"{d}/hooks/{hook}.py"
+    return (f'if [ ! -f {script} ]; then {_missing_note(hook)}; '
+            f'elif [ -x {d}/.venv/bin/python ]; then exec {d}/.venv/bin/python {script}{flag}; '
+            f'else exec python3 {script}{flag} --no-venv; fi')
 
 
 def claude_command(hook: str) -> str:
@@ -101,13 +116,14 @@ def gemini_command(hook: str) -> str:
 def codex_command(hook: str) -> str:
     """Codex CLI runs hooks in the session's cwd and names no project: the work tree's top holds the install."""
     d = '"$(git rev-parse --show-toplevel 2>/dev/null || pwd)"/' + INSTALL_DIR
-    return (f'd={d}; if [ -x "$d"/.venv/bin/python ]; then exec "$d"/.venv/bin/python "$d"/hooks/{hook}.py --codex; '
-            f'else exec python3 "$d"/hooks/{hook}.py --codex --no-venv; fi')
+    return f'd={d}; ' + _venv_or_python3('"$d"', hook, " --codex")
 
 
 def plugin_command(hook: str) -> str:
-    """The plugin's copy runs from the plugin folder; `--plugin` lets it stay quiet beside an install."""
-    return f'python3 "${{CLAUDE_PLUGIN_ROOT}}"/hooks/{hook}.py --plugin'
+    """The plugin's copy runs from the plugin folder; `--plugin` lets it stay quiet beside an install. Without
+    its hook file (a damaged plugin folder) it exits 0, as an install's command does."""
+    script = f'"${{CLAUDE_PLUGIN_ROOT}}"/hooks/{hook}.py'
+    return f'if [ -f {script} ]; then exec python3 {script} --plugin; fi'
 
 
 # Every runtime install.sh registers with: its name, its project file(s), its table, its command. memory-doctor

@@ -233,14 +233,20 @@ def _user_notes(malformed: int, argv: list[str], root: str, git: paths.GitInfo |
         hint = gitmerge.setup_hint(root)
         if hint:
             notes.append(hint)  # it names memory-hooks already
-    if layout.FLAG_NO_VENV in argv and git is not None and git.is_linked_worktree:
+    if layout.FLAG_NO_VENV not in argv:
+        return notes
+    worktree = git if git is not None and git.is_linked_worktree else None
+    if registration.venv_declined(worktree.main_checkout if worktree else None):
+        return notes  # install.sh --no-venv on this machine: python3 is the choice, not a gap
+    quiet = "; to keep python3, run it with --no-venv and this note stops."
+    if worktree:
         # the virtualenv is gitignored, so no worktree has the main checkout's: the worktree is the target
         notes.append("memory-hooks is running without its virtualenv in this git worktree (worktrees do not "
-                     f"share the main checkout's); run {registration.reinstall_hint()} on {git.toplevel} to give it "
-                     "one.")
-    elif layout.FLAG_NO_VENV in argv:
-        notes.append("memory-hooks is running without its virtualenv on this machine; run "
-                     f"{registration.reinstall_hint()} on this repo to set it up.")
+                     f"share the main checkout's): {registration.reinstall_hint(worktree.toplevel)} to give it one"
+                     + quiet)
+    else:
+        notes.append("memory-hooks is running without its virtualenv on this machine: "
+                     f"{registration.reinstall_hint('this repo')} to set it up" + quiet)
     return notes
 
 

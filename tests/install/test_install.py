@@ -107,7 +107,32 @@ def test_registered_commands_capture_and_surface(repo):
                                                    "source": "startup", "cwd": str(repo)})
     answer = json.loads(start.stdout)
     assert "installed hooks work" in answer["hookSpecificOutput"]["additionalContext"]
-    assert "without its virtualenv" in answer["systemMessage"]  # --no-venv: the hint, for the person
+    assert "systemMessage" not in answer  # --no-venv was this machine's choice: no note suggesting a virtualenv
+
+
+def test_no_venv_is_a_choice_on_this_machine_and_a_gap_in_a_teammates_clone(repo, tmp_path):
+    """`install.sh --no-venv` is recorded in a machine-local marker, gitignored as the virtualenv is: its
+    sessions start without the note (it was at every start, naming the installer's own checkout), a teammate's
+    clone (no virtualenv, no marker) gets the note, naming no path of this machine, and how to silence it."""
+    out = install(repo, "--no-venv", "--no-self-check").stdout
+    marker = repo / runtimes.NO_VENV_CHOSEN
+    assert marker.is_file() and "interpreter  skipped (--no-venv)" in out
+    start = {"session_id": "s", "hook_event_name": "SessionStart", "source": "startup", "cwd": str(repo)}
+    assert "systemMessage" not in json.loads(run_registered(repo, "session_start", start).stdout)
+    git(repo, "add", "-A")
+    assert runtimes.NO_VENV_CHOSEN not in git(repo, "ls-files")  # never committed
+    git(repo, "commit", "-q", "-m", "memory-hooks")
+    teammate = tmp_path / "teammate"
+    git(tmp_path, "clone", "-q", str(repo), str(teammate))
+    note = json.loads(run_registered(teammate, "session_start", dict(start, cwd=str(teammate))).stdout)[
+        "systemMessage"]
+    assert "without its virtualenv" in note and "--no-venv and this note stops" in note
+    assert str(tmp_path) not in note and str(ROOT) not in note
+    install(teammate, "--no-venv", "--no-self-check")  # the teammate's choice too: the note stops
+    assert "systemMessage" not in json.loads(run_registered(teammate, "session_start",
+                                                            dict(start, cwd=str(teammate))).stdout)
+    install(repo, "--uninstall")
+    assert not marker.exists() and not (repo / ".claude" / "hooks").exists()
 
 
 def test_existing_settings_are_merged_not_replaced(repo):
@@ -135,6 +160,47 @@ def test_second_run_changes_nothing(repo):
     out = install(repo, "--no-venv", "--no-self-check").stdout
     assert "already up to date" in out and tree(repo) == before
     assert "nothing to change" in install(repo, "--dry-run").stdout
+
+
+def _command_before_the_guard(rel: str, hook: str) -> str:
+    """What install.sh registered before the hook-file guard (Claude Code's as recorded in
+    tests/fixtures/claude-code/2.1.330/transcript-edit.jsonl): python3 on a missing file, exit 2, BLOCK."""
+    d = {".claude/settings.json": '"$CLAUDE_PROJECT_DIR"', ".cursor/hooks.json": '"${CURSOR_PROJECT_DIR:-.}"',
+         ".gemini/settings.json": '"${GEMINI_PROJECT_DIR:-.}"', ".codex/hooks.json": '"$d"'}[rel]
+    d += "" if rel == ".codex/hooks.json" else "/.claude/hooks/memory-hooks"
+    flag = {".cursor/hooks.json": " --cursor", ".gemini/settings.json": " --gemini", ".codex/hooks.json": " --codex"}
+    flag_ = flag.get(rel, "")
+    command = (f"if [ -x {d}/.venv/bin/python ]; then exec {d}/.venv/bin/python {d}/hooks/{hook}.py{flag_}; "
+               f"else exec python3 {d}/hooks/{hook}.py{flag_} --no-venv; fi")
+    if rel == ".codex/hooks.json":
+        return 'd="$(git rev-parse --show-toplevel 2>/dev/null || pwd)"/.claude/hooks/memory-hooks; ' + command
+    return command
+
+
+def test_a_reinstall_replaces_the_commands_that_blocked_without_the_code(repo):
+    """An install made before the guard, in all four runtimes' files: re-running install.sh replaces each of our
+    commands in place (one handler per event, never a second), the doctor calls the old ones out, and
+    --uninstall still takes them out."""
+    installed_copy(repo)
+    current = {}
+    for _, files, _, command in registration.RUNTIMES:
+        path = repo / files[0]
+        config = json.loads(path.read_text())
+        current[files[0]] = ours.our_handlers(json.loads(path.read_text()))
+        for _, _, handler in ours.our_handlers(config):
+            hook = ours.hook_of(handler)
+            assert handler["command"] == command(hook)
+            handler["command"] = _command_before_the_guard(files[0], hook)
+            assert ours.is_ours(handler) and ours.blocks_without_code(handler)
+        path.write_text(json.dumps(config, indent=2) + "\n")
+    doctor = subprocess.run([str(ROOT / "bin" / "memory-doctor")], cwd=repo, capture_output=True, text=True,
+                            env=clean_env(HOME=str(repo.parent)))
+    assert doctor.stdout.count("blocks the agent when the hook code is missing") >= 4, doctor.stdout
+    install(repo, "--no-venv", "--no-self-check")
+    for rel, handlers in current.items():
+        assert ours.our_handlers(json.loads((repo / rel).read_text())) == handlers, rel  # each replaced, none added
+    install(repo, "--uninstall")
+    assert not (repo / ".claude" / "hooks").exists() and not (repo / ".codex").exists()
 
 
 def test_a_hook_the_user_added_after_ours_stays_where_and_as_they_wrote_it(repo):
@@ -867,7 +933,9 @@ def _shared_bundle():
 
 
 def _session_start_context(repo):
-    """What session start tells the person (systemMessage): the reinstall hint is theirs, not the model's."""
+    """What session start tells the person (systemMessage) in a teammate's clone (no virtualenv, and no marker
+    of a --no-venv chosen there): the reinstall hint is theirs, not the model's."""
+    (repo / runtimes.NO_VENV_CHOSEN).unlink(missing_ok=True)
     run_registered(repo, "memory_capture", bash_payload('bd comment BD-1 "LEARNED: something to surface"', repo))
     start = run_registered(repo, "session_start", {"session_id": "s", "hook_event_name": "SessionStart",
                                                    "source": "startup", "cwd": str(repo)})
@@ -885,7 +953,7 @@ def test_teammate_hint_names_the_repository_installed_from(repo):
     assert json.loads(manifest)["source"] == "https://git.example.com/team/memory-hooks.git"
     assert "secret" not in manifest and "alice" not in manifest
     context = _session_start_context(repo)
-    assert "install.sh (from https://git.example.com/team/memory-hooks.git)" in context
+    assert "run install.sh from a clone of https://git.example.com/team/memory-hooks.git on this repo" in context
 
 
 def test_teammate_hint_without_a_known_source_says_where_to_look(repo, tmp_path):
@@ -895,8 +963,27 @@ def test_teammate_hint_without_a_known_source_says_where_to_look(repo, tmp_path)
     manifest.pop("source", None)
     manifest_path.write_text(json.dumps(manifest))
     context = _session_start_context(repo)
-    assert "the memory-hooks repository your team installed from; see .claude/hooks/memory-hooks/install.json" \
-        in context
+    assert "run install.sh from a memory-hooks checkout on this repo (or `memory-hooks install`" in context
+
+
+def test_a_local_path_is_never_recorded_as_the_source(repo, tmp_path):
+    """A clone of a local folder has a path as its origin: one machine's folder, which was written into the
+    committed install.json and quoted to every teammate. Not recorded, and an older install's is dropped."""
+    src = _copy_of_memory_hooks(tmp_path / "mh", "/work/main")
+    manifest_path = repo / ".claude" / "hooks" / "memory-hooks" / "install.json"
+    for origin in ("/work/main", "file:///srv/git/memory-hooks", "../memory-hooks", "C:/src/mh"):
+        git(src, "remote", "set-url", "origin", origin)
+        proc = subprocess.run([str(src / "install.sh"), "--no-venv", "--no-self-check", str(repo)],
+                              capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stderr
+        assert "source" not in json.loads(manifest_path.read_text()), origin
+        manifest = json.loads(manifest_path.read_text())
+        manifest["source"] = origin  # as an older install.sh recorded it
+        manifest_path.write_text(json.dumps(manifest))
+        context = _session_start_context(repo)
+        assert origin not in context and "from a memory-hooks checkout on this repo" in context
+        install(repo, "--no-venv", "--no-self-check")
+        assert "source" not in json.loads(manifest_path.read_text()), origin
 
 
 def test_worktree_install_covers_the_main_checkout(repo):
@@ -1187,6 +1274,26 @@ def test_a_teammates_clone_keeps_ignoring_its_machine_local_files_after_an_unins
     git(teammate, "pull", "-q", "--no-rebase")
     assert not (teammate / ".claude" / "hooks" / "memory-hooks").exists()
     assert _committable(teammate) == []  # nothing of theirs can be committed
+
+
+def test_committing_what_the_summary_names_gives_a_teammate_working_hooks(repo, tmp_path):
+    """The summary said to commit `.beads/memory` only: a teammate who did got the settings of nobody's commit
+    (or, committing `.claude/settings.json` alone, hooks whose code never arrived). Committing exactly the
+    paths its `commit` line names gives a clone whose registered hooks capture and surface."""
+    out = install(repo, "--no-venv", "--no-self-check").stdout
+    [line] = [line for line in out.splitlines() if line.startswith("  commit ")]
+    paths = line.split(None, 1)[1].split(" (")[0].split()
+    assert {".claude/hooks/memory-hooks/", ".claude/settings.json", ".cursor/hooks.json", ".gemini/settings.json",
+            ".codex/hooks.json", ".beads/memory/", ".gitignore", ".gitattributes"} == set(paths)
+    git(repo, "add", "--", *paths)
+    git(repo, "commit", "-q", "-m", "memory-hooks")
+    assert git(repo, "status", "--porcelain", "--untracked-files=all") == ""  # nothing of the install left out
+    teammate = tmp_path / "teammate"
+    git(tmp_path, "clone", "-q", str(repo), str(teammate))
+    run_registered(teammate, "memory_capture", bash_payload('bd comment BD-1 "LEARNED: arrives by git"', teammate))
+    start = run_registered(teammate, "session_start", {"session_id": "s", "hook_event_name": "SessionStart",
+                                                       "source": "startup", "cwd": str(teammate)})
+    assert "arrives by git" in json.loads(start.stdout)["hookSpecificOutput"]["additionalContext"]
 
 
 def test_uninstall_settles_parked_captures_into_the_knowledge(repo):

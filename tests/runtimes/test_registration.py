@@ -1,4 +1,5 @@
 """memory.runtimes.registration: which settings file registers ours, read as the hooks read it."""
+from memory.runtimes import registration
 
 
 def test_the_merge_code_is_loaded_only_by_who_merges():
@@ -31,3 +32,12 @@ def test_a_fifo_where_a_settings_file_belongs_never_holds_the_hook(tmp_path):
     payload = dict(fixture_payload("claude-code/2.1.330/SessionStart-6.json"), cwd=str(repo))
     proc = run_hook("session_start", payload, repo, args=["--plugin"], timeout=20)
     assert proc.returncode == 0 and b"the plugin still answers" in proc.stdout, proc.stderr
+
+
+def test_only_a_url_a_teammate_can_clone_is_a_shareable_source():
+    for url in ("https://git.example.com/team/memory-hooks.git", "ssh://git@host/team/mh.git",
+                "git@github.com:team/memory-hooks.git", "host.example.com:team/mh.git"):
+        assert registration.shareable_source(url) == url
+    for path in ("/work/main", "file:///srv/git/mh", "../memory-hooks", "mh", "C:/src/mh", "C:\\src\\mh",
+                 "./a:b", "", "  ", None, 3):
+        assert registration.shareable_source(path) is None, path

@@ -155,6 +155,18 @@ def test_fallback_interpreter_hint_in_a_linked_worktree_names_the_worktree(repo,
     assert "install.sh" in note and f" on {tmp_path / 'wt'} " in note and "worktree" in note, note
 
 
+def test_no_fallback_hint_in_a_worktree_when_the_main_checkout_chose_no_venv(repo, tmp_path):
+    """install.sh --no-venv in the main checkout (its machine-local marker): this machine runs the hooks with
+    python3 by choice, so its worktrees are not told to set up a virtualenv either."""
+    from memory.runtimes import runtimes
+
+    seed(repo, 1)
+    git(repo, "worktree", "add", "-q", str(tmp_path / "wt"), "-b", "wt")
+    (repo / runtimes.NO_VENV_CHOSEN).parent.mkdir(parents=True)
+    (repo / runtimes.NO_VENV_CHOSEN).write_text("")
+    assert "systemMessage" not in json.loads(start(tmp_path / "wt", args=["--no-venv"]).stdout)
+
+
 def test_captured_then_surfaced(repo):
     run_hook("memory_capture", bash_payload('bd comment BD-9 "LEARNED: full loop works"', repo), repo)
     assert "  [LEARN] full loop works\n" in context(start(repo))
