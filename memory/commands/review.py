@@ -49,8 +49,9 @@ def withhold(entries: list[dict], history: bool = False) -> list[dict]:
         approved: dict[str, set] = {}
         for line in entries:
             if line.get("type") == APPROVE and isinstance(line.get("sha"), str):
-                approved.setdefault(line.get("key"), set()).add(line["sha"])
-        judged = [(line, hold.reasons(line, approved.get(line.get("key"), ()))) for line in entries]
+                approved.setdefault(str(line.get("key")), set()).add(line["sha"])
+        judged: list[tuple[dict, object]] = [(line, hold.reasons(line, approved.get(str(line.get("key")), ())))
+                                             for line in entries]
     else:
         judged = [(entry, entry.get("held")) for entry in entries]
     return [dict(entry, content=WITHHELD, held=reasons) if reasons and isinstance(entry.get("content"), str)
