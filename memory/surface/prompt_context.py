@@ -105,6 +105,23 @@ def seen_before(memory_dir: str, prompt: str, settings: dict) -> list[dict]:
                 memory_dir, prompt, float(settings["action_error_recurrence"]))]
 
 
+def pasted_error(memory_dir: str, prompt: str, settings: dict, ranked: list[rank.Scored]) -> list[dict]:
+    """Of the prompt's own candidates, those the action hook's error ranking gives for an error pasted into it (a
+    line stating one: `ModuleNotFoundError: No module named 'psycopg2'`), best first: judged as if a command had
+    printed it, since an error's words (`module`, `named`) say little and the prompt's gate, on every word, let
+    the entry naming `psycopg2` fall under its bar."""
+    if ":" not in prompt or not ranked:
+        return []
+    lines = [line for line in prompt.splitlines() if ":" in line]
+    if not any((recurrence.statement(line) or ("", "", False))[2] for line in lines):
+        return []
+    from memory.surface import action_context
+
+    by_key = {str(s.entry.get("key")): s.entry for s in ranked}
+    found = action_context.error_entries(memory_dir, "\n" + "\n".join(lines), settings, "")
+    return [by_key[key] for key, _ in found if key in by_key]
+
+
 def _flat(text: str) -> str:
     """`text` lowercased, its whitespace runs one space: an entry the prompt quotes, whatever its line breaks."""
     return " ".join(text.lower().split())
@@ -159,6 +176,8 @@ def handle(ctx: hookrun.Context) -> str | None:
     ranked = rank.search(corpus, query, limit=max(4 * limit, 20) + min(len(given), 50))
     chosen = choose(ctx.memory_dir, ranked, query, settings["semantic"], gate_params(settings))
     seen = seen_before(ctx.memory_dir, query, settings)  # an error pasted into the prompt
+    known = {e["key"] for e in seen}
+    seen += [e for e in pasted_error(ctx.memory_dir, query, settings, ranked) if e.get("key") not in known]
     known = {e["key"] for e in seen}
     holds = _flat(prompt)  # a pasted entry, or a subagent's report (<task-notification>) quoting what it recorded
     found = [e for e in seen + [e for e in chosen if e.get("key") not in known]

@@ -102,6 +102,24 @@ def test_an_error_pasted_into_the_prompt_brings_what_was_learned_right_after_it(
     assert shell not in (context(other) if other.stdout else "")
 
 
+PSYCOPG = "We use psycopg 3, never psycopg2: import psycopg, and the pool is psycopg_pool."
+
+
+@pytest.mark.parametrize("prompt", ["ModuleNotFoundError: No module named 'psycopg2'",
+                                    "I get ModuleNotFoundError: No module named psycopg2 when running the tests"])
+def test_an_error_pasted_into_the_prompt_is_judged_as_the_failure_it_reports(repo, prompt):
+    """Its words `module` and `named` say little and the prompt gate weighs every word: before, the entry naming
+    psycopg2 answered "No module named psycopg2" but not the same error with its label. Now the pasted error goes
+    through the action hook's error ranking too; an error no entry explains still gets nothing."""
+    seed(repo)
+    loader = "The module loader caches named exports per worker; restart the worker after renaming one."
+    store.append(str(repo / ".beads" / "memory"), [entry.build(PSYCOPG, "BD-12", "orchestrator", "decision"),
+                                                   entry.build(loader, "BD-13", "orchestrator")])
+    assert PSYCOPG in context(ask(repo, prompt))
+    other = ask(repo, "ModuleNotFoundError: No module named 'yaml'", session="s-2")
+    assert PSYCOPG not in (context(other) if other.stdout else "")
+
+
 def test_no_entry_twice_in_one_session(repo):
     seed(repo)
     first = context(ask(repo, "add an alembic migration for refunds"))
