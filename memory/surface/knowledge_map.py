@@ -212,9 +212,15 @@ def render_map(entries: list[dict], branch_files: list[str], budget: int,
     grouped = [(name, per_topic[name])
                for name in sorted(per_topic, key=lambda t: (t == GENERAL, -len(per_topic[t]), t))]
     titles: dict[tuple[str, int], str] = {}
+
+    def at(limit: int) -> dict[tuple[str, int], str]:
+        if (str(entries[0]["key"]), limit) not in titles:
+            titles.update(((key, limit), line) for key, line in distinct_titles(entries, limit).items())
+        return titles
+
     everything = {str(e["key"]) for e in entries}
     for limit in TITLE_CHARS if not overflows(entries, budget) else ():  # else not even the shortest all fit
-        text = _compose(len(entries), grouped, everything, limit, titles)
+        text = _compose(len(entries), grouped, everything, limit, at(limit))
         if len(text) <= budget:
             return text, entries
     ordered = priority(entries, branch_files, uses)
@@ -223,12 +229,37 @@ def render_map(entries: list[dict], branch_files: list[str], budget: int,
     while low < high:
         middle = (low + high + 1) // 2
         keys = {str(e["key"]) for e in ordered[:middle]}
-        if len(_compose(len(entries), grouped, keys, TITLE_CHARS[-1], titles)) <= budget:
+        if len(_compose(len(entries), grouped, keys, TITLE_CHARS[-1], at(TITLE_CHARS[-1]))) <= budget:
             low = middle
         else:
             high = middle - 1
-    text = _compose(len(entries), grouped, {str(e["key"]) for e in ordered[:low]}, TITLE_CHARS[-1], titles)
+    text = _compose(len(entries), grouped, {str(e["key"]) for e in ordered[:low]}, TITLE_CHARS[-1], at(TITLE_CHARS[-1]))
     return (text, ordered[:low]) if len(text) <= budget else ("", [])
+
+
+def distinct_titles(entries: list[dict], limit: int) -> dict[str, str]:
+    """key -> its title line (`  - [WARN] …`) at `limit`; entries whose titles would read the same (insights
+    opening with the same words) each get theirs cut a little past where their texts part, so the map never
+    lists one line twice and `recall.sh "<words of a title>"` finds each."""
+    texts = {str(e["key"]): " ".join(render.strip_control(str(e.get("content", ""))).split()) for e in entries}
+    cut = {key: title(text, limit) for key, text in texts.items()}
+    alike: dict[str, list[str]] = {}
+    for key, line in cut.items():
+        alike.setdefault(line, []).append(key)
+    for keys in alike.values():
+        if len(keys) > 1 and any(cut[k].endswith("…") for k in keys):
+            import os.path
+
+            parted = len(os.path.commonprefix([texts[k] for k in keys]))
+            for k in keys:  # through the first word where the texts differ
+                end = texts[k].find(" ", parted)
+                cut[k] = title(texts[k], max(limit, end if end > 0 else len(texts[k])))
+    lines = {}
+    for e in entries:
+        kind = str(e.get("type"))
+        tag = f"[{render.label(kind)}] " if kind in TYPE_ORDER else ""
+        lines[str(e["key"])] = f"  - {tag}{cut[str(e['key'])]}"
+    return lines
 
 
 def _compose(total: int, grouped: list[tuple[str, list[dict]]], keys: set[str], limit: int,
@@ -242,13 +273,7 @@ def _compose(total: int, grouped: list[tuple[str, list[dict]]], keys: set[str], 
             continue
         more = f", {len(members) - len(shown)} more" if len(shown) < len(members) else ""
         lines.append(f"  {name} ({len(members)}{more}):")
-        for entry in shown:
-            line = titles.get((entry["key"], limit))
-            if line is None:
-                kind = str(entry.get("type"))
-                tag = f"[{render.label(kind)}] " if kind in TYPE_ORDER else ""
-                line = titles[(entry["key"], limit)] = f"  - {tag}{title(str(entry.get('content', '')), limit)}"
-            lines.append(line)
+        lines += [titles[(str(entry["key"]), limit)] for entry in shown]
     hidden = total - len(keys)
     if hidden:
         topics_left = f"; only counted: {', '.join(untitled)}" if untitled else ""
