@@ -207,8 +207,19 @@ def capture_note(entries: list[dict], result: store.AppendResult, problems: list
         count = sum(e["content"].count("<redacted:") for e in stored)
         notes.append(f"Replaced {count} credential-shaped value{'s' if count != 1 else ''} ({', '.join(redacted)}) "
                      "with <redacted:TYPE>; the rest of the text is stored as written.")
+    notes += replaced_notes(stored, result.replaced)
+    unsaid = max(0, len(result.duplicates) - LISTED) + max(0, len(result.replaced) - LISTED)
+    if unsaid:
+        notes.append(f"({unsaid} more not stored again or replaced: `recall.sh --all --history KEY` shows any.)")
+    return " ".join(notes + (problems or []))
+
+
+def replaced_notes(stored: list[dict], replaced: dict[str, str]) -> list[str]:
+    """What the stored entries replaced under their keys (`store.AppendResult.replaced`: key -> the text before):
+    a correction under an explicit key, or a different insight that opened with the same 60 characters."""
     explicit = {e["key"] for e in stored if e["key"] != entry.make_key(e["type"], e["content"])}
-    for key, before in list(result.replaced.items())[:LISTED]:
+    notes = []
+    for key, before in list(replaced.items())[:LISTED]:
         if key in explicit:
             from memory.core import render
 
@@ -216,10 +227,7 @@ def capture_note(entries: list[dict], result: store.AppendResult, problems: list
         else:
             notes.append(f"`{key}` replaced an earlier, different insight with the same first 60 characters "
                          "(same key: the latest wins). If both are worth keeping, reword the start of the new one.")
-    unsaid = max(0, len(result.duplicates) - LISTED) + max(0, len(result.replaced) - LISTED)
-    if unsaid:
-        notes.append(f"({unsaid} more not stored again or replaced: `recall.sh --all --history KEY` shows any.)")
-    return " ".join(notes + (problems or []))
+    return notes
 
 
 def near_copy_notes(memory_dir: str, stored: list[dict]) -> list[str]:

@@ -36,9 +36,10 @@ def final_text(data: dict) -> str:
     return transcript.last_assistant_text(path) or ""
 
 
-def capture(data: dict, text: str, memory_dir: str, bead: str | None = None) -> list[dict]:
-    """Store the marked lines of `text`; the entries written. `bead`: the one the reply reports on (a supervisor's
-    `BEAD BD-7 COMPLETE`), else the bead in progress of the branch or worktree."""
+def capture(data: dict, text: str, memory_dir: str, bead: str | None = None) -> tuple[list[dict], dict[str, str]]:
+    """Store the marked lines of `text`; the entries written, and what they replaced under their keys (key -> the
+    text before). `bead`: the one the reply reports on (a supervisor's `BEAD BD-7 COMPLETE`), else the bead in
+    progress of the branch or worktree."""
     from memory.capture import bdcomment, edit
     from memory.capture import capture as capture_mod
     from memory.capture.provenance import session_provenance
@@ -48,10 +49,10 @@ def capture(data: dict, text: str, memory_dir: str, bead: str | None = None) -> 
 
     lines = marked_lines(text)
     if not lines or not config.load(memory_dir)["capture_replies"]:
-        return []
+        return [], {}
     found = [m for m in bdcomment.split_marked(lines) if m.kind != entry.FORGET]
     if not found:
-        return []
+        return [], {}
     cwd, project = payload.cwd(data), payload.project_dir(data)
     root = paths.project_root(cwd, project)
     git = paths.work_tree_git(cwd, root)
@@ -65,7 +66,9 @@ def capture(data: dict, text: str, memory_dir: str, bead: str | None = None) -> 
     records, _ = capture_mod.build_records(memory_dir, found, entry.detect_source(cwd, agent_type), provenance,
                                            bead=bead.upper() if bead else edit.bead_in_progress(cwd or project or "."))
     result = store.append(memory_dir, records, capture_id=call, repeat=False)
-    return [r for r in records if r["key"] not in result.duplicates] if result.written else []
+    if not result.written:
+        return [], {}
+    return [r for r in records if r["key"] not in result.duplicates], result.replaced
 
 
 def handle(ctx: hookrun.Context) -> str | None:
@@ -78,14 +81,17 @@ def handle(ctx: hookrun.Context) -> str | None:
     if data.get("stop_hook_active") is True:
         return None  # a turn another stop hook extended: its final message comes again at the next Stop
     ctx.memory_dir = paths.memory_dir(payload.cwd(data), payload.project_dir(data))
-    stored = capture(data, final_text(data), ctx.memory_dir)
+    stored, replaced = capture(data, final_text(data), ctx.memory_dir)
     # Told to the user (systemMessage): context on Stop "keeps it running", a model turn spent on a hint.
     # Codex validates Stop's answer strictly, Cursor's afterAgentResponse and Gemini's AfterAgent take no
     # message: there the pair waits for `recall.sh --similar`.
     if not stored or payload.event_name(data) != "Stop" or payload.runtime(data) != payload.CLAUDE \
             or layout.FLAG_CODEX in ctx.argv:
         return None
-    notes = capture_mod.near_copy_notes(ctx.memory_dir, stored)
+    # a line that took an entry's key from a different insight: the agent was not there to be told (a bd comment's
+    # capture says it), so the person is
+    notes = [f"memory-hooks: {note}" for note in capture_mod.replaced_notes(stored, replaced)]
+    notes += capture_mod.near_copy_notes(ctx.memory_dir, stored)
     return payload.warning_answer(data, " ".join(notes)) if notes else None
 
 

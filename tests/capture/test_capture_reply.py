@@ -154,3 +154,21 @@ def test_supervisor_blocked_by_the_gate_still_has_its_insights_stored(repo):
     assert out["decision"] == "block"  # the gate decided as before
     [e] = store.latest(knowledge(repo))
     assert e["type"] == "warning" and e["bead"] == "BD-BD-9" and e["source"] == "supervisor"
+
+
+def test_a_reply_line_taking_a_different_insights_key_is_told_to_the_user(repo):
+    """Two insights opening with the same 60 characters share their automatic key, and the later one wins. A bd
+    comment's capture tells the agent; a reply line's, captured after the reply, now tells the person at Stop
+    (before: nothing, and the first insight was visible only with --history)."""
+    opening = "before running the end-to-end suite on a developer laptop always "
+    first = stop(repo, f"Done.\nLEARNED: {opening}export TZ=UTC\n", session_id="s-1")
+    assert first.returncode == 0 and first.stdout == b""
+    proc = run_hook("capture_reply", stop_payload(repo, f"Done.\nLEARNED: {opening}start the SMTP fake\n",
+                                                  session_id="s-2"), repo)
+    assert proc.returncode == 0
+    answer = json.loads(proc.stdout)
+    assert list(answer) == ["systemMessage"]
+    assert "replaced an earlier, different insight with the same first 60 characters" in answer["systemMessage"]
+    assert answer["systemMessage"].startswith("memory-hooks: `learned-before-running-the-end-to-end-suite")
+    again = stop(repo, f"Done.\nLEARNED[e2e-tz]: {opening}export TZ=UTC\n", session_id="s-3")
+    assert again.stdout == b""  # a new key replaces nothing
