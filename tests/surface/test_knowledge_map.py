@@ -227,8 +227,9 @@ def test_recall_finds_an_entry_from_the_words_of_its_title(repo):
 
 def test_insights_opening_alike_get_titles_that_tell_them_apart_and_recall_finds_each(repo):
     """Three warnings opening with the same 46 characters (their keys, the first 60, differ): before, a map at 44-50
-    characters a title listed `[WARN] ruff lint caches aggressively; clear it in…` three times. Each title now runs through the first word where its text parts from
-    the others, and `recall.sh "<words of the title>"` brings that entry first."""
+    characters a title listed `[WARN] ruff lint caches aggressively; clear it in…` three times. Each title now
+    runs through the first word where its text parts from the others, and `recall.sh "<words of the title>"`
+    brings that entry first."""
     opening = "ruff lint caches aggressively; clear it in CI "
     alike = [entry.build(opening + end, f"BD-{i}", "orchestrator", entry_type="warning", ts=1_700_000_500 + i)
              for i, end in enumerate(("before the pre-commit hooks run on every branch", "when a release build of the "
