@@ -81,7 +81,10 @@ def _main(argv: list[str]) -> int:
         return status
     if not (terms or args.entry_type or args.recent or args.stats or args.pinned):
         recall_options.build_parser().print_usage(sys.stderr)
-        print("recall.sh: give a KEYWORD, --type, --recent N, --pinned or --stats (see --help)", file=sys.stderr)
+        widen = " (--all adds the archive to one of them: `recall.sh --recent 50 --all` lists the newest of both)" \
+            if args.all else ""
+        print(f"recall.sh: give a KEYWORD, --type, --recent N, --pinned or --stats{widen} (see --help)",
+              file=sys.stderr)
         return USAGE
     if args.stats:
         from memory.commands import recall_commands

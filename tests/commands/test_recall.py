@@ -127,6 +127,8 @@ def test_usage_errors_and_help(repo):
     assert recall(repo).returncode == 2
     assert recall(repo, "--recent", "x").returncode == 2
     assert recall(repo, "--bogus").returncode == 2
+    alone = recall(repo, "--all")  # a widener alone says how to list both files (a first-hour user tried it)
+    assert alone.returncode == 2 and "recall.sh --recent 50 --all" in alone.stderr
     help_proc = recall(repo, "--help")
     assert help_proc.returncode == 0 and "--recent" in help_proc.stdout
 
