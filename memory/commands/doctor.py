@@ -37,6 +37,7 @@ def diagnose(anchor: str, memory_dir: str) -> list[Finding]:
              ("last capture", lambda: [memory_checks.capture_check(memory_dir)]),
              ("stale", lambda: [memory_checks.stale_check(memory_dir, tree)]),
              ("held", lambda: [memory_checks.held_check(memory_dir)]),
+             ("replaced", lambda: [memory_checks.replaced_check(memory_dir)]),
              ("settings", lambda: memory_checks.settings_checks(memory_dir)),
              ("errors.log", lambda: [memory_checks.errors_check(memory_dir)])]
     findings: list[Finding] = []

@@ -1,6 +1,6 @@
 """memory-doctor's checks of the memory folder: where it is, its files (health, the inbox, the quarantine),
-whether it takes captures, the lock, the last capture, stale and held entries, the recorded redactions, the
-settings files and errors.log. Each check returns findings: (level, check, detail)."""
+whether it takes captures, the lock, the last capture, stale, held and replaced entries, the recorded
+redactions, the settings files and errors.log. Each check returns findings: (level, check, detail)."""
 from __future__ import annotations
 
 import os
@@ -92,6 +92,32 @@ def stale_check(memory_dir: str, tree: str) -> Finding:
     hint = " (recall.sh --stale lists them; nothing is removed)" if found else ""
     return OK, "stale", f"{len(found)} entr{'y' if len(found) == 1 else 'ies'} not re-confirmed for " \
                         f"{stale.DEFAULT_DAYS} days name files or symbols that are gone{hint}"
+
+
+def replaced_check(memory_dir: str) -> Finding:
+    """Live keys whose text replaced a different insight that opened with the same 60 characters (both under the
+    automatic key): latest per key keeps the earlier one out of view. A reply line's capture or a merge of two
+    clones' inboxes makes them without anyone being told at the time."""
+    from memory.store import entry, view
+
+    lines = store.load(memory_dir).entries
+    live = {str(e["key"]): e for e in view.latest(lines, include_held=True, every_copy=True)}
+    found = []
+    for line in lines:
+        key, content = line.get("key"), line.get("content")
+        latest = live.get(str(key))
+        if latest is None or view.is_control(line) or not isinstance(content, str) or line is latest \
+                or key in found or entry.make_key(str(line.get("type")), content) != key \
+                or entry.make_key(str(latest.get("type")), str(latest.get("content"))) != key \
+                or view.same_text(content) == view.same_text(latest.get("content")):
+            continue
+        found.append(key)
+    if not found:
+        return OK, "replaced", "no live entry took the automatic key of a different insight"
+    listed = ", ".join(f"`{k}`" for k in found[:3]) + (f" and {len(found) - 3} more" if len(found) > 3 else "")
+    return OK, "replaced", (f"{len(found)} live entr{'y' if len(found) == 1 else 'ies'} replaced a different insight "
+                            f"that opened with the same 60 characters: {listed} (recall.sh KEY --history shows "
+                            "both; to keep both, add the other again with other opening words)")
 
 
 def held_check(memory_dir: str) -> Finding:

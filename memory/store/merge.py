@@ -120,16 +120,43 @@ def _interleave(left: list[Line], right: list[Line]) -> Iterator[Line]:
     yield from right[j:]
 
 
+def collisions(base: list[Line], ours: list[Line], theirs: list[Line]) -> list[str]:
+    """Keys under which both sides wrote an entry since the base, with different texts: the newer one wins every
+    read (latest per key), so the other insight is out of view, though kept (`recall.sh KEY --history`). Two
+    teammates' insights opening with the same 60 characters share an automatic key this way."""
+    def texts(side: list[Line]) -> dict[str, set[str]]:
+        old = {line[1] for line in base}
+        found: dict[str, set[str]] = {}
+        for _, ident, raw in side:
+            if ident in old:
+                continue
+            try:
+                obj = json.loads(raw)
+            except (ValueError, RecursionError):
+                continue
+            if isinstance(obj, dict) and isinstance(obj.get("key"), str) and isinstance(obj.get("content"), str):
+                found.setdefault(obj["key"], set()).add(" ".join(obj["content"].split()))
+        return found
+
+    mine, other = texts(ours), texts(theirs)
+    return sorted(key for key in mine.keys() & other.keys() if mine[key] != other[key])
+
+
 def merge_files(base_path: str, ours_path: str, theirs_path: str) -> bytes:
-    """The merged bytes of three files (a missing base is an empty one: both sides added the file)."""
+    """The merged bytes of three files (a missing base is an empty one: both sides added the file); on stderr,
+    a line per key both sides wrote a different text under (`collisions`: git shows it to the person merging)."""
     def read(path: str) -> bytes:
         try:  # whole (a merge keeps every line); a FIFO is an OSError, not a wait
             return fsio.read_regular(path, follow=True)
         except FileNotFoundError:
             return b""
 
-    merged = merge_lines(parse(read(base_path)), parse(read(ours_path)), parse(read(theirs_path)))
-    return b"".join(line + b"\n" for line in merged)
+    base, ours, theirs = parse(read(base_path)), parse(read(ours_path)), parse(read(theirs_path))
+    for key in collisions(base, ours, theirs)[:10]:
+        print(f"memory-merge: both sides wrote a different insight under `{key}`: the newer is shown, the other is "
+              f"kept out of view (recall.sh {key} --history); to keep both, add one again with other opening "
+              "words", file=sys.stderr)
+    return b"".join(line + b"\n" for line in merge_lines(base, ours, theirs))
 
 
 def main(argv: list[str] | None = None) -> int:

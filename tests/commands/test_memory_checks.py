@@ -143,3 +143,23 @@ def test_a_misspelt_or_mistyped_setting_is_named_and_the_hooks_use_the_default(r
     checks = doctor_report(repo)[1]["checks"]
     found = {c["detail"].split(":")[0]: c["level"] for c in checks if c["check"] == "settings"}
     assert found == {"config.json": "OK", "completion.json": "WARN"}
+
+
+def test_an_insight_that_took_a_different_ones_automatic_key_is_named(repo):
+    """Two clones' insights opening with the same 60 characters meet under one key (their inbox fragments merge
+    as separate files, so the merge driver never sees them): the doctor names the key; a correction under an
+    explicit key, or the same text again, is no such case."""
+    from memory.store import entry
+
+    installed_with_a_capture(repo)
+    memory = str(repo / ".beads" / "memory")
+    opening = "when deploying the payments service to the production cluster always "
+    store.append(memory, [entry.build(opening + "drain the queue first", "BD-1", "orchestrator", "warning", ts=100),
+                          entry.build(opening + "rotate the webhook secret", "BD-2", "orchestrator", "warning",
+                                      ts=200),
+                          entry.build("the port is 8080", "BD-3", "orchestrator", key_name="port", ts=100),
+                          entry.build("the port is 9090", "BD-3", "orchestrator", key_name="port", ts=200)])
+    check = doctor_report(repo)[2]["replaced"]
+    key = entry.make_key("warning", opening)
+    assert check["level"] == "OK" and check["detail"].startswith("1 live entry replaced a different insight")
+    assert f"`{key}`" in check["detail"] and "learned-port" not in check["detail"]

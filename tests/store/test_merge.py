@@ -90,6 +90,25 @@ def test_the_driver_as_git_runs_it(tmp_path):
     assert subprocess.run([DRIVER], capture_output=True, env=clean_env()).returncode == 2
 
 
+def test_the_driver_names_a_key_both_sides_wrote_a_different_insight_under(tmp_path):
+    """Latest per key: after the merge one of the two is out of view, so the person merging is told (stderr,
+    which git shows); the same text on both sides, or a key only one side wrote, says nothing."""
+    base = [line("learned-shared", 1)]
+    ours = base + [line("learned-e2e", 2, "c-1", content="before the e2e suite always export TZ=UTC"),
+                   line("learned-same", 3, "c-2", content="same words"), line("learned-mine", 4, "c-3")]
+    theirs = base + [line("learned-e2e", 5, "c-4", content="before the e2e suite always start the SMTP fake"),
+                     line("learned-same", 6, "c-5", content="same  words")]
+    for name, lines in (("O", base), ("A", ours), ("B", theirs)):
+        (tmp_path / name).write_bytes(b"".join(x + b"\n" for x in lines))
+    proc = subprocess.run([DRIVER, str(tmp_path / "O"), str(tmp_path / "A"), str(tmp_path / "B"), "x.jsonl"],
+                          capture_output=True, text=True, env=clean_env())
+    assert proc.returncode == 0 and proc.stdout == ""
+    assert proc.stderr.splitlines() == [
+        "memory-merge: both sides wrote a different insight under `learned-e2e`: the newer is shown, the other is "
+        "kept out of view (recall.sh learned-e2e --history); to keep both, add one again with other opening words"]
+    assert (tmp_path / "A").read_bytes().count(b"learned-e2e") == 2  # both kept
+
+
 ops = st.lists(st.tuples(st.sampled_from(["left", "right"]), st.sampled_from(["capture", "rotate"])), max_size=40)
 
 
