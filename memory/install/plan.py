@@ -176,7 +176,7 @@ def _unless_emptied(change: Change, created: set[str]) -> Change:
     """A settings file an install created, ours taken out and nothing else left in it: deleted, not `{}`."""
     if change.rel in created and change.before is not None and change.after is not None:
         try:
-            if _load(change.after) in ({}, {"version": 1}):  # as plan_uninstall decides it
+            if _load(change.after) in ({}, {"version": 1}):
                 change.after = None
         except ValueError:
             pass
@@ -199,9 +199,7 @@ def plan_uninstall(target: str, purge: bool, main_checkout: str | None = None) -
             changes.append(Change(rel, before, None))
     for rel, cursor in ((CLAUDE_SETTINGS, False), (CURSOR_HOOKS, True), (GEMINI_SETTINGS, False), (CODEX_HOOKS, False)):
         if read(target, rel, strict=False) is not None:
-            change = config_change(target, rel, settings_merge.without_ours, cursor=cursor)
-            if rel in created and change.after is not None and json.loads(change.after) in ({}, {"version": 1}):
-                change.after = None  # we created it and nothing else is in it
+            change = _unless_emptied(config_change(target, rel, settings_merge.without_ours, cursor=cursor), created)
             backup = read(target, rel + BACKUP_SUFFIX, strict=False)
             if change.after is not None and backup is not None and _same_json(backup, change.after):
                 change.after = backup  # the user's own bytes, formatting included
