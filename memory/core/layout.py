@@ -16,7 +16,7 @@ INBOX = "inbox"  # folder: one new file per capture, never changed after (memory
 COMPLETION_CONFIG = "completion.json"  # the completion gate's settings (optional)
 CONFIG = "config.json"  # budgets and ranking settings (optional; memory.core.config)
 REDACTIONS = "redactions.jsonl"  # what `recall.sh --redact` rewrote, for every clone to apply (memory.store.redactions)
-MEMORY_ATTRIBUTES = ".gitattributes"  # in the memory folder: REDACTIONS merges with the driver in every install
+MEMORY_ATTRIBUTES = ".gitattributes"  # in the memory folder, where the root's does not name REDACTIONS (redactions.py)
 
 # machine-local: never committed
 LOCK = "knowledge.lock"

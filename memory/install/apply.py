@@ -145,6 +145,16 @@ def remove_empty_dirs(target: str) -> None:
                 shutil.rmtree(path, ignore_errors=True)
 
 
+def remove_emptied_folders(target: str, changes: list[Change]) -> None:
+    """After an install: the folder of a settings file it deleted (.codex/ of a `.codex/hooks.json` an earlier
+    install created, taken out by --no-codex), when nothing is left in it."""
+    for c in changes:
+        if c.config and c.before is not None and c.after is None and c.root is None:
+            folder = os.path.join(target, os.path.dirname(c.rel))
+            if folder != target and os.path.isdir(folder) and not os.path.islink(folder) and not os.listdir(folder):
+                os.rmdir(folder)
+
+
 def settle_memory(memory_dir: str) -> str | None:
     """Before an uninstall that keeps the knowledge: captures parked while the lock was busy, an unfinished
     rotation, a torn last line are settled into the knowledge files now; no hook will do it later. A note

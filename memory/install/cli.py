@@ -14,7 +14,7 @@ import sys
 from memory import TYPE_CHECKING
 from memory.core import paths
 from memory.install import bundle, plan
-from memory.install.apply import apply, remove_empty_dirs, settle_memory, show_diff
+from memory.install.apply import apply, remove_emptied_folders, remove_empty_dirs, settle_memory, show_diff
 from memory.install.outcome import report, self_check
 from memory.runtimes import registration
 from memory.runtimes.registration import INSTALL_DIR, NO_VENV_CHOSEN
@@ -110,7 +110,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="install.sh",
         description="Install memory-hooks into a git repository (default: the current one; outside git, name the "
                     "folder).",
-        epilog="Exit status: 0 done; 1 installed but the self-check failed; 2 usage error, or a settings file "
+        epilog="A --no-* flag holds for one run: an install without it registers that runtime again. "
+               "Exit status: 0 done; 1 installed but the self-check failed; 2 usage error, or a settings file "
                "or path in the target we must not touch (nothing written); 3 other error.")
     parser.add_argument("target", nargs="?", default=None,
                         help="the repository (default: the git repository of the current folder; outside git, "
@@ -120,14 +121,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--purge", action="store_true", help="with --uninstall: delete the knowledge files too")
     parser.add_argument("--cursor", dest="cursor", action="store_true", default=True,
                         help="register the hooks for Cursor too (.cursor/hooks.json; default)")
-    parser.add_argument("--no-cursor", dest="cursor", action="store_false", help="leave .cursor/hooks.json alone")
-    parser.add_argument("--no-claude", dest="claude", action="store_false", default=True,
-                        help="no registration in .claude/settings.json (a team without Claude Code; ours "
-                             "taken out if there)")
-    parser.add_argument("--no-gemini", dest="gemini", action="store_false", default=True,
-                        help="leave .gemini/settings.json alone (default: register the hooks for Gemini CLI too)")
-    parser.add_argument("--no-codex", dest="codex", action="store_false", default=True,
-                        help="leave .codex/hooks.json alone (default: register the hooks for Codex CLI too)")
+    for name, (runtime, files, _, _) in zip(("claude", "cursor", "gemini", "codex"), registration.RUNTIMES):
+        rel = files[0]  # the file install.sh writes
+        parser.add_argument(f"--no-{name}", dest=name, action="store_false", default=True,
+                            help=f"no hooks for {runtime}: ours taken out of {rel} if there (the file deleted when "
+                                 "an install created it and nothing else is left); this run only")
     parser.add_argument("--no-venv", action="store_true", help="skip the virtualenv (hooks use python3)")
     parser.add_argument("--no-self-check", action="store_true", help="skip running the installed hooks once")
     parser.add_argument("--semantic", action="store_true",
@@ -186,7 +184,8 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
             plugin = registration.plugin_enabled(target)
             changes = plan.plan_install(target, cursor=args.cursor, claude=args.claude and not plugin,
                                         gemini=args.gemini, codex=args.codex, main_checkout=main_checkout,
-                                        claude_left_out=not args.claude,
+                                        left_out=[name for name in ("claude", "cursor", "gemini", "codex")
+                                                  if not getattr(args, name)],
                                         source=bundle.source_url())
     except OSError as exc:
         raise OSError(f"{exc}; nothing was written") from None
@@ -196,6 +195,8 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
             out.write("install.sh: nothing to change\n")
         return EXIT_OK
     apply(target, changes, backups=not args.uninstall)
+    if not args.uninstall:  # a settings file of ours alone that a --no-* flag deleted: its folder too, if empty
+        remove_emptied_folders(target, changes)
     if in_git:
         from memory.store import gitmerge
 

@@ -9,7 +9,7 @@ import time
 
 from memory import TYPE_CHECKING
 from memory.core import paths
-from memory.install import bundle, plan
+from memory.install import plan
 from memory.runtimes import ours, registration
 from memory.runtimes.registration import CLAUDE_SETTINGS, CURSOR_HOOKS, INSTALL_DIR
 
@@ -27,7 +27,10 @@ def report(out: TextIO, target: str, main_checkout: str | None, in_git: bool, ch
     out.write(f"memory-hooks installed into {target}" + ("" if changed else " (already up to date)") + "\n")
     if main_checkout:
         out.write(f"  note: this is a worktree; knowledge is stored in the main checkout {main_checkout}\n")
-    out.write(f"  code         {INSTALL_DIR}/ ({len(bundle.code_files())} files)\n")
+    # the files the plan puts in the code folder (the code and install.json), as the dry run and the uninstall
+    # count them; the virtualenv, the bytecode and the .no-venv marker are machine-local, never counted
+    code = [c for c in changes if c.rel.startswith(INSTALL_DIR + os.sep) and c.after is not None and c.root is None]
+    out.write(f"  code         {INSTALL_DIR}/ ({len(code)} files)\n")
     out.write(f"  recall       {plan.RECALL}\n")
     if main_checkout:
         knowledge = os.path.join(main_checkout, plan.KNOWLEDGE)

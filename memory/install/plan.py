@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 
+from memory import TYPE_CHECKING
 from memory.core import fsio, layout
 from memory.core.jsonio import without_comments
 from memory.install.bundle import code_files, source_path
@@ -24,6 +25,9 @@ from memory.runtimes.registration import (
 )
 from memory.runtimes.settings_merge import SettingsError
 
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
 MEMORY_DIR = layout.MEMORY_SUBDIR
 RECALL = os.path.join(MEMORY_DIR, layout.RECALL_SCRIPT)
 KNOWLEDGE = os.path.join(MEMORY_DIR, layout.KNOWLEDGE)
@@ -34,6 +38,8 @@ GITIGNORE_END = "# <<< memory-hooks"
 # knowledge after an uninstall (and in every teammate's clone), so their state never becomes committable.
 MEMORY_IGNORE = os.path.join(MEMORY_DIR, layout.MEMORY_IGNORE)
 MEMORY_IGNORE_BEGIN = layout.MEMORY_IGNORE_BEGIN
+# the files the manifest's `created` may name: an uninstall deletes them when nothing but ours is left in them
+CREATED_TRACKED = frozenset([".gitignore"] + [files[0] for _, files, _, _ in registration.RUNTIMES])
 
 
 def data_files() -> list[str]:
@@ -97,17 +103,20 @@ def _gitattributes_change(root: str, remove: bool, strict: bool = True) -> Chang
 
 def plan_install(target: str, cursor: bool, claude: bool, main_checkout: str | None = None,
                  source: str | None = None, gemini: bool = True, codex: bool = True,
-                 claude_left_out: bool = False) -> list[Change]:
+                 left_out: Sequence[str] = ()) -> list[Change]:
     """Every file change an install makes, in the order it is applied (code before registrations).
 
     From a linked worktree (`main_checkout` set) captures land in the main checkout: its .gitignore gets
     our block too, and the knowledge file is not created in the worktree. `claude` off takes ours out of
-    .claude/settings.json (the plugin registers them, or `claude_left_out`: --no-claude, kept in the manifest).
+    .claude/settings.json (the plugin registers them, or --no-claude). `left_out`: the runtimes a --no-* flag
+    left out, recorded in the manifest. A runtime's file we created that holds nothing but ours is deleted
+    when ours are taken out, as an uninstall does: no `{}` left behind.
     """
     shipped = {os.path.join(INSTALL_DIR, rel) for rel in code_files()}
     changes = [_code_change(target, os.path.join(INSTALL_DIR, rel), fsio.read_bytes(source_path(rel)))
                for rel in code_files()]
     previous = _manifest(target)
+    previously_created = set(previous.get("created", []))
     for rel in sorted(set(previous.get("files", [])) - shipped):  # shipped before, not any more
         if read(target, rel) is not None:
             changes.append(Change(rel, read(target, rel), None))
@@ -123,7 +132,7 @@ def plan_install(target: str, cursor: bool, claude: bool, main_checkout: str | N
     changes.append(attributes)
     hooks = [os.path.splitext(os.path.basename(f))[0] for f in code_files() if f.startswith("hooks" + os.sep)]
     claude_merge = (lambda c: settings_merge.with_claude_hooks(c, hooks)) if claude else settings_merge.without_ours
-    changes.append(config_change(target, CLAUDE_SETTINGS, claude_merge))
+    changes.append(_unless_emptied(config_change(target, CLAUDE_SETTINGS, claude_merge), previously_created))
     others = ((cursor, CURSOR_HOOKS, settings_merge.with_cursor_hooks, "--no-cursor"),
               (gemini, GEMINI_SETTINGS, settings_merge.with_gemini_hooks, "--no-gemini"),
               (codex, CODEX_HOOKS, settings_merge.with_codex_hooks, "--no-codex"))
@@ -132,25 +141,28 @@ def plan_install(target: str, cursor: bool, claude: bool, main_checkout: str | N
             continue
         merge = (lambda c, add=with_ours: add(c, hooks)) if wanted else settings_merge.without_ours
         try:
-            changes.append(config_change(target, rel, merge, cursor=rel == CURSOR_HOOKS))
+            changes.append(_unless_emptied(config_change(target, rel, merge, cursor=rel == CURSOR_HOOKS),
+                                           previously_created))
         except SettingsError as exc:
             raise SettingsError(f"{exc} (or install with {opt_out})") from None
     for change in changes:  # an upgrade: the first install's backup (the user's own file) stays
         change.keep_backup = change.config and _earlier_install_backed_up(target, change)
         change.backup = not (change.config and _nothing_of_the_users(change.before))
-    created = sorted(c.rel for c in changes if c.root is None and c.before is None and c.after is not None
-                     and (c.config or c.rel in (".gitignore", MEMORY_IGNORE)))
-    manifest = {"version": 1, "created": sorted(set(previous.get("created", [])) | set(created)),
-                "files": sorted(shipped)}
+    # `created`: the files an uninstall deletes once nothing but ours is left in them (the settings files and
+    # .gitignore). Not the memory folder's .gitignore: it stays with the knowledge after an uninstall, so a
+    # later install found it there, and listing it made install.json differ after an uninstall + install.
+    created = {c.rel for c in changes if c.root is None and c.before is None and c.after is not None}
+    created = (created | previously_created) & CREATED_TRACKED
+    manifest = {"version": 1, "created": sorted(created), "files": sorted(shipped)}
     # attributes a teammate committed before this install stay when this clone uninstalls
     kept = previous.get("attributes_kept", attributes.before is not None and not attributes.changed)
     manifest["attributes_kept"] = bool(kept)
     main_created = [c.rel for c in changes if c.root is not None and c.before is None and c.after is not None]
-    main_created = sorted(set(previous.get("created_in_main_checkout", [])) | set(main_created))
+    main_created = sorted((set(previous.get("created_in_main_checkout", [])) | set(main_created)) & {".gitignore"})
     if main_created:
         manifest["created_in_main_checkout"] = main_created
-    if claude_left_out:  # --no-claude: the doctor does not ask for a Claude Code registration
-        manifest["left_out"] = ["claude"]
+    if left_out:  # --no-claude: the doctor does not ask for a Claude Code registration
+        manifest["left_out"] = sorted(left_out)
     # a URL teammates can clone names where the installer comes from (registration.reinstall_hint); a local
     # path (an older install recorded one) names a folder on one machine: never into the committed manifest
     source = registration.shareable_source(source) or registration.shareable_source(previous.get("source"))
@@ -158,6 +170,17 @@ def plan_install(target: str, cursor: bool, claude: bool, main_checkout: str | N
         manifest["source"] = source
     changes.append(_code_change(target, MANIFEST, (json.dumps(manifest, indent=2) + "\n").encode()))
     return changes
+
+
+def _unless_emptied(change: Change, created: set[str]) -> Change:
+    """A settings file an install created, ours taken out and nothing else left in it: deleted, not `{}`."""
+    if change.rel in created and change.before is not None and change.after is not None:
+        try:
+            if _load(change.after) in ({}, {"version": 1}):
+                change.after = None
+        except ValueError:
+            pass
+    return change
 
 
 def _manifest(target: str) -> dict:
@@ -176,9 +199,7 @@ def plan_uninstall(target: str, purge: bool, main_checkout: str | None = None) -
             changes.append(Change(rel, before, None))
     for rel, cursor in ((CLAUDE_SETTINGS, False), (CURSOR_HOOKS, True), (GEMINI_SETTINGS, False), (CODEX_HOOKS, False)):
         if read(target, rel, strict=False) is not None:
-            change = config_change(target, rel, settings_merge.without_ours, cursor=cursor)
-            if rel in created and change.after is not None and json.loads(change.after) in ({}, {"version": 1}):
-                change.after = None  # we created it and nothing else is in it
+            change = _unless_emptied(config_change(target, rel, settings_merge.without_ours, cursor=cursor), created)
             backup = read(target, rel + BACKUP_SUFFIX, strict=False)
             if change.after is not None and backup is not None and _same_json(backup, change.after):
                 change.after = backup  # the user's own bytes, formatting included

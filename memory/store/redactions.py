@@ -124,12 +124,25 @@ def replace_all(value: Any, text: str) -> Any:
 
 
 def _attribute(memory_dir: str) -> None:
-    """The memory folder's .gitattributes names the driver for the records (the root one is install.sh's)."""
+    """The memory folder's .gitattributes names the driver for the records, unless git already merges them with
+    it: install.sh's block in the repository's .gitattributes names redactions.jsonl; an older install's block,
+    a plugin install, or a folder outside git does not, and there the file is written (a second, untracked
+    file beside the root's line was noise in `git status`)."""
     path = os.path.join(memory_dir, layout.MEMORY_ATTRIBUTES)
     current = (fsio.read_bytes(path) or b"").decode("utf-8", "replace")
-    if ATTRIBUTES_LINE not in current.splitlines():
-        lead = current if not current or current.endswith("\n") else current + "\n"
-        fsio.atomic_write(path, (lead + ATTRIBUTES_LINE + "\n").encode())
+    if ATTRIBUTES_LINE in current.splitlines() or _driver_named_elsewhere(memory_dir):
+        return
+    lead = current if not current or current.endswith("\n") else current + "\n"
+    fsio.atomic_write(path, (lead + ATTRIBUTES_LINE + "\n").encode())
+
+
+def _driver_named_elsewhere(memory_dir: str) -> bool:
+    """git resolves `merge=memory-hooks` for the records from the work tree's attributes files, as its merge will.
+    No git, no repository: False."""
+    from memory.core import paths
+    from memory.store.gitmerge import DRIVER
+
+    return paths.git_lines(["check-attr", "merge", "--", RECORDS], memory_dir, 5.0) == [f"{RECORDS}: merge: {DRIVER}"]
 
 
 def load(memory_dir: str) -> list[dict]:

@@ -712,6 +712,9 @@ def test_purge_leaves_nothing_the_hooks_wrote(repo, monkeypatch):
     assert run_registered(repo, "memory_capture", bash_payload('bd comment BD-1 "LEARNED: purge me"', repo),
                           env=foreground).returncode == 0
     rotation.compact(str(memory))  # memory-doctor --compact: the inbox folded in, the file rotated
+    attributes = repo / ".gitattributes"  # an older install's block, without redactions.jsonl: --redact then
+    attributes.write_text("".join(line for line in attributes.read_text().splitlines(keepends=True)  # writes
+                                  if "redactions" not in line))  # the memory folder's .gitattributes too
     redact = subprocess.run([str(memory / layout.RECALL_SCRIPT), "--redact", "k1000", "fact"], cwd=repo,
                             capture_output=True, text=True)  # the records other clones apply, and their marker
     assert redact.returncode == 0, redact.stderr

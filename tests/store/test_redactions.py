@@ -201,6 +201,33 @@ def test_two_clones_redacting_different_lines_merge_both_records(tmp_path, two_c
         assert "FAIL" not in run(repo, DOCTOR).stdout
 
 
+@pytest.mark.parametrize("root_names_it", [True, False])
+def test_redact_writes_the_memory_folders_attributes_only_where_git_needs_them(tmp_path, root_names_it):
+    """install.sh's .gitattributes block names redactions.jsonl: a `--redact` wrote a second, untracked
+    .beads/memory/.gitattributes saying the same (noise in `git status`). Now only where the root does not name
+    it (an older install's block): there it is written, so git merges the records with the driver either way."""
+    from helpers import installed_project
+
+    repo = installed_project(tmp_path / "project")
+    if not root_names_it:  # an install.sh from before redactions.jsonl existed
+        attributes = repo / ".gitattributes"
+        attributes.write_text("".join(line for line in attributes.read_text().splitlines(keepends=True)
+                                      if "redactions" not in line))
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "installed")
+    assert run(repo, RECALL, "--add", f"LEARNED[vault-notes]: the unseal phrase is {SECRET}").returncode == 0
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "learned")
+    assert run(repo, RECALL, "--redact", "vault-notes", SECRET).returncode == 0
+    memory_attributes = repo / ".beads/memory" / layout.MEMORY_ATTRIBUTES
+    assert memory_attributes.exists() is not root_names_it
+    new = {line[3:] for line in git(repo, "status", "--porcelain", "--untracked-files=all").splitlines()
+           if line.startswith("??")}
+    assert new == {".beads/memory/redactions.jsonl"} | (set() if root_names_it else {".beads/memory/.gitattributes"})
+    assert git(repo, "check-attr", "merge", "--", ".beads/memory/redactions.jsonl") == \
+        ".beads/memory/redactions.jsonl: merge: memory-hooks"
+
+
 CRASH_REDACT = """
 import sys
 from crash_worker import arm
