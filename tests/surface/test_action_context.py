@@ -266,20 +266,6 @@ def test_the_bar_is_read_from_config(tmp_path):
     assert context(run_hook("action_context", file_event(repo, "src/api/routes.py"), repo), "PreToolUse") == ""
 
 
-def test_below_the_error_bar_an_entry_holding_enough_rare_words_of_the_error_passes(tmp_path):
-    """config.json's lower bar and rare-word weight: of the error line's words PSYCOPG alone holds five
-    (modulenotfounderror, module, named, psycopg, psycopg2); nothing reaches a bar of 0.99."""
-    repo = project(tmp_path)
-    config = repo / ".beads" / "memory" / "config.json"
-    error = "Exit code 1\nE   ModuleNotFoundError: No module named 'psycopg2'"
-    for weight, session, given in ((2.0, "s1", True), (5.0, "s2", True), (6.0, "s3", False)):
-        config.write_text(json.dumps({"action_error_min_fraction": 0.99, "action_error_low_fraction": 0.0,
-                                      "action_error_rare_weight": weight}))
-        text = context(run_hook("action_context", failure(repo, "pytest -q", error, session), repo),
-                       "PostToolUseFailure")
-        assert (PSYCOPG in text) is given, weight
-
-
 def test_an_error_block_is_never_padded_with_weaker_entries(tmp_path):
     """`action_error_follow`: entries scoring under that share of the best one stay out of the block (every
     grounded entry passes the bar of 0 here; the Docker note shares two words of the error, PSYCOPG five)."""
@@ -637,17 +623,23 @@ def test_one_entry_longer_than_the_budget_is_cut_between_words_never_inside_a_pa
     assert text[:-1].split()[-1] in long_entry.split() and "src/api/routes/regi" not in text
 
 
-def test_below_the_edit_bar_an_entry_holding_enough_rare_words_of_the_edit_passes(tmp_path):
-    """A whole new file spreads the best reachable score over all its words (a Write importing
-    `@calcom/prisma/client` in a service: the entry forbidding it ranked first at under the 0.30 bar); like an
-    error, an entry holding rare words of it that weigh `action_edit_rare_weight` one-entry words passes at
-    `action_edit_low_fraction`. PSYCOPG alone holds psycopg2, psycopg, libpq and binary."""
+@pytest.mark.parametrize("kind", ["error", "edit"])
+def test_below_the_bar_an_entry_holding_enough_rare_words_of_the_error_or_edit_passes(tmp_path, kind):
+    """config.json's lower bar and rare-word weight, for a failure and for what an edit writes (a whole new file
+    spreads the best reachable score over all its words: a Write importing `@calcom/prisma/client` in a service
+    had the entry forbidding it first, under the 0.30 bar). Of the error line's words PSYCOPG alone holds five
+    (modulenotfounderror, module, named, psycopg, psycopg2), of the new file's four (psycopg2, psycopg, libpq,
+    binary); nothing reaches a bar of 0.99."""
     repo = project(tmp_path)
     config = repo / ".beads" / "memory" / "config.json"
-    content = "# CI images lack libpq: build with the binary wheel\nimport psycopg2\n\nconn = psycopg2.connect()\n"
     for weight, session, given in ((2.0, "s1", True), (4.0, "s2", True), (8.0, "s3", False)):
-        config.write_text(json.dumps({"action_edit_min_fraction": 0.99, "action_edit_low_fraction": 0.0,
-                                      "action_edit_rare_weight": weight}))
-        write = file_event(repo, "db/connect.py", fixture="PreToolUse-13.json", session=session)
-        write["tool_input"]["content"] = content
-        assert (PSYCOPG in context(run_hook("action_context", write, repo), "PreToolUse")) is given, weight
+        config.write_text(json.dumps({f"action_{kind}_min_fraction": 0.99, f"action_{kind}_low_fraction": 0.0,
+                                      f"action_{kind}_rare_weight": weight}))
+        if kind == "error":
+            event, name = failure(repo, "pytest -q", "Exit code 1\nE   ModuleNotFoundError: No module named "
+                                  "'psycopg2'", session), "PostToolUseFailure"
+        else:
+            event, name = file_event(repo, "db/connect.py", fixture="PreToolUse-13.json", session=session), "PreToolUse"
+            event["tool_input"]["content"] = ("# CI images lack libpq: build with the binary wheel\nimport psycopg2\n"
+                                              "\nconn = psycopg2.connect()\n")
+        assert (PSYCOPG in context(run_hook("action_context", event, repo), name)) is given, weight
