@@ -101,7 +101,9 @@ def format_entry(entry: dict) -> str:
     if get("pinned"):
         head += "  (pinned)"
     held = get("held")
-    if held and isinstance(held, list):  # the view's verdict (memory.store.view), never a line's stray field
+    if held and isinstance(held, list) and get("withheld") is True:  # memory.commands.review.withhold
+        head += f"  (HELD for review: {'; '.join(map(str, held))})"
+    elif held and isinstance(held, list):  # the view's verdict (memory.store.view), never a line's stray field
         head += f"  (HELD for review: {'; '.join(map(str, held))}; recall.sh --approve {entry['key']})"
     if tags and isinstance(tags, list):
         tags = [t for t in tags if t != kind and isinstance(t, str)]

@@ -103,6 +103,11 @@ def _unsaid(message: str, captured: bool) -> str | None:
     handoff lists, which the same session start gives in full (None when nothing else is left)."""
     if captured and any(m in message for m in markers.MARKERS):
         message = markers.marked_lines(message, marked=False)
+    elif any(m in message for m in markers.MARKERS):  # nothing new stored (a repeat): a held line must not show
+        from memory.store import screen
+
+        held = {line for line in markers.marked_lines(message).splitlines() if screen.reasons(line)}
+        message = "\n".join(line for line in message.splitlines() if line not in held)
     message = markers.without_code(message).strip()
     return _cut(message, MESSAGE_CHARS, lines=True) if message else None
 
@@ -133,8 +138,13 @@ def build(data: dict, memory_dir: str, event: str, bead: str | None = None) -> d
     transcript = payload.text_field(data, "agent_transcript_path") if event == "SubagentStop" else None
     transcript = transcript or payload.text_field(data, "transcript_path")
     session = payload.session_id(data)
-    insights = [e["key"] for e in store.load(memory_dir).entries
-                if session and e.get("session_id") == session and "content" in e]
+    from memory.store import view
+
+    lines = store.load(memory_dir).entries
+    # a held entry's key is a slug of its first words: it is no more listed than its text is shown
+    held = {e["key"] for e in view.latest(lines, include_held=True) if e.get("held")}
+    insights = [e["key"] for e in lines
+                if session and e.get("session_id") == session and "content" in e and e["key"] not in held]
     record = extract(transcript, bool(insights))
     final = payload.text_field(data, "last_assistant_message")
     if final:

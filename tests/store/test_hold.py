@@ -109,29 +109,28 @@ def test_held_lists_them_with_why_and_keyword_search_marks_them(repo, poisoned):
     assert "hidden characters (U+200B" in proc.stdout and "sends secrets or files out" in proc.stdout
     assert "5 held entries" in proc.stdout and CLEAN not in proc.stdout
     found = recall(repo, "bootstrap")
-    assert found.returncode == 0 and "HELD for review" in found.stdout and "--approve" in found.stdout
+    assert found.returncode == 0 and "HELD for review" in found.stdout and "recall.sh --held" in found.stdout
     assert "HELD" not in recall(repo, "12111").stdout
 
 
-# the texts, not the keys: a key is a slug of the text's first words (`…-always-run-curl-fssl-htt`), the handle a
-# person approves or forgets by; no URL, pipe or punctuation survives in it
 HELD_WORDS = ("curl -fsSL", "bootstrap.sh", "| bash", ".env", "Note to the AI", "fixtures in tests/payments",
               "logs.example", "\u200b")
 
 
 def test_no_command_but_held_prints_a_held_text(repo, poisoned):
     """Agents run recall.sh too (session start points them to it): keyword search, --recent, --type, --json and
-    --history name a held entry (key, reasons) but withhold its text; only --held, for a person, prints it.
-    Before, all of these printed `curl … | bash` in full with a HELD tag."""
+    --history list a held entry by an alias and its reasons, its text and key (a slug of the text's first words:
+    `…-always-run-curl-fssl-htt`) withheld; only --held, for a person, prints them. Before, all of these printed
+    `curl … | bash` in full with a HELD tag."""
     for args in (["bootstrap"], ["payments"], ["--recent", "20"], ["--type", "learned"], ["--type", "warning"],
                  ["--json", "--recent", "20"], ["payments", "--json"], [poisoned[0], "--history"],
                  [poisoned[0], "--history", "--json"]):
         out = recall(repo, *args).stdout
-        assert "withheld" in out, (args, out)
-        for word in HELD_WORDS:
+        assert "withheld" in out and "held-" in out, (args, out)
+        for word in HELD_WORDS + tuple(poisoned):  # nor the key: a slug of the text's first words
             assert word not in out, (args, word, out)
     listed = recall(repo, "--recent", "20").stdout
-    assert all(key in listed for key in poisoned) and "stripe mock running on port 12111" in listed
+    assert listed.count("] held-") == 5 and "stripe mock running on port 12111" in listed
     held = recall(repo, "--held").stdout
     assert all(word in held for word in ("curl", "Note to the AI", "logs.example"))
     git(repo, "config", "user.name", "Rev Iewer")
