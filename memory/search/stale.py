@@ -61,7 +61,8 @@ def named_all(text: str) -> tuple[set[str], set[str], set[str]]:
             maybe.add(path)
     text = _PATH.sub(" ", text)  # a path's parts are not symbols of their own
     symbols = set(_BACKTICKED.findall(text)) | set(_CODE_WORD.findall(text))
-    symbols = {s.rsplit(".", 1)[-1] for s in symbols if s not in paths and len(s) >= 4}
+    symbols = {s.rsplit(".", 1)[-1] for s in symbols if s not in paths}
+    symbols = {s for s in symbols if len(s) >= 4}  # after the split: `config.` is no symbol, `os.ab` none of 4
     return {p for p in paths if len(p) >= 4}, maybe, symbols
 
 
@@ -131,7 +132,10 @@ def _existing_symbols(root: str, symbols: set[str], commit: str | None = None) -
         # 325 symbols took past the timeout on uv's 1,700 files (one alternation: 0.4 s; 1,800 symbols 0.5 s).
         # A symbol is a word (`named_all`): where the longest alternative fails `-w`, a shorter one does too.
         pattern = "|".join(re.escape(s) for s in ordered[start:start + SYMBOLS_PER_GREP])
-        out = _git(root, ["grep", "-I", "-o", "-h", "-w", "-E", "-e", pattern, *([commit] if commit else []),
+        # the user's grep.lineNumber / grep.column / color settings would prefix or colour each word (as config,
+        # not --no-column: a git before 2.19 refuses that option and nothing would be checked)
+        out = _git(root, ["-c", "grep.lineNumber=false", "-c", "grep.column=false", "-c", "color.grep=never",
+                          "grep", "-I", "-o", "-h", "-w", "-E", "-e", pattern, *([commit] if commit else []),
                           "--", ".", ":(exclude).beads"])  # the knowledge itself names them all
         if out is None:
             return None

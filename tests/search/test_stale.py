@@ -91,7 +91,7 @@ def test_every_symbol_is_looked_up_in_one_grep_however_many(repo, monkeypatch):
     setup_repo(repo, entries)
     greps = []
     real_git = stale._git
-    monkeypatch.setattr(stale, "_git", lambda root, args: (greps.append(args) if args[0] == "grep" else None)
+    monkeypatch.setattr(stale, "_git", lambda root, args: (greps.append(args) if "grep" in args else None)
                         or real_git(root, args))
     found = stale.find(entries, str(repo))
     assert [e["key"] for e, _ in found] == ["learned-gone"] and found[0][1] == ["helper_9999"]
@@ -147,3 +147,15 @@ def test_a_name_the_repository_never_had_is_not_gone(repo):
     assert "learned-gone" in proc.stdout and "gone: src/settings.py, parse_settings" in proc.stdout
     assert "learned-advice" not in proc.stdout  # never in the repository: not gone
     assert "learned-unknown" in proc.stdout  # judged as before
+
+
+def test_the_users_git_grep_settings_do_not_make_symbols_gone(repo):
+    """grep.lineNumber, grep.column and color.grep=always prefix or colour each word `git grep -o` prints:
+    every symbol was then called gone."""
+    entries = [entry("learned-ok", "load_config() builds a `SettingsLoader`")]
+    setup_repo(repo, entries)
+    for name, value in (("grep.lineNumber", "true"), ("grep.column", "true"), ("color.grep", "always"),
+                        ("color.ui", "always")):
+        git(repo, "config", name, value)
+    assert stale.find(entries, str(repo)) == []
+    assert stale.named("Edit `config.` and `os.ab` here")[1] == set()  # no empty or short symbol after the split
