@@ -83,17 +83,17 @@ CODEX_EVENTS = [
 def _missing_note(hook: str) -> str:
     """One line on stderr when the hook file is not there (a checkout without the code folder): shown only in
     the runtimes' verbose or debug views, never on stdout, where a runtime would read it as the hook's answer."""
-    return (f'echo "memory-hooks: {INSTALL_DIR}/hooks/{hook}.py is missing, hook skipped '
-            f'(commit {INSTALL_DIR}/ or run install.sh)" >&2')
+    return (f'echo "memory-hooks: {INSTALL_DIR}/hooks/{hook}.py is missing or unreadable, hook skipped '
+            f'(commit {INSTALL_DIR}/ or run install.sh)" >&2 || :')  # a closed stderr: echo fails with 2
 
 
 def _venv_or_python3(d: str, hook: str, flag: str = "") -> str:
     """POSIX sh (no bash-isms), every path quoted: the project's virtualenv when present, else python3. Fails
-    open: with the hook file missing it exits 0 with nothing on stdout (python3 on a missing file exits 2,
-    which every runtime reads as BLOCK: each prompt, tool call and stop refused); python3 itself missing
+    open: with the hook file missing or unreadable it exits 0 with nothing on stdout (python3 on such a file
+    exits 2, which every runtime reads as BLOCK: each prompt, tool call and stop refused); python3 itself missing
     exits 127, a non-blocking error everywhere (hook-protocols §0, §2.1, §3)."""
     script = f"{d}/hooks/{hook}.py"
-    return (f'if [ ! -f {script} ]; then {_missing_note(hook)}; '
+    return (f'if [ ! -f {script} ] || [ ! -r {script} ]; then {_missing_note(hook)}; '
             f'elif [ -x {d}/.venv/bin/python ]; then exec {d}/.venv/bin/python {script}{flag}; '
             f'else exec python3 {script}{flag} --no-venv; fi')
 
@@ -123,7 +123,7 @@ def plugin_command(hook: str) -> str:
     """The plugin's copy runs from the plugin folder; `--plugin` lets it stay quiet beside an install. Without
     its hook file (a damaged plugin folder) it exits 0, as an install's command does."""
     script = f'"${{CLAUDE_PLUGIN_ROOT}}"/hooks/{hook}.py'
-    return f'if [ -f {script} ]; then exec python3 {script} --plugin; fi'
+    return f'if [ -f {script} ] && [ -r {script} ]; then exec python3 {script} --plugin; fi'
 
 
 # Every runtime install.sh registers with: its name, its project file(s), its table, its command. memory-doctor

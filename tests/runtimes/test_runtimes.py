@@ -3,7 +3,9 @@ in the project, the runtime's variables set, the event's JSON on stdin). Exit 2 
 (hook-protocols §0 item 9, §2.1, §3): no command of ours may exit 2 because our code is not there."""
 import json
 import os
+import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -115,3 +117,35 @@ def test_the_plugin_command_runs_its_hook_and_fails_open_without_it(tmp_path):
     ran = subprocess.run(["/bin/sh", "-c", runtimes.plugin_command("session_start").replace("exec python3", "echo")],
                          cwd=project, env=plugin, capture_output=True, text=True)
     assert ran.stdout == f"{ROOT}/hooks/session_start.py --plugin\n"
+
+
+def test_a_closed_stderr_blocks_nothing(tmp_path):
+    """dash's `echo … >&2` with stderr closed fails with 2, which the `if` returned (a review of this change)."""
+    project = make_repo(tmp_path / "app")
+    for name, hook, event, command in _every_registration():
+        proc = subprocess.run(["/bin/sh", "-c", command(hook) + " 2>&-"], input="{}", cwd=project,
+                              env=_runtime_env(name, project), capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 0 and proc.stdout == "", (name, event, proc.returncode)
+
+
+@pytest.mark.skipif(os.geteuid() == 0 and not shutil.which("setpriv"), reason="root reads a chmod 000 file")
+def test_an_unreadable_hook_file_blocks_nothing():
+    """A hook file present but unreadable (an install run by another user under umask 077) passed `[ -f ]`, then
+    python3 could not open it: exit 2. Run as an unprivileged user where the tests run as root."""
+    base = Path(tempfile.mkdtemp(prefix="mh-unreadable-"))  # outside pytest's 0700 tmp folder: nobody may enter
+    try:
+        base.chmod(0o755)
+        project = make_repo(base / "app")
+        hooks = project / INSTALL_DIR / "hooks"
+        hooks.mkdir(parents=True)
+        (hooks / "prompt_recall.py").write_text("raise SystemExit(2)\n")
+        (hooks / "prompt_recall.py").chmod(0)
+        command = runtimes.claude_command("prompt_recall")
+        argv = ["/bin/sh", "-c", command]
+        if os.geteuid() == 0:
+            argv = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all", *argv]
+        proc = subprocess.run(argv, input="{}", cwd=project, env=_runtime_env("Claude Code", project),
+                              capture_output=True, text=True, timeout=60)
+        assert (proc.returncode, proc.stdout) == (0, "") and "missing or unreadable" in proc.stderr, proc.stderr
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
