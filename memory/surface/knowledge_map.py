@@ -16,6 +16,7 @@ GENERAL = "general"  # the topic of an entry with no vocabulary tag
 TITLE_CHARS = (72, 60, 50, 44)  # tried longest first until every title fits
 MIN_TITLE = 40  # a title cut shorter than this at a word boundary looks for the next boundary instead
 OVERSHOOT = 12  # ...at most this far past the limit; else the cut falls mid-word
+TITLE_EXTRA = 40  # titles of entries opening alike run on to where they part, at most this far past the limit
 TYPE_ORDER = {"decision": 0, "warning": 0, "pattern": 1}  # everything else (learned) after
 USE_TIERS = 3  # uses beyond this rank alike: a long-popular entry does not hold its title against all newer use
 TOPIC_HINT = '.beads/memory/recall.sh --topic "<topic>"'  # a title per line (a word's search prints every text)
@@ -250,10 +251,24 @@ def distinct_titles(entries: list[dict], limit: int) -> dict[str, str]:
         if len(keys) > 1 and any(cut[k].endswith("…") for k in keys):
             import os.path
 
-            parted = len(os.path.commonprefix([texts[k] for k in keys]))
-            for k in keys:  # through the first word where the texts differ
+            ordered = sorted(keys, key=lambda k: texts[k])
+            for i, k in enumerate(ordered):  # through the first word where it parts from its nearest neighbour
+                near = [texts[n] for n in (ordered[i - 1] if i else None, ordered[i + 1] if i + 1 < len(ordered)
+                                           else None) if n is not None and texts[n] != texts[k]]
+                parted = max((len(os.path.commonprefix([texts[k], other])) for other in near), default=0)
+                if not near:
+                    continue
                 end = texts[k].find(" ", parted)
-                cut[k] = title(texts[k], max(limit, end if end > 0 else len(texts[k])))
+                end = end if end > 0 else len(texts[k])
+                if end <= limit + TITLE_EXTRA:
+                    cut[k] = title(texts[k], max(limit, end))
+                else:  # a whole opening alike: the title, then the words where it parts (never the whole text)
+                    words: list[str] = []
+                    for word in texts[k][texts[k].rfind(" ", 0, parted) + 1:].split():
+                        if words and len(" ".join(words + [word])) > TITLE_EXTRA // 2:
+                            break
+                        words.append(word)
+                    cut[k] = f"{cut[k]} …{' '.join(words)[:TITLE_EXTRA]}…"
     lines = {}
     for e in entries:
         kind = str(e.get("type"))
