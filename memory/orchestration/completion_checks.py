@@ -60,8 +60,10 @@ def find_worktree(main: str, bead: str, worktree: str | None, branch: str | None
     return None
 
 
-def evaluate(main: str, report: Report | None, final_text: str, config: dict) -> list[Check]:
-    """The enabled checks of a COMPLETE `report` (or of its absence), against the repo at `main`."""
+def evaluate(main: str, report: Report | None, final_text: str, config: dict,
+             memory_dir: str | None = None) -> list[Check]:
+    """The enabled checks of a COMPLETE `report` (or of its absence), against the repo at `main`; `memory_dir`,
+    the memory folder, is no uncommitted work wherever it lies (`MEMORY_HOOKS_DIR`)."""
     timeout = float(config["timeout"])
     checks = []
     if report is None or not (report.worktree or report.branch):
@@ -79,7 +81,7 @@ def evaluate(main: str, report: Report | None, final_text: str, config: dict) ->
                             f"git worktree add .worktrees/bd-{bead} -b bd-{bead}"))
         return checks
     if wt is not None and enabled(config, "worktree"):
-        checks.append(_clean_check(wt, timeout))
+        checks.append(_clean_check(wt, timeout, memory_dir))
     if enabled(config, "pushed"):
         checks.append(_pushed_check(wt, bool(config["fetch"]), timeout) if wt is not None
                       else Check("pushed", "skip", f"no worktree for {bead} to check"))
@@ -115,11 +117,15 @@ def record_outcome(main: str, report: Report, timeout: float) -> str | None:
     return out if code is None else f"bd comments add {report.bead} exited {code}: {out.strip()[:200]}"
 
 
-def _clean_check(wt: str, timeout: float) -> Check:
+def _clean_check(wt: str, timeout: float, memory_dir: str | None = None) -> Check:
     # The memory folder is not the bead's work: hooks write it at any moment, this gate's own capture of the
     # report's LEARNED lines included (a supervisor in the main checkout was blocked by that inbox file)
-    memory = layout.MEMORY_SUBDIR.replace(os.sep, "/")
-    code, out = run(["git", "status", "--porcelain", "--", ":(top)", f":(exclude,top){memory}"], wt, timeout)
+    spec = [":(top)", f":(exclude,top){layout.MEMORY_SUBDIR.replace(os.sep, '/')}"]
+    if memory_dir:
+        inside = os.path.relpath(os.path.realpath(memory_dir), os.path.realpath(wt)).replace(os.sep, "/")
+        if inside.split("/")[0] not in (".", ".."):
+            spec.append(f":(exclude,top){inside}")
+    code, out = run(["git", "status", "--porcelain", "--", *spec], wt, timeout)
     if code is None:
         return Check("worktree", "skip", out)
     if code != 0:

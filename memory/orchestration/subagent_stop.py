@@ -51,7 +51,7 @@ def handle(ctx: hookrun.Context) -> str | None:
         completion.update_state(ctx.memory_dir, lambda state: state.pop(agent, None) and 0)
         _save_handoff(data, report, ctx.memory_dir)
         return None
-    checks = completion_checks.evaluate(root, report, final, config)
+    checks = completion_checks.evaluate(root, report, final, config, ctx.memory_dir)
     loop_count = data.get("loop_count")
     continuing = data.get("stop_hook_active") is True or (isinstance(loop_count, int) and loop_count > 0)
     if not completion_checks.failures(checks):

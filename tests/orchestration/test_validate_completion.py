@@ -434,3 +434,19 @@ def test_the_memory_folder_does_not_count_as_uncommitted_work(project, tmp_path)
     (project / "src.txt").write_text("work not committed\n")  # real work still counts
     out = stop(project, tmp_path, message=report, agent_type="supervisor", agent_id="agent-2")
     assert out["decision"] == "block" and "1 uncommitted change(s)" in out["reason"] and "src.txt" in out["reason"]
+
+
+def test_a_memory_folder_named_by_memory_hooks_dir_is_no_uncommitted_work_either(project, tmp_path):
+    """MEMORY_HOOKS_DIR inside the repository (`notes/memory`): the gate's own capture lands there, not in
+    .beads/memory; before, it blocked on it like the default folder had."""
+    (tmp_path / "bd-state" / "issues.json").write_text(json.dumps({"BD-7": {"status": "inreview", "title": "x"}}))
+    (project / ".git" / "info").mkdir(exist_ok=True)
+    with open(project / ".git" / "info" / "exclude", "a") as ignore:
+        ignore.write(".worktrees/\n")
+    git(project, "checkout", "-q", "-b", "feature-7")
+    git(project, "push", "-q", "-u", "origin", "feature-7")
+    report = "Done.\nLEARNED: the ledger export must finish before 03:00\n\nBEAD BD-7 COMPLETE\nBranch: feature-7"
+    memory = project / "notes" / "memory"
+    assert stop(project, tmp_path, message=report, agent_type="supervisor",
+                extra_env={"MEMORY_HOOKS_DIR": str(memory)}) is None
+    assert any((memory / "inbox").iterdir())  # captured there
