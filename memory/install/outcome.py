@@ -72,8 +72,12 @@ def report(out: TextIO, target: str, main_checkout: str | None, in_git: bool, ch
         if ignored:
             verb = "is" if len(ignored) == 1 else "are"
             out.write(f"  WARNING      {', '.join(ignored)} {verb} gitignored here: teammates who clone get no hooks "
-                      "(the other runtimes' settings would run code they lack); commit them with git add -f, or "
-                      "unignore them\n")
+                      "(the other runtimes' settings would run code they lack); unignore them in .gitignore (a "
+                      "`git add -f` of the folder would take its machine-local files too: the virtualenv, bytecode, "
+                      ".no-venv)\n")
+    for name in _holding_credentials(target, _to_commit(target)):
+        out.write(f"  WARNING      {name} holds a credential-shaped value: move it out (e.g. to a .local settings "
+                  "file, never committed) before you commit that file\n")
 
 
 def _to_commit(target: str) -> list[str]:
@@ -86,6 +90,25 @@ def _to_commit(target: str) -> list[str]:
     rest = [rel for rel in (plan.MEMORY_DIR + "/", ".gitignore", ".gitattributes")
             if os.path.exists(os.path.join(target, rel))]
     return [INSTALL_DIR + "/", *settings, *rest]
+
+
+def _holding_credentials(target: str, names: list[str]) -> list[str]:
+    """Which of the settings files named for commit hold a value the redaction rules take for a credential (an
+    `env` block with an API key is common in .claude/settings.json)."""
+    from memory.core import fsio
+    from memory.store import redact
+
+    found = []
+    for name in names:
+        if name.endswith("/"):
+            continue
+        try:
+            text = fsio.read_regular(os.path.join(target, name)).decode("utf-8", "replace")
+        except OSError:
+            continue
+        if name.endswith(".json") and redact.redact(text)[1]:
+            found.append(name)
+    return found
 
 
 def _ignored_code_and_settings(target: str) -> list[str]:

@@ -154,6 +154,22 @@ def test_existing_settings_are_merged_not_replaced(repo):
     assert settings_merge.without_ours(merged) == USER_SETTINGS
 
 
+def test_the_install_says_which_file_to_commit_holds_a_credential_and_never_advises_add_f(repo):
+    """The summary names the settings files to commit; one holding an API key in its `env` block is named as
+    such (before: listed for commit like any other). With `.claude/` gitignored, the advice is to unignore, not
+    `git add -f` of the folder, which took its machine-local files too (a first-hour review's `.no-venv`)."""
+    (repo / ".claude").mkdir()
+    key = "sk-proj-" + "Ab3dE5fG7hJ9kL2mN4pQ6rS8tU0vW1xY"
+    (repo / ".claude" / "settings.json").write_text(json.dumps({"env": {"OPENAI_API_KEY": key}}, indent=2) + "\n")
+    (repo / ".gitignore").write_text(".claude/\n")
+    out = install(repo, "--no-venv", "--no-self-check").stdout
+    assert ".claude/settings.json holds a credential-shaped value" in out and key not in out
+    assert "git add -f of" not in out.replace("`", "") or "would take its machine-local files" in out
+    assert "unignore them in .gitignore" in out
+    clean = install(repo, "--no-venv", "--no-self-check", "--uninstall")
+    assert clean.returncode == 0
+
+
 def test_second_run_changes_nothing(repo):
     installed_copy(repo)
     before = tree(repo)
