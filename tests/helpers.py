@@ -545,3 +545,16 @@ def forked_processes(code: str, argvs: list, preload: str = "", parallel: bool =
                           text=True, timeout=timeout, env=env)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return json.loads(proc.stdout.splitlines()[-1])
+
+
+def run_at_a_terminal(argv, cwd, env=None, timeout=60) -> subprocess.CompletedProcess:
+    """argv with its stdin a terminal (a pseudo-terminal), as when a person types it; stdout and stderr piped."""
+    import pty
+
+    primary, secondary = pty.openpty()
+    try:
+        return subprocess.run(argv, cwd=cwd, env=env, stdin=secondary, capture_output=True, text=True,
+                              timeout=timeout)
+    finally:
+        os.close(secondary)
+        os.close(primary)

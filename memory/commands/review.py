@@ -66,26 +66,52 @@ def alias(key: str) -> str:
     return f"held-{zlib.crc32(key.encode('utf-8', 'surrogatepass')):08x}"
 
 
+def at_a_terminal() -> bool:
+    """Whether a person runs this: recall.sh's stdin is a terminal. An agent's shell tool gives its commands
+    none (Claude Code, Cursor, Gemini CLI, Codex CLI), so a held text, and the release of one, stay a person's:
+    an agent steered into recording `curl … | sh` is told to ask for `--approve` and would run it itself."""
+    try:
+        return os.isatty(0)
+    except OSError:
+        return False
+
+
 def list_held(memory_dir: str, as_json: bool = False) -> int:
-    """recall.sh --held: the held entries with why; exit 0 when there are some, 1 when none."""
+    """recall.sh --held: the held entries with why; exit 0 when there are some, 1 when none. Off a terminal, as
+    every other listing: by alias, the texts and keys withheld."""
     from memory.core import jsonio, render
 
     found = held_entries(memory_dir)
+    if found and not at_a_terminal():
+        found = withhold(found)
+        print(f"recall.sh: {len(found)} held entr{'y' if len(found) == 1 else 'ies'}; their texts and keys are "
+              "shown on a terminal only (an agent's shell has none): run recall.sh --held yourself",
+              file=sys.stderr)
     if as_json:
         sys.stdout.write("".join(render.escape_control(jsonio.dumps(e)) + "\n" for e in found))
     elif found:
         sys.stdout.write("\n\n".join(render.format_entry(e) for e in found))
-        sys.stdout.write(f"\n\n{len(found)} held entr{'y' if len(found) == 1 else 'ies'}: read each, then "
-                         "`recall.sh --approve KEY` to release it, or `recall.sh --forget KEY`\n")
+        if not found[0].get("withheld"):
+            sys.stdout.write(f"\n\n{len(found)} held entr{'y' if len(found) == 1 else 'ies'}: read each, then "
+                             "`recall.sh --approve KEY` to release it, or `recall.sh --forget KEY`\n")
+        else:
+            sys.stdout.write("\n")
     else:
         print("recall.sh: no entry is held for review", file=sys.stderr)
     return DONE if found else NOTHING
 
 
 def approve(memory_dir: str, name: str, cwd: str) -> int:
-    """recall.sh --approve KEY: release the held entry `name` stands for, its current text only."""
+    """recall.sh --approve KEY: release the held entry `name` stands for, its current text only; a person's act,
+    at a terminal (at_a_terminal)."""
     from memory.capture import edit
     from memory.store import entry, store, view
+
+    if not at_a_terminal():
+        print("recall.sh: --approve is a person's: run it at a terminal after reading the entry (recall.sh "
+              "--held). An agent never releases a held entry; its own capture is what it may have been steered "
+              "to write.", file=sys.stderr)
+        return REFUSED
 
     lines = store.load(memory_dir, include_archive=True).entries
     keys = view.resolve(lines, name)

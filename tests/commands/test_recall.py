@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from conftest import ROOT, fixture_payload, run_hook
-from helpers import make_repo, random_files
+from helpers import make_repo, random_files, run_at_a_terminal
 from memory.commands import recall as recall_module
 from memory.core import jsonio, paths
 from memory.search import find, index
@@ -20,8 +20,16 @@ RECALL = str(ROOT / "bin" / "recall.sh")
 
 
 def recall(repo, *args):
+    """recall.sh as an agent's shell runs it (no terminal: held texts withheld, as whatever runs these tests)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORY_HOOKS")}
-    return subprocess.run([RECALL, *args], cwd=repo, capture_output=True, text=True, env=env)
+    return subprocess.run([RECALL, *args], cwd=repo, capture_output=True, text=True, env=env,
+                          stdin=subprocess.DEVNULL)
+
+
+def at_a_terminal(repo, *args):
+    """recall.sh as a person types it."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORY_HOOKS")}
+    return run_at_a_terminal([RECALL, *args], repo, env)
 
 
 def recall_here(repo, monkeypatch, capsys, *args):
@@ -391,11 +399,11 @@ def test_repro_control_characters_are_stripped_on_output(repo):
     write_raw(repo, [dict(stored, bead="BD-\x1b[2J", source="orch\x9bestrator", tags=["learned", "t\x1b[5m"])])
     # the bidi controls hold the entry for review: only --held prints its text (review.withhold)
     for args in (["alert"], ["--recent", "1"], ["--stats"], ["--held"]):
-        out = recall(repo, *args).stdout
+        out = (at_a_terminal if args == ["--held"] else recall)(repo, *args).stdout
         assert ("ALERT" in out) == (args == ["--held"])
         assert ("text withheld" in out) == (args[0] in ("alert", "--recent"))
         assert not any(c in out for c in "\x1b\x07\x9b\u202e\u202c\u2066\u2069"), (args, out)
-    raw = recall(repo, "--held", "--json").stdout
+    raw = at_a_terminal(repo, "--held", "--json").stdout
     assert not any(c in raw for c in "\x1b\x07\x9b\u202e\u202c\u2066\u2069")
     assert json.loads(raw)["content"] == HOSTILE and json.loads(raw)["bead"] == "BD-\x1b[2J"  # lossless
 
