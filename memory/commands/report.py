@@ -87,7 +87,8 @@ def build(memory_dir: str, root: str, now: float | None = None) -> str:
     snapshot = store.load(memory_dir, include_archive=True)
     latest = store.latest(snapshot.entries, every_copy=True)  # the duplicates section lists each copy
     topics = knowledge_map.topics(latest, os.path.basename(os.path.abspath(root))) if latest else {}
-    stale_found = {str(e["key"]): gone for e, gone in stale.find(latest, root, STALE_DAYS, now=now) or ()}
+    checked = stale.find(latest, root, STALE_DAYS, now=now)  # None: git could not tell, no all-clear either
+    stale_found = {str(e["key"]): gone for e, gone in checked or ()}
     dupes = duplicates(latest)
     dupe_keys = {str(e["key"]) for group in dupes for e in group}
     given = given_counts(memory_dir)
@@ -123,8 +124,10 @@ def build(memory_dir: str, root: str, now: float | None = None) -> str:
         ("Summary", summary),
         ("Entries by type, topic, bead and age", f'<div class="counts">{counts}</div>'),
         ("Growth", report_html.growth_svg(growth(snapshot.entries))),
-        (f"Stale ({len(stale_found)})", f"<p>Not re-confirmed for {STALE_DAYS} days and naming files or symbols the "
-                                        f"repository no longer has.</p><ul>{stale_html}</ul>"),
+        (f"Stale ({len(stale_found)})" if checked is not None else "Stale (not checked)",
+         f"<p>Not re-confirmed for {STALE_DAYS} days and naming files or symbols the repository no longer has.</p>"
+         + (f"<ul>{stale_html}</ul>" if checked is not None else "<p>Not checked: git could not list the "
+            "repository's files and symbols (not a git repository, or no answer in time).</p>")),
         (f"Duplicates ({len(dupes)})", f"<p>Different keys, same text: forget all but one.</p><ul>{dupe_html}</ul>"),
         (f"Redacted ({len(redacted)})", f"<p>Secrets replaced by a marker when they were recorded.</p>"
                                         f"<ul>{red_html}</ul>"),

@@ -285,3 +285,12 @@ def test_the_page_in_a_headless_browser(project, tmp_path):
         assert shot[:8] == b"\x89PNG\r\n\x1a\n" and len(shot) > 20_000
     finally:
         browser.close()
+
+
+def test_a_stale_check_git_cannot_answer_is_no_all_clear(project, monkeypatch):
+    """Before: `Stale (0)` when git could not list the repository (none, or past its timeout)."""
+    from memory.search import stale
+
+    monkeypatch.setattr(stale, "_git", lambda root, args: None)
+    page = build(project)
+    assert "<h2>Stale (not checked)</h2>" in page and "Stale (0)" not in page and "Not checked: git" in page
