@@ -10,7 +10,8 @@ import os
 
 from memory import TYPE_CHECKING
 from memory.core import fsio, layout
-from memory.core.jsonio import without_comments
+from memory.install import backups
+from memory.install.backups import BACKUP_SUFFIX
 from memory.install.bundle import code_files, source_path
 from memory.install.change import Change, block_change, config_change, mode_of, read
 from memory.runtimes import registration, settings_merge
@@ -31,7 +32,6 @@ if TYPE_CHECKING:
 MEMORY_DIR = layout.MEMORY_SUBDIR
 RECALL = os.path.join(MEMORY_DIR, layout.RECALL_SCRIPT)
 KNOWLEDGE = os.path.join(MEMORY_DIR, layout.KNOWLEDGE)
-BACKUP_SUFFIX = ".memory-hooks.bak"
 GITIGNORE_BEGIN = "# >>> memory-hooks: machine-local files (knowledge*.jsonl is meant to be committed)"
 GITIGNORE_END = "# <<< memory-hooks"
 # The memory folder's machine-local files are ignored by a .gitignore in that folder: it stays with the
@@ -146,8 +146,8 @@ def plan_install(target: str, cursor: bool, claude: bool, main_checkout: str | N
         except SettingsError as exc:
             raise SettingsError(f"{exc} (or install with {opt_out})") from None
     for change in changes:  # an upgrade: the first install's backup (the user's own file) stays
-        change.keep_backup = change.config and _earlier_install_backed_up(target, change)
-        change.backup = not (change.config and _nothing_of_the_users(change.before))
+        change.keep_backup = change.config and backups.earlier_install_backed_up(target, change)
+        change.backup = not (change.config and backups.nothing_of_the_users(change.before))
     # `created`: the files an uninstall deletes once nothing but ours is left in them (the settings files and
     # .gitignore). Not the memory folder's .gitignore: it stays with the knowledge after an uninstall, so a
     # later install found it there, and listing it made install.json differ after an uninstall + install.
@@ -176,7 +176,7 @@ def _unless_emptied(change: Change, created: set[str]) -> Change:
     """A settings file an install created, ours taken out and nothing else left in it: deleted, not `{}`."""
     if change.rel in created and change.before is not None and change.after is not None:
         try:
-            if _load(change.after) in ({}, {"version": 1}):
+            if backups.load(change.after) in ({}, {"version": 1}):
                 change.after = None
         except ValueError:
             pass
@@ -201,11 +201,11 @@ def plan_uninstall(target: str, purge: bool, main_checkout: str | None = None) -
         if read(target, rel, strict=False) is not None:
             change = _unless_emptied(config_change(target, rel, settings_merge.without_ours, cursor=cursor), created)
             backup = read(target, rel + BACKUP_SUFFIX, strict=False)
-            if change.after is not None and backup is not None and _same_json(backup, change.after):
+            if change.after is not None and backup is not None and backups.same_json(backup, change.after):
                 change.after = backup  # the user's own bytes, formatting included
             # a backup that says more than the file we leave (a hook an older install.sh dropped, settings the
             # user changed since) is theirs to compare: kept, and the report says so
-            change.keep_backup = backup is not None and rel not in created and _says_more(backup, change.after)
+            change.keep_backup = backup is not None and rel not in created and backups.says_more(backup, change.after)
             changes.append(change)
     if not manifest.get("attributes_kept"):
         attributes = _gitattributes_change(target, remove=True, strict=False)
@@ -248,77 +248,3 @@ def _purge_changes(target: str) -> list[Change]:
         if before is not None:
             changes.append(Change(rel, before, None))
     return changes
-
-
-def _earlier_install_backed_up(target: str, change: Change) -> bool:
-    """The settings file already holds our entries and an earlier install's backup sits beside it: that backup
-    has the user's file from before memory-hooks (an older install.sh reformatted the file, and may have dropped
-    a hook of theirs), so an upgrade keeps it instead of backing up the earlier install's rewrite. A backup that
-    holds a setting or a hook the file lacks (an uninstall kept it for the person to compare) is kept too."""
-    backup = read(target, change.rel + BACKUP_SUFFIX, strict=False)
-    if change.before is None or backup is None:
-        return False
-    try:
-        current = _load(change.before)
-    except ValueError:
-        return False
-    return isinstance(current, dict) and (settings_merge.without_ours(current) != current
-                                          or _says_more(backup, change.before))
-
-
-def _nothing_of_the_users(before: bytes | None) -> bool:
-    """A settings file that holds our entries alone (an install made it: `.gemini/settings.json` where the user
-    had none): an upgrade's rewrite of it is no reason for a backup, which would pass our file for theirs."""
-    try:
-        current = _load(before) if before is not None else None
-    except ValueError:
-        return False
-    if not isinstance(current, dict):
-        return False
-    return settings_merge.without_ours(current) in ({}, {"version": 1})  # `"hooks": {}` of theirs is kept
-
-
-def _says_more(backup: bytes, after: bytes | None) -> bool:
-    """The backup holds a top-level setting or a hook handler that the file we leave does not (a value the user
-    changed since counts as theirs, not as more); unreadable: it may, so True."""
-    try:
-        old, new = _load(backup), _load(after)
-    except ValueError:
-        return True
-    if not (isinstance(old, dict) and isinstance(new, dict)):
-        return old != new
-    old = settings_merge.without_ours(old)  # an older version's own entries are no loss
-    return bool(set(old) - set(new)) or bool(_handlers(old) - _handlers(new))
-
-
-def _handlers(config: dict) -> set[str]:
-    """Every hook handler of a settings object, with its event and matcher, as canonical JSON."""
-    found = set()
-    hooks = config.get("hooks")
-    for event, groups in (hooks.items() if isinstance(hooks, dict) else ()):
-        for group in groups if isinstance(groups, list) else ():
-            inner = group.get("hooks") if isinstance(group, dict) else None
-            for handler in inner if isinstance(inner, list) else [group]:  # Cursor: the group is the handler
-                matcher = group.get("matcher") if isinstance(group, dict) else None
-                found.add(json.dumps([event, matcher, handler], sort_keys=True))
-    return found
-
-
-def _load(data: bytes | None) -> object:
-    """A settings file's value, comments aside (Gemini's settings.json may hold them); ValueError if none."""
-    return json.loads(without_comments((data or b"{}").decode()))
-
-
-def _same_json(a: bytes, b: bytes) -> bool:
-    """The same settings, comments aside; an empty `hooks` object is no hooks (taking ours out of a file whose
-    hooks were all ours leaves none, where the user had written `"hooks": {}`)."""
-    try:
-        return _without_empty_hooks(_load(a)) == _without_empty_hooks(_load(b))
-    except ValueError:
-        return False
-
-
-def _without_empty_hooks(value: object) -> object:
-    if isinstance(value, dict) and value.get("hooks") == {}:
-        return {k: v for k, v in value.items() if k != "hooks"}
-    return value
