@@ -56,6 +56,9 @@ def registration_checks(tree: str) -> list[Finding]:
     elif not any(e == "SessionStart" for e, _, _ in claude) and not plugin:
         found.append((FAIL, "registered", "no SessionStart/PostToolUse hooks of ours in .claude/settings*.json "
                                           "(run memory-hooks' install.sh)"))
+    others = [name for name in ("cursor", "gemini", "codex") if name in left_out]
+    if others:  # a choice, said as one: an install without the flag registers it again
+        found.append((OK, "registered", f"left out at install: {', '.join(others)} (--no-{' --no-'.join(others)})"))
     return found
 
 
