@@ -173,6 +173,10 @@ def redactions_check(memory_dir: str) -> list[Finding]:
         found.append((FAIL, "redactions", f"{left.lines} line(s) ({files}) still hold text another clone redacted "
                       f"(recall.sh --redact, recorded in {redactions.RECORDS}); run: memory-doctor --repair, "
                       "then commit .beads/memory"))
+    if left.records_healed:
+        found.append((FAIL, "redactions", f"{left.records_healed} record(s) of {redactions.RECORDS} name a key "
+                      "another clone's redaction renamed (it held that clone's secret); run: memory-doctor --repair, "
+                      "then commit .beads/memory"))
     for key in left.ambiguous:
         found.append((WARN, "redactions", f"the recorded redaction of `{key}` matches two entries of one capture "
                       "here: find the one that still holds the text (recall.sh WORD --all --history) and run "

@@ -25,7 +25,7 @@ import os
 import sys
 
 from memory import TYPE_CHECKING
-from memory.core import fsio
+from memory.core import fsio, layout
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -168,6 +168,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         result = merge_files(args[0], args[1], args[2])
+        if len(args) > 3 and os.path.basename(args[3]) == layout.REDACTIONS:
+            from memory.store import redactions  # two clones' records of one capture: see redactions.heal
+
+            result = redactions.heal_bytes(result)
         fsio.atomic_write(os.path.abspath(args[1]), result)
     except OSError as exc:
         print(f"memory-merge: {exc}", file=sys.stderr)

@@ -33,6 +33,7 @@ class Applied:
     def __init__(self) -> None:
         self.rewritten: dict[str, int] = {}
         self.ambiguous: list[str] = []  # the recorded keys of records this clone's lines do not tell apart
+        self.records_healed = 0  # records naming a key another clone's redaction renamed (redactions.heal)
 
     @property
     def lines(self) -> int:
@@ -135,11 +136,20 @@ def _ambiguous(done: Applied, found: list[Matcher]) -> None:
 def apply_locked(memory_dir: str) -> Applied:
     """Rewrite every line a record rewrites, drop the derived files when anything changed, and note in the
     marker what this clone's files are now. Under the lock."""
+    done = Applied()
     before = _marker(memory_dir)
     now = _identity(memory_dir)
     same = {n for n, ident in now["files"].items() if before.get("files", {}).get(n) == ident} \
         if before.get("records") == now["records"] else set()
-    new, done = _plan(memory_dir, redactions.load(memory_dir), same)
+    records = redactions.load(memory_dir)
+    healed = redactions.heal(records)
+    if healed != records:  # two clones' records merged: a key one names held the other's secret
+        redactions.save(memory_dir, healed)
+        done.records_healed = sum(a != b for a, b in zip(records, healed))
+        same = set()
+    new, planned = _plan(memory_dir, healed, same)
+    planned.records_healed = done.records_healed
+    done = planned
     for name, data in new.items():
         fsio.atomic_write(os.path.join(memory_dir, name), data)
     if new:
@@ -154,7 +164,11 @@ def apply_locked(memory_dir: str) -> Applied:
 
 def pending(memory_dir: str) -> Applied:
     """What applying would do here (nothing written): the doctor's check."""
-    return _plan(memory_dir, redactions.load(memory_dir))[1]
+    records = redactions.load(memory_dir)
+    healed = redactions.heal(records)
+    done = _plan(memory_dir, healed)[1]
+    done.records_healed = sum(a != b for a, b in zip(records, healed))
+    return done
 
 
 def drop_derived(memory_dir: str) -> None:

@@ -89,9 +89,55 @@ def add(memory_dir: str, new: list[dict], text: str | None, renamed: tuple[str, 
                                                            for p in old["from_keys"]})
         if not later:
             kept.append(_renamed(_scrubbed(old, text) if text else old, renamed))
-    data = b"".join(jsonio.dumps_line(r) for r in kept + new)
-    fsio.atomic_write(os.path.join(memory_dir, RECORDS), data)
+    save(memory_dir, heal(kept + new))
     _attribute(memory_dir)
+
+
+def heal(records: list[dict]) -> list[dict]:
+    """Records merged from two clones that redacted two entries of one capture at once: each names the other's
+    old key as not its own (`not_keys`), and that key held the other clone's secret. Such a key, fitting the
+    pattern of a record of the same capture, takes that record's new key, as `--redact` renames the keys of
+    the records it finds (`_renamed`); records that need nothing come back as they are."""
+    loose = [(rec, [p.split(WILD) for p in rec["from_keys"] if isinstance(p, str) and WILD in p]) for rec in records]
+    out = []
+    for rec in records:
+        names = rec.get("not_keys")
+        if not isinstance(names, list) or not names:
+            out.append(rec)
+            continue
+        mine = (stamp(rec["line"]), rec["line"].get("capture_id"))
+        renamed = []
+        for key in names:
+            new = next((o["line"]["key"] for o, patterns in loose if o is not rec and isinstance(key, str)
+                        and (stamp(o["line"]), o["line"].get("capture_id")) == mine
+                        and any(_fits(pieces, key) for pieces in patterns)), key)
+            renamed.append(new)
+        out.append(rec if renamed == names else dict(rec, not_keys=sorted(set(renamed))))
+    return out
+
+
+def heal_bytes(data: bytes) -> bytes:
+    """`heal` on a records file's bytes (the merge driver's result): each record that changes is written anew,
+    every other line kept as it was."""
+    lines = data.split(b"\n")
+    parsed: list[tuple[int, dict]] = []
+    for at, raw in enumerate(lines):
+        try:
+            obj = jsonio.loads(raw) if raw.strip() else None
+        except (ValueError, RecursionError):
+            continue
+        if isinstance(obj, dict) and isinstance(obj.get("line"), dict) and isinstance(obj.get("from_keys"), list) \
+                and isinstance(obj["line"].get("key"), str):
+            parsed.append((at, obj))
+    for (at, before), after in zip(parsed, heal([obj for _, obj in parsed])):
+        if after is not before:
+            lines[at] = jsonio.dumps_line(after).rstrip(b"\n")
+    return b"\n".join(lines)
+
+
+def save(memory_dir: str, records: list[dict]) -> None:
+    """The records file rewritten whole (temp + fsync + os.replace)."""
+    fsio.atomic_write(os.path.join(memory_dir, RECORDS), b"".join(jsonio.dumps_line(r) for r in records))
 
 
 def _scrubbed(old: dict, text: str) -> dict:

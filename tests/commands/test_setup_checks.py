@@ -89,11 +89,13 @@ def test_a_missing_event_an_old_command_and_a_missing_hook_file_are_reported(rep
                                  for c in _registered(data)), label
 
 
-def test_a_runtime_left_out_at_install_is_not_reported(repo):
+def test_a_runtime_left_out_at_install_is_no_problem_but_said_as_a_choice(repo):
     subprocess.run([str(ROOT / "install.sh"), "--no-venv", "--no-self-check", "--no-gemini", "--no-codex",
                     str(repo)], check=True, capture_output=True)
-    details = [c["detail"] for c in _registered(doctor_report(repo)[1])]
-    assert not [d for d in details if "gemini" in d.lower() or "codex" in d.lower()]
+    checks = _registered(doctor_report(repo)[1])
+    named = [c for c in checks if "gemini" in c["detail"].lower() or "codex" in c["detail"].lower()]
+    assert [(c["level"], c["detail"]) for c in named] == [
+        ("OK", "left out at install: gemini, codex (--no-gemini --no-codex)")]
 
 
 def test_gemini_hooks_switched_off_in_geminis_own_settings_warn(repo):
