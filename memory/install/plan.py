@@ -98,7 +98,16 @@ def _gitattributes_change(root: str, remove: bool, strict: bool = True) -> Chang
     from memory.store import gitmerge
 
     return block_change(root, ".gitattributes", gitmerge.ATTRIBUTES_BEGIN, gitmerge.ATTRIBUTES_END,
-                        gitmerge.attribute_lines(), remove, strict)
+                        gitattributes_lines(), remove, strict)
+
+
+def gitattributes_lines() -> list[str]:
+    """install.sh's .gitattributes block: the knowledge files merged by the driver, and the shell scripts kept as
+    committed (LF) whatever core.autocrlf a clone has (Git for Windows sets it): a CRLF checkout of recall.sh or
+    bin/memory-merge is "required file not found", and a merge of the knowledge then conflicts."""
+    from memory.store import gitmerge
+
+    return gitmerge.attribute_lines() + [f"/{RECALL.replace(os.sep, '/')} -text", f"/{INSTALL_DIR}/** -text"]
 
 
 def plan_install(target: str, cursor: bool, claude: bool, main_checkout: str | None = None,

@@ -170,6 +170,26 @@ def test_the_install_says_which_file_to_commit_holds_a_credential_and_never_advi
     assert clean.returncode == 0
 
 
+def test_a_clone_with_autocrlf_gets_working_scripts(tmp_path):
+    """Git for Windows' core.autocrlf=true checked recall.sh and bin/memory-merge out with CRLF: "required file
+    not found", and a merge of the knowledge then conflicted. install.sh's .gitattributes block keeps the code
+    folder and recall.sh as committed."""
+    from helpers import installed_clone_of_a_new_remote
+
+    remote, a = installed_clone_of_a_new_remote(tmp_path)
+    git(a, "add", "-A")
+    git(a, "commit", "-qm", "installed")
+    git(a, "push", "-q", "origin", "main")
+    w = tmp_path / "w"
+    subprocess.run(["git", "clone", "-q", "-c", "core.autocrlf=true", str(remote), str(w)], check=True)
+    for rel in (".beads/memory/recall.sh", f"{runtimes.INSTALL_DIR}/bin/memory-merge",
+                f"{runtimes.INSTALL_DIR}/hooks/session_start.py"):
+        assert b"\r\n" not in (w / rel).read_bytes(), rel
+    proc = subprocess.run([str(w / ".beads/memory/recall.sh"), "--setup-git"], cwd=w, capture_output=True,
+                          text=True, env=clean_env())
+    assert proc.returncode == 0, proc.stderr
+
+
 def test_second_run_changes_nothing(repo):
     installed_copy(repo)
     before = tree(repo)

@@ -364,7 +364,9 @@ def test_install_writes_attributes_and_config_and_uninstall_restores(repo):
 
 
 def test_attributes_a_teammate_committed_stay_on_uninstall(repo):
-    block = "\n".join([gitmerge.ATTRIBUTES_BEGIN] + gitmerge.attribute_lines() + [gitmerge.ATTRIBUTES_END]) + "\n"
+    from memory.install import plan
+
+    block = "\n".join([gitmerge.ATTRIBUTES_BEGIN] + plan.gitattributes_lines() + [gitmerge.ATTRIBUTES_END]) + "\n"
     (repo / ".gitattributes").write_text(block)
     subprocess.run([INSTALL, "--no-venv", "--no-self-check", str(repo)], check=True, capture_output=True,
                    env=clean_env())
