@@ -118,7 +118,11 @@ def build_records(memory_dir: str, found: Sequence[bdcomment.Marked], source: st
                 continue
             records.append(entry.build_control(entry.FORGET, keys[0], piece_bead, **control))
             continue
-        name = piece.key if piece.key and entry.valid_key_name(piece.key) else None
+        # the whole key as every listing prints it (`LEARNED[learned-pool-size]:`) names that entry, not a new one
+        # `learned-learned-pool-size`
+        whole = piece.key[len(piece.kind) + 1:] if piece.key and piece.key.startswith(f"{piece.kind}-") else None
+        name = whole if whole and entry.valid_key_name(whole) else \
+            piece.key if piece.key and entry.valid_key_name(piece.key) else None
         if piece.key and name is None:
             problems.append(f"memory-hooks: `{piece.key}` is not a key (lowercase letters, digits and dashes, "
                             "up to 60): stored under its automatic key.")

@@ -203,3 +203,15 @@ def test_add_run_by_claude_codes_bash_tool_records_the_session_and_what_it_ran_i
     env["CLAUDE_CODE_SESSION_ID"] = "../../etc/passwd"  # not a session id: nothing looked up
     assert subprocess.run([RECALL, "--add", "LEARNED: second"], cwd=repo, env=env).returncode == 0
     assert "errors" not in knowledge(repo)[1] and "files" not in knowledge(repo)[1]
+
+
+def test_a_correction_under_the_whole_key_as_listings_print_it_replaces_that_entry(repo):
+    """`LEARNED[learned-the-widget-pool-size-is-8-by-default]: …` (the key as recall.sh prints it, as --pin and
+    --forget take it) made a second entry `learned-learned-…`, both live (a second walkthrough)."""
+    recall(repo, "--add", "LEARNED: the widget pool size is 8 by default")
+    proc = recall(repo, "--add", "LEARNED[learned-the-widget-pool-size-is-8-by-default]: the widget pool size is 16")
+    assert proc.returncode == 0 and "replaced the earlier entry" in proc.stdout, proc.stdout
+    listed = recall(repo, "widget")
+    assert "is 16" in listed.stdout and "is 8" not in listed.stdout and "learned-learned-" not in listed.stdout
+    other = recall(repo, "--add", "DECISION[learned-pool]: a decision whose name merely starts like another type")
+    assert "decision-learned-pool" in other.stdout
