@@ -120,7 +120,9 @@ def record_outcome(main: str, report: Report, timeout: float) -> str | None:
 def _clean_check(wt: str, timeout: float, memory_dir: str | None = None) -> Check:
     # The memory folder is not the bead's work: hooks write it at any moment, this gate's own capture of the
     # report's LEARNED lines included (a supervisor in the main checkout was blocked by that inbox file)
-    spec = [":(top)", f":(exclude,top){layout.MEMORY_SUBDIR.replace(os.sep, '/')}"]
+    # nor are the beads' worktrees under `.worktrees/` (git lists each as untracked in the main checkout, and the
+    # fix offered, `git add -A`, would commit them as embedded repositories)
+    spec = [":(top)", f":(exclude,top){layout.MEMORY_SUBDIR.replace(os.sep, '/')}", ":(exclude,top).worktrees"]
     if memory_dir:
         inside = os.path.relpath(os.path.realpath(memory_dir), os.path.realpath(wt)).replace(os.sep, "/")
         if inside.split("/")[0] not in (".", ".."):

@@ -419,9 +419,8 @@ def test_the_memory_folder_does_not_count_as_uncommitted_work(project, tmp_path)
     """A supervisor working in the main checkout: its report's LEARNED line is captured (into the inbox) before
     the clean check, and an earlier capture left one too. Before, the gate blocked on its own inbox file."""
     (tmp_path / "bd-state" / "issues.json").write_text(json.dumps({"BD-7": {"status": "inreview", "title": "x"}}))
-    (project / ".git" / "info").mkdir(exist_ok=True)
-    with open(project / ".git" / "info" / "exclude", "a") as ignore:
-        ignore.write(".worktrees/\n")  # another bead's worktree lives there
+    # another bead's worktree lives in .worktrees/, untracked here: no work of this bead either (before, the fix
+    # offered was `git add -A`, which commits it as an embedded repository)
     git(project, "checkout", "-q", "-b", "feature-7")
     git(project, "push", "-q", "-u", "origin", "feature-7")
     inbox = project / ".beads" / "memory" / "inbox"
