@@ -57,6 +57,11 @@ def _inbox_check(memory_dir: str) -> Finding:
               + (" (memory-doctor --repair)" if held.malformed or held.duplicates else ""))
     if count > health.COMPACT_HINT:
         detail += "; reads slow down: run memory-doctor --compact on a clean tree, then commit"
+    bad = inbox.bad_names(memory_dir)
+    if bad:
+        level = WARN
+        detail += (f"; {len(bad)} not read (not a regular file this user may read: a symlink, a folder, no "
+                   f"permission): {', '.join(bad[:3])}{' …' if len(bad) > 3 else ''}; remove them or fix them")
     probe = os.path.join(layout.INBOX, "probe" + inbox.SUFFIX)
     if os.path.isdir(memory_dir) and paths.git_lines(["check-ignore", "--no-index", probe], memory_dir, 5.0):
         return FAIL, "inbox", (f"{detail}; {layout.INBOX}/ is gitignored, so captures are never committed: add "

@@ -15,6 +15,7 @@ entries through it on `recall.sh KEYWORD --all`'s path. Parsing is memory.store.
 from __future__ import annotations
 
 import os
+import stat
 import time
 
 from memory import TYPE_CHECKING
@@ -34,12 +35,31 @@ def folder(memory_dir: str) -> str:
 
 
 def names(memory_dir: str) -> list[str]:
-    """The inbox's fragment names, oldest first ([] when there is no inbox)."""
+    """The inbox's fragment names, oldest first ([] when there is no inbox): regular files this process may read.
+    Anything else under a fragment's name (a symlink, which git can commit, a folder, a file without read
+    permission) is left out, as a malformed line is skipped: one of them turned every read, capture and session
+    start off (`bad_names` lists them for the doctor)."""
+    return [n for n in _listed(memory_dir) if _readable_file(os.path.join(folder(memory_dir), n))]
+
+
+def bad_names(memory_dir: str) -> list[str]:
+    """What `names` leaves out."""
+    return [n for n in _listed(memory_dir) if not _readable_file(os.path.join(folder(memory_dir), n))]
+
+
+def _listed(memory_dir: str) -> list[str]:
     try:
         found = os.listdir(folder(memory_dir))
-    except (FileNotFoundError, NotADirectoryError):
+    except (FileNotFoundError, NotADirectoryError, PermissionError):
         return []
     return sorted(n for n in found if n.endswith(SUFFIX) and not n.startswith("."))
+
+
+def _readable_file(path: str) -> bool:
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode) and os.access(path, os.R_OK)
+    except OSError:
+        return False
 
 
 def write(memory_dir: str, data: bytes) -> str:

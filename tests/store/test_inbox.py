@@ -166,3 +166,26 @@ def test_writers_killed_mid_write_leave_only_whole_fragments(mem):
         data = (mem / layout.INBOX / name).read_bytes()
         assert data.endswith(b"\n") and all(json.loads(x) for x in data.split(b"\n") if x)
     assert not [n for n in os.listdir(mem / layout.INBOX) if not n.endswith(inbox.SUFFIX)]
+
+
+def test_a_fragment_that_is_no_readable_file_is_left_out_and_named_by_the_doctor(repo):
+    """A symlink under a fragment's name (git can commit one; here to /dev/zero) or a folder named like one: before,
+    session start and the prompt hook said nothing, recall.sh failed, every capture was refused and the doctor
+    failed five checks. Now each is left out like a malformed line; the rest reads and captures as ever."""
+    from helpers import bash_payload, doctor_report, fixture_payload, installed_with_a_capture, run_hook
+
+    installed_with_a_capture(repo)
+    memory = repo / ".beads" / "memory"
+    folder = memory / layout.INBOX
+    os.symlink("/dev/zero", folder / "1795549999999999999-deadbeef.jsonl")
+    (folder / "1795549999999999998-folder00.jsonl").mkdir()
+    assert len(inbox.bad_names(str(memory))) == 2 and len(inbox.names(str(memory))) >= 1
+    proc = run_hook("memory_capture", bash_payload('bd comment BD-2 "LEARNED: the pool size is 16 here"', repo), repo)
+    assert proc.returncode == 0 and b"captured 1 insight" in proc.stdout, proc.stdout
+    start = dict(fixture_payload("claude-code/2.1.330/SessionStart-6.json"), cwd=str(repo))
+    text = json.loads(run_hook("session_start", start, repo).stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "the pool size is 16 here" in text
+    found = subprocess.run([str(memory / "recall.sh"), "pool"], cwd=repo, capture_output=True, text=True)
+    assert found.returncode == 0 and "the pool size is 16 here" in found.stdout, found.stderr
+    check = doctor_report(repo)[2]["inbox"]
+    assert check["level"] == "WARN" and "2 not read" in check["detail"] and "deadbeef" in check["detail"]
