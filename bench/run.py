@@ -342,6 +342,10 @@ def main(argv=None) -> int:
             p2s, b2s = timed(capture, runs, cwd=project, env=hook_env(project), stdin=lambda i: bash_payload(
                 f'bd comment BD-{i} "{secret.format(i=i)}"', project, 1000 + i))
             rows.append(("P2 capture full of credentials", p2s, p2s / b2s, "redaction's worst common case"))
+            huge = "LEARNED: the pool size is {i} here. " + "word " * (4 * 1024 * 1024)  # a 20 MB command
+            p2h, b2h = timed(capture, max(3, runs // 4), cwd=project, env=hook_env(project),
+                             stdin=lambda i: bash_payload(f'bd comment BD-{i} "{huge.format(i=i)}"', project, 2000 + i))
+            rows.append(("P2 capture of a 20 MB bd comment", p2h, p2h / b2h, "reported; the hooks' timeout is 10 s"))
             return _print(rows, args, runs)
 
         start_payload = json.dumps({"session_id": "b", "hook_event_name": "SessionStart", "source": "startup",

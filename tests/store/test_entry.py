@@ -94,3 +94,13 @@ def test_provenance_is_extra_and_none_dropped():
 def test_secret_never_reaches_key_or_content():
     e = entry.build("deploy with password=Zq8#vR2mXp9L then restart", "B", "orchestrator")
     assert "Zq8" not in e["content"] and "zq8" not in e["key"] and e["redacted"] == ["secret_assignment"]
+
+
+def test_a_huge_text_is_redacted_within_its_margin_and_no_credential_is_cut_in_half():
+    """A 20 MB capture was redacted whole before the 2,048-character cap (seconds near the hooks' timeout); now
+    only REDACT_MARGIN times the cap is, and a credential straddling the cap is still replaced whole."""
+    token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    for at in (entry.MAX_CONTENT_CHARS - 10, entry.MAX_CONTENT_CHARS - len(token) // 2, 100):
+        text = "x " * (at // 2) + token + " tail" * 4_000_000
+        content, kinds = entry.clean_text(text)
+        assert "ghp_" not in content and len(content) <= entry.MAX_CONTENT_CHARS and kinds, at
