@@ -281,6 +281,28 @@ def test_failing_bd_comment_is_not_captured(repo, tmp_path):
     assert without_bd.returncode == 0 and knowledge(repo) == [] and error_log(repo) == ""
 
 
+def test_a_bd_error_in_a_chain_that_exits_0_is_checked_against_bd(repo, tmp_path):
+    """`bd comment BD-99 "LEARNED: …" || true` exits 0 while bd printed `Error: issue BD-99 not found`: before, the
+    insight was stored, tagged BD-99 (a second walkthrough). Now bd is asked, as for a failed call."""
+    env = {"PATH": FAKE_BD + os.pathsep + os.environ["PATH"], "FAKE_BD_DIR": str(tmp_path / "bd")}
+    (tmp_path / "bd").mkdir()
+    (tmp_path / "bd" / "issues.json").write_text(json.dumps({"BD-4": {"status": "open"}}))
+    command = 'bd comment BD-99 "LEARNED: the pool size is 16" || true'
+    ran = subprocess.run(["sh", "-c", command], env={**os.environ, **env}, cwd=repo, capture_output=True, text=True)
+    assert ran.returncode == 0 and ran.stderr.startswith("Error: ")
+    payload = bash_payload(command, repo)
+    payload["tool_response"].update(stdout=ran.stdout, stderr=ran.stderr)
+    proc = run_hook("memory_capture", payload, repo, env=env)
+    assert proc.returncode == 0 and knowledge(repo) == []
+    assert "not captured" in json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
+    ok = 'bd comment BD-4 "LEARNED: the pool size is 16" || true'
+    ran = subprocess.run(["sh", "-c", ok], env={**os.environ, **env}, cwd=repo, capture_output=True, text=True)
+    payload = bash_payload(ok, repo)
+    payload["tool_response"].update(stdout=ran.stdout, stderr=ran.stderr)
+    assert run_hook("memory_capture", payload, repo, env=env).returncode == 0
+    assert [e["content"] for e in knowledge(repo)] == ["the pool size is 16"]
+
+
 def test_env_style_secrets_are_neither_stored_nor_shown_at_session_start(repo):
     """The issue's reproduction: `.env`-form secrets with prefixed names (`POSTGRES_PASSWORD`, `JWT_SECRET`)
     used to slip past the `\\bpassword` rule, land verbatim in knowledge.jsonl and come back at session start."""
