@@ -15,8 +15,8 @@ lines, never at which side is "ours", so merging either way gives the same file 
 the same answer. Always exits 0 for any pair of files it can read (2 when it can't: git then reports a
 conflict and leaves the file as it was).
 
-The active file may pass 1,000 lines after a merge: the next session start (or capture) rotates it again,
-under the store's lock. (Rotating here would write the archive while git may still be merging it.)
+The active file may pass 1,000 lines after a merge: the next fold (`memory-doctor --compact`) rotates it, under
+the store's lock (session start never does: docs/branches.md). (Rotating here would write the archive while git may still be merging it.)
 """
 from __future__ import annotations
 
