@@ -16,7 +16,8 @@ the same answer. Always exits 0 for any pair of files it can read (2 when it can
 conflict and leaves the file as it was).
 
 The active file may pass 1,000 lines after a merge: the next fold (`memory-doctor --compact`) rotates it, under
-the store's lock (session start never does: docs/branches.md). (Rotating here would write the archive while git may still be merging it.)
+the store's lock (session start never does: docs/branches.md). Rotating here would write the archive while git
+may still be merging it.
 """
 from __future__ import annotations
 
