@@ -131,15 +131,39 @@ def with_codex_hooks(config: dict, available: list[str]) -> dict:
     return _with_grouped(config, available, CODEX_EVENTS, codex_command)
 
 
+def _tuned_timeouts(config: dict) -> dict[tuple[str, str], float]:
+    """(event, hook file) -> the `timeout` an existing handler of ours holds: a user may have raised it."""
+    from memory.runtimes.ours import our_handlers
+
+    found = {}
+    for event, _, handler in our_handlers(config):
+        command, timeout = handler.get("command"), handler.get("timeout")
+        if isinstance(command, str) and "/hooks/" in command and isinstance(timeout, (int, float)) \
+                and not isinstance(timeout, bool) and timeout > 0:
+            found[(event, command.rsplit("/hooks/", 1)[1].split(".py", 1)[0])] = timeout
+    return found
+
+
+def _keep_raised_timeout(handler: dict, tuned: dict[tuple[str, str], float], event: str, hook: str) -> dict:
+    """A re-install keeps a timeout raised past ours (a slow machine's 20 for our 10); ours where it was lower
+    (an older version's default, or one a person lowered: the hooks' own budgets assume ours)."""
+    before = tuned.get((event, hook))
+    if before is not None and isinstance(handler.get("timeout"), (int, float)) and before > handler["timeout"]:
+        return dict(handler, timeout=before)
+    return handler
+
+
 def _with_grouped(config: dict, available: list[str], table: list, command: Callable[[str], str]) -> dict:
     """Claude's shape (event -> [{matcher?, hooks: [handler]}]) with our entries of `table` at the end."""
+    tuned = _tuned_timeouts(config)
     result = without_ours(config)
     hooks = dict(result.get("hooks") or {})
     for hook, event, matcher, extra in table:
         if hook not in available:
             continue
         group: dict = {"matcher": matcher} if matcher else {}
-        group["hooks"] = [dict({"type": "command", "command": command(hook)}, **extra)]
+        group["hooks"] = [_keep_raised_timeout(dict({"type": "command", "command": command(hook)}, **extra), tuned,
+                                               event, hook)]
         hooks[event] = list(hooks.get(event) or []) + [group]
     result["hooks"] = hooks
     return result
@@ -147,13 +171,14 @@ def _with_grouped(config: dict, available: list[str], table: list, command: Call
 
 def with_cursor_hooks(config: dict, available: list[str]) -> dict:
     """`config` (a .cursor/hooks.json object) with our Cursor registrations at the end."""
+    tuned = _tuned_timeouts(config)
     result = without_ours(config)
     result.setdefault("version", 1)
     hooks = dict(result.get("hooks") or {})
     for hook, event, matcher, extra in CURSOR_EVENTS:
         if hook not in available:
             continue
-        handler = dict({"command": cursor_command(hook)}, **extra)
+        handler = _keep_raised_timeout(dict({"command": cursor_command(hook)}, **extra), tuned, event, hook)
         if matcher:
             handler["matcher"] = matcher
         hooks[event] = list(hooks.get(event) or []) + [handler]

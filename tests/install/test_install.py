@@ -190,6 +190,23 @@ def test_a_clone_with_autocrlf_gets_working_scripts(tmp_path):
     assert proc.returncode == 0, proc.stderr
 
 
+def test_a_reinstall_keeps_a_timeout_the_user_raised(repo):
+    """A user raised our Stop hook's timeout to 20 on a slow machine; a re-install (an upgrade) put it back to 10
+    (a second walkthrough). Raised timeouts stay; a lower one goes back to ours (the hooks' budgets assume it)."""
+    install(repo, "--no-venv", "--no-self-check")
+    path = repo / ".claude" / "settings.json"
+    config = json.loads(path.read_text())
+    stop = config["hooks"]["Stop"][-1]["hooks"][0]
+    pre = config["hooks"]["PreCompact"][-1]["hooks"][0]
+    ours_stop, ours_pre = stop["timeout"], pre["timeout"]
+    stop["timeout"], pre["timeout"] = ours_stop + 10, 1
+    path.write_text(json.dumps(config, indent=2) + "\n")
+    install(repo, "--no-venv", "--no-self-check")
+    after = json.loads(path.read_text())["hooks"]
+    assert after["Stop"][-1]["hooks"][0]["timeout"] == ours_stop + 10
+    assert after["PreCompact"][-1]["hooks"][0]["timeout"] == ours_pre
+
+
 def test_second_run_changes_nothing(repo):
     installed_copy(repo)
     before = tree(repo)
