@@ -56,8 +56,9 @@ def report(out: TextIO, target: str, main_checkout: str | None, in_git: bool, ch
                 # `codex exec` skips unreviewed project hooks without a word; Codex keeps a hash of what was reviewed
                 out.write("  note: Codex CLI runs project hooks only once reviewed: open Codex in this repository "
                           "and approve them (/hooks)\n")
-    if in_git:
-        out.write(f"  commit       {' '.join(_to_commit(target))} (teammates get working hooks only with the code "
+    pending = _uncommitted(target, _to_commit(target)) if in_git else []
+    if pending:  # committed already (a re-install that changed nothing): no advice
+        out.write(f"  commit       {' '.join(pending)} (teammates get working hooks only with the code "
                   "folder and the settings together)\n")
     backups = [c.label + plan.BACKUP_SUFFIX for c in changed
                if c.config and c.backup and c.before not in (None, c.after)]
@@ -90,6 +91,15 @@ def _to_commit(target: str) -> list[str]:
     rest = [rel for rel in (plan.MEMORY_DIR + "/", ".gitignore", ".gitattributes")
             if os.path.exists(os.path.join(target, rel))]
     return [INSTALL_DIR + "/", *settings, *rest]
+
+
+def _uncommitted(target: str, names: list[str]) -> list[str]:
+    """Which of `names` git shows as new or changed in the work tree at `target` (all of them if git can't say)."""
+    status = paths.git_lines(["status", "--porcelain", "--untracked-files=all", "--", *names], target, 30.0)
+    if not status and paths.git_lines(["rev-parse", "--is-inside-work-tree"], target, 30.0) != ["true"]:
+        return names  # git did not answer: say it all
+    changed = [line[3:].strip('"') for line in status if len(line) > 3]
+    return [n for n in names if any(c == n.rstrip("/") or c.startswith(n.rstrip("/") + "/") for c in changed)]
 
 
 def _holding_credentials(target: str, names: list[str]) -> list[str]:

@@ -1345,6 +1345,8 @@ def test_committing_what_the_summary_names_gives_a_teammate_working_hooks(repo, 
     git(repo, "add", "--", *paths)
     git(repo, "commit", "-q", "-m", "memory-hooks")
     assert git(repo, "status", "--porcelain", "--untracked-files=all") == ""  # nothing of the install left out
+    again = install(repo, "--no-venv", "--no-self-check").stdout  # all committed: no advice to commit
+    assert not [line for line in again.splitlines() if line.startswith("  commit ")], again
     teammate = tmp_path / "teammate"
     git(tmp_path, "clone", "-q", str(repo), str(teammate))
     run_registered(teammate, "memory_capture", bash_payload('bd comment BD-1 "LEARNED: arrives by git"', teammate))
