@@ -247,12 +247,16 @@ def _refusal_hint(call: bdcli.BdCall) -> str:
 
 
 def shell_missed_bd(output: str) -> bool:
-    """True when a shell call's output says bd is not installed, or bd printed an error of its own (`Error: issue
-    BD-99 not found`, its CLI's form): whatever the runtime reports (`… || true` exits 0), bd may not have
-    recorded it, and bd is asked what it holds."""
-    if "not found" in output and re.search(_BD_NOT_FOUND, output) is not None:
-        return True
-    return "Error:" in output and any(line.startswith("Error: ") for line in output.splitlines())
+    """True when a shell call's output says bd is not installed: whatever the runtime reports, bd did not run."""
+    return "not found" in output and re.search(_BD_NOT_FOUND, output) is not None
+
+
+def bd_error(output: str) -> str | None:
+    """The first `Error: …` line a shell call printed (bd's CLI form: `Error: issue BD-99 not found`), else None:
+    whatever the runtime reports (`… || true` exits 0), bd may not have recorded it."""
+    if "Error: " not in output:
+        return None
+    return next((line for line in output.splitlines() if line.startswith("Error: ")), None)
 
 
 def bd_holds(insight: Insight, cwd: str | None, timeout: float = 3.0) -> tuple[bool, str]:

@@ -28,7 +28,9 @@ def handle(ctx: hookrun.Context) -> str | None:
     cwd = payload.cwd(data)
     found = bdcomment.insights_in_command(command, cwd)
     unconfirmed: list[tuple[bdcomment.Insight, str]] = []
-    if found and (not shell_outcome.succeeded(data) or bdcomment.shell_missed_bd(shell_outcome.shell_output(data))):
+    output = shell_outcome.shell_output(data)
+    if found and (not shell_outcome.succeeded(data) or bdcomment.shell_missed_bd(output)
+                  or bdcomment.bd_error(output)):
         # `bd comment … "LEARNED: x" && git push` with a failing push: bd did record x. Keep what bd holds.
         asked = [(f, bdcomment.bd_holds(f, cwd)) for f in found]
         found = [f for f, (held, _) in asked if held]
@@ -72,8 +74,12 @@ def handle(ctx: hookrun.Context) -> str | None:
 
 def _what_failed(data: dict) -> str:
     """What the payload says went wrong, as it says it."""
-    if bdcomment.shell_missed_bd(shell_outcome.shell_output(data)):
+    output = shell_outcome.shell_output(data)
+    if bdcomment.shell_missed_bd(output):
         return "the shell said `bd: command not found`"
+    error = bdcomment.bd_error(output)
+    if error and shell_outcome.succeeded(data):  # `bd comment … || true`: the call exited 0, bd said why not
+        return f"bd said `{error[:160]}`"
     said = shell_outcome.failure(data)
     return f"the command failed ({said})" if said else "the command failed"
 

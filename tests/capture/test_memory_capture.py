@@ -295,6 +295,7 @@ def test_a_bd_error_in_a_chain_that_exits_0_is_checked_against_bd(repo, tmp_path
     proc = run_hook("memory_capture", payload, repo, env=env)
     assert proc.returncode == 0 and knowledge(repo) == []
     assert "not captured" in json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "bd said `Error: " in json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
     ok = 'bd comment BD-4 "LEARNED: the pool size is 16" || true'
     ran = subprocess.run(["sh", "-c", ok], env={**os.environ, **env}, cwd=repo, capture_output=True, text=True)
     payload = bash_payload(ok, repo)
