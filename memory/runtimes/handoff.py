@@ -141,10 +141,11 @@ def build(data: dict, memory_dir: str, event: str, bead: str | None = None) -> d
     from memory.store import view
 
     lines = store.load(memory_dir).entries
-    # a held entry's key is a slug of its first words: it is no more listed than its text is shown
-    held = {e["key"] for e in view.latest(lines, include_held=True) if e.get("held")}
-    insights = [e["key"] for e in lines
-                if session and e.get("session_id") == session and "content" in e and e["key"] not in held]
+    mine = list(dict.fromkeys(e["key"] for e in lines if session and e.get("session_id") == session and "content" in e))
+    # a held entry's key is a slug of its first words: it is no more listed than its text is shown (only this
+    # session's keys screened: every entry's took 54 ms at 1,000)
+    state = view.State(lines) if mine else None
+    insights = [k for k in mine if state is None or k not in state.entries or not state.held(k)]
     record = extract(transcript, bool(insights))
     final = payload.text_field(data, "last_assistant_message")
     if final:
@@ -158,7 +159,7 @@ def build(data: dict, memory_dir: str, event: str, bead: str | None = None) -> d
         "agent_type": payload.text_field(data, "agent_type"), "transcript_path": transcript,
         "tree": git.toplevel if git else (cwd or project), "branch": git.branch if git else None,
         "commit": git.head if git else None, "bead": bead, "git_status": status,
-        "insights": list(dict.fromkeys(insights))[-MAX_FILES:], "ended": int(now),
+        "insights": insights[-MAX_FILES:], "ended": int(now),
     })
     return record
 
