@@ -82,7 +82,8 @@ def list_held(memory_dir: str, as_json: bool = False) -> int:
     from memory.core import jsonio, render
 
     found = held_entries(memory_dir)
-    if found and not at_a_terminal():
+    person = at_a_terminal()
+    if found and not person:
         found = withhold(found)
         print(f"recall.sh: {len(found)} held entr{'y' if len(found) == 1 else 'ies'}; their texts and keys are "
               "shown on a terminal only (an agent's shell has none): run recall.sh --held yourself",
@@ -91,11 +92,8 @@ def list_held(memory_dir: str, as_json: bool = False) -> int:
         sys.stdout.write("".join(render.escape_control(jsonio.dumps(e)) + "\n" for e in found))
     elif found:
         sys.stdout.write("\n\n".join(render.format_entry(e) for e in found))
-        if not found[0].get("withheld"):
-            sys.stdout.write(f"\n\n{len(found)} held entr{'y' if len(found) == 1 else 'ies'}: read each, then "
-                             "`recall.sh --approve KEY` to release it, or `recall.sh --forget KEY`\n")
-        else:
-            sys.stdout.write("\n")
+        sys.stdout.write(f"\n\n{len(found)} held entr{'y' if len(found) == 1 else 'ies'}: read each, then "
+                         "`recall.sh --approve KEY` to release it, or `recall.sh --forget KEY`\n" if person else "\n")
     else:
         print("recall.sh: no entry is held for review", file=sys.stderr)
     return DONE if found else NOTHING

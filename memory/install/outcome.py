@@ -56,7 +56,8 @@ def report(out: TextIO, target: str, main_checkout: str | None, in_git: bool, ch
                 # `codex exec` skips unreviewed project hooks without a word; Codex keeps a hash of what was reviewed
                 out.write("  note: Codex CLI runs project hooks only once reviewed: open Codex in this repository "
                           "and approve them (/hooks)\n")
-    pending = _uncommitted(target, _to_commit(target)) if in_git else []
+    to_commit = _to_commit(target)
+    pending = _uncommitted(target, to_commit) if in_git else []
     if pending:  # committed already (a re-install that changed nothing): no advice
         out.write(f"  commit       {' '.join(pending)} (teammates get working hooks only with the code "
                   "folder and the settings together)\n")
@@ -76,7 +77,7 @@ def report(out: TextIO, target: str, main_checkout: str | None, in_git: bool, ch
                       "(the other runtimes' settings would run code they lack); unignore them in .gitignore (a "
                       "`git add -f` of the folder would take its machine-local files too: the virtualenv, bytecode, "
                       ".no-venv)\n")
-    for name in _holding_credentials(target, _to_commit(target)):
+    for name in _holding_credentials(target, to_commit):
         out.write(f"  WARNING      {name} holds a credential-shaped value: move it out (e.g. to a .local settings "
                   "file, never committed) before you commit that file\n")
 
@@ -109,14 +110,12 @@ def _holding_credentials(target: str, names: list[str]) -> list[str]:
     from memory.store import redact
 
     found = []
-    for name in names:
-        if name.endswith("/"):
-            continue
+    for name in (n for n in names if n.endswith(".json")):
         try:
             text = fsio.read_regular(os.path.join(target, name)).decode("utf-8", "replace")
         except OSError:
             continue
-        if name.endswith(".json") and redact.redact(text)[1]:
+        if redact.redact(text)[1]:
             found.append(name)
     return found
 

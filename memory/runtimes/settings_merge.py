@@ -7,7 +7,7 @@ import json
 from collections.abc import Callable
 
 from memory.core import jsonio
-from memory.runtimes.ours import all_ours, is_ours
+from memory.runtimes.ours import all_ours, is_ours, our_handlers
 from memory.runtimes.runtimes import (
     CLAUDE_HOOKS,
     CODEX_EVENTS,
@@ -133,8 +133,6 @@ def with_codex_hooks(config: dict, available: list[str]) -> dict:
 
 def _tuned_timeouts(config: dict) -> dict[tuple[str, str], float]:
     """(event, hook file) -> the `timeout` an existing handler of ours holds: a user may have raised it."""
-    from memory.runtimes.ours import our_handlers
-
     found = {}
     for event, _, handler in our_handlers(config):
         command, timeout = handler.get("command"), handler.get("timeout")

@@ -136,20 +136,16 @@ def _ambiguous(done: Applied, found: list[Matcher]) -> None:
 def apply_locked(memory_dir: str) -> Applied:
     """Rewrite every line a record rewrites, drop the derived files when anything changed, and note in the
     marker what this clone's files are now. Under the lock."""
-    done = Applied()
     before = _marker(memory_dir)
     now = _identity(memory_dir)
     same = {n for n, ident in now["files"].items() if before.get("files", {}).get(n) == ident} \
         if before.get("records") == now["records"] else set()
-    records = redactions.load(memory_dir)
-    healed = redactions.heal(records)
-    if healed != records:  # two clones' records merged: a key one names held the other's secret
-        redactions.save(memory_dir, healed)
-        done.records_healed = sum(a != b for a, b in zip(records, healed))
+    records, healed = _healed(memory_dir)
+    if healed:  # two clones' records merged: a key one names held the other's secret
+        redactions.save(memory_dir, records)
         same = set()
-    new, planned = _plan(memory_dir, healed, same)
-    planned.records_healed = done.records_healed
-    done = planned
+    new, done = _plan(memory_dir, records, same)
+    done.records_healed = healed
     for name, data in new.items():
         fsio.atomic_write(os.path.join(memory_dir, name), data)
     if new:
@@ -164,11 +160,17 @@ def apply_locked(memory_dir: str) -> Applied:
 
 def pending(memory_dir: str) -> Applied:
     """What applying would do here (nothing written): the doctor's check."""
+    records, healed = _healed(memory_dir)
+    done = _plan(memory_dir, records)[1]
+    done.records_healed = healed
+    return done
+
+
+def _healed(memory_dir: str) -> tuple[list[dict], int]:
+    """The records as redactions.heal leaves them, and how many it changed."""
     records = redactions.load(memory_dir)
     healed = redactions.heal(records)
-    done = _plan(memory_dir, healed)[1]
-    done.records_healed = sum(a != b for a, b in zip(records, healed))
-    return done
+    return healed, sum(a is not b for a, b in zip(records, healed))
 
 
 def drop_derived(memory_dir: str) -> None:

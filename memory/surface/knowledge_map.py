@@ -6,6 +6,8 @@ priority decides which entries keep a title (see `priority`); the rest stand as 
 """
 from __future__ import annotations
 
+import os
+
 from memory.core import focus, render
 
 # Only topics() needs these (a session start whose topics are cached draws titles only): imported and
@@ -249,15 +251,13 @@ def distinct_titles(entries: list[dict], limit: int) -> dict[str, str]:
         alike.setdefault(line, []).append(key)
     for keys in alike.values():
         if len(keys) > 1 and any(cut[k].endswith("…") for k in keys):
-            import os.path
-
             ordered = sorted(keys, key=lambda k: texts[k])
             for i, k in enumerate(ordered):  # through the first word where it parts from its nearest neighbour
                 near = [texts[n] for n in (ordered[i - 1] if i else None, ordered[i + 1] if i + 1 < len(ordered)
                                            else None) if n is not None and texts[n] != texts[k]]
-                parted = max((len(os.path.commonprefix([texts[k], other])) for other in near), default=0)
-                if not near:
+                if not near:  # the same text under another key: no word parts them
                     continue
+                parted = max(len(os.path.commonprefix([texts[k], other])) for other in near)
                 end = texts[k].find(" ", parted)
                 end = end if end > 0 else len(texts[k])
                 if end <= limit + TITLE_EXTRA:
