@@ -30,6 +30,7 @@ def diagnose(anchor: str, memory_dir: str) -> list[Finding]:
              ("registered", lambda: setup_checks.registration_checks(tree)),
              ("interpreter", lambda: [setup_checks.interpreter_check(tree)]),
              ("merge driver", lambda: setup_checks.merge_check(tree) if info else []),
+             ("review status", lambda: setup_checks.review_status_check(tree, memory_dir)),
              ("files", lambda: memory_checks.file_checks(memory_dir)),
              ("writable", lambda: memory_checks.write_checks(memory_dir)),
              ("redactions", lambda: memory_checks.redactions_check(memory_dir)),

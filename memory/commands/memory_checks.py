@@ -18,10 +18,33 @@ def root_check(anchor: str, memory_dir: str) -> Finding:
     if os.environ.get(paths.OVERRIDE_ENV):
         return OK, "memory root", f"{memory_dir} (from ${paths.OVERRIDE_ENV})"
     if info is None:
+        refusal = git_refusal(anchor)
+        if refusal:
+            return WARN, "memory root", f"{memory_dir}: {refusal}"
         return WARN, "memory root", f"{memory_dir} (not a git repository: knowledge is not shared through git)"
     if info.is_linked_worktree:
         return OK, "memory root", f"{memory_dir} (main checkout; you are in worktree {info.toplevel})"
     return OK, "memory root", f"{memory_dir} (main checkout)"
+
+
+def git_refusal(anchor: str) -> str | None:
+    """Why git would not answer in `anchor` when that is not "no repository here": git missing, or a repository
+    it refuses (owned by another user: "dubious ownership"), said with git's own fix."""
+    import subprocess
+
+    try:
+        proc = subprocess.run(["git", "-C", anchor, "rev-parse", "--show-toplevel"], capture_output=True, text=True,
+                              errors="replace", timeout=paths.GIT_TIMEOUT, stdin=subprocess.DEVNULL)
+    except FileNotFoundError:
+        return "git is not installed or not on PATH"
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if "dubious ownership" not in proc.stderr:
+        return None
+    fix = next((line.strip() for line in proc.stderr.splitlines() if "safe.directory" in line
+                and line.strip().startswith("git ")), "git config --global --add safe.directory <the repository>")
+    return f"git refuses this repository, owned by another user (dubious ownership), so knowledge is not shared " \
+        f"through git and worktrees are not found; if you trust it: {fix}"
 
 
 def file_checks(memory_dir: str) -> list[Finding]:

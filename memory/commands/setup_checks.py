@@ -8,7 +8,7 @@ import subprocess
 
 from memory import TYPE_CHECKING
 from memory.commands.memory_checks import FAIL, OK, WARN, Finding
-from memory.core import fsio
+from memory.core import fsio, layout, paths
 from memory.runtimes import ours, registration, settings_merge
 
 if TYPE_CHECKING:
@@ -141,3 +141,23 @@ def merge_check(tree: str) -> list[Finding]:
         return [(WARN, "merge driver", f"not set in this clone (git never clones config): the knowledge files "
                  f"merge as text, with conflicts; run once: {fix}")]
     return [(OK, "merge driver", f"git config merge.{gitmerge.DRIVER}.driver is set")]
+
+
+def review_status_check(tree: str, memory_dir: str) -> list[Finding]:
+    """With bd here and the completion gate's bead-status check on: can an agent set the status that hands a
+    bead over? Stock bd refuses one its project has not declared (`status.custom`), and the gate would ask for
+    it on every finished bead."""
+    from memory.orchestration import completion, completion_checks
+
+    config = completion.load_config(memory_dir)
+    if not completion.enabled(config, "bead-status") or not config["review_statuses"] \
+            or not os.path.isdir(os.path.join(tree, ".beads")) or not paths.on_path("bd"):
+        return []
+    status = str(config["review_statuses"][0])
+    declared = completion_checks.undeclared_status(tree, status, float(config["timeout"]))
+    if declared is None:
+        return []
+    return [(WARN, "review status", f"bd does not know the status {status!r} (the completion gate asks agents "
+             f"to set it when a bead is done); declare it once: bd config set status.custom "
+             f"{completion_checks.declare(declared, status)} (or name another in "
+             f"{layout.COMPLETION_CONFIG}'s review_statuses)")]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import subprocess
 
 from memory.core import layout, paths
@@ -76,12 +77,13 @@ def evaluate(main: str, report: Report | None, final_text: str, config: dict,
     bead = report.bead
     wt = find_worktree(main, bead, report.worktree, report.branch, timeout)
     if wt is None and enabled(config, "worktree"):
-        checks.append(Check("worktree", "fail", f"no worktree for {bead} (looked for .worktrees/bd-{bead}"
-                            + (f" and branch {report.branch}" if report.branch else "") + ")",
+        looked = ([report.worktree] if report.worktree else []) + [f".worktrees/bd-{bead}"] \
+            + ([f"branch {report.branch}"] if report.branch else [])
+        checks.append(Check("worktree", "fail", f"no worktree for {bead} (looked for {', '.join(looked)})",
                             f"git worktree add .worktrees/bd-{bead} -b bd-{bead}"))
         return checks
     if wt is not None and enabled(config, "worktree"):
-        checks.append(_clean_check(wt, timeout, memory_dir))
+        checks.append(_identity_check(main, wt, report, timeout) or _clean_check(wt, timeout, memory_dir))
     if enabled(config, "pushed"):
         checks.append(_pushed_check(wt, bool(config["fetch"]), timeout) if wt is not None
                       else Check("pushed", "skip", f"no worktree for {bead} to check"))
@@ -115,6 +117,28 @@ def record_outcome(main: str, report: Report, timeout: float) -> str | None:
     if code == 0:
         return None
     return out if code is None else f"bd comments add {report.bead} exited {code}: {out.strip()[:200]}"
+
+
+def _identity_check(main: str, wt: str, report: Report, timeout: float) -> Check | None:
+    """A failed check when the worktree found is not the one the report claims: a checkout of another
+    repository (its cleanliness says nothing of this bead), or on another branch than the `Branch:` line."""
+    here, there = _common_dir(main, timeout), _common_dir(wt, timeout)
+    if here and there and here != there:
+        return Check("worktree", "fail", f"{wt} is not a worktree of this repository ({main})",
+                     f"git worktree add .worktrees/bd-{report.bead} -b bd-{report.bead}")
+    if report.branch:
+        code, out = run(["git", "rev-parse", "--abbrev-ref", "HEAD"], wt, timeout)
+        branch = out.strip() if code == 0 else ""
+        if branch and branch != "HEAD" and branch != report.branch:
+            return Check("worktree", "fail", f"{wt} is on branch {branch}, the report says Branch: {report.branch}",
+                         f"correct the Branch: line to {branch}, or git -C \"{wt}\" switch {report.branch}")
+    return None
+
+
+def _common_dir(folder: str, timeout: float) -> str | None:
+    """The repository a checkout belongs to: its common git folder, resolved (None when git can't say)."""
+    code, out = run(["git", "rev-parse", "--git-common-dir"], folder, timeout)
+    return os.path.realpath(os.path.join(folder, out.strip())) if code == 0 and out.strip() else None
 
 
 def _clean_check(wt: str, timeout: float, memory_dir: str | None = None) -> Check:
@@ -176,8 +200,35 @@ def _status_check(main: str, bead: str, config: dict) -> Check:
                      + (f" (exit {code})" if code else ""), f"bd show {bead}" if code else "")
     if status in allowed:
         return Check("bead-status", "pass", f"{bead} is {status}")
-    return Check("bead-status", "fail", f"{bead} is {status!r}, expected {' or '.join(allowed)}",
-                 f"bd update {bead} --status {allowed[0]}")
+    fix = f"bd update {bead} --status {allowed[0]}"
+    declared = undeclared_status(main, allowed[0], float(config["timeout"]))
+    if declared is not None:  # stock bd refuses the fix with "invalid status" until the project declares it
+        fix = f"bd config set status.custom {declare(declared, allowed[0])} && {fix}"
+    return Check("bead-status", "fail", f"{bead} is {status!r}, expected {' or '.join(allowed)}", fix)
+
+
+BD_STATUSES = frozenset(("open", "in_progress", "blocked", "deferred", "closed", "pinned", "hooked"))
+
+
+def undeclared_status(main: str, status: str, timeout: float) -> str | None:
+    """When bd would refuse `--status STATUS` (not built in, nor declared in the project's `status.custom`):
+    the statuses declared so far ("" for none); None when bd takes it, or when bd can't say."""
+    if status in BD_STATUSES:
+        return None
+    code, out = run(["bd", "config", "get", "status.custom", "--json"], main, timeout)
+    try:
+        value = json.loads(out).get("value") if code == 0 else None
+    except (ValueError, AttributeError):
+        return None
+    if not isinstance(value, str):
+        return None
+    names = [part.split(":")[0].strip() for part in value.split(",")]  # "a,b" or, with categories, "a:wip,b:done"
+    return None if status in names else value.strip()
+
+
+def declare(declared: str, status: str) -> str:
+    """The `bd config set status.custom` value that adds `status` to those declared, shell-quoted."""
+    return shlex.quote(f"{declared},{status}" if declared else status)
 
 
 def failures(checks: list[Check]) -> list[Check]:

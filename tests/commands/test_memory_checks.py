@@ -50,6 +50,21 @@ def test_from_a_worktree_names_the_main_checkout(repo):
     assert str(repo / ".beads" / "memory") in checks["memory root"]["detail"]
 
 
+def test_a_repository_git_refuses_is_named_with_gits_fix(repo, monkeypatch):
+    installed_with_a_capture(repo)
+    # what git does in a repository owned by another user (a container's mount, a shared folder)
+    monkeypatch.setenv("GIT_TEST_ASSUME_DIFFERENT_OWNER", "1")
+    detail = doctor_report(repo)[2]["memory root"]["detail"]
+    assert "dubious ownership" in detail and f"safe.directory {repo}" in detail and "not a git repository" not in detail
+
+
+def test_git_missing_is_said_as_such(tmp_path, monkeypatch):
+    from memory.commands import memory_checks
+
+    monkeypatch.setenv("PATH", str(tmp_path))  # no git there
+    assert memory_checks.git_refusal(str(tmp_path)) == "git is not installed or not on PATH"
+
+
 def test_recent_errors_warn(repo):
     installed_with_a_capture(repo)
     run_hook("memory_capture", b"garbage", repo)

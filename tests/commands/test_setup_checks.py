@@ -1,12 +1,13 @@
 """memory-doctor's checks of the installation (memory.commands.setup_checks), on real installs: every
 runtime's registration, what each runtime's own settings say of it, the interpreter."""
 import json
+import os
 import re
 import subprocess
 
 import pytest
 
-from helpers import ROOT, doctor_report, installed_with_a_capture
+from helpers import FAKE_BD, ROOT, doctor_report, installed_with_a_capture
 from memory.runtimes import runtimes
 
 
@@ -214,3 +215,16 @@ def test_a_toml_escape_json_does_not_know_is_read_not_a_crash(repo):
     status, data, _ = doctor_report(repo)
     warned = [c["detail"] for c in _registered(data) if c["level"] == "WARN"]
     assert warned and "not reviewed in Codex" in warned[0] and "not trusted" not in warned[0]
+
+
+def test_a_review_status_bd_would_refuse_is_named_with_the_declaration(repo, tmp_path, monkeypatch):
+    installed_with_a_capture(repo)
+    monkeypatch.setenv("PATH", FAKE_BD + os.pathsep + os.environ["PATH"])
+    monkeypatch.setenv("FAKE_BD_DIR", str(tmp_path / "bd-state"))
+    finding = doctor_report(repo)[2]["review status"]
+    assert finding["level"] == "WARN" and "bd config set status.custom inreview" in finding["detail"]
+    subprocess.run(["bd", "config", "set", "status.custom", "inreview"], check=True, capture_output=True)
+    assert "review status" not in doctor_report(repo)[2]  # declared: nothing to say
+    (repo / ".beads" / "memory" / "completion.json").write_text(json.dumps({"checks": {"bead-status": False}}))
+    subprocess.run(["bd", "config", "set", "status.custom", ""], check=True, capture_output=True)
+    assert "review status" not in doctor_report(repo)[2]  # the gate does not ask for a status

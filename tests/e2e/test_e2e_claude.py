@@ -33,6 +33,7 @@ def test_capture_then_surface_with_the_real_client(tmp_path):
     assert install.returncode == 0, install.stdout + install.stderr
     (project / ".fake-bd").mkdir()  # bd comments only on a bead that exists (comment.go)
     (project / ".fake-bd" / "issues.json").write_text(json.dumps({"BD-001": {"status": "open"}}))
+    (project / ".fake-bd" / "config.json").write_text(json.dumps({"status.custom": "inreview"}))  # declared
 
     first = scenario(tmp_path / "capture.json", "e2e-capture", "E2E-CAPTURE: record what you learned.", [
         {"content": [{"type": "text", "text": "Recording the lesson."},

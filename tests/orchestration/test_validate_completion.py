@@ -90,9 +90,26 @@ def test_branch_without_upstream_blocks(project, tmp_path):
 
 def test_wrong_bead_status_blocks(project, tmp_path):
     set_status(tmp_path, "in_progress")
+    (tmp_path / "bd-state" / "config.json").write_text(json.dumps({"status.custom": "qa:wip,inreview"}))
     out = stop(project, tmp_path)
     assert "- bead-status: BD-12 is 'in_progress', expected inreview" in out["reason"]
-    assert "fix: bd update BD-12 --status inreview" in out["reason"]
+    assert "fix: bd update BD-12 --status inreview\n" in out["reason"]
+
+
+@pytest.mark.parametrize("declared, value", [(None, "inreview"), ("qa:wip", "qa:wip,inreview")])
+def test_a_status_bd_does_not_know_yet_gets_a_fix_that_declares_it(project, tmp_path, declared, value):
+    # stock bd refuses `--status inreview` ("invalid status") until the project declares it in status.custom
+    set_status(tmp_path, "in_progress")
+    if declared:
+        (tmp_path / "bd-state" / "config.json").write_text(json.dumps({"status.custom": declared}))
+    reason = stop(project, tmp_path)["reason"]
+    fix = next(line for line in reason.splitlines() if "bd update" in line).split("fix: ", 1)[1]
+    assert fix == f"bd config set status.custom {value} && bd update BD-12 --status inreview"
+    env = {**os.environ, "PATH": FAKE_BD + os.pathsep + os.environ["PATH"], "FAKE_BD_DIR": str(tmp_path / "bd-state")}
+    assert subprocess.run(["bd", "update", "BD-12", "--status", "inreview"], env=env, cwd=project,
+                          capture_output=True).returncode == 1  # as bd says it: the fix above is needed
+    subprocess.run(fix, shell=True, env=env, cwd=project, check=True, capture_output=True)
+    assert stop(project, tmp_path) is None  # the fix as given lets the agent finish
 
 
 def test_every_failure_is_listed(project, tmp_path):
@@ -105,6 +122,22 @@ def test_every_failure_is_listed(project, tmp_path):
 def test_missing_worktree_blocks(project, tmp_path):
     out = stop(project, tmp_path, message="BEAD BD-99 COMPLETE\nWorktree: .worktrees/bd-BD-99")
     assert "- worktree: no worktree for BD-99" in out["reason"]
+
+
+def test_a_reported_worktree_of_another_repository_blocks(project, tmp_path):
+    other = make_repo(tmp_path / "other")  # clean, committed: its state says nothing of this bead
+    out = stop(project, tmp_path, message=f"BEAD BD-12 COMPLETE\nWorktree: {other}\nBranch: bd-BD-12")
+    assert f"- worktree: {other} is not a worktree of this repository" in out["reason"]
+
+
+def test_a_worktree_on_another_branch_than_reported_blocks(project, tmp_path):
+    out = stop(project, tmp_path, message="BEAD BD-12 COMPLETE\nWorktree: .worktrees/bd-BD-12\nBranch: bd-BD-13")
+    assert "is on branch bd-BD-12, the report says Branch: bd-BD-13" in out["reason"]
+
+
+def test_a_reported_worktree_that_does_not_exist_is_named(project, tmp_path):
+    out = stop(project, tmp_path, message="BEAD BD-99 COMPLETE\nWorktree: ../gone/bd-99")
+    assert "- worktree: no worktree for BD-99 (looked for ../gone/bd-99, .worktrees/bd-BD-99)" in out["reason"]
 
 
 def test_supervisor_without_report_is_told_the_format(project, tmp_path):
