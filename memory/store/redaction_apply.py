@@ -83,7 +83,61 @@ def _plan(memory_dir: str, records: list[dict],
         for name, at in places[value]:
             files[name][at] = jsonio.dumps_line(m.line).rstrip(b"\n")
             done.rewritten[name] = done.rewritten.get(name, 0) + 1
+    _rekey_strays(memory_dir, matchers, files, done)
     return {name: b"\n".join(files[name]) for name in done.rewritten}, done
+
+
+def _rekey_strays(memory_dir: str, matchers: list[Matcher], files: dict[str, list[bytes]], done: Applied) -> None:
+    """A pin, forget or approval another clone wrote under an entry's key before pulling the `--redact` that
+    renamed it keeps the old key, and with it the secret's slug. Such a line takes the record's new key when its
+    key names no entry any more (the entry went under the new one) and fits the renamed-key pattern of exactly
+    one record (a pattern with more than the type left: `learned-*` would fit any key)."""
+    from memory.core.shape import CONTROL_TYPES
+    from memory.store.reading import parse_line
+
+    loose = [(m, [pieces for pieces in m.keys[:-1] if len(pieces) > 1
+                  and len("".join(pieces)) > len(m.line["key"].split("-", 1)[0]) + 1]) for m in matchers]
+    loose = [(m, patterns) for m, patterns in loose if patterns]
+    strays: list[tuple[str, int, dict, str]] = []
+    for name, lines in files.items():
+        for at, raw in enumerate(lines):
+            if b'"content"' in raw or b'"key"' not in raw:
+                continue
+            line = parse_line(raw)
+            key = line.get("key") if line is not None and line.get("type") in CONTROL_TYPES else None
+            if line is None or not isinstance(key, str):
+                continue
+            new = {m.line["key"] for m, patterns in loose if key != m.line["key"] and key not in m.not_keys
+                   and any(redactions.fits(pieces, key) for pieces in patterns)}
+            if len(new) == 1:
+                strays.append((name, at, line, new.pop()))
+    if not strays:
+        return
+    named = _entry_keys(memory_dir, {line["key"] for _, _, line, _ in strays}, files)
+    for name, at, line, new_key in strays:
+        if line["key"] not in named:
+            files[name][at] = jsonio.dumps_line(dict(line, key=new_key)).rstrip(b"\n")
+            done.rewritten[name] = done.rewritten.get(name, 0) + 1
+
+
+def _entry_keys(memory_dir: str, keys: set[str], files: dict[str, list[bytes]]) -> set[str]:
+    """Which of `keys` an entry (a line with content) in any knowledge file holds: in `files` as this pass
+    rewrites them, the others as they are."""
+    from memory.store.reading import parse_line
+
+    wanted = {key: jsonio.dumps(key).encode() for key in keys}
+    found = set()
+    for name in _names(memory_dir):
+        lines = files.get(name)
+        if lines is None:
+            lines = (fsio.read_bytes(os.path.join(memory_dir, name)) or b"").split(b"\n")
+        for raw in lines:
+            if b'"content"' not in raw or not any(token in raw for token in wanted.values()):
+                continue
+            line = parse_line(raw)
+            if line is not None and line.get("key") in wanted:
+                found.add(line["key"])
+    return found
 
 
 def _current(found: list[Matcher]) -> list[Matcher]:

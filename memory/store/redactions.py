@@ -110,7 +110,7 @@ def heal(records: list[dict]) -> list[dict]:
         for key in names:
             new = next((o["line"]["key"] for o, patterns in loose if o is not rec and isinstance(key, str)
                         and (stamp(o["line"]), o["line"].get("capture_id")) == mine
-                        and any(_fits(pieces, key) for pieces in patterns)), key)
+                        and any(fits(pieces, key) for pieces in patterns)), key)
             renamed.append(new)
         out.append(rec if renamed == names else dict(rec, not_keys=sorted(set(renamed))))
     return out
@@ -221,7 +221,7 @@ class Matcher:
         """`line` could have been rewritten into the recorded line (or is it)."""
         if set(line) - set(DERIVED) != self.fields or not isinstance(line.get("key"), str):
             return False
-        if line["key"] in self.not_keys or not any(_fits(pieces, line["key"]) for pieces in self.keys):
+        if line["key"] in self.not_keys or not any(fits(pieces, line["key"]) for pieces in self.keys):
             return False
         return all(_wild(self.line[f], line[f]) for f in self.fields if f != "key")
 
@@ -233,7 +233,7 @@ def _wild(recorded: Any, value: Any) -> bool:
     if recorded == value:
         return True
     if isinstance(recorded, str) and isinstance(value, str) and MARKER in recorded:
-        return _fits(recorded.split(MARKER), value)
+        return fits(recorded.split(MARKER), value)
     if isinstance(recorded, list) and isinstance(value, list) and len(recorded) == len(value):
         return all(_wild(r, v) for r, v in zip(recorded, value))
     if isinstance(recorded, dict) and isinstance(value, dict) and set(recorded) == set(value):
@@ -241,7 +241,7 @@ def _wild(recorded: Any, value: Any) -> bool:
     return False
 
 
-def _fits(pieces: list[str], value: str) -> bool:
+def fits(pieces: list[str], value: str) -> bool:
     """Whether `value` is the literal `pieces` in order with at least one character where each marker stood. The
     leftmost place of each piece is as good as any (linear; a regex of `.+?` between them backtracks
     polynomially on a line a bad merge or a hand edit shaped so)."""

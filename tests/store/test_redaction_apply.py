@@ -162,3 +162,28 @@ def test_both_entries_of_one_capture_redacted_whole_stay_two_entries(tmp_path):
     assert len({e["key"] for e in store.load(str(a)).entries}) == 2
     assert store.apply_redactions(str(a)).lines == 0 and (a / store.ACTIVE).read_bytes() == final
     assert store.apply_redactions(str(b)).lines == 2 and (b / store.ACTIVE).read_bytes() == final
+
+
+def test_a_pin_another_clone_wrote_under_the_old_key_follows_the_entry(tmp_path):
+    """b pinned the entry (and approved it) before pulling a's `--redact`: those lines held the old key, the secret's
+    slug in it. After applying they name the new key, so the pin still pins the entry and no line holds the slug;
+    a pin of another entry whose key fits the same pattern (its own entry still there) is left as it was."""
+    from memory.store import view
+
+    lines = capture_lines()[:3]
+    cousin = dict(entry.build("the unseal phrase is rotated on staging every month", "BD-4", "orchestrator", ts=103),
+                  capture_id="c4")
+    a, b = redacted_pair(tmp_path, lines + [cousin], lines[0]["key"], SECRET)
+    strays = [entry.build_control("pin", lines[0]["key"], "BD-1", ts=110),
+              entry.build_control("pin", cousin["key"], "BD-4", ts=111)]
+    with open(b / store.ACTIVE, "a") as fh:
+        fh.write("".join(json.dumps(x) + "\n" for x in strays))
+    assert SECRET in lines[0]["key"].replace("-", "")  # the automatic key held it
+    done = store.apply_redactions(str(b))
+    text = (b / store.ACTIVE).read_text()
+    assert SECRET not in text.replace("-", "") and done.lines == 2  # the entry and the stray pin
+    new_key = (a / store.ACTIVE).read_text().splitlines()[0]
+    new_key = json.loads(new_key)["key"]
+    state = view.State(json.loads(x) for x in text.splitlines())
+    assert state.pinned(new_key) and state.pinned(cousin["key"])
+    assert store.apply_redactions(str(b)).lines == 0  # applying again changes nothing
