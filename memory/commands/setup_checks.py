@@ -120,7 +120,10 @@ def interpreter_check(tree: str) -> Finding:
         return FAIL, "interpreter", f"{python} does not run ({exc})"
     if python == venv:
         return (OK if mods == "orjson+filelock" else WARN), "interpreter", f"{exe} (project virtualenv; {mods})"
-    if os.path.exists(os.path.join(tree, registration.NO_VENV_CHOSEN)):  # the user's choice, not a gap
+    info = paths.git_info(tree)
+    main = info.main_checkout if info is not None and info.is_linked_worktree else tree
+    # the user's choice, not a gap: the marker here, or in the main checkout (as session start reads it)
+    if any(os.path.exists(os.path.join(place, registration.NO_VENV_CHOSEN)) for place in (tree, main)):
         return OK, "interpreter", f"{exe or python} (no virtualenv: install.sh --no-venv on this machine; {mods})"
     return WARN, "interpreter", f"{exe or python} (no project virtualenv: run install.sh; {mods})"
 

@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from helpers import FAKE_BD, ROOT, doctor_report, installed_with_a_capture
+from helpers import FAKE_BD, ROOT, doctor_report, git, installed_with_a_capture
 from memory.runtimes import runtimes
 
 
@@ -21,6 +21,17 @@ def test_without_the_virtualenv_the_interpreter_warns_unless_no_venv_was_chosen(
     code, _, checks = doctor_report(repo)
     interpreter = checks["interpreter"]
     assert code == 1 and interpreter["level"] == "WARN" and "run install.sh" in interpreter["detail"]
+
+
+def test_a_worktree_of_a_no_venv_install_is_not_told_to_install(repo):
+    """The marker is machine-local (ignored), so a linked worktree has none of its own: the main checkout's
+    choice holds there too, as session start reads it."""
+    installed_with_a_capture(repo)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "install")
+    git(repo, "worktree", "add", "-q", ".worktrees/bd-5", "-b", "bd-5")
+    interpreter = doctor_report(repo, cwd=repo / ".worktrees" / "bd-5")[2]["interpreter"]
+    assert interpreter["level"] == "OK" and "install.sh --no-venv on this machine" in interpreter["detail"]
 
 
 def test_duplicate_registrations_warn(repo):
