@@ -88,6 +88,9 @@ def clock(ts: object) -> str:
         return "?"
 
 
+SHOWN_CHARS = 20_000  # of one entry's text, as recall.sh prints it (what an agent's tool output then holds)
+
+
 def format_entry(entry: dict) -> str:
     """Two or more readable lines: label, key and provenance; then the content, indented. Control
     characters (terminal escapes, bidi overrides) are shown as spaces, never sent to the terminal."""
@@ -114,6 +117,9 @@ def format_entry(entry: dict) -> str:
     content = get("content")
     if not isinstance(content, str):  # a forget / pin / unpin line (--history)
         return head
+    if len(content) > SHOWN_CHARS:  # a hand edit or a merge, not a capture (2,048 at most): never a flood
+        content = cut(content, SHOWN_CHARS) + f" [cut: the entry has {len(content):,} characters; recall.sh --json " \
+            "prints it whole]"
     errors = get("errors")
     first = next((x for x in errors if isinstance(x, str) and x.strip()), "") if isinstance(errors, list) else ""
     after = f"\n    recorded after: {strip_control(first)}" if first else ""

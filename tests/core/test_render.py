@@ -30,3 +30,12 @@ def test_a_cut_falls_between_words_never_inside_a_path_or_an_accent():
     one_word = "x" * 50 + "e\u0301" * 20  # one long word: cut inside it, but never between e and its accent
     got = render.one_line(one_word, 60)
     assert got[-2] != "e" and not got[-2].isspace() and len(got) <= 61
+
+
+def test_an_entry_longer_than_any_capture_is_printed_cut_and_says_so():
+    """A hand edit or a merge can hold megabytes in one line; recall.sh's output lands in the agent's context."""
+    long = "the frobnicator " + "lorem ipsum " * 100_000
+    shown = render.format_entry({"key": "learned-x", "type": "learned", "content": long, "ts": 1})
+    assert len(shown) < render.SHOWN_CHARS + 300 and f"the entry has {len(long):,} characters" in shown
+    usual = "a" * 2048 + " end"  # what a capture may write, and more, is printed whole
+    assert render.format_entry({"key": "learned-y", "type": "learned", "content": usual, "ts": 1}).endswith(usual)
