@@ -86,7 +86,9 @@ def _carry_forward(moved: list[bytes], kept: list[bytes]) -> tuple[list[bytes], 
     of every pinned key (pinned means always surfaced). At most CARRY_LIMIT lines; the rest is archived."""
     from memory.store import view
 
-    if not any(b'"content"' not in line for line in moved):  # no control line at all: the usual case
+    # the usual case: no control line leaves, and no pin stays behind (its entry may be among those leaving)
+    if not any(b'"content"' not in line for line in moved) \
+            and not any(b'"content"' not in line and b'"pin"' in line for line in kept):
         return moved, kept
     parsed = [parse_line(line) for line in moved + kept]
     lines = [p for p in parsed if p is not None]

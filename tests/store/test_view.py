@@ -86,6 +86,19 @@ def test_rotation_keeps_pins_and_forgets_with_what_session_start_reads(tmp_path)
     assert {k: dict(v) for k, v in full_view(d).items() if k in active_after} == active_after
 
 
+def test_a_pin_given_after_its_entry_keeps_the_entry_active_across_rotation(tmp_path):
+    """The usual month: plain captures first, a pin weeks later. The rotation's leaving lines hold no control
+    line, only the pinned entry; it stays with its pin where session start reads."""
+    d = str(tmp_path)
+    store.append(d, [e(f"n{i}", f"entry {i}", i) for i in range(1001)])
+    store.append(d, [c("pin", "n0", 5000)])
+    rotation.compact(d)
+    assert (tmp_path / store.ARCHIVE).exists()
+    active = active_view(d)
+    assert active["n0"]["pinned"] is True and active["n0"]["content"] == "entry 0"
+    assert "n1" not in active  # the rest of the oldest half did leave
+
+
 def test_no_line_is_ever_deleted(tmp_path):
     d = rotate_with(tmp_path, [e("a", "x", 1), c("pin", "a", 2), c("forget", "a", 3)], 1100)
     lines = store.load(d, include_archive=True).entries
