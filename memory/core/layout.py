@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 
 MEMORY_SUBDIR = os.path.join(".beads", "memory")
+CODE_DIR = ".claude/hooks/memory-hooks"  # where install.sh puts the hooks' code in a project (runtimes.INSTALL_DIR)
 
 # committed: the team's knowledge, shared through git
 KNOWLEDGE = "knowledge.jsonl"

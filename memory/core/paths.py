@@ -272,12 +272,17 @@ def changed_files(folder: str) -> list[str]:
     info = git_info(folder)
     if info is None or info.head is None:
         return []
-    refs = git_lines(["for-each-ref", "--format=%(refname:short)", "refs/remotes/origin/HEAD", "refs/heads/main",
-                      "refs/heads/master"], folder, BRANCH_DIFF_TIMEOUT)
-    default = next((r for r in refs if r.startswith("origin/")), refs[0] if refs else None)
+    refs = git_lines(["for-each-ref", "--format=%(refname:short)|%(symref:short)", "refs/remotes/origin/HEAD",
+                      "refs/heads/main", "refs/heads/master"], folder, BRANCH_DIFF_TIMEOUT)
+    named = [ref.partition("|") for ref in refs if ref]
+    # origin/HEAD stands for the branch it points at (origin/main): the default branch's name is that one's
+    default = next((target or name for name, _, target in named if name.startswith("origin")),
+                   named[0][0] if named else None)
     on_default = default is None or info.branch in (None, default, default.split("/", 1)[-1])
     since = "HEAD" if on_default else f"{default}...HEAD"
-    lines = git_lines(["diff", "--name-only", since], folder, BRANCH_DIFF_TIMEOUT)
+    # memory-hooks' own files (its code and the memory folder) are not the branch's work
+    ours = [f":(top,exclude){place.replace(os.sep, '/')}" for place in (layout.CODE_DIR, layout.MEMORY_SUBDIR)]
+    lines = git_lines(["diff", "--name-only", since, "--", ":(top)", *ours], folder, BRANCH_DIFF_TIMEOUT)
     return [line for line in lines if line][:MAX_CHANGED_FILES]
 
 

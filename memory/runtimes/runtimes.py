@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import os
 
-INSTALL_DIR = ".claude/hooks/memory-hooks"
+from memory.core.layout import CODE_DIR as INSTALL_DIR  # one home for the path
+
 MANIFEST = os.path.join(INSTALL_DIR, "install.json")
 # `install.sh --no-venv` on this machine: the hooks run with python3 by choice, so session start does not suggest
 # a virtualenv. Machine-local (the virtualenv is), so gitignored like it: never committed.

@@ -241,3 +241,26 @@ def test_a_git_call_started_early_gives_what_git_info_gives(repo, tmp_path, monk
     paths.start_git_info(str(repo))  # known already: nothing started
     assert paths._started == {}
     paths._cache.clear()
+
+
+def test_changed_files_on_a_clones_default_branch_are_its_uncommitted_ones_not_ours(tmp_path):
+    """origin/HEAD names the default branch (origin/main): on main, only uncommitted changes count, and neither
+    memory-hooks' code nor the memory folder is the branch's work (an install committed on main came up as
+    "files changed on this branch" before)."""
+    upstream = make_repo(tmp_path / "upstream")
+    git(tmp_path, "clone", "-q", str(upstream), "clone")
+    clone = tmp_path / "clone"
+    for rel in (".claude/hooks/memory-hooks/requirements.txt", ".beads/memory/knowledge.jsonl", "src/app.py"):
+        (clone / rel).parent.mkdir(parents=True, exist_ok=True)
+        (clone / rel).write_text("x\n")
+    git(clone, "add", "-A")
+    git(clone, "commit", "-q", "-m", "install memory-hooks, and an app")  # not pushed
+    paths._cache.clear()
+    assert paths.changed_files(str(clone)) == []
+    (clone / "src" / "app.py").write_text("y\n")
+    (clone / ".beads" / "memory" / "knowledge.jsonl").write_text("z\n")
+    assert paths.changed_files(str(clone)) == ["src/app.py"]
+    git(clone, "checkout", "-q", "-b", "feature")
+    git(clone, "commit", "-q", "-am", "work")
+    paths._cache.clear()
+    assert paths.changed_files(str(clone)) == ["src/app.py"]  # since origin/main: the app, not the install
