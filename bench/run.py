@@ -243,12 +243,13 @@ def recall_rows(work: Path, runs: int) -> list:
         files = " ".join(str(mem / name) for name in ("knowledge.archive.jsonl", "knowledge.jsonl")
                          if (mem / name).exists())
         latest = "jq -c -s 'group_by(.key) | map(max_by(.ts)) | sort_by(-.ts) | .[]'"
-        commands = [(BASELINE, proj, env), ([recall, "deploy", "--all"], proj, env)]
+        every = ["--limit", "100000000"]  # all matches, as grep | jq prints them (an agent's listing gets 25)
+        commands = [(BASELINE, proj, env), ([recall, "deploy", "--all", *every], proj, env)]
         if jq:
             commands.append((f"cat {files} | grep -i deploy | {latest}", proj, env))
         largest = total == RECALL_SIZES[-1]
         if largest:  # without --all (the active knowledge), and ranked
-            commands += [([recall, "deploy"], proj, env), ([recall, "deploy", "queue", "retry"], proj, env)]
+            commands += [([recall, "deploy", *every], proj, env), ([recall, "deploy", "queue", "retry"], proj, env)]
             if jq:
                 commands.append((f"grep -i deploy {mem / 'knowledge.jsonl'} | {latest}", proj, env))
         times = interleaved(commands, max(5, runs // 3))

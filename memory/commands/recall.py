@@ -18,9 +18,10 @@ import os
 import sys
 
 from memory import TYPE_CHECKING
-from memory.core import cli, paths, render
+from memory.core import cli, layout, paths, render
 from memory.core.cli import FAILED, FOUND, NOTHING, USAGE
 from memory.core.render import format_entry
+from memory.core.shape import TYPES
 from memory.core.textmatch import terms_of
 
 if TYPE_CHECKING:
@@ -102,10 +103,17 @@ def _main(argv: list[str]) -> int:
         return cli.cannot_read(exc, memory_dir)
     if len(terms) > 1 and not (args.exact or args.history or args.pinned):
         return ranked(memory_dir, " ".join(args.keywords), args)
-    if args.limit is not None and len(chosen) > args.limit and not args.history:
-        print(f"recall.sh: the newest {args.limit} of {len(chosen)} shown (--limit)", file=sys.stderr)
-        chosen = chosen[:args.limit]  # newest first
-    return _print_found(chosen, in_archive, malformed, args, argv)
+    from memory.commands.review import at_a_terminal
+
+    limit = args.limit
+    if limit is None and not (args.json or args.history or at_a_terminal()):
+        limit = recall_options.AGENT_LIST_LIMIT  # an agent's tool keeps a preview of a long output, not all of it
+    if limit is not None and len(chosen) > limit and not args.history:
+        how = "--limit" if args.limit is not None else \
+            "more words rank instead; --type, --topic NAME or --limit N narrow or widen"
+        print(f"recall.sh: the newest {limit} of {len(chosen)} shown ({how})", file=sys.stderr)
+        chosen = chosen[:limit]  # newest first
+    return _print_found(chosen, in_archive, malformed, args, argv, memory_dir)
 
 
 def _memory_dir() -> str:
@@ -144,7 +152,8 @@ def _command(memory_dir: str, args: Options) -> int | None:
     return recall_commands.handoffs(memory_dir, args.handoffs, args.handoff)
 
 
-def _print_found(chosen: list[dict], in_archive: list[dict], malformed: int, args: Options, argv: list[str]) -> int:
+def _print_found(chosen: list[dict], in_archive: list[dict], malformed: int, args: Options, argv: list[str],
+                 memory_dir: str) -> int:
     """The keyword / filter answer: entries (or JSON lines), then what the agent should know on stderr."""
     from memory.commands import review
 
@@ -162,10 +171,13 @@ def _print_found(chosen: list[dict], in_archive: list[dict], malformed: int, arg
         else:
             out.write(render.found(chosen))
     sys.stderr.write(render.found_notes(malformed, bool(chosen)))
+    if args.entry_type and not chosen and args.entry_type not in TYPES:
+        print(f"recall.sh: the types are {', '.join(TYPES)}", file=sys.stderr)
+    if chosen and not args.all and not args.recent and os.path.exists(os.path.join(memory_dir, layout.ARCHIVE)):
+        # rotation moved older entries, live ones too, into the archive: a listing of the active file is not all
+        print(f"recall.sh: older entries rotated into {layout.ARCHIVE} were not searched: add --all", file=sys.stderr)
     if in_archive:
         import shlex
-
-        from memory.core import layout
 
         again = " ".join(shlex.quote(render.strip_control(arg)) for arg in argv + ["--all"])
         count = f"{len(in_archive)} match{'' if len(in_archive) == 1 else 'es'}"

@@ -10,6 +10,21 @@ if TYPE_CHECKING:
 
 
 RANKED_LIMIT = 10  # results of a ranked search without --limit
+# a listing (one keyword, --type, --pinned) printed to an agent's tool, not a terminal, without --limit: one word
+# matched 214 entries (66 KB) and Claude Code kept a 2 KB preview of it
+AGENT_LIST_LIMIT = 25
+
+
+def entry_type(value: str) -> str:
+    """--type's value as entries store it: any case, the map's label or a plural (`WARN`, `warnings`) mean
+    `warning`; anything else as given."""
+    from memory.core.shape import TYPE_TAGS
+
+    word = value.strip().lower()
+    for kind, tag in TYPE_TAGS.items():
+        if word in (kind, kind + "s", tag.lower(), tag.lower() + "s"):
+            return kind
+    return value
 
 
 class Options:
@@ -50,9 +65,12 @@ def parse(argv: list[str]) -> Options:
     import (with `re`) costs more than the search itself; anything else is argparse's
     (tests/commands/test_recall_options.py holds the two to the same options)."""
     words = [arg for arg in argv if arg != "--all"]
+    limit = None
+    if len(words) > 2 and words[-2] == "--limit" and words[-1].isdigit() and words[-1] != "0" * len(words[-1]):
+        words, limit = words[:-2], int(words[-1])  # a script's `recall.sh deploy --limit 100000`
     if words and not any(word.startswith("-") for word in words):
         options = Options()
-        options.keywords, options.all = words, len(words) < len(argv)
+        options.keywords, options.all, options.limit = words, "--all" in argv, limit
         return options
     return build_parser().parse_intermixed_args(argv, Options())  # `recall.sh pytest --all ci`: words around
 
@@ -70,10 +88,12 @@ def build_parser() -> argparse.ArgumentParser:
                              "several words or a sentence: ranked, best first (--exact: entries holding all)")
     parser.add_argument("--exact", action="store_true", help="several words: every one must occur, no ranking")
     parser.add_argument("--limit", type=int, metavar="N",
-                        help="at most N results (ranked: 10; a listing such as --type or one keyword: all, else "
-                             "the newest N)")
+                        help="at most N results (ranked: 10; a listing such as --type or one keyword: all at a "
+                             f"terminal, else the newest {AGENT_LIST_LIMIT}; with N: the newest N)")
     parser.add_argument("--explain", action="store_true", help="ranked: why each entry scored")
-    parser.add_argument("--type", dest="entry_type", metavar="T", help="only entries of this type (e.g. learned)")
+    parser.add_argument("--type", dest="entry_type", metavar="T", type=entry_type,
+                        help="only entries of this type: learned, decision, warning or pattern (or the map's "
+                             "LEARN, DECIDE, WARN)")
     parser.add_argument("--recent", type=int, nargs="?", const=10, metavar="N",
                         help="the N most recent entries (one per key; default 10)")
     parser.add_argument("--stats", action="store_true", help="counts per type, source and tag; archive size")

@@ -604,7 +604,8 @@ def test_a_closed_pipe_is_not_an_error(repo):
     mem.mkdir(parents=True)
     write(repo, [entry.build(f"LEARNED: deploy number {i}", "BD-1", "orchestrator", ts=i) for i in range(3000)])
     index.load(str(mem))
-    proc = subprocess.run(f"'{RECALL}' deploy --all | head -1", shell=True, cwd=repo, capture_output=True, text=True)
+    proc = subprocess.run(f"'{RECALL}' deploy --all --limit 3000 | head -1", shell=True, cwd=repo, capture_output=True,
+                          text=True)
     assert proc.stdout.startswith("[LEARN]") and proc.stderr == ""
 
 
@@ -723,3 +724,43 @@ def test_similar_and_topic_take_json_and_limit(repo):
     run_hook("session_start", payload, repo)
     topic = recall(repo, "--topic", "general", "--limit", "1")
     assert topic.returncode == 0 and len(topic.stdout.splitlines()) == 2 and "the newest 1 of" in topic.stdout
+
+
+def test_a_listing_for_an_agent_shows_the_newest_few_and_says_how_many(repo):
+    """One word matched 214 entries (66 KB) in a month-old store, and Claude Code kept a 2 KB preview of it. Not
+    at a terminal, a listing without --limit shows the newest AGENT_LIST_LIMIT; a person sees all."""
+    from memory.commands.recall_options import AGENT_LIST_LIMIT
+
+    total = AGENT_LIST_LIMIT + 15
+    write(repo, [e(f"widget fact number {i} about caches", ts=i + 1) for i in range(total)])
+    proc = recall(repo, "widget")
+    assert proc.returncode == 0 and proc.stdout.count("widget fact number") == AGENT_LIST_LIMIT
+    assert f"widget fact number {total - 1} " in proc.stdout  # the newest
+    assert f"the newest {AGENT_LIST_LIMIT} of {total} shown" in proc.stderr and "--limit N" in proc.stderr
+    assert recall(repo, "widget", "--limit", str(total)).stdout.count("widget fact number") == total
+    assert len(recall(repo, "widget", "--json").stdout.splitlines()) == total  # for machines: all
+    assert at_a_terminal(repo, "widget").stdout.count("widget fact number") == total
+
+
+@pytest.mark.parametrize("given", ["WARN", "warnings", "Warning", "warn"])
+def test_type_takes_the_maps_labels_and_any_case(repo, given):
+    write(repo, [e("the queue drains first"), dict(entry.build("never run migrations by hand", "BD-1", "x",
+                                                               entry_type="warning", ts=2))])
+    proc = recall(repo, "--type", given)
+    assert proc.returncode == 0 and "never run migrations" in proc.stdout and "queue drains" not in proc.stdout
+
+
+def test_an_unknown_type_is_told_the_types(repo):
+    write(repo, [e("the queue drains first")])
+    proc = recall(repo, "--type", "bogus")
+    assert proc.returncode == 1 and "the types are learned, decision, warning, pattern" in proc.stderr
+
+
+def test_a_found_listing_says_the_archive_was_not_searched(repo):
+    """After a rotation live entries stand in the archive too: a listing of the active file alone is not all."""
+    write(repo, [e("cache keys include the tenant", ts=1)], name=store.ARCHIVE)
+    write(repo, [e("cache warms at boot", ts=2)])
+    proc = recall(repo, "cache")
+    assert "cache warms" in proc.stdout and "tenant" not in proc.stdout
+    assert "were not searched: add --all" in proc.stderr
+    assert "not searched" not in recall(repo, "cache", "--all").stderr

@@ -4,9 +4,11 @@ import pytest
 from memory.commands import recall_options
 
 PLAIN = [["deploy"], ["deploy", "--all"], ["--all", "deploy"], ["deploy", "cache", "--all"], ["deploy cache"],
-         ["deploy", "--all", "--all"], ["ß", "--all"]]
+         ["deploy", "--all", "--all"], ["ß", "--all"], ["deploy", "--limit", "100000"],
+         ["deploy", "--all", "--limit", "7"]]
 OTHERS = [["--all"], [], ["--all", "--json", "deploy"], ["deploy", "--al"], ["deploy", "-x"], ["deploy", "--", "-x"],
-          ["--limit", "3", "deploy", "cache"], ["deploy", "--recent"]]
+          ["--limit", "3", "deploy", "cache"], ["deploy", "--recent"], ["deploy", "--limit", "0"],
+          ["deploy", "--limit", "-3"], ["--limit", "5"], ["deploy", "--limit"]]
 
 
 @pytest.mark.parametrize("argv", PLAIN + OTHERS, ids=repr)
