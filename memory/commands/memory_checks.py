@@ -34,7 +34,8 @@ def git_refusal(anchor: str) -> str | None:
 
     try:
         proc = subprocess.run(["git", "-C", anchor, "rev-parse", "--show-toplevel"], capture_output=True, text=True,
-                              errors="replace", timeout=paths.GIT_TIMEOUT, stdin=subprocess.DEVNULL)
+                              errors="replace", timeout=paths.GIT_TIMEOUT, stdin=subprocess.DEVNULL,
+                              env=paths.git_env())
     except FileNotFoundError:
         return "git is not installed or not on PATH"
     except (OSError, subprocess.SubprocessError):

@@ -17,7 +17,15 @@ OVERRIDE_ENV = "MEMORY_HOOKS_DIR"
 PROJECT_ENV = ("CLAUDE_PROJECT_DIR", "CURSOR_PROJECT_DIR", "GEMINI_PROJECT_DIR")
 GIT_TIMEOUT = 3.0
 _HEX = frozenset("0123456789abcdef")
-_GIT_ENV_TO_DROP = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_PREFIX")
+# set when an agent runs inside a git hook (a commit-message hook): they would point every git call of ours at
+# that repository's index or folder, not the one asked about
+_GIT_ENV_TO_DROP = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_PREFIX",
+                    "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_NAMESPACE")
+
+
+def git_env() -> dict[str, str]:
+    """This process's environment for a git call about a folder named on its command line."""
+    return {k: v for k, v in os.environ.items() if k not in _GIT_ENV_TO_DROP}
 
 
 class GitInfo:
@@ -93,7 +101,7 @@ def git_lines(args: list, folder: str, timeout: float | None = None) -> list:
     timeout = GIT_TIMEOUT if timeout is None else timeout
     if not hasattr(os, "posix_spawnp"):  # pragma: no cover - Windows
         import subprocess
-        env = {k: v for k, v in os.environ.items() if k not in _GIT_ENV_TO_DROP}
+        env = git_env()
         try:
             out = subprocess.run(["git", "-C", folder] + args, env=env, stdin=subprocess.DEVNULL,
                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, timeout=timeout).stdout
@@ -110,7 +118,7 @@ def _spawn(args: list, folder: str, timeout: float) -> tuple[int, int, float] | 
 
     if not hasattr(os, "posix_spawnp"):  # pragma: no cover - Windows: git_lines runs it whole
         return None
-    env = {k: v for k, v in os.environ.items() if k not in _GIT_ENV_TO_DROP}
+    env = git_env()
     read_end, write_end = os.pipe()
     null = os.open(os.devnull, os.O_RDWR)
     try:

@@ -26,14 +26,18 @@ class Check:
 
 
 def run(cmd: list[str], cwd: str, timeout: float) -> tuple[int | None, str]:
-    """(exit code, stdout); (None, reason) when it could not run or timed out."""
+    """(exit code, stdout); (None, reason) when it could not run, timed out, or git refused the repository
+    (another user's: "dubious ownership"), which says nothing of the bead's work."""
     try:
         proc = subprocess.run(cmd, cwd=cwd, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                              timeout=timeout)
+                              timeout=timeout, env=paths.git_env())
     except subprocess.TimeoutExpired:
         return None, f"`{' '.join(cmd)}` timed out after {timeout:g}s"
     except OSError as exc:
         return None, f"`{cmd[0]}` could not run ({exc.strerror or exc})"
+    if cmd[0] == "git" and proc.returncode != 0 and "dubious ownership" in proc.stderr:
+        return None, f"git refuses {cwd} (owned by another user: dubious ownership; git config --global " \
+            f"--add safe.directory {cwd})"
     # a failing command's own words (stderr) say more than its empty stdout
     return proc.returncode, proc.stdout if proc.returncode == 0 or proc.stdout.strip() else proc.stderr
 

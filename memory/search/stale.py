@@ -18,6 +18,8 @@ import re
 import subprocess
 import time
 
+from memory.core import paths
+
 DEFAULT_DAYS = 180
 GIT_TIMEOUT = 10.0
 SYMBOLS_PER_GREP = 2000
@@ -93,7 +95,7 @@ def is_path(word: str, in_code: bool, before: str = "", after: str = "") -> bool
 def _git(root: str, args: list[str]) -> str | None:
     try:
         proc = subprocess.run(["git", "-C", root, *args], capture_output=True, timeout=GIT_TIMEOUT,
-                              stdin=subprocess.DEVNULL)
+                              stdin=subprocess.DEVNULL, env=paths.git_env())
     except (OSError, subprocess.SubprocessError):
         return None
     return proc.stdout.decode("utf-8", "replace") if proc.returncode in (0, 1) else None

@@ -65,6 +65,20 @@ def test_finished_bead_passes(project, tmp_path):
     assert stop(project, tmp_path) is None
 
 
+@pytest.mark.parametrize("variable, value", [("GIT_INDEX_FILE", ".git/index"), ("GIT_DIR", ".git")])
+def test_a_finished_bead_passes_when_the_agent_runs_inside_a_git_hook(project, tmp_path, variable, value):
+    """An agent started from a git hook (a commit-message hook) inherits GIT_DIR / GIT_INDEX_FILE of the main
+    checkout: the gate's git calls about the bead's worktree must not read that index (it blocked as
+    "2 uncommitted change(s)", with `git add -A` as the fix)."""
+    assert stop(project, tmp_path, extra_env={variable: str(project / value)}) is None
+
+
+def test_a_repository_git_refuses_is_not_verified_never_blocked(project, tmp_path):
+    """A hook run as another user than the checkout's owner: git refuses it (dubious ownership), which says
+    nothing of the bead's work; the gate let the agent finish only after two blocks before."""
+    assert stop(project, tmp_path, extra_env={"GIT_TEST_ASSUME_DIFFERENT_OWNER": "1"}) is None
+
+
 def test_uncommitted_changes_block_with_the_fix(project, tmp_path):
     (project / ".worktrees" / "bd-BD-12" / "feature.txt").write_text("changed\n")
     out = stop(project, tmp_path)
