@@ -74,8 +74,7 @@ def run(hook: str, handler: "Callable[[Context], str | None]", argv: "list[str] 
     try:
         ctx.raw = read_stdin()
         if not _looks_like_object(ctx.raw):
-            from memory.core import errorlog
-            errorlog.record(hook, f"stdin is not a JSON object ({len(ctx.raw)} bytes); nothing done")
+            _record(hook, f"stdin is not a JSON object ({len(ctx.raw)} bytes); nothing done")
             return 0
         if prefilter is not None and not prefilter(ctx.raw):
             return 0
@@ -88,22 +87,23 @@ def run(hook: str, handler: "Callable[[Context], str | None]", argv: "list[str] 
             in_child = where == "child"
         answer = handler(ctx)  # a detached child's answer is dropped: it exits below, before writing
         if ctx.problems:
-            from memory.core import errorlog
-            errorlog.record(hook, "payload: " + "; ".join(ctx.problems), ctx.memory_dir)
+            _record(hook, "payload: " + "; ".join(ctx.problems), ctx.memory_dir)
     except BaseException as exc:  # noqa: BLE001 - a hook must never break the agent
         if not (isinstance(exc, SystemExit) and exc.code in (0, None)):
-            from memory.core import errorlog
-            errorlog.record(hook, f"{type(exc).__name__}: {exc}", ctx.memory_dir)
+            _record(hook, f"{type(exc).__name__}: {exc}", ctx.memory_dir)
         answer = None
     finally:
         if in_child:
             import os
             os._exit(0)  # the detached child never returns into its caller
     if answer:
-        from memory.core import layout
+        try:
+            from memory.core import layout
 
-        if layout.FLAG_PLUGIN in ctx.argv:
-            answer = for_plugin(answer, ctx.memory_dir)
+            if layout.FLAG_PLUGIN in ctx.argv:
+                answer = for_plugin(answer, ctx.memory_dir)
+        except Exception as exc:  # noqa: BLE001 - the answer as it is: the plugin's recall.sh path is a nicety
+            _record(hook, f"{type(exc).__name__}: {exc}", ctx.memory_dir)
         try:  # UTF-8 bytes whatever the locale: a Latin-1 terminal setting must not eat the answer
             out = getattr(sys.stdout, "buffer", None)
             if out is None:
@@ -114,6 +114,20 @@ def run(hook: str, handler: "Callable[[Context], str | None]", argv: "list[str] 
         except (OSError, ValueError):
             pass
     return 0
+
+
+def _record(hook: str, message: str, memory_dir: "str | None" = None) -> None:
+    """errors.log's line, or one on stderr when even that cannot be written: the error log's own code missing
+    from a half-copied install must not turn a failure into a traceback and exit 1."""
+    try:
+        from memory.core import errorlog
+
+        errorlog.record(hook, message, memory_dir)
+    except BaseException:  # noqa: BLE001
+        try:
+            sys.stderr.write(f"memory-hooks {hook}: {message}\n")
+        except Exception:  # noqa: BLE001 - a closed stderr
+            pass
 
 
 def plugin_recall(memory_dir: "str | None") -> "tuple[str, str] | None":

@@ -254,7 +254,11 @@ def _note_trail(memory_dir: str, session: str | None, root: str, files: list[str
         trail.note(memory_dir, session, errors=recurrence.signature(command, failure[len(command) + 1:]))
 
 
-def main(argv: list[str] | None = None) -> int:
-    from memory.surface.action_gate import prefilter
+def _prefilter(raw: bytes) -> bool:
+    from memory.surface.action_gate import prefilter  # here: inside the frame that fails open
 
-    return hookrun.run(HOOK, handle, argv, prefilter=prefilter)
+    return prefilter(raw)
+
+
+def main(argv: list[str] | None = None) -> int:
+    return hookrun.run(HOOK, handle, argv, prefilter=_prefilter)

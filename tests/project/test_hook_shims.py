@@ -98,3 +98,23 @@ def test_the_packages_own_init_damaged(tmp_path, damage):
         proc = run_copy(code, hook, repo)
         assert (proc.returncode, proc.stdout) == (0, b""), (hook, proc.stderr)
         assert proc.stderr.decode().startswith(f"memory-hooks {hook}: its code does not load, nothing done: ")
+
+
+@pytest.mark.parametrize("module", ["core/layout.py", "core/errorlog.py", "surface/action_gate.py",
+                                    "capture/capture.py"])
+def test_a_module_missing_from_a_half_copied_install(tmp_path, module):
+    """A module the hooks import only later, or the error log's own code, gone (an upgrade copied halfway): the
+    failure is recorded (or said on stderr when the recorder is the missing part), never a traceback and exit 1
+    (the error path imported errorlog unguarded; the action hook imported its gate outside the frame)."""
+    code, repo = broken_copy(tmp_path, lambda memory: (memory / module).unlink()), make_repo(tmp_path / "app")
+    failure = dict(fixture_payload("claude-code/2.1.330/PostToolUseFailure-1.json"), cwd=str(repo))
+    capture = dict(fixture_payload("claude-code/2.1.330/PostToolUse-15.json"), cwd=str(repo))
+    capture["tool_input"] = {"command": 'bd comment BD-1 "LEARNED: the queue drains first"'}
+    for hook in HOOKS:
+        for payload in (None, failure, capture):
+            proc = run_copy(code, hook, repo) if payload is None else subprocess.run(
+                [sys.executable, str(code / "hooks" / f"{hook}.py")], input=json.dumps(payload).encode(), cwd=repo,
+                env=clean_env(CLAUDE_PROJECT_DIR=str(repo), MEMORY_HOOKS_FOREGROUND="1"), capture_output=True,
+                timeout=60)
+            assert proc.returncode == 0 and b"Traceback" not in proc.stderr, (hook, proc.stderr[-600:])
+            assert proc.stdout == b"" or proc.stdout.startswith(b"{") and json.loads(proc.stdout), hook
