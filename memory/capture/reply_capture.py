@@ -6,7 +6,8 @@ captured like a bd comment's. Never a quoted line (`> `), a line inside a fenced
 only mentions a marker mid-sentence; FORGET is taken from bd comments and recall.sh only. Text a live entry
 already holds (a `bd comment` of the same turn stored it) is not stored again. Off with
 `"capture_replies": false` in .beads/memory/config.json. Never blocks; answers only to tell the user which live
-entry a captured line nearly repeats (Claude Code's Stop, a systemMessage: memory.capture.capture.near_copy_notes).
+entry a captured line nearly repeats (Claude Code's Stop, a systemMessage: memory.capture.capture.near_copy_notes),
+or that the lines could not be stored (the memory folder could not be written).
 """
 from __future__ import annotations
 
@@ -81,18 +82,30 @@ def handle(ctx: hookrun.Context) -> str | None:
     if data.get("stop_hook_active") is True:
         return None  # a turn another stop hook extended: its final message comes again at the next Stop
     ctx.memory_dir = paths.memory_dir(payload.cwd(data), payload.project_dir(data))
-    stored, replaced = capture(data, final_text(data), ctx.memory_dir)
     # Told to the user (systemMessage): context on Stop "keeps it running", a model turn spent on a hint.
     # Codex validates Stop's answer strictly, Cursor's afterAgentResponse and Gemini's AfterAgent take no
-    # message: there the pair waits for `recall.sh --similar`.
-    if not stored or payload.event_name(data) != "Stop" or payload.runtime(data) != payload.CLAUDE \
-            or layout.FLAG_CODEX in ctx.argv:
+    # message: there the pair waits for `recall.sh --similar`, and a failure for memory-doctor.
+    tell = payload.event_name(data) == "Stop" and payload.runtime(data) == payload.CLAUDE \
+        and layout.FLAG_CODEX not in ctx.argv
+    try:
+        stored, replaced = capture(data, final_text(data), ctx.memory_dir)
+    except OSError as exc:  # errors.log alone (the per-user one, when the folder is the problem) told nobody
+        ctx.problems.append(f"reply lines not stored: {type(exc).__name__}: {exc}")
+        return payload.warning_answer(data, not_stored(exc)) if tell else None
+    if not stored or not tell:
         return None
     # a line that took an entry's key from a different insight: the agent was not there to be told (a bd comment's
     # capture says it), so the person is
     notes = [f"memory-hooks: {note}" for note in capture_mod.replaced_notes(stored, replaced)]
     notes += capture_mod.near_copy_notes(ctx.memory_dir, stored)
     return payload.warning_answer(data, " ".join(notes)) if notes else None
+
+
+def not_stored(exc: OSError) -> str:
+    """The person's line when the reply's marked lines could not be written: they are in no memory now."""
+    return (f"memory-hooks: the LEARNED/DECISION/WARNING/PATTERN lines of this reply were NOT stored: "
+            f"{exc.filename or 'the memory folder'} could not be written ({exc.strerror or exc}). "
+            "`.beads/memory/recall.sh --doctor` shows what is wrong; record them again once it is fixed.")
 
 
 def main(argv: list[str] | None = None) -> int:

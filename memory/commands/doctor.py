@@ -40,7 +40,7 @@ def diagnose(anchor: str, memory_dir: str) -> list[Finding]:
              ("held", lambda: [memory_checks.held_check(memory_dir)]),
              ("replaced", lambda: [memory_checks.replaced_check(memory_dir)]),
              ("settings", lambda: memory_checks.settings_checks(memory_dir)),
-             ("errors.log", lambda: [memory_checks.errors_check(memory_dir)])]
+             ("errors.log", lambda: memory_checks.errors_check(memory_dir))]
     findings: list[Finding] = []
     for name, step in steps:
         try:

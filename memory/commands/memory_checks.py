@@ -229,10 +229,29 @@ def settings_checks(memory_dir: str) -> list[Finding]:
     return found
 
 
-def errors_check(memory_dir: str) -> Finding:
+def errors_check(memory_dir: str) -> list[Finding]:
+    """errors.log of the memory folder, and the lines about it in the per-user one (errorlog.fallback_dir: where
+    the hooks write when this folder could not be written, which is when captures were lost)."""
+    from memory.core import errorlog
+
+    found = []
     path = os.path.join(memory_dir, layout.ERRORS)
     if not os.path.exists(path):
-        return OK, "errors.log", "empty"
-    lines = (fsio.read_bytes(path) or b"").decode("utf-8", "replace").splitlines()
-    recent = time.time() - os.path.getmtime(path) < 86400
-    return (WARN if recent else OK), "errors.log", f"{len(lines)} line(s); last: {lines[-1][:160] if lines else '-'}"
+        found.append((OK, "errors.log", "empty"))
+    elif not os.path.isfile(path):
+        found.append((WARN, "errors.log", f"{path} is not a file: the hooks' errors go to the per-user log"))
+    else:
+        lines = (fsio.read_bytes(path) or b"").decode("utf-8", "replace").splitlines()
+        recent = time.time() - os.path.getmtime(path) < 86400
+        found.append(((WARN if recent else OK), "errors.log",
+                      f"{len(lines)} line(s); last: {lines[-1][:160] if lines else '-'}"))
+    fallback = os.path.join(errorlog.fallback_dir(), layout.ERRORS)
+    mine = f" memory={os.path.abspath(memory_dir)}"
+    ours = [line for line in (fsio.read_bytes(fallback) or b"").decode("utf-8", "replace").splitlines()
+            if line.endswith(mine)] if os.path.isfile(fallback) else []
+    if ours:
+        recent = time.time() - os.path.getmtime(fallback) < 86400
+        found.append(((WARN if recent else OK), "errors elsewhere",
+                      f"{len(ours)} line(s) about this memory in {fallback} (written there because this folder "
+                      f"could not be); last: {ours[-1][:160]}"))
+    return found

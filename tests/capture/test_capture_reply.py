@@ -172,3 +172,27 @@ def test_a_reply_line_taking_a_different_insights_key_is_told_to_the_user(repo):
     assert answer["systemMessage"].startswith("memory-hooks: `learned-before-running-the-end-to-end-suite")
     again = stop(repo, f"Done.\nLEARNED[e2e-tz]: {opening}export TZ=UTC\n", session_id="s-3")
     assert again.stdout == b""  # a new key replaces nothing
+
+
+def test_lines_that_cannot_be_stored_are_told_to_the_person_and_the_doctor_finds_them(repo, tmp_path, monkeypatch):
+    """A memory folder that cannot be written (another user's, full): the reply's lines were dropped with only a
+    line in the per-user error log, which the doctor never read. Now Claude Code's Stop tells the person
+    (systemMessage), and the doctor names the lines written elsewhere about this memory."""
+    from helpers import doctor_report
+
+    memory = repo / ".beads" / "memory"
+    memory.mkdir(parents=True)
+    (memory / "inbox").write_text("")  # a file where the inbox folder goes: every capture's write fails
+    (memory / "errors.log").mkdir()  # and the folder's own log cannot take the line either
+    state = tmp_path / "state"
+    proc = run_hook("capture_reply", stop_payload(repo, "Done.\nLEARNED: the queue drains first\n"), repo,
+                    env={"XDG_STATE_HOME": str(state)})
+    assert proc.returncode == 0
+    said = json.loads(proc.stdout)["systemMessage"]
+    assert said.startswith("memory-hooks: the LEARNED/DECISION/WARNING/PATTERN lines of this reply were NOT stored")
+    assert knowledge(repo) == []
+    logged = (state / "memory-hooks" / "errors.log").read_text()
+    assert "reply lines not stored" in logged
+    monkeypatch.setenv("XDG_STATE_HOME", str(state))  # the doctor's environment: the same user's
+    elsewhere = doctor_report(repo)[2]["errors elsewhere"]
+    assert elsewhere["level"] == "WARN" and "1 line(s) about this memory" in elsewhere["detail"]
