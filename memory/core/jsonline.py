@@ -68,3 +68,16 @@ def loads(line: str | bytes) -> Any:
     import json  # not a plain object, or not valid: json answers (the error as json words it)
 
     return json.loads(line)
+
+
+def loads_lenient(line: bytes) -> Any:
+    """`loads`, except that a line that is valid JSON but not UTF-8 (a teammate's cp1252 editor wrote `é` as one
+    byte) is read with U+FFFD for such bytes, instead of hiding the whole entry; its errors are `loads`'s."""
+    try:
+        return loads(line)
+    except ValueError:
+        try:
+            line.decode("utf-8", "surrogatepass")
+        except UnicodeDecodeError:
+            return loads(line.decode("utf-8", "replace"))
+        raise

@@ -202,7 +202,7 @@ def _lines(pread: Callable[[int, int], bytes], seg: segfile.IndexFile,
             yield offset, None
             return
         try:
-            line = jsonline.loads(data)
+            line = jsonline.loads_lenient(data)
         except (ValueError, RecursionError):
             line = None
         yield offset, (line if shape.is_valid(line) else None)

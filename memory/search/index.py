@@ -278,7 +278,7 @@ class _EntryReader:
             _unreadable(seg)
             return None
         try:
-            obj = jsonline.loads(line)
+            obj = jsonline.loads_lenient(line)
         except ValueError:
             return None
         return obj if is_valid(obj) else None

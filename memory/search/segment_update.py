@@ -46,7 +46,10 @@ def update(old: Segment | None, data: bytes, src: tuple[int, int, int, int] | No
         try:
             entry = loads(line) if line.strip() else None
         except (ValueError, RecursionError):
-            entry = None
+            try:  # valid JSON but not UTF-8 (a cp1252 editor's byte): read as the store's readers read it
+                entry = jsonline.loads_lenient(line)
+            except (ValueError, RecursionError):
+                entry = None
         if entry is not None and is_valid(entry):
             added.append((seg.stats.n, entry))
             seg.stats.add(entry, postings)  # type: ignore[arg-type]

@@ -47,8 +47,10 @@ def read(file_path: str, data: bytes | None = None) -> Snapshot:
         try:
             obj = loads(line)
         except (ValueError, RecursionError):
-            snap.malformed += 1
-            continue
+            obj = _tolerant(line)
+            if obj is None:
+                snap.malformed += 1
+                continue
         if is_line(obj):
             snap.entries.append(obj)
         else:
@@ -144,8 +146,17 @@ def parse_line(line: bytes, loads: Callable[[bytes], object] | None = None) -> d
     try:
         obj = (loads or jsonline.loads)(line)
     except (ValueError, RecursionError):
-        return None
+        obj = _tolerant(line)
     return obj if isinstance(obj, dict) and is_line(obj) else None
+
+
+def _tolerant(line: bytes) -> object:
+    """A line the parser refused, read again taking a byte that is not UTF-8 (a teammate's cp1252 editor) as
+    U+FFFD instead of hiding the whole entry (jsonline.loads_lenient); None when that fails too."""
+    try:
+        return jsonline.loads_lenient(line)
+    except (ValueError, RecursionError):
+        return None
 
 
 def _read_consistently(memory_dir: str, include_archive: bool) -> list[bytes]:

@@ -60,3 +60,11 @@ def test_any_bytes(data):
                                   b'{"a": "tab\there"}'])
 def test_edges(line):
     check(line)
+
+
+def test_lenient_reads_a_byte_that_is_not_utf8_and_keeps_every_other_error():
+    assert jsonline.loads_lenient(b'{"a": "caf\xe9"}') == {"a": "caf\ufffd"}
+    assert jsonline.loads_lenient(b'{"a": "caf\xc3\xa9"}') == {"a": "caf\u00e9"}
+    for broken in (b'{"a": ', b'{"a": "\xe9"', b"not json"):
+        with pytest.raises(ValueError):
+            jsonline.loads_lenient(broken)

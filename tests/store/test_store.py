@@ -4,6 +4,8 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from helpers import memory_lines, numbered_insight
 from memory.store import entry, rotation, store
 
@@ -122,3 +124,25 @@ def test_recovery_removes_only_the_lock_holders_temp_files(tmp_path):
 
     fsio.remove_stale_temps(str(tmp_path), now=time.time() + 2 * fsio.STALE_TEMP_SECONDS)
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")) == sorted(live[:-1])
+
+
+@pytest.mark.parametrize("padding", [0, 2_000_000], ids=["small file", "file read in bulk"])
+def test_a_line_with_a_byte_that_is_not_utf8_is_kept_not_malformed(tmp_path, padding):
+    """A teammate's cp1252 editor wrote `café` as one byte 0xE9: the line is valid JSON but not UTF-8. It was
+    counted malformed, hidden from every reader, and `--repair` moved it out. The byte reads as U+FFFD."""
+    from memory.store import health
+
+    line = json.dumps(entry.build("the café service needs the VPN", "BD-1", "orchestrator", ts=5), ensure_ascii=False)
+    raw = line.encode().replace("café".encode(), b"caf\xe9")
+    filler = b"".join(json.dumps(entry.build(f"filler {i} " + "x" * 200, "BD-2", "o", ts=1)).encode() + b"\n"
+                      for i in range(padding // 230))
+    (tmp_path / store.ACTIVE).write_bytes(filler + raw + b"\n")
+    snap = store.load(str(tmp_path))
+    assert snap.malformed == 0 and any(e["content"] == "the caf\ufffd service needs the VPN" for e in snap.entries)
+    from memory.search import index, rank
+
+    assert [s.entry["content"] for s in rank.search(index.load(str(tmp_path)), "service needs the VPN")][:1] == \
+        ["the caf\ufffd service needs the VPN"]  # the derived index reads it as the store does
+    before = (tmp_path / store.ACTIVE).read_bytes()
+    health.repair(str(tmp_path))
+    assert (tmp_path / store.ACTIVE).read_bytes() == before and not (tmp_path / "knowledge.corrupt.jsonl").exists()
