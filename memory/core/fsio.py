@@ -20,7 +20,7 @@ def identity(path: str) -> tuple[int, int, int, int] | None:
     return (st.st_ino, st.st_dev, st.st_size, st.st_mtime_ns)
 
 
-def open_regular(path: str, flags: int, mode: int = 0o644, follow: bool = False) -> int:
+def open_regular(path: str, flags: int, mode: int = 0o666, follow: bool = False) -> int:
     """os.open that never follows a symlink (with `follow`, it does: a path a runtime gave us, not one of
     ours) and never waits: a FIFO (or a device) planted where a file belongs would block an open or a read
     until someone writes to it, so it is an OSError instead."""
@@ -78,7 +78,7 @@ def atomic_write(path: str, data: bytes, durable: bool = True) -> None:
     `durable=False` skips the fsyncs (derived state that may be lost in a crash, never be torn)."""
     folder = os.path.dirname(os.path.abspath(path))
     tmp = os.path.join(folder, f".{os.path.basename(path)}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | _NOFOLLOW | _CLOEXEC, 0o644)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | _NOFOLLOW | _CLOEXEC, 0o666)
     try:
         view = memoryview(data)
         while view:

@@ -28,8 +28,14 @@ class LockTimeout(Exception):
 
 
 def _open_lock_file(path: str) -> int:
-    flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
-    return os.open(path, flags, 0o600)
+    """The lock file, created as git creates a work tree's files (the umask decides: a checkout two users share
+    through a group gets a group-writable lock). A lock another user made without write for us is opened to
+    read: flock needs no write access, and a 0600 lock had refused every capture of the second user."""
+    flags = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        return os.open(path, os.O_RDWR | os.O_CREAT | flags, 0o666)
+    except PermissionError:
+        return os.open(path, os.O_RDONLY | flags)
 
 
 TIMEOUT_ENV = "MEMORY_HOOKS_LOCK_TIMEOUT"  # seconds; overrides DEFAULT_TIMEOUT

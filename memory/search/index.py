@@ -165,7 +165,7 @@ def _build_lock(memory_dir: str, probe: bool = False) -> int | None:
     except ImportError:  # pragma: no cover - Windows
         return -1
     try:
-        fd = fsio.open_regular(os.path.join(memory_dir, layout.INDEX_BUILD_LOCK), os.O_RDWR | os.O_CREAT, 0o644)
+        fd = fsio.open_regular(os.path.join(memory_dir, layout.INDEX_BUILD_LOCK), os.O_RDWR | os.O_CREAT)
     except OSError:
         return -1
     try:

@@ -104,8 +104,8 @@ def repair(memory_dir: str) -> list[str]:
 def write_problem(memory_dir: str) -> list[str]:
     """Why captures could not be stored here, one line each with the fix ([] when they can): the memory
     folder must take new files (lock, rotation, temp files) and the knowledge files must open for appending.
-    Tried for real (a probe file created and removed, an append opened and closed: nothing written), so
-    permissions, ownership, ACLs and read-only mounts all count."""
+    Tried for real (a probe file created with a byte, synced and removed; an append opened and closed), so
+    permissions, ownership, ACLs, read-only mounts and a full disk all count."""
     problems = []
     folder = memory_dir
     while not os.path.isdir(folder):  # not created yet: the hooks create it in the nearest existing folder
@@ -115,8 +115,13 @@ def write_problem(memory_dir: str) -> list[str]:
         folder = parent
     probe = os.path.join(folder, f".doctor.{os.getpid()}{layout.TEMP_SUFFIX}")
     try:
-        os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
-        os.unlink(probe)
+        fd = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        try:  # a byte, synced: a full disk still creates an empty file, and only then says ENOSPC
+            os.write(fd, b"\n")
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+            os.unlink(probe)
     except OSError as exc:
         problems.append(f"{folder} cannot be written ({exc.strerror}): {_fix(folder, exc)}")
     inbox_dir = inbox.folder(memory_dir)  # where every capture goes
@@ -126,8 +131,8 @@ def write_problem(memory_dir: str) -> list[str]:
         target = store.path(memory_dir, name)
         if os.path.islink(target) or not os.path.isfile(target):
             continue
-        try:
-            os.close(os.open(target, os.O_WRONLY | os.O_APPEND))
+        try:  # the lock is only read (flock needs no write access: memory.core.locking)
+            os.close(os.open(target, os.O_RDONLY if name == store.LOCK else os.O_WRONLY | os.O_APPEND))
         except OSError as exc:
             problems.append(f"{target} cannot be written ({exc.strerror}): {_fix(target, exc)}")
     return problems

@@ -74,7 +74,7 @@ def write(memory_dir: str, data: bytes) -> str:
         name = f"{time.time_ns():019d}-{os.urandom(4).hex()}{SUFFIX}"
         tmp = os.path.join(memory_dir, f"{TEMP_PREFIX}{name}.tmp")
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-                     | getattr(os, "O_CLOEXEC", 0), 0o644)
+                     | getattr(os, "O_CLOEXEC", 0), 0o666)  # the umask decides, as for git's files
         try:
             try:
                 view = memoryview(data)

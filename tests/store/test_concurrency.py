@@ -125,3 +125,33 @@ def test_killed_at_every_step_of_rotation_loses_and_duplicates_nothing(tmp_path,
         assert expected <= set(beads), f"lost entries after dying at op {die_at} ({mode})"
         assert not (memory / store.JOURNAL).exists()
         assert not [p.name for p in memory.iterdir() if p.name.endswith(".tmp")]  # no orphaned temp files
+
+
+def test_two_users_sharing_a_checkout_through_a_group_both_capture(tmp_path):
+    """A checkout two Unix users share through a group (umask 002, a setgid folder): the first user's capture
+    created the lock 0600, and every capture of the second failed from then on (NOT stored)."""
+    import os
+    import shutil
+    import tempfile
+
+    if os.geteuid() != 0 or not shutil.which("setpriv"):
+        pytest.skip("needs root and setpriv to run as two users")
+    base = Path(tempfile.mkdtemp(prefix="mh-shared-"))  # outside pytest's 0700 tmp folder
+    try:
+        os.chmod(base, 0o755)
+        memory = base / "memory"
+        memory.mkdir()
+        os.chown(memory, 65534, 1500)
+        os.chmod(memory, 0o2775)
+        code = (f"import sys; sys.path.insert(0, {str(ROOT)!r}); from memory.store import entry, store; "
+                f"store.append({str(memory)!r}, [entry.build(sys.argv[1], 'BD-1', 'orchestrator')])")
+        for uid, text in ((65534, "the first user's insight"), (65533, "the second user's insight")):
+            proc = subprocess.run(["setpriv", f"--reuid={uid}", "--regid=1500", "--groups=1500", "--inh-caps=-all",
+                                   "sh", "-c", 'umask 002; exec /usr/bin/python3 -c "$0" "$1"', code, text],
+                                  capture_output=True, text=True, cwd=base)
+            assert proc.returncode == 0, proc.stderr
+        assert sorted(e["content"] for e in store.load(str(memory)).entries) == [
+            "the first user's insight", "the second user's insight"]
+        assert os.stat(memory / store.LOCK).st_mode & 0o777 == 0o664  # the umask decides, as for git's files
+    finally:
+        subprocess.run(["rm", "-rf", str(base)])
