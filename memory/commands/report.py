@@ -61,15 +61,20 @@ def duplicates(latest: list[dict]) -> list[list[dict]]:
     return [group for text, group in groups.items() if text and len(group) > 1]
 
 
-def session_start_preview(memory_dir: str, root: str, latest: list[dict]) -> str:
-    """The knowledge part of what session start would inject now (Claude Code's budget), without recording it."""
+def session_start_preview(memory_dir: str, root: str) -> str:
+    """The knowledge part of what session start would inject now (Claude Code's budget), without recording it: from
+    what session start reads (the active knowledge, not the archive: memory.surface.start_cache)."""
+    from memory.surface import start_cache
+
+    active = start_cache.active_view(memory_dir)
+    latest = active.latest
     settings = config.load(memory_dir)
     git = paths.work_tree_git(root, root)
     beads = focus.bead_candidates(git.branch if git else None, root)
     files = paths.changed_files(git.toplevel) if git and latest else []
     groups = digest.choose(latest, beads, files, [], settings["session_newest"])
     return digest.render_digest(latest, groups, [], config.budget_chars(settings["session_budget_tokens"]),
-                                settings["entry_chars"], files, uses=use.counts(memory_dir))
+                                settings["entry_chars"], files, active.topics, use.counts(memory_dir))
 
 
 def given_counts(memory_dir: str) -> Counter:
@@ -116,7 +121,7 @@ def build(memory_dir: str, root: str, now: float | None = None) -> str:
     redacted = [e for e in latest if e.get("redacted") and isinstance(e["redacted"], list)]  # the store's list
     red_html = "".join(f"<li><code>{esc(e['key'])}</code>: {esc(', '.join(map(str, e['redacted'])))}</li>"
                        for e in redacted)
-    preview = session_start_preview(memory_dir, root, latest)
+    preview = session_start_preview(memory_dir, root)
     shown_text = "\n".join(render.strip_control(line) for line in preview.split("\n")) or "(nothing)"
     told = sum(1 for e in latest if given.get(str(e["key"])))
     used = sum(1 for e in latest if uses.get(str(e["key"])))

@@ -84,6 +84,24 @@ def test_the_page_holds_every_section_and_flags(project):
     assert "## Recent Knowledge" in page  # the digest session start renders, as it renders it
 
 
+def test_what_session_start_shows_is_what_the_hook_shows_with_an_archive(project):
+    """The preview read the archive too: after a rotation it counted and listed entries (a pin among them) that
+    session start, which reads the active knowledge only, no longer shows."""
+    from helpers import run_hook
+
+    memory = project / ".beads" / "memory"
+    archived = entry.build("the archived note about the frobnicator", "BD-9", "orchestrator", ts=NOW - 90 * DAY)
+    (memory / "knowledge.archive.jsonl").write_text(json.dumps(archived) + "\n")
+    page = build(project)
+    hook = run_hook("session_start", {"session_id": "s", "hook_event_name": "SessionStart", "source": "startup",
+                                      "cwd": str(project)}, project)
+    shown = json.loads(hook.stdout)["hookSpecificOutput"]["additionalContext"]
+    heading = re.search(r"## Recent Knowledge \(\d+ entries\)", shown).group(0)
+    assert "frobnicator" not in shown and "frobnicator" in page  # a row of the page, not in the preview
+    preview = re.search(r"What session start shows today</h2>\s*<pre>(.*?)</pre>", page, re.S).group(1)
+    assert heading in preview and "frobnicator" not in preview
+
+
 def test_entry_text_is_escaped_and_nothing_is_fetched(project):
     page = build(project)
     assert "<script>alert" not in page and "<img src=http" not in page
