@@ -102,6 +102,10 @@ def ranked(memory_dir: str, text: str, args: Options) -> int:
     shown = {e["key"] for e in seen}
     results = [s for s in results if (not args.entry_type or s.entry.get("type") == args.entry_type)
                and s.entry.get("key") not in shown][:max(0, limit - len(seen))]
+    titled = knowledge_map.titled(results, text) if args.limit is None and not seen else None
+    more = len(results) - 1 if titled is not None else 0
+    if titled is not None:  # "read one in full": that one, not nine neighbours (3 KB) with it
+        results = [titled]
     out = sys.stdout
     for found in seen:  # recorded right after a failure that printed this line: first, whatever their words
         if args.json:
@@ -123,8 +127,11 @@ def ranked(memory_dir: str, text: str, args: Options) -> int:
         # a lookup (the map's `recall.sh "<words of a title>"`): its answer rises in the map
         use.credit(memory_dir, [e["key"] for e in seen] + [str(s.entry.get("key")) for s in results[:1]])
         also = f"{len(seen)} recorded right after this error (\"seen\"), " if seen else ""
-        out.write(f"{also}{len(results)} ranked entr{'y' if len(results) == 1 else 'ies'} (both files, latest per "
-                  "key; --exact: only entries holding every word)\n")
+        if more:
+            out.write(f"the entry this title opens ({more} more rank below it: --limit {RANKED_LIMIT})\n")
+        else:
+            out.write(f"{also}{len(results)} ranked entr{'y' if len(results) == 1 else 'ies'} (both files, latest "
+                      "per key; --exact: only entries holding every word)\n")
     sys.stderr.write(render.found_notes(corpus.malformed, bool(results or seen)))
     return FOUND if results or seen else NOTHING
 

@@ -8,7 +8,11 @@ from __future__ import annotations
 
 import os
 
+from memory import TYPE_CHECKING
 from memory.core import focus, render
+
+if TYPE_CHECKING:
+    from memory.search.rank import Scored
 
 # Only topics() needs these (a session start whose topics are cached draws titles only): imported and
 # compiled there, not here (~0.5 ms).
@@ -55,6 +59,17 @@ def title_first(results: list, text: str) -> list:
     opening = [s for s in results
                if " ".join(render.strip_control(str(s.entry.get("content", ""))).split()).casefold().startswith(words)]
     return opening + [s for s in results if s not in opening] if opening else results
+
+
+def titled(results: list[Scored], text: str) -> Scored | None:
+    """The one entry a map title names (`recall.sh "<words of a title>"`): four words or more (a title is an
+    entry's opening, cut at a word), or the title's `…`, that open exactly one of `results`; else None."""
+    words = " ".join(text.rstrip().rstrip("…").rstrip(".").split()).casefold()
+    if len(words.split()) < 4 and not text.rstrip().endswith("…"):
+        return None
+    opening = [s for s in results
+               if " ".join(render.strip_control(str(s.entry.get("content", ""))).split()).casefold().startswith(words)]
+    return opening[0] if len(opening) == 1 else None
 
 
 # instruction words every rule uses: no topic ("never use", "always run", "prefer", "avoid")

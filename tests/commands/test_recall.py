@@ -654,6 +654,19 @@ def test_the_words_of_every_title_the_map_shows_bring_that_entry_first(repo, mon
     assert behind == []
 
 
+def test_the_words_of_a_title_print_that_entry_alone(repo):
+    """The map says "read one in full": each lookup printed 10 ranked entries (3 KB on average at 300 entries)."""
+    write(repo, [e("the deploy queue retries three times before paging", ts=1),
+                 e("the deploy queue drains before every release", ts=2),
+                 e("retries of the deploy queue are logged to the audit table", ts=3)])
+    proc = recall(repo, "the deploy queue retries three…")
+    assert proc.returncode == 0 and proc.stdout.count("[LEARN]") == 1 and "retries three times" in proc.stdout
+    assert "the entry this title opens (2 more rank below it: --limit 10)" in proc.stdout
+    assert recall(repo, "the deploy queue retries three…", "--limit", "10").stdout.count("[LEARN]") == 3
+    assert recall(repo, "deploy queue retries").stdout.count("[LEARN]") == 3  # a search, not a title: ranked
+    assert recall(repo, "the deploy queue", "--exact").stdout.count("[LEARN]") == 3
+
+
 def test_every_topic_of_the_map_lists_its_count_general_too(repo, monkeypatch, capsys):
     """The map's `List a topic:` at 1,000 entries. `recall.sh general` printed 6 of `general (68, 63 more)`
     (the entries sharing no topic word: no word lists them), and `recall.sh package` printed 182 entries in
