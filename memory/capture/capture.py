@@ -306,5 +306,5 @@ def not_stored_note(entries: list[dict], exc: OSError) -> str:
     keys = _listed([e["key"] for e in entries])
     where = exc.filename or store.ACTIVE
     return (f"memory-hooks: NOT stored ({keys}): {where} could not be written ({exc.strerror or exc}). "
-            "The insight is not in memory: say so to the user (memory-doctor shows what is wrong), "
-            "and record it again once that is fixed.")
+            "The insight is not in memory: say so to the user (`.beads/memory/recall.sh --doctor` shows what is "
+            "wrong), and record it again once that is fixed.")

@@ -10,6 +10,7 @@ from memory.core import fsio, layout, locking, paths, render
 from memory.store import health, inbox, store
 
 OK, WARN, FAIL = "OK", "WARN", "FAIL"
+REPAIR = ".beads/memory/recall.sh --doctor --repair"  # memory-doctor is on PATH only after a pipx install
 Finding = tuple[str, str, str]  # (level, check, detail)
 
 
@@ -65,7 +66,7 @@ def file_checks(memory_dir: str) -> list[Finding]:
         torn = ", an unterminated last line" if found_health.unterminated else ""
         found.append((level, name, f"{found_health.lines} lines, {size:.1f} KiB, {found_health.malformed} malformed, "
                                    f"{found_health.duplicates} duplicate{torn}"
-                      + (" (memory-doctor --repair)" if level == WARN else "")))
+                      + (" (recall.sh --doctor --repair)" if level == WARN else "")))
     found.append(_inbox_check(memory_dir))
     if os.path.exists(store.path(memory_dir, store.CORRUPT)):
         n = store.read(store.path(memory_dir, store.CORRUPT)).lines
@@ -78,9 +79,9 @@ def _inbox_check(memory_dir: str) -> Finding:
     count, held = health.inbox_health(memory_dir)
     level = WARN if held.malformed or held.duplicates or count > health.COMPACT_HINT else OK
     detail = (f"{count} capture file(s), {held.lines} lines, {held.malformed} malformed, {held.duplicates} duplicate"
-              + (" (memory-doctor --repair)" if held.malformed or held.duplicates else ""))
+              + (" (recall.sh --doctor --repair)" if held.malformed or held.duplicates else ""))
     if count > health.COMPACT_HINT:
-        detail += "; reads slow down: run memory-doctor --compact on a clean tree, then commit"
+        detail += "; reads slow down: run .beads/memory/recall.sh --doctor --compact on a clean tree, then commit"
     bad = inbox.bad_names(memory_dir)
     if bad:
         level = WARN
@@ -200,12 +201,12 @@ def redactions_check(memory_dir: str) -> list[Finding]:
     if left.lines:
         files = ", ".join(f"{n} in {name}" for name, n in left.rewritten.items())
         found.append((FAIL, "redactions", f"{left.lines} line(s) ({files}) still hold text another clone redacted "
-                      f"(recall.sh --redact, recorded in {redactions.RECORDS}); run: memory-doctor --repair, "
-                      "then commit .beads/memory"))
+                      f"(recall.sh --redact, recorded in {redactions.RECORDS}); run: {REPAIR}, then commit "
+                      ".beads/memory"))
     if left.records_healed:
         found.append((FAIL, "redactions", f"{left.records_healed} record(s) of {redactions.RECORDS} name a key "
-                      "another clone's redaction renamed (it held that clone's secret); run: memory-doctor --repair, "
-                      "then commit .beads/memory"))
+                      f"another clone's redaction renamed (it held that clone's secret); run: {REPAIR}, then commit "
+                      ".beads/memory"))
     for key in left.ambiguous:
         found.append((WARN, "redactions", f"the recorded redaction of `{key}` matches two entries of one capture "
                       "here: find the one that still holds the text (recall.sh WORD --all --history) and run "

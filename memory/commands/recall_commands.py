@@ -109,7 +109,7 @@ def _apply_redactions(memory_dir: str) -> None:
     try:
         done = store.apply_redactions(memory_dir)
     except (OSError, locking.LockTimeout) as exc:
-        print(f"recall.sh: recorded redactions not applied ({exc}); run memory-doctor --repair", file=sys.stderr)
+        print(f"recall.sh: recorded redactions not applied ({exc}); run recall.sh --doctor --repair", file=sys.stderr)
         return
     for name, n in done.rewritten.items():
         print(f"rewrote {n} line(s) of {name} that another clone redacted ({redactions.RECORDS}); commit it")

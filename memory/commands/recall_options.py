@@ -126,7 +126,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--setup-git", action="store_true",
                         help="set this clone's git config for the knowledge files' merge driver (once per clone)")
     parser.add_argument("--doctor", action="store_true",
-                        help="check the installation; --doctor --repair fixes the files (see memory-doctor)")
+                        help="check the installation (memory-doctor); --doctor --repair fixes the files, "
+                             "--doctor --compact folds the inbox and rotates (then commit)")
     parser.add_argument("--import", dest="import_source", metavar="SOURCE",
                         help="bring existing memory in once: claude (Claude Code's auto memory: project and reference "
                              "notes) or bd (bd memories); with --dry-run, show what would be added")

@@ -104,7 +104,8 @@ def test_a_redaction_reaches_a_clone_that_had_compacted_the_fragment(tmp_path, t
     assert SECRET in tracked_text(b)  # what main left: the secret live in b's knowledge.jsonl
 
     doctor = run(b, DOCTOR)
-    assert doctor.returncode == 2 and "FAIL  redactions" in doctor.stdout and "memory-doctor --repair" in doctor.stdout
+    assert doctor.returncode == 2 and "FAIL  redactions" in doctor.stdout
+    assert "recall.sh --doctor --repair" in doctor.stdout
     session_start(b)
     assert SECRET not in tracked_text(b) and SECRET.lower() not in tracked_text(b).lower()
     assert "FAIL" not in run(b, DOCTOR).stdout
