@@ -178,7 +178,9 @@ def project_root(cwd: str | None = None, project: str | None = None) -> str:
     """
     if project:
         info = git_info(project)
-        return info.main_checkout if info else outside_git_root(project, search_up=False)
+        if info:
+            return info.main_checkout
+        return linked_main_checkout(project) or outside_git_root(project, search_up=False)
     for candidate in (cwd, project_dir_from_env()):
         if candidate:
             info = git_info(candidate)
@@ -188,6 +190,25 @@ def project_root(cwd: str | None = None, project: str | None = None) -> str:
     if announced:
         return outside_git_root(announced, search_up=False)
     return outside_git_root(cwd or os.getcwd(), search_up=True)
+
+
+def linked_main_checkout(folder: str) -> str | None:
+    """The main checkout of the linked worktree `folder`, read from git's own files where git cannot answer (not
+    on PATH, or refusing a repository another user owns): `.git` is a file naming `<main>/.git/worktrees/<name>`,
+    whose `commondir` names `<main>/.git`. None for anything else (a plain checkout, a submodule, a bare
+    repository's worktree): without it, such a worktree's captures went to a memory folder of its own."""
+    try:
+        with open(os.path.join(folder, ".git"), encoding="utf-8") as fh:
+            first = fh.readline(4096).strip()
+        if not first.startswith("gitdir:"):
+            return None
+        gitdir = os.path.join(folder, first[len("gitdir:"):].strip())
+        with open(os.path.join(gitdir, "commondir"), encoding="utf-8") as fh:
+            common = os.path.normpath(os.path.join(gitdir, fh.readline(4096).strip()))
+    except (OSError, ValueError):
+        return None
+    main = os.path.dirname(common)
+    return main if os.path.basename(common) == ".git" and os.path.isdir(os.path.join(main, ".git")) else None
 
 
 def outside_git_root(folder: str, search_up: bool) -> str:

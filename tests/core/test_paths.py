@@ -1,6 +1,7 @@
 import json
 import os
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -264,3 +265,25 @@ def test_changed_files_on_a_clones_default_branch_are_its_uncommitted_ones_not_o
     git(clone, "commit", "-q", "-am", "work")
     paths._cache.clear()
     assert paths.changed_files(str(clone)) == ["src/app.py"]  # since origin/main: the app, not the install
+
+
+def test_a_worktrees_main_checkout_is_found_where_git_cannot_answer(tmp_path, monkeypatch):
+    """git refusing the repository (another user's: dubious ownership) or missing: a linked worktree's captures
+    went to a memory folder of its own, which `git worktree remove` deletes. git's own files name the main one."""
+    main = make_repo(tmp_path / "main")
+    git(main, "worktree", "add", "-q", ".worktrees/bd-3", "-b", "bd-3")
+    wt = main / ".worktrees" / "bd-3"
+    assert paths.linked_main_checkout(str(wt)) == str(main)
+    assert paths.linked_main_checkout(str(main)) is None  # a plain checkout: git (or the folder) answers
+    monkeypatch.setenv("GIT_TEST_ASSUME_DIFFERENT_OWNER", "1")
+    paths._cache.clear()
+    assert paths.git_info(str(wt)) is None  # git refuses it
+    assert paths.memory_dir(str(wt), str(wt)) == str(main / ".beads" / "memory")
+    proc = subprocess.run([sys.executable, str(ROOT / "hooks" / "memory_capture.py")], cwd=wt, capture_output=True,
+                          input=json.dumps(bash_payload('bd comment BD-3 "LEARNED: the worktree insight lands in main"',
+                                                        wt)).encode(),
+                          env=clean_env(CLAUDE_PROJECT_DIR=str(wt), GIT_TEST_ASSUME_DIFFERENT_OWNER="1",
+                                        MEMORY_HOOKS_FOREGROUND="1"))
+    assert proc.returncode == 0
+    assert [e["content"] for e in knowledge(main)] == ["the worktree insight lands in main"]
+    assert not (wt / ".beads" / "memory").exists()
