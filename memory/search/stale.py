@@ -159,13 +159,14 @@ def find(entries: list[dict], root: str, days: int = DEFAULT_DAYS,
     symbols = _existing_symbols(root, set().union(*(s for _, _, _, s in old)))
     if paths is None or symbols is None:
         return None
-    then = _as_written(root, old)
+    written = _written_at(root, [e for e, *_ in old])
+    then = _as_written(root, old, written)
     stale = []
     for entry, sure, maybe, wanted_symbols in old:
         wanted_paths = sure | {p for p in maybe if p.split("/", 1)[0] + FOLDER in paths}
         gone = sorted(p for p in wanted_paths if p not in paths and not os.path.exists(os.path.join(root, p)))
         gone += sorted(s for s in wanted_symbols if s not in symbols)
-        had = then.get(str(entry.get("commit")))
+        had = then.get(written.get(id(entry), ""))
         if had is not None:  # only what the repository had when the entry was written can be gone since
             gone = [name for name in gone if name in had[0] or name in had[1]]
         if gone:
@@ -176,18 +177,48 @@ def find(entries: list[dict], root: str, days: int = DEFAULT_DAYS,
 MAX_COMMITS = 20  # commits whose trees are read (the most common among the entries); others are not checked
 
 
-def _as_written(root: str, old: list) -> dict[str, tuple[set[str], set[str]]]:
-    """Per commit recorded by the entries (`commit`, from capture): its (paths, symbols), so a name the
-    repository never had (`tmp_path`, a file an entry only planned) is not called gone. A commit git
-    does not know (a shallow clone, another repository) is left out: its entries are judged as before."""
+def _written_at(root: str, entries: list[dict]) -> dict[int, str]:
+    """id(entry) -> the commit it was written at: its recorded `commit` (from capture) when git knows it, else
+    HEAD's last commit before its day (imports and hand-written lines record none: a GitHub repository's name,
+    an example file or a placeholder path in them were called gone). At most MAX_COMMITS days are asked about;
+    past that an entry takes the nearest asked day before its own (what the repository had a little earlier:
+    a name added since is not called gone, never the reverse)."""
+    import bisect
+
+    known: dict[str, bool] = {}
+    found = {}
+    undated = []
+    for entry in entries:
+        commit = entry.get("commit")
+        if isinstance(commit, str) and commit:
+            if commit not in known:
+                answer = _git(root, ["rev-parse", "--verify", "-q", f"{commit}^{{commit}}"]) or ""
+                known[commit] = bool(answer.strip())
+            if known[commit]:
+                found[id(entry)] = commit
+                continue
+        undated.append(entry)
+    days = sorted({int(e["ts"]) // 86400 for e in undated})
+    if len(days) > MAX_COMMITS:
+        days = [days[i * len(days) // MAX_COMMITS] for i in range(MAX_COMMITS)]
+    at = {day: (_git(root, ["rev-list", "-1", f"--before={(day + 1) * 86400}", "HEAD"]) or "").strip() for day in days}
+    for entry in undated:
+        place = bisect.bisect_right(days, int(entry["ts"]) // 86400) - 1
+        if place >= 0 and at[days[place]]:
+            found[id(entry)] = at[days[place]]
+    return found
+
+
+def _as_written(root: str, old: list, written: dict[int, str]) -> dict[str, tuple[set[str], set[str]]]:
+    """Per commit the entries were written at (`_written_at`): its (paths, symbols), so a name the repository
+    never had (`tmp_path`, a file an entry only planned) is not called gone. An entry whose commit git does not
+    know (a shallow clone, another repository) and that predates HEAD's history is judged as before."""
     from collections import Counter
 
-    by_commit = Counter(e.get("commit") for e, *_ in old if isinstance(e.get("commit"), str) and e.get("commit"))
+    by_commit = Counter(written[id(e)] for e, *_ in old if written.get(id(e)))
     found = {}
     for commit, _ in by_commit.most_common(MAX_COMMITS):
-        if not (_git(root, ["rev-parse", "--verify", "-q", f"{commit}^{{commit}}"]) or "").strip():
-            continue
-        wanted = set().union(*(s for e, _, _, s in old if e.get("commit") == commit))
+        wanted = set().union(*(s for e, _, _, s in old if written.get(id(e)) == commit))
         paths, symbols = _existing_paths(root, commit), _existing_symbols(root, wanted, commit)
         if paths is not None and symbols is not None:
             found[commit] = (paths, symbols)

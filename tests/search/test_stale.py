@@ -159,3 +159,19 @@ def test_the_users_git_grep_settings_do_not_make_symbols_gone(repo):
         git(repo, "config", name, value)
     assert stale.find(entries, str(repo)) == []
     assert stale.named("Edit `config.` and `os.ab` here")[1] == set()  # no empty or short symbol after the split
+
+
+def test_an_entry_without_a_commit_is_judged_at_the_commit_of_its_day(repo):
+    """Imports and hand-written lines record no commit: a GitHub repository's name, an example file or a
+    placeholder path in them were called gone. They are judged against HEAD's last commit before their day."""
+    (repo / "src").mkdir()
+    (repo / "src" / "old_loader.py").write_text("def load_old():\n    pass\n")
+    git(repo, "add", "src")
+    dated = {**os.environ, "GIT_AUTHOR_DATE": f"@{OLD - 86400}", "GIT_COMMITTER_DATE": f"@{OLD - 86400}"}
+    subprocess.run(["git", "commit", "-qm", "old code"], cwd=repo, env=dated, check=True)
+    git(repo, "rm", "-q", "src/old_loader.py")
+    entries = [entry("learned-imported", "see pypa/build and some/path/pyproject.toml; src/old_loader.py loads it")]
+    setup_repo(repo, entries)
+    proc = run(repo, "--stale")
+    gone = [line for line in proc.stdout.splitlines() if "gone:" in line]
+    assert gone == ["    gone: src/old_loader.py"], proc.stdout  # never in the repository: not gone
