@@ -106,7 +106,7 @@ def _main(argv: list[str]) -> int:
     from memory.commands.review import at_a_terminal
 
     limit = args.limit
-    if limit is None and not (args.json or args.history or at_a_terminal()):
+    if limit is None and not (args.json or args.history or args.recent or at_a_terminal()):  # --recent N: asked
         limit = recall_options.AGENT_LIST_LIMIT  # an agent's tool keeps a preview of a long output, not all of it
     if limit is not None and len(chosen) > limit and not args.history:
         how = "--limit" if args.limit is not None else \

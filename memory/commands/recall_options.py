@@ -66,7 +66,8 @@ def parse(argv: list[str]) -> Options:
     (tests/commands/test_recall_options.py holds the two to the same options)."""
     words = [arg for arg in argv if arg != "--all"]
     limit = None
-    if len(words) > 2 and words[-2] == "--limit" and words[-1].isdigit() and words[-1] != "0" * len(words[-1]):
+    if len(words) > 2 and words[-2] == "--limit" and words[-1].isascii() and words[-1].isdigit() \
+            and words[-1] != "0" * len(words[-1]):
         words, limit = words[:-2], int(words[-1])  # a script's `recall.sh deploy --limit 100000`
     if words and not any(word.startswith("-") for word in words):
         options = Options()

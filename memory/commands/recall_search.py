@@ -102,7 +102,7 @@ def ranked(memory_dir: str, text: str, args: Options) -> int:
     shown = {e["key"] for e in seen}
     results = [s for s in results if (not args.entry_type or s.entry.get("type") == args.entry_type)
                and s.entry.get("key") not in shown][:max(0, limit - len(seen))]
-    titled = knowledge_map.titled(results, text) if args.limit is None and not seen else None
+    titled = knowledge_map.titled(results, text) if args.limit is None and not (seen or args.json) else None
     more = len(results) - 1 if titled is not None else 0
     if titled is not None:  # "read one in full": that one, not nine neighbours (3 KB) with it
         results = [titled]

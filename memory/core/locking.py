@@ -35,6 +35,8 @@ def _open_lock_file(path: str) -> int:
     try:
         return os.open(path, os.O_RDWR | os.O_CREAT | flags, 0o666)
     except PermissionError:
+        if not os.path.isfile(path):
+            raise  # the folder refuses the new lock: that is the problem to report
         return os.open(path, os.O_RDONLY | flags)
 
 

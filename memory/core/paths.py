@@ -186,6 +186,9 @@ def project_root(cwd: str | None = None, project: str | None = None) -> str:
             info = git_info(candidate)
             if info:
                 return info.main_checkout
+            main = linked_main_checkout(candidate)
+            if main:
+                return main
     announced = project_dir_from_env()
     if announced:
         return outside_git_root(announced, search_up=False)
@@ -197,6 +200,11 @@ def linked_main_checkout(folder: str) -> str | None:
     on PATH, or refusing a repository another user owns): `.git` is a file naming `<main>/.git/worktrees/<name>`,
     whose `commondir` names `<main>/.git`. None for anything else (a plain checkout, a submodule, a bare
     repository's worktree): without it, such a worktree's captures went to a memory folder of its own."""
+    folder = os.path.abspath(folder)
+    while not os.path.lexists(os.path.join(folder, ".git")):  # a subfolder of the worktree: its top
+        if os.path.dirname(folder) == folder:
+            return None
+        folder = os.path.dirname(folder)
     try:
         with open(os.path.join(folder, ".git"), encoding="utf-8") as fh:
             first = fh.readline(4096).strip()

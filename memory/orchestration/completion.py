@@ -92,9 +92,19 @@ def parse_report(text: str) -> Report | None:
     if match is None:
         return None
     labels = {m.group("label").lower(): _label_value(m.group("value")) for m in LABEL_LINE.finditer(text)}
-    branch = (labels.get("branch") or "").split()
     return Report(match.group("bead"), match.group("outcome") or COMPLETE, _reason(match),
-                  labels.get("worktree") or None, branch[0] if branch else None)
+                  labels.get("worktree") or None, branch_name(labels.get("branch") or ""))
+
+
+def branch_name(value: str) -> str | None:
+    """The branch a `Branch:` line names, as git's short name: its first word, without the punctuation of prose
+    after it (`bd-BD-12.`, `bd-BD-12, pushed`) or a `refs/heads/` / `origin/` before it."""
+    words = value.replace(",", " ").split()
+    name = words[0].rstrip(".;:)!") if words else ""
+    for prefix in ("refs/heads/", "refs/remotes/origin/", "origin/"):
+        if name.startswith(prefix):
+            name = name[len(prefix):]
+    return name or None
 
 
 def _reason(match: re.Match[str]) -> str:

@@ -663,6 +663,7 @@ def test_the_words_of_a_title_print_that_entry_alone(repo):
     assert proc.returncode == 0 and proc.stdout.count("[LEARN]") == 1 and "retries three times" in proc.stdout
     assert "the entry this title opens (2 more rank below it: --limit 10)" in proc.stdout
     assert recall(repo, "the deploy queue retries three…", "--limit", "10").stdout.count("[LEARN]") == 3
+    assert len(recall(repo, "the deploy queue retries three…", "--json").stdout.splitlines()) == 3  # machines: all
     assert recall(repo, "deploy queue retries").stdout.count("[LEARN]") == 3  # a search, not a title: ranked
     assert recall(repo, "the deploy queue", "--exact").stdout.count("[LEARN]") == 3
 
@@ -753,6 +754,9 @@ def test_a_listing_for_an_agent_shows_the_newest_few_and_says_how_many(repo):
     assert recall(repo, "widget", "--limit", str(total)).stdout.count("widget fact number") == total
     assert len(recall(repo, "widget", "--json").stdout.splitlines()) == total  # for machines: all
     assert at_a_terminal(repo, "widget").stdout.count("widget fact number") == total
+    assert recall(repo, "--recent", str(total)).stdout.count("widget fact number") == total  # a count asked for
+    bad = recall(repo, "widget", "--limit", "\u00b2")  # a digit to isdigit(), not to int()
+    assert bad.returncode == 2 and "unexpected failure" not in bad.stderr
 
 
 @pytest.mark.parametrize("given", ["WARN", "warnings", "Warning", "warn"])

@@ -279,6 +279,9 @@ def test_a_worktrees_main_checkout_is_found_where_git_cannot_answer(tmp_path, mo
     paths._cache.clear()
     assert paths.git_info(str(wt)) is None  # git refuses it
     assert paths.memory_dir(str(wt), str(wt)) == str(main / ".beads" / "memory")
+    (wt / "src").mkdir()
+    for cwd in (wt, wt / "src"):  # no project named (Codex's hooks, recall.sh in a worktree's shell)
+        assert paths.memory_dir(str(cwd), None) == str(main / ".beads" / "memory")
     proc = subprocess.run([sys.executable, str(ROOT / "hooks" / "memory_capture.py")], cwd=wt, capture_output=True,
                           input=json.dumps(bash_payload('bd comment BD-3 "LEARNED: the worktree insight lands in main"',
                                                         wt)).encode(),

@@ -144,6 +144,32 @@ def test_a_reported_worktree_of_another_repository_blocks(project, tmp_path):
     assert f"- worktree: {other} is not a worktree of this repository" in out["reason"]
 
 
+@pytest.mark.parametrize("branch", ["bd-BD-12.", "bd-BD-12, pushed to origin", "`refs/heads/bd-BD-12`",
+                                    "origin/bd-BD-12"])
+def test_a_branch_line_written_as_prose_names_the_branch(project, tmp_path, branch):
+    assert stop(project, tmp_path, message=f"BEAD BD-12 COMPLETE\nWorktree: .worktrees/bd-BD-12\nBranch: {branch}") \
+        is None
+
+
+def test_a_tag_named_like_the_branch_is_no_other_branch(project, tmp_path):
+    git(project / ".worktrees" / "bd-BD-12", "tag", "bd-BD-12")  # --abbrev-ref then says heads/bd-BD-12
+    assert stop(project, tmp_path) is None
+
+
+def test_a_clone_of_the_same_remote_counts_as_the_beads_checkout(project, tmp_path):
+    remote = project.parent / "remote.git"
+    git(project, "clone", "-q", str(remote), ".worktrees/bd-BD-20")
+    clone = project / ".worktrees" / "bd-BD-20"
+    git(clone, "checkout", "-q", "-b", "bd-BD-20")
+    (clone / "f.txt").write_text("x\n")
+    git(clone, "add", "f.txt")
+    git(clone, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "work")
+    git(clone, "push", "-q", "-u", "origin", "bd-BD-20")
+    (tmp_path / "bd-state" / "issues.json").write_text(json.dumps({"BD-20": {"status": "inreview"}}))
+    assert stop(project, tmp_path, message="BEAD BD-20 COMPLETE\nWorktree: .worktrees/bd-BD-20\nBranch: bd-BD-20") \
+        is None
+
+
 def test_a_worktree_on_another_branch_than_reported_blocks(project, tmp_path):
     out = stop(project, tmp_path, message="BEAD BD-12 COMPLETE\nWorktree: .worktrees/bd-BD-12\nBranch: bd-BD-13")
     assert "is on branch bd-BD-12, the report says Branch: bd-BD-13" in out["reason"]
@@ -152,6 +178,62 @@ def test_a_worktree_on_another_branch_than_reported_blocks(project, tmp_path):
 def test_a_reported_worktree_that_does_not_exist_is_named(project, tmp_path):
     out = stop(project, tmp_path, message="BEAD BD-99 COMPLETE\nWorktree: ../gone/bd-99")
     assert "- worktree: no worktree for BD-99 (looked for ../gone/bd-99, .worktrees/bd-BD-99)" in out["reason"]
+
+
+def test_a_plain_folder_named_as_the_worktree_blocks(project, tmp_path):
+    """`mkdir .worktrees/bd-BD-4`: git answers for the main checkout around it (clean, pushed), which passed."""
+    (project / ".worktrees" / "bd-BD-4").mkdir()
+    out = stop(project, tmp_path, message="BEAD BD-4 COMPLETE\nWorktree: .worktrees/bd-BD-4")
+    assert "is a plain folder, not a checkout" in out["reason"]
+    assert "fix: git worktree add .worktrees/bd-BD-4 -b bd-BD-4" in out["reason"]
+
+
+def test_another_beads_worktree_blocks(project, tmp_path):
+    out = stop(project, tmp_path, message="BEAD BD-6 COMPLETE\nWorktree: .worktrees/bd-BD-12\nBranch: bd-BD-12")
+    assert "is the worktree of bead BD-12, not of BD-6" in out["reason"]
+
+
+def test_a_missing_worktree_of_an_existing_branch_gets_a_fix_that_works(project, tmp_path):
+    git(project, "branch", "bd-BD-3")
+    reason = stop(project, tmp_path, message="BEAD BD-3 COMPLETE\nBranch: bd-BD-3")["reason"]
+    fix = next(line for line in reason.splitlines() if "git worktree add" in line).split("fix: ", 1)[1]
+    assert fix == "git worktree add .worktrees/bd-BD-3 bd-BD-3"
+    subprocess.run(fix, shell=True, cwd=project, check=True, capture_output=True)  # `-b` would fail: it exists
+
+
+def test_a_worktree_made_from_origin_main_is_judged_by_its_own_branch(project, tmp_path):
+    """`git worktree add … -b bd-BD-10 origin/main` tracks origin/main: the gate said "1 commit(s) not in
+    origin/main" and offered `git push`, which git refuses (the upstream's name differs); pushing to main was
+    the only way through."""
+    git(project, "fetch", "-q", "origin")
+    git(project, "worktree", "add", "-q", ".worktrees/bd-BD-10", "-b", "bd-BD-10", "origin/main")
+    wt = project / ".worktrees" / "bd-BD-10"
+    (wt / "work.txt").write_text("done\n")
+    git(wt, "add", "work.txt")
+    git(wt, "commit", "-q", "-m", "work")
+    message = "BEAD BD-10 COMPLETE\nWorktree: .worktrees/bd-BD-10\nBranch: bd-BD-10"
+    (tmp_path / "bd-state" / "issues.json").write_text(json.dumps({"BD-10": {"status": "inreview"}}))
+    reason = stop(project, tmp_path, message=message)["reason"]
+    assert "branch bd-BD-10 tracks origin/main, and origin/bd-BD-10 does not exist" in reason
+    fix = next(line for line in reason.splitlines() if "fix:" in line and "push" in line).split("fix: ", 1)[1]
+    assert fix == f'git -C "{wt}" push -u origin bd-BD-10'
+    subprocess.run(fix, shell=True, cwd=project, check=True, capture_output=True)
+    assert stop(project, tmp_path, message=message, agent_id="agent-2") is None
+
+
+def test_a_closed_bead_passes(project, tmp_path):
+    """Merged and closed already: the fix offered (`--status inreview`) would have reopened it."""
+    set_status(tmp_path, "closed")
+    assert stop(project, tmp_path) is None
+
+
+def test_the_fix_for_a_dirty_main_checkout_does_not_commit_the_worktrees(project, tmp_path):
+    (project / "notes.txt").write_text("stray\n")
+    reason = stop(project, tmp_path, message="BEAD BD-12 COMPLETE\nWorktree: .\nBranch: main")["reason"]
+    fix = next(line for line in reason.splitlines() if "add -A" in line).split("fix: ", 1)[1]
+    subprocess.run(fix.replace("<message>", "notes"), shell=True, cwd=project, check=True, capture_output=True)
+    committed = git(project, "show", "--name-only", "--format=", "HEAD").split()
+    assert committed == ["notes.txt"]  # not .worktrees/bd-BD-12 as an embedded repository
 
 
 def test_supervisor_without_report_is_told_the_format(project, tmp_path):

@@ -153,5 +153,20 @@ def test_two_users_sharing_a_checkout_through_a_group_both_capture(tmp_path):
         assert sorted(e["content"] for e in store.load(str(memory)).entries) == [
             "the first user's insight", "the second user's insight"]
         assert os.stat(memory / store.LOCK).st_mode & 0o777 == 0o664  # the umask decides, as for git's files
+        fragments = list((memory / "inbox").iterdir())
+        assert len(fragments) == 2 and all(f.stat().st_mode & 0o777 == 0o664 for f in fragments)
+        fold = (f"import sys; sys.path.insert(0, {str(ROOT)!r}); from memory.store import rotation; "
+                f"rotation.compact({str(memory)!r})")
+        proc = subprocess.run(["setpriv", "--reuid=65533", "--regid=1500", "--groups=1500", "--inh-caps=-all",
+                               "sh", "-c", 'umask 002; exec /usr/bin/python3 -c "$0"', fold],
+                              capture_output=True, text=True, cwd=base)
+        assert proc.returncode == 0, proc.stderr
+        assert os.stat(memory / store.ACTIVE).st_mode & 0o777 == 0o664  # the first user can fold next time
+        os.unlink(memory / store.LOCK)
+        os.chown(memory, 0, 0)
+        os.chmod(memory, 0o755)  # now a folder the second user cannot write, and no lock in it yet
+        proc = subprocess.run(["setpriv", "--reuid=65533", "--regid=1500", "--groups=1500", "--inh-caps=-all",
+                               "/usr/bin/python3", "-c", code, "refused"], capture_output=True, text=True, cwd=base)
+        assert proc.returncode != 0 and "PermissionError" in proc.stderr  # the real reason, not "no such file"
     finally:
         subprocess.run(["rm", "-rf", str(base)])

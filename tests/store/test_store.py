@@ -143,6 +143,12 @@ def test_a_line_with_a_byte_that_is_not_utf8_is_kept_not_malformed(tmp_path, pad
 
     assert [s.entry["content"] for s in rank.search(index.load(str(tmp_path)), "service needs the VPN")][:1] == \
         ["the caf\ufffd service needs the VPN"]  # the derived index reads it as the store does
+    from memory.search import find
+
+    for _ in range(3):  # a keyword search reads the line back through the index, and keeps the index
+        found = find.find(str(tmp_path), ["vpn"])
+        assert found is not None and [e["content"] for e in found[0]] == ["the caf\ufffd service needs the VPN"]
+    assert (tmp_path / "knowledge.index").exists()
     before = (tmp_path / store.ACTIVE).read_bytes()
     health.repair(str(tmp_path))
     assert (tmp_path / store.ACTIVE).read_bytes() == before and not (tmp_path / "knowledge.corrupt.jsonl").exists()
