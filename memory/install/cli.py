@@ -110,22 +110,23 @@ def build_parser() -> argparse.ArgumentParser:
         prog="install.sh",
         description="Install memory-hooks into a git repository (default: the current one; outside git, name the "
                     "folder).",
-        epilog="A --no-* flag holds for one run: an install without it registers that runtime again. "
-               "Exit status: 0 done; 1 installed but the self-check failed; 2 usage error, or a settings file "
-               "or path in the target we must not touch (nothing written); 3 other error.")
+        epilog="A --no-* flag is remembered (install.json's left_out): a later install leaves that runtime out "
+               "too, until --claude, --cursor, --gemini or --codex brings it back. Exit status: 0 done; 1 installed "
+               "but the self-check failed; 2 usage error, or a settings file or path in the target we must not touch "
+               "(nothing written); 3 other error.")
     parser.add_argument("target", nargs="?", default=None,
                         help="the repository (default: the git repository of the current folder; outside git, "
                              "name the folder)")
     parser.add_argument("--dry-run", action="store_true", help="print the planned changes as a diff; touch nothing")
     parser.add_argument("--uninstall", action="store_true", help="take out what install put in (knowledge stays)")
     parser.add_argument("--purge", action="store_true", help="with --uninstall: delete the knowledge files too")
-    parser.add_argument("--cursor", dest="cursor", action="store_true", default=True,
-                        help="register the hooks for Cursor too (.cursor/hooks.json; default)")
-    for name, (runtime, files, _, _) in zip(("claude", "cursor", "gemini", "codex"), registration.RUNTIMES):
+    for name, (runtime, files, _, _) in zip(RUNTIME_NAMES, registration.RUNTIMES):
         rel = files[0]  # the file install.sh writes
-        parser.add_argument(f"--no-{name}", dest=name, action="store_false", default=True,
+        parser.add_argument(f"--no-{name}", dest=name, action="store_false", default=None,
                             help=f"no hooks for {runtime}: ours taken out of {rel} if there (the file deleted when "
-                                 "an install created it and nothing else is left); this run only")
+                                 "an install created it and nothing else is left); remembered for later installs")
+        parser.add_argument(f"--{name}", dest=name, action="store_true", default=None,
+                            help=f"register {runtime} again after a --no-{name} (the default otherwise)")
     parser.add_argument("--no-venv", action="store_true", help="skip the virtualenv (hooks use python3)")
     parser.add_argument("--no-self-check", action="store_true", help="skip running the installed hooks once")
     parser.add_argument("--semantic", action="store_true",
@@ -134,8 +135,32 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+RUNTIME_NAMES = ("claude", "cursor", "gemini", "codex")
+
+
+def remembered_runtimes(args: argparse.Namespace) -> None:
+    """Each runtime's flag as given, else as the last install left it (install.json's `left_out`, in the target
+    or its main checkout): an upgrade or a worktree's install re-registered runtimes the user had left out, and a
+    worktree so gained new tracked files the completion gate then called uncommitted work."""
+    left_out: set[str] = set()
+    try:
+        target, main_checkout, _ = resolve_target(args.target)
+        for place in (target, main_checkout):
+            if place:
+                found = registration.read_config(os.path.join(place, registration.MANIFEST)).get("left_out")
+                if isinstance(found, list) and found:
+                    left_out = {str(name) for name in found}
+                    break
+    except (UsageError, OSError):
+        pass  # _run says what is wrong with the target
+    for name in RUNTIME_NAMES:
+        if getattr(args, name) is None:
+            setattr(args, name, name not in left_out)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    remembered_runtimes(args)
     if args.purge and not args.uninstall:
         print("install.sh: --purge goes with --uninstall", file=sys.stderr)
         return EXIT_USAGE
@@ -184,8 +209,7 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
             plugin = registration.plugin_enabled(target)
             changes = plan.plan_install(target, cursor=args.cursor, claude=args.claude and not plugin,
                                         gemini=args.gemini, codex=args.codex, main_checkout=main_checkout,
-                                        left_out=[name for name in ("claude", "cursor", "gemini", "codex")
-                                                  if not getattr(args, name)],
+                                        left_out=[name for name in RUNTIME_NAMES if not getattr(args, name)],
                                         source=bundle.source_url())
     except OSError as exc:
         raise OSError(f"{exc}; nothing was written") from None

@@ -399,13 +399,15 @@ def test_no_claude_flag_registers_cursor_alone_and_takes_ours_out_of_claude_sett
     assert [who for who, _ in runs] == ["cursor"] and "Project Memory" in json.loads(runs[0][1].stdout)[
         "additional_context"]
     settings_file.unlink()
-    install(repo, "--no-venv", "--no-self-check", "--no-claude", "--no-codex")
+    install(repo, "--no-venv", "--no-self-check", "--no-claude", "--no-codex", "--gemini")  # gemini asked back
     assert not settings_file.exists()
     doctor = subprocess.run([str(repo / ".beads" / "memory" / "recall.sh"), "--doctor"], cwd=repo,
                             capture_output=True, text=True, env=clean_env())
     assert "Claude Code left out at install (--no-claude)" in doctor.stdout and "FAIL" not in doctor.stdout
     assert "left out at install: codex (--no-codex)" in doctor.stdout
-    install(repo, "--no-venv", "--no-self-check")  # a later install without the flag registers Claude Code again
+    install(repo, "--no-venv", "--no-self-check")  # a later install without a flag keeps the choice
+    assert not settings_file.exists()
+    install(repo, "--no-venv", "--no-self-check", "--claude", "--codex")  # until the runtimes are asked back
     assert "SessionStart" in settings(repo)["hooks"]
     assert "left out" not in subprocess.run([str(repo / ".beads" / "memory" / "recall.sh"), "--doctor"],
                                             cwd=repo, capture_output=True, text=True, env=clean_env()).stdout

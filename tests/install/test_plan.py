@@ -55,8 +55,9 @@ def test_the_help_of_every_no_flag_says_a_reinstall_takes_ours_out():
                                    check=True).stdout.split())
     assert "alone" not in text
     for runtime, rel in FLAGS.items():
-        [said] = re.findall(rf"--no-{runtime} (.*?)(?= --|$)", text)
-        assert rel in said and "taken out" in said, said
+        said = re.findall(rf"--no-{runtime} (.*?)(?= --|$)", text)[0]
+        assert rel in said and "taken out" in said and "remembered" in said, said
+        assert re.search(rf"--{runtime} register .* again after a --no-{runtime}", text)
 
 
 def _summary_counts(text):
@@ -91,3 +92,28 @@ def test_install_json_is_stable_across_reinstalls_and_uninstall_cycles(repo):
     assert [rel for rel in created if (repo / rel).exists()] == []
     left = set(tree(repo))  # the knowledge stays, with the .gitignore that keeps its machine-local files out of git
     assert plan.KNOWLEDGE in left and left <= {plan.MEMORY_IGNORE, plan.KNOWLEDGE, ".beads/memory/knowledge.lock"}
+
+
+def test_a_runtime_left_out_stays_out_until_asked_back(repo):
+    """An upgrade (install.sh again, no flags) re-registered every runtime the user had left out."""
+    install(repo, "--no-venv", "--no-self-check", "--no-cursor", "--no-gemini")
+    install(repo, "--no-venv", "--no-self-check")
+    assert not (repo / FLAGS["cursor"]).exists() and not (repo / FLAGS["gemini"]).exists()
+    assert json.loads(_manifest_bytes(repo))["left_out"] == ["cursor", "gemini"]
+    install(repo, "--no-venv", "--no-self-check", "--cursor")
+    assert ours.our_handlers(registration.read_config(str(repo / FLAGS["cursor"])))
+    assert json.loads(_manifest_bytes(repo))["left_out"] == ["gemini"]
+
+
+def test_an_install_in_a_worktree_changes_no_tracked_file(repo):
+    """Session start in a worktree says to run install.sh there (for the virtualenv): it had re-registered the
+    runtimes left out, adding tracked files the completion gate then called the bead's uncommitted work."""
+    from helpers import git
+
+    install(repo, "--no-venv", "--no-self-check", "--no-cursor", "--no-gemini", "--no-codex")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "install")
+    git(repo, "worktree", "add", "-q", ".worktrees/bd-5", "-b", "bd-5")
+    wt = repo / ".worktrees" / "bd-5"
+    install(wt, "--no-venv", "--no-self-check")
+    assert git(wt, "status", "--porcelain") == ""
