@@ -124,5 +124,4 @@ def bead_in_progress(cwd: str) -> str:
     from memory.core import focus
 
     git = paths.git_info(cwd)
-    names = focus.bead_candidates(git.branch if git else None, cwd)
-    return max(names, key=len).upper() if names else ""
+    return focus.bead_id(git.branch if git else None, cwd).upper()  # one spelling: readers match either case

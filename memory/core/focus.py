@@ -24,6 +24,18 @@ def bead_candidates(branch: str | None, cwd: str | None) -> set[str]:
     return found
 
 
+def bead_id(branch: str | None, cwd: str | None) -> str:
+    """The bead a `bd-<ID>` branch (else `.worktrees/bd-<ID>` folder) works on, or "": the
+    name without its `bd-` when what is left is an id with its own prefix (`bd-BD-12` -> BD-12, `bd-bd-a3f8` ->
+    bd-a3f8), else the whole name (`bd-a3f8`, `bd-12`: beads' own ids). The longest candidate gave BD-BD-12."""
+    match = _BEAD_FOLDER.search((cwd or "").replace(os.sep, "/"))
+    for name in (branch or "", match.group(1) if match else ""):
+        if name.lower().startswith("bd-") and len(name) > 3:
+            rest = name[3:]
+            return rest if "-" in rest.strip("-") else name
+    return ""
+
+
 def names_a_file(entry: dict, files: list[str]) -> bool:
     """True when the entry's text names one of `files` by path or by a distinctive file name."""
     text = entry.get("content") or ""

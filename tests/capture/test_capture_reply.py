@@ -153,7 +153,7 @@ def test_supervisor_blocked_by_the_gate_still_has_its_insights_stored(repo):
     out = json.loads(run_hook("validate_completion", payload, repo).stdout)
     assert out["decision"] == "block"  # the gate decided as before
     [e] = store.latest(knowledge(repo))
-    assert e["type"] == "warning" and e["bead"] == "BD-BD-9" and e["source"] == "supervisor"
+    assert e["type"] == "warning" and e["bead"] == "BD-9" and e["source"] == "supervisor"  # not BD-BD-9
 
 
 def test_a_reply_line_taking_a_different_insights_key_is_told_to_the_user(repo):
