@@ -65,28 +65,46 @@ def comment_on_bead(entry: dict, cwd: str, timeout: float) -> str | None:
     return f"bd comment {entry['bead']} exited {proc.returncode}: {proc.stderr.strip()[:200]}"
 
 
-def handle(ctx: hookrun.Context) -> None:
+def handle(ctx: hookrun.Context) -> str | None:
     data = payload.parse(ctx.raw)
     ctx.problems += payload.field_problems(data, required=("hook_event_name", "tool_input"))
     if payload.tool_name(data) not in DISPATCH_TOOLS:
         return None
     tool_input = payload.tool_input(data)
     bead = bead_of(str(tool_input.get("prompt") or ""))
-    if bead is None:
-        return None
     cwd, project = payload.cwd(data), payload.project_dir(data)
-    ctx.memory_dir = paths.memory_dir(cwd, project)
-    entry = record(bead, tool_input, data.get("tool_response"), payload.session_id(data),
-                   payload.text_field(data, "tool_use_id"))
-    if store.append_log(ctx.memory_dir, DISPATCH_LOG, entry, capture_id=entry["capture_id"]):
-        timeout = float(completion.load_config(ctx.memory_dir)["timeout"])
-        problem = comment_on_bead(entry, paths.project_root(cwd, project), timeout)
-        if problem:
-            errorlog.record(HOOK, problem, ctx.memory_dir)
-    return None
+    ctx.memory_dir = memory_dir = paths.memory_dir(cwd, project)
+    response = data.get("tool_response")
+    agent = response.get("agentId") if isinstance(response, dict) else None
+    # a subagent the completion gate let finish unverified: its parent is told with the result it acts on
+    notice = completion.take_release(memory_dir, agent) if isinstance(agent, str) and agent else ""
+    if bead is not None:
+        where = hookrun.fork_detached()  # the log and bd in a child nobody waits for
+        if where != "parent":
+            _log(memory_dir, data, bead, tool_input, cwd, project)
+        if where == "child":
+            import os
+
+            os._exit(0)  # the detached child never returns into the frame: its answer would be written twice
+    return payload.context_answer(data, notice, event="PostToolUse") if notice else None
+
+
+def _log(memory_dir: str, data: dict, bead: str, tool_input: dict, cwd: str | None, project: str | None) -> None:
+    """dispatch.jsonl's line and the bead's comment (in a detached child: hookrun.fork_detached)."""
+    try:
+        entry = record(bead, tool_input, data.get("tool_response"), payload.session_id(data),
+                       payload.text_field(data, "tool_use_id"))
+        if store.append_log(memory_dir, DISPATCH_LOG, entry, capture_id=entry["capture_id"]):
+            timeout = float(completion.load_config(memory_dir)["timeout"])
+            problem = comment_on_bead(entry, paths.project_root(cwd, project), timeout)
+            if problem:
+                errorlog.record(HOOK, problem, memory_dir)
+    except Exception as exc:  # noqa: BLE001 - the child's failure is logged; the parent answers on its own
+        errorlog.record(HOOK, f"{type(exc).__name__}: {exc}", memory_dir)
 
 
 def main(argv: list[str] | None = None) -> int:
-    # Detached rather than registered "async": `claude -p` kills async hooks still running when it ends,
-    # while a synchronous hook is waited for, and this one returns as soon as its child is forked.
-    return hookrun.run(HOOK, handle, argv, prefilter=lambda raw: b"BEAD_ID" in raw, detach=True)
+    # The log is written in a detached child rather than a hook registered "async": `claude -p` kills async
+    # hooks still running when it ends, while a synchronous hook is waited for, and this one answers (the gate's
+    # notice, when there is one) as soon as its child is forked.
+    return hookrun.run(HOOK, handle, argv, prefilter=lambda raw: b"BEAD_ID" in raw or b'"agentId"' in raw)

@@ -64,8 +64,12 @@ def handle(ctx: hookrun.Context) -> str | None:
         failed = ", ".join(c.name for c in completion_checks.failures(checks))
         what = f"BEAD {report.bead} with failing checks ({failed})" if report else "without a completion report"
         claim = f"BEAD {report.bead} COMPLETE" if report else "the report"
-        _save_handoff(data, report, ctx.memory_dir, gate=f"{claim} was not verified: the gate let it finish after "
-                                                         f"{config['max_blocks']} blocks (failing: {failed})")
+        gate = f"{claim} was not verified: the gate let it finish after {config['max_blocks']} blocks (failing: " \
+            f"{failed})"
+        _save_handoff(data, report, ctx.memory_dir, gate=gate)
+        if payload.text_field(data, "agent_id"):  # its parent agent is told with the result (dispatch.py)
+            failing = "; ".join(c.line().replace("\n", " ") for c in completion_checks.failures(checks))
+            completion.note_release(ctx.memory_dir, agent, f"memory-hooks: {gate}. Check before merging: {failing}")
         return payload.warning_answer(data, f"memory-hooks: {agent_type} finished {what} "
                                             f"after {config['max_blocks']} blocked attempts.")
     return payload.block_answer(data, completion_checks.block_reason(report, checks))

@@ -273,6 +273,24 @@ def test_loop_guard_lets_the_agent_finish_after_two_blocks(project, tmp_path):
     assert "agent-2" not in state
 
 
+def test_the_parent_agent_is_told_of_a_claim_the_loop_guard_let_through(project, tmp_path):
+    """Headless orchestration: the release's systemMessage reaches the user, never the parent agent, which then
+    merged the unverified claim. The subagent's result (PostToolUse Agent, its agentId) now carries the note,
+    once; an ordinary subagent's result gets nothing."""
+    set_status(tmp_path, "open")
+    for active in (False, True, True):
+        stop(project, tmp_path, active=active)  # blocked twice, then let through
+    result = fixture_payload("claude-code/2.1.330/PostToolUse-18.json")
+    result["cwd"] = str(project)
+    result["tool_response"] = dict(result["tool_response"], agentId="agent-1")
+    proc = run_hook("log_dispatch_prompt", result, project)
+    said = json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "BEAD BD-12 COMPLETE was not verified" in said and "bead-status: BD-12 is 'open'" in said
+    assert run_hook("log_dispatch_prompt", result, project).stdout == b""  # told once
+    result["tool_response"] = dict(result["tool_response"], agentId="agent-other")
+    assert run_hook("log_dispatch_prompt", result, project).stdout == b""
+
+
 @pytest.mark.parametrize("name", ["claude-code/2.1.197/SubagentStop-1.json", "claude-code/2.1.330/SubagentStop-2.json",
                                   "public/claude-SubagentStop-2.json", "claude-code/2.1.330/SubagentStop-3.json",
                                   "claude-code/2.1.330/SubagentStop-5.json"])
