@@ -91,13 +91,19 @@ def bd_records(project_root: str, source: str) -> tuple[list[dict], list[str]]:
         raise SourceError("bd memories --json did not print JSON") from None
     if not isinstance(found, dict):
         raise SourceError("bd memories --json did not print a {key: text} map")
+    from memory.capture.bdcomment import leading_marker
+
     records = []
     for key, text in sorted(found.items()):
         if not isinstance(key, str) or not isinstance(text, str) or not text.strip():
             continue
-        kept = bdmemory.kept_key(key, text)  # bd's key may hold a piece of a credential in the text
-        name = None if kept != key else key if entry.valid_key_name(key) else (entry.slug(key)[:60].strip("-") or None)
-        records.append(entry.build(text, "", source, key_name=name, via="import:bd", origin=f"bd:{kept}"))
+        # as a `bd remember` of it is captured (memory.capture.bdcomment.remembered): its marker sets the type,
+        # and bd's key stays on the entry, so `bd forget` finds it and bd prime's own copy is not shown twice
+        marked = leading_marker(text)
+        kind, content = marked if marked and marked[1] else ("learned", text.strip())
+        kept = bdmemory.kept_key(key, content)  # bd's key may hold a piece of a credential in the text
+        records.append(entry.build(content, "", source, kind, key_name=bdmemory.our_key_name(key, kind, text),
+                                   bd_key=kept, via="import:bd", origin=f"bd:{kept}"))
     return records, [f"bd memories: {len(found)} memor{'y' if len(found) == 1 else 'ies'}"]
 
 

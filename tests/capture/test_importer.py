@@ -165,6 +165,24 @@ def test_bd_import_keeps_keys_and_adds_nothing_the_second_time(tmp_path):
     assert len(knowledge(repo)) == 2
 
 
+def test_bd_imports_are_what_a_captured_bd_remember_would_be(tmp_path):
+    """Imported memories carried no `bd_key`: bd prime's own copy was injected beside ours, `bd forget` found no
+    entry, and `DECISION: …` came in as `learned-pkgmgr` beside the captured `decision-pkgmgr`."""
+    repo = make_repo(tmp_path / "repo")
+    env = bd_env(tmp_path / "bd-state")
+    bd = os.path.join(FAKE_BD, "bd")
+    subprocess.run([bd, "remember", "DECISION: pnpm, never npm", "--key", "pkgmgr"], env=clean_env(**env),
+                   check=True, capture_output=True)
+    assert recall(repo, "--import", "bd", env=env).returncode == 0
+    [imported] = knowledge(repo)
+    assert (imported["key"], imported["type"], imported["content"], imported["bd_key"]) == \
+        ("decision-pkgmgr", "decision", "pnpm, never npm", "pkgmgr")
+    from helpers import bash_payload, run_hook
+
+    run_hook("memory_capture", bash_payload("bd forget pkgmgr", repo), repo, env=env)  # as an agent's shell runs it
+    assert recall(repo, "pnpm").returncode == 1  # forgotten: bd's key found the imported entry
+
+
 def test_bd_missing_or_broken_is_a_clear_error(tmp_path):
     repo = make_repo(tmp_path / "repo")
     no_bd = recall(repo, "--import", "bd", env={"PATH": "/usr/bin:/bin"})
