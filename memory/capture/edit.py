@@ -36,7 +36,9 @@ def add(memory_dir: str, text: str, cwd: str) -> int:
         result = store.append(memory_dir, records)
     except OSError as exc:
         return not_written(capture.not_stored_note(records, exc))
-    note = capture.capture_note(records, result, where=capture.shown_path(memory_dir, cwd), memory_dir=memory_dir)
+    # relative to the shell's own folder (the anchor may be the main checkout, the shell in a worktree)
+    note = capture.capture_note(records, result, where=capture.shown_path(memory_dir, os.getcwd()),
+                                memory_dir=memory_dir)
     print(note.replace("memory-hooks: ", ""))
     return DONE if result.written or result.spooled else NOTHING
 

@@ -34,7 +34,7 @@ _ID = r"[A-Za-z0-9][A-Za-z0-9._-]*"
 REPORT_LINE = re.compile(
     _LEAD + r"(?P<open>[*_`]*)BEAD[ \t]+`?(?P<bead>" + _ID + r")`?[ \t]+"
     r"(?:COMPLETE[*_`.!]*|(?P<outcome>BLOCKED|FAILED)[*_`]*[ \t]*:[*_`]*[ \t]*(?P<reason>.*?))[ \t]*$", re.M)
-NEAR_MISS = re.compile(r"^.*\bBEAD\s+`?" + _ID + r"`?\s+(?:COMPLETE|BLOCKED|FAILED)\b.*$", re.I | re.M)
+NEAR_MISS = re.compile(r"^.*\bBEAD\s+`?" + _ID + r"`?:?\s+(?:COMPLETE|BLOCKED|FAILED)\b.*$", re.I | re.M)
 LABEL_LINE = re.compile(_LEAD + r"[*_]*(?P<label>Worktree|Branch)[*_]*[ \t]*:[*_]*[ \t]*(?P<value>.*?)[ \t]*$",
                         re.I | re.M)
 REPORT_FORMAT = ("    BEAD <ID> COMPLETE\n    Worktree: .worktrees/bd-<ID>\n    Branch: bd-<ID>\n"

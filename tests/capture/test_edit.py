@@ -215,3 +215,17 @@ def test_a_correction_under_the_whole_key_as_listings_print_it_replaces_that_ent
     assert "is 16" in listed.stdout and "is 8" not in listed.stdout and "learned-learned-" not in listed.stdout
     other = recall(repo, "--add", "DECISION[learned-pool]: a decision whose name merely starts like another type")
     assert "decision-learned-pool" in other.stdout
+
+
+def test_an_add_from_a_worktree_shell_names_where_it_went_from_there(repo):
+    """The main checkout's recall.sh run in a worktree's shell said `.beads/memory/inbox/`, which the worktree
+    has not: the path is relative to the shell's folder when inside it, else absolute."""
+    subprocess.run([str(ROOT / "install.sh"), "--no-venv", "--no-self-check", str(repo)], check=True,
+                   capture_output=True)
+    git(repo, "worktree", "add", "-q", ".worktrees/bd-7", "-b", "bd-7")
+    wt = repo / ".worktrees" / "bd-7"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MEMORY_HOOKS", "CLAUDE"))}
+    proc = subprocess.run([str(repo / ".beads" / "memory" / "recall.sh"), "--add", "LEARNED: worktree adds land in "
+                           "main"], cwd=wt, capture_output=True, text=True, env=env)
+    assert proc.returncode == 0 and f"into {repo / '.beads' / 'memory' / 'inbox'}/" in proc.stdout, proc.stdout
+    assert [e["content"] for e in knowledge(repo)] == ["worktree adds land in main"]

@@ -27,6 +27,7 @@ def test_prose_is_no_report(text):
 def test_a_near_miss_is_pointed_out():
     assert completion.near_miss("Summary\n- bead BD-7 complete\n") == "bead BD-7 complete"
     assert completion.near_miss("all fine") is None
+    assert completion.near_miss("Done.\nBEAD BD-1: COMPLETE\n") == "BEAD BD-1: COMPLETE"  # a colon after the id
 
 
 @pytest.mark.parametrize("agent_type, gated", [("swift-supervisor", True), ("SwiftSupervisor", True),
