@@ -109,17 +109,20 @@ def bd_records(project_root: str, source: str) -> tuple[list[dict], list[str]]:
 
 def fresh(memory_dir: str, records: list[dict]) -> tuple[list[dict], int, int]:
     """The records the knowledge does not hold yet: (new, already here, forgotten here). Text held under any
-    key, in either file, counts as here; a key forgotten here stays forgotten."""
+    key, in either file, counts as here, and so does an entry an earlier import brought from the same place
+    (`origin`: an import of bd's `DECISION: …` kept its marker in the text before); a key forgotten here stays
+    forgotten."""
     lines = store.load(memory_dir, include_archive=True).entries
     state = view.State(lines)
     held = {dedupe.normalized(e["content"]) for e in lines if not view.is_control(e)}
+    origins = {e.get("origin") for e in lines if not view.is_control(e) and isinstance(e.get("origin"), str)}
     new, here, forgotten = [], 0, 0
     seen: set[str] = set()
     for record in records:
         text = dedupe.normalized(record["content"])
         if state.forgotten(record["key"]):
             forgotten += 1
-        elif text in held or text in seen:
+        elif text in held or text in seen or (record.get("origin") in origins and record.get("via") == "import:bd"):
             here += 1
         else:
             seen.add(text)

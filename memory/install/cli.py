@@ -145,12 +145,11 @@ def remembered_runtimes(args: argparse.Namespace) -> None:
     left_out: set[str] = set()
     try:
         target, main_checkout, _ = resolve_target(args.target)
-        for place in (target, main_checkout):
-            if place:
+        for place in (target, main_checkout):  # the first install.json there is decides alone
+            if place and os.path.isfile(os.path.join(place, registration.MANIFEST)):
                 found = registration.read_config(os.path.join(place, registration.MANIFEST)).get("left_out")
-                if isinstance(found, list) and found:
-                    left_out = {str(name) for name in found}
-                    break
+                left_out = {str(name) for name in found} if isinstance(found, list) else set()
+                break
     except (UsageError, OSError):
         pass  # _run says what is wrong with the target
     for name in RUNTIME_NAMES:

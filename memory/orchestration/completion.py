@@ -99,8 +99,9 @@ def parse_report(text: str) -> Report | None:
 def branch_name(value: str) -> str | None:
     """The branch a `Branch:` line names, as git's short name: its first word, without the punctuation of prose
     after it (`bd-BD-12.`, `bd-BD-12, pushed`) or a `refs/heads/` / `origin/` before it."""
-    words = value.replace(",", " ").split()
-    name = words[0].rstrip(".;:)!") if words else ""
+    link = re.match(r"\s*\[([^\]]+)\]\(", value)  # a markdown link: its text
+    words = (link.group(1) if link else value).replace(",", " ").split()
+    name = words[0].strip("\"'`()[]<>").rstrip(".;:!") if words else ""
     for prefix in ("refs/heads/", "refs/remotes/origin/", "origin/"):
         if name.startswith(prefix):
             name = name[len(prefix):]

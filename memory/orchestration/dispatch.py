@@ -79,7 +79,10 @@ def handle(ctx: hookrun.Context) -> str | None:
     # a subagent the completion gate let finish unverified: its parent is told with the result it acts on
     notice = completion.take_release(memory_dir, agent) if isinstance(agent, str) and agent else ""
     if bead is not None:
-        where = hookrun.fork_detached()  # the log and bd in a child nobody waits for
+        try:
+            where = hookrun.fork_detached()  # the log and bd in a child nobody waits for
+        except OSError:  # no process to spare: the log here, and the note still answered
+            where = "inline"
         if where != "parent":
             _log(memory_dir, data, bead, tool_input, cwd, project)
         if where == "child":

@@ -49,11 +49,14 @@ def identity(main: str, wt: str, report: Report, timeout: float) -> Check | None
         return Check("worktree", "fail", f"{wt} is not a worktree of this repository ({main})",
                      "report the bead's own worktree or clone of this repository")
     code, top = run(["git", "rev-parse", "--show-toplevel"], wt, timeout)
-    if code == 0 and top.strip() and os.path.realpath(top.strip()) != os.path.realpath(wt):
-        return Check("worktree", "fail", f"{wt} is a plain folder, not a checkout (git answers for {top.strip()})",
+    top = os.path.realpath(top.strip()) if code == 0 and top.strip() else ""
+    if top and top == os.path.realpath(main) != os.path.realpath(wt):  # a subfolder of a worktree is that worktree
+        return Check("worktree", "fail", f"{wt} is a plain folder of the main checkout, not a worktree",
                      add_worktree(main, report.bead, timeout))
     branch = _current_branch(wt, timeout)
-    other = _other_bead(report.bead, [os.path.basename(os.path.normpath(wt)), branch])
+    folder = top or os.path.realpath(wt)
+    under = os.path.basename(os.path.dirname(folder)) == ".worktrees"  # the convention's folder names a bead
+    other = _other_bead(report.bead, ([os.path.basename(folder)] if under else []) + [branch])
     if other:
         return Check("worktree", "fail", f"{wt} (branch {branch or '?'}) is the worktree of bead {other}, not of "
                      f"{report.bead}", f"report the worktree of {report.bead}, or "
@@ -79,11 +82,16 @@ def _same_origin(main: str, wt: str, timeout: float) -> bool:
 
 
 def _other_bead(bead: str, names: list[str]) -> str | None:
-    """Another bead's ID when every `bd-<ID>`-shaped name of the worktree (its folder, its branch) names one
-    (`bd-BD-1` for BEAD BD-6); None when one names this bead or none is shaped so."""
+    """Another bead's ID when every `bd-<ID>`-shaped name of the worktree (its `.worktrees/` folder, its branch)
+    names one (`bd-BD-1` for BEAD BD-6); None when one names this bead, alone or with more after it
+    (`bd-BD-12-login`), or none is shaped so: `bd-` and an id holding a digit (`bd-tools` names no bead)."""
     mine = {bead.lower(), f"bd-{bead}".lower(), re.sub(r"^bd-", "", bead, flags=re.I).lower()}
-    shaped = [n for n in names if n and n.lower().startswith("bd-")]
-    if not shaped or any(n.lower() in mine or n.lower()[3:] in mine for n in shaped):
+    shaped = [n for n in names if n and n.lower().startswith("bd-") and any(c.isdigit() for c in n[3:])]
+
+    def ours(name: str) -> bool:
+        return any(name.lower() == m or name.lower().startswith(m + sep) for m in mine for sep in "-_/.")
+
+    if not shaped or any(ours(n) or ours(n[3:]) for n in shaped):
         return None
     return shaped[0][3:]
 

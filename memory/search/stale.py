@@ -184,20 +184,18 @@ def _written_at(root: str, entries: list[dict]) -> dict[int, str]:
     past that an entry takes the nearest asked day before its own (what the repository had a little earlier:
     a name added since is not called gone, never the reverse)."""
     import bisect
+    from collections import Counter
 
-    known: dict[str, bool] = {}
+    recorded = Counter(e.get("commit") for e in entries if isinstance(e.get("commit"), str) and e.get("commit"))
+    known = {commit for commit, _ in recorded.most_common(MAX_COMMITS)  # the trees read below: at most these
+             if (_git(root, ["rev-parse", "--verify", "-q", f"{commit}^{{commit}}"]) or "").strip()}
     found = {}
     undated = []
     for entry in entries:
-        commit = entry.get("commit")
-        if isinstance(commit, str) and commit:
-            if commit not in known:
-                answer = _git(root, ["rev-parse", "--verify", "-q", f"{commit}^{{commit}}"]) or ""
-                known[commit] = bool(answer.strip())
-            if known[commit]:
-                found[id(entry)] = commit
-                continue
-        undated.append(entry)
+        if entry.get("commit") in known:
+            found[id(entry)] = str(entry["commit"])
+        else:  # none recorded, one git does not know, or past the most common: judged by its day
+            undated.append(entry)
     days = sorted({int(e["ts"]) // 86400 for e in undated})
     if len(days) > MAX_COMMITS:
         days = [days[i * len(days) // MAX_COMMITS] for i in range(MAX_COMMITS)]

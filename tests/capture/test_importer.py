@@ -183,6 +183,24 @@ def test_bd_imports_are_what_a_captured_bd_remember_would_be(tmp_path):
     assert recall(repo, "pnpm").returncode == 1  # forgotten: bd's key found the imported entry
 
 
+def test_an_import_before_the_upgrade_is_not_imported_again(tmp_path):
+    """Earlier imports kept bd's marker in the text (`learned-pkgmgr`: "DECISION: pnpm, never npm"): a new import
+    of the same memory, now `decision-pkgmgr` "pnpm, never npm", added it a second time."""
+    from memory.store import entry as entry_mod
+
+    repo = make_repo(tmp_path / "repo")
+    env = bd_env(tmp_path / "bd-state")
+    subprocess.run([os.path.join(FAKE_BD, "bd"), "remember", "DECISION: pnpm, never npm", "--key", "pkgmgr"],
+                   env=clean_env(**env), check=True, capture_output=True)
+    old = entry_mod.build("DECISION: pnpm, never npm", "", "orchestrator", key_name="pkgmgr", via="import:bd",
+                          origin="bd:pkgmgr")
+    memory = repo / ".beads" / "memory"
+    memory.mkdir(parents=True)
+    (memory / "knowledge.jsonl").write_text(json.dumps(old) + "\n")
+    again = recall(repo, "--import", "bd", env=env)
+    assert again.returncode == 1 and len(knowledge(repo)) == 1, again.stdout
+
+
 def test_bd_missing_or_broken_is_a_clear_error(tmp_path):
     repo = make_repo(tmp_path / "repo")
     no_bd = recall(repo, "--import", "bd", env={"PATH": "/usr/bin:/bin"})

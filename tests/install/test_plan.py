@@ -117,3 +117,7 @@ def test_an_install_in_a_worktree_changes_no_tracked_file(repo):
     wt = repo / ".worktrees" / "bd-5"
     install(wt, "--no-venv", "--no-self-check")
     assert git(wt, "status", "--porcelain") == ""
+    # brought back in the worktree: its own install.json decides from then on, not the main checkout's
+    install(wt, "--no-venv", "--no-self-check", "--cursor", "--gemini", "--codex")  # none left out now
+    install(wt, "--no-venv", "--no-self-check")
+    assert ours.our_handlers(registration.read_config(str(wt / FLAGS["cursor"])))

@@ -60,3 +60,11 @@ def test_the_loop_guard_counts_on_continuations_and_recent_stops_only():
     assert completion.record_block(state, "a", False, 9000.0 + completion.FRESH_AFTER) == 1  # a fresh stop
     completion.record_block(state, "b", False, 9000.0 + 2 * 86400)
     assert list(state) == ["b"]  # a day-old agent is forgotten
+
+
+@pytest.mark.parametrize("line, branch", [
+    ('"bd-BD-12"', "bd-BD-12"), ("(bd-BD-12)", "bd-BD-12"), ("`bd-BD-12`,", "bd-BD-12"),
+    ("[bd-BD-12](https://example.com/tree/bd-BD-12)", "bd-BD-12"), ("bd-BD-12.", "bd-BD-12"),
+    ("refs/heads/bd-BD-12", "bd-BD-12"), ("origin/bd-BD-12 (pushed)", "bd-BD-12")])
+def test_the_branch_line_is_read_as_prose_writes_it(line, branch):
+    assert completion.parse_report(f"BEAD BD-12 COMPLETE\nBranch: {line}").branch == branch

@@ -133,3 +133,27 @@ def test_a_secret_across_the_prompt_cap_is_redacted_before_the_cut(repo, tmp_pat
     assert written and all(secret[:7].encode() not in p.read_bytes() for p in written)
     [call] = bd_calls(tmp_path)
     assert call[2].endswith("<redact")  # the marker is what the cap cuts now
+
+
+def test_a_fork_that_fails_still_logs_and_answers(tmp_path, monkeypatch):
+    """No process to spare (EAGAIN): the note of an unverified claim was popped and then lost with the error."""
+    import errno
+    import os as _os
+
+    from helpers import hook_in_process, make_repo
+    from memory.orchestration import completion
+
+    repo = make_repo(tmp_path / "repo")
+    memory = repo / ".beads" / "memory"
+    completion.note_release(str(memory), "agent-9", "memory-hooks: BEAD BD-3 COMPLETE was not verified")
+    payload = fixture_payload("claude-code/2.1.330/PostToolUse-18.json")
+    payload.update(cwd=str(repo), tool_input=dict(payload["tool_input"], prompt="BEAD_ID: BD-3 do it"),
+                   tool_response=dict(payload["tool_response"], agentId="agent-9"))
+
+    def no_fork():
+        raise OSError(errno.EAGAIN, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(_os, "fork", no_fork)
+    out = hook_in_process("log_dispatch_prompt", payload, repo, monkeypatch, env={"MEMORY_HOOKS_FOREGROUND": ""})
+    assert "BEAD BD-3 COMPLETE was not verified" in json.loads(out)["hookSpecificOutput"]["additionalContext"]
+    assert (memory / "dispatch.jsonl").exists()

@@ -184,7 +184,7 @@ def test_a_plain_folder_named_as_the_worktree_blocks(project, tmp_path):
     """`mkdir .worktrees/bd-BD-4`: git answers for the main checkout around it (clean, pushed), which passed."""
     (project / ".worktrees" / "bd-BD-4").mkdir()
     out = stop(project, tmp_path, message="BEAD BD-4 COMPLETE\nWorktree: .worktrees/bd-BD-4")
-    assert "is a plain folder, not a checkout" in out["reason"]
+    assert "is a plain folder of the main checkout, not a worktree" in out["reason"]
     assert "fix: git worktree add .worktrees/bd-BD-4 -b bd-BD-4" in out["reason"]
 
 
@@ -219,6 +219,21 @@ def test_a_worktree_made_from_origin_main_is_judged_by_its_own_branch(project, t
     assert fix == f'git -C "{wt}" push -u origin bd-BD-10'
     subprocess.run(fix, shell=True, cwd=project, check=True, capture_output=True)
     assert stop(project, tmp_path, message=message, agent_id="agent-2") is None
+
+
+def test_a_descriptive_worktree_name_and_a_subfolder_are_the_beads_own(project, tmp_path):
+    """`bd-BD-12-login` starts with this bead's name; a report naming the worktree's `app/` subfolder names
+    the worktree; a main checkout folder named `bd-tools` names no bead: each was blocked by the identity check."""
+    wt = project / ".worktrees" / "bd-BD-12"
+    git(wt, "branch", "-m", "bd-BD-12-login")
+    git(wt, "push", "-q", "-u", "origin", "bd-BD-12-login")
+    (wt / "app").mkdir()
+    for worktree in (".worktrees/bd-BD-12", ".worktrees/bd-BD-12/app"):
+        message = f"BEAD BD-12 COMPLETE\nWorktree: {worktree}\nBranch: bd-BD-12-login"
+        assert stop(project, tmp_path, message=message, agent_id=worktree) is None, worktree
+    tools = project.parent / "bd-tools"
+    project.rename(tools)
+    assert stop(tools, tmp_path, message="BEAD BD-12 COMPLETE\nWorktree: .\nBranch: main", agent_id="t") is None
 
 
 def test_a_closed_bead_passes(project, tmp_path):

@@ -175,3 +175,16 @@ def test_an_entry_without_a_commit_is_judged_at_the_commit_of_its_day(repo):
     proc = run(repo, "--stale")
     gone = [line for line in proc.stdout.splitlines() if "gone:" in line]
     assert gone == ["    gone: src/old_loader.py"], proc.stdout  # never in the repository: not gone
+
+
+def test_at_most_the_most_common_recorded_commits_are_asked_about(repo, monkeypatch):
+    """One entry per commit over 400 commits asked git about each (0.08 s -> 0.99 s): only the MAX_COMMITS most
+    common recorded commits are verified and read; the others are judged by their day."""
+    entries = [dict(entry(f"learned-{i}", f"see src/file_{i}.py"), commit=f"{i:040x}") for i in range(60)]
+    setup_repo(repo, entries)
+    asked = []
+    real_git = stale._git
+    monkeypatch.setattr(stale, "_git", lambda root, args: (asked.append(args) if "rev-parse" in args else None)
+                        or real_git(root, args))
+    stale.find(entries, str(repo))
+    assert 0 < len(asked) <= stale.MAX_COMMITS
