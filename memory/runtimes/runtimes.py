@@ -74,9 +74,10 @@ CODEX_EVENTS = [
     ("capture_reply", "Stop", None, {"timeout": 10}),
     ("handoff", "PreCompact", None, {"timeout": 30}),
     ("handoff", "SessionEnd", None, {"timeout": 3}),
-    # action time: Codex reads and patches files through its shell tool (verified: PreToolUse and PostToolUse
-    # on Bash carry context; its PostToolUse gives the output alone, no exit status)
-    ("action_context", "PreToolUse", "Bash", {"timeout": 10}),
+    # action time: Codex reads and patches files through its shell tool, and current models patch through its
+    # apply_patch tool (verified: PreToolUse on both and PostToolUse on Bash carry context; its PostToolUse gives
+    # the output alone, no exit status)
+    ("action_context", "PreToolUse", "Bash|apply_patch", {"timeout": 10}),
     ("action_context", "PostToolUse", "Bash", {"timeout": 10}),
 ]
 

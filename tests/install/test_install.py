@@ -1150,8 +1150,8 @@ def test_codex_hooks_merged_idempotent_restored_and_optional(repo):
     text = json.dumps(theirs, indent=2) + "\n"
     (repo / ".codex" / "hooks.json").write_text(text)
     out = install(repo, "--no-venv", "--no-self-check").stdout
-    assert "Codex CLI    .codex/hooks.json: PreToolUse[Bash], SessionStart, UserPromptSubmit, PostToolUse[Bash] " \
-           "(memory_capture, action_context), SubagentStop, Stop, PreCompact" in out  # each event once, its hooks
+    assert "Codex CLI    .codex/hooks.json: PreToolUse[Bash|apply_patch], SessionStart, UserPromptSubmit, " \
+           "PostToolUse[Bash] (memory_capture, action_context), SubagentStop, Stop, PreCompact" in out  # each once
     merged = json.loads((repo / ".codex" / "hooks.json").read_text())
     theirs_pre = theirs["hooks"]["PreToolUse"]
     assert merged["hooks"]["PreToolUse"][:1] == theirs_pre and len(merged["hooks"]["PreToolUse"]) == 2

@@ -1,6 +1,7 @@
 """hooks/action_context.py through the real hook file, fed recorded payloads: the knowledge about a file a tool
 reads or edits and about a failed command, once per session, within the budget, silent otherwise."""
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -321,6 +322,20 @@ def test_codex_shell_read_and_failure(tmp_path):
                                 "ModuleNotFoundError: No module named 'psycopg2'\n")
     assert PSYCOPG in context(run_hook("action_context", failed, repo, args=["--codex"]), "PostToolUse")
     assert context(run_hook("action_context", base, repo, args=["--codex"]), "PostToolUse") == ""  # succeeded
+
+
+def test_codex_patch_tool_gets_the_file_knowledge(tmp_path):
+    """Current Codex models edit through its apply_patch tool (a PreToolUse of tool_name apply_patch, recorded from
+    the real codex-cli 0.169): the registration matched Bash alone, so those edits got nothing."""
+    from memory.runtimes import runtimes
+
+    repo = project(tmp_path)
+    patch = fixture_payload("codex/0.169.0/PreToolUse-1.json")
+    patch.update(cwd=str(repo), tool_input={"command": patch["tool_input"]["command"].replace(
+        "conf/defaults.ini", "src/api/routes.py")})
+    assert ROUTES in context(run_hook("action_context", patch, repo, args=["--codex"]), "PreToolUse")
+    matchers = [m for hook, event, m, _ in runtimes.CODEX_EVENTS if hook == "action_context" and event == "PreToolUse"]
+    assert matchers and all(re.fullmatch(m, "apply_patch") and re.fullmatch(m, "Bash") for m in matchers)
 
 
 def cursor_post_tool_use(repo, tool_name, tool_input, tool_output, conversation="c1", as_string=True):
