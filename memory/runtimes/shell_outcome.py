@@ -115,13 +115,50 @@ def failure_text(payload: dict[str, Any]) -> str | None:
             output += response["stderr"]
         if isinstance(response.get("exit_code"), int) and response["exit_code"] != 0:
             return f"{command}\n{output}"
-    elif isinstance(response, str):  # Codex CLI: the output alone, its exit status not given
+    elif isinstance(response, str):  # Codex CLI: the output alone; its exit status stands in its rollout log
         output = response
-        if looks_failed(output):
+        if looks_failed(output) or codex_exit_code(payload) not in (None, 0):
             return f"{command}\n{output}"
     for marker in _SHELL_FAILED:
         if _exit_after(output, marker) not in (None, 0):
             return f"{command}\n{output}"
+    return None
+
+
+ROLLOUT_TAIL = 256 * 1024  # bytes of Codex's rollout log read back for one call's end
+
+
+def codex_exit_code(payload: dict[str, Any]) -> int | None:
+    """The exit code Codex's rollout log (`transcript_path`) records for this call (`tool_use_id` is its
+    call id: an item_completed CommandExecution's `exit_code`); None when the log does not say (yet)."""
+    call, path = payload.get("tool_use_id"), payload.get("transcript_path")
+    if not (isinstance(call, str) and call and isinstance(path, str) and path):
+        return None
+    import os
+
+    from memory.core import fsio
+
+    try:
+        fd = fsio.open_regular(path, os.O_RDONLY, follow=True)
+        try:
+            size = os.fstat(fd).st_size
+            data = os.pread(fd, ROLLOUT_TAIL, max(0, size - ROLLOUT_TAIL))
+        finally:
+            os.close(fd)
+    except OSError:
+        return None
+    needle = jsonio.dumps(call).encode()
+    for line in reversed(data.split(b"\n")):
+        if needle not in line or b'"exit_code"' not in line:
+            continue
+        try:
+            record = jsonio.loads(line)
+        except (ValueError, RecursionError):
+            continue
+        item = record.get("payload", {}).get("item") if isinstance(record, dict) and isinstance(
+            record.get("payload"), dict) else None
+        if isinstance(item, dict) and item.get("id") == call and isinstance(item.get("exit_code"), int):
+            return int(item["exit_code"])
     return None
 
 

@@ -324,6 +324,27 @@ def test_codex_shell_read_and_failure(tmp_path):
     assert context(run_hook("action_context", base, repo, args=["--codex"]), "PostToolUse") == ""  # succeeded
 
 
+def test_codex_failure_is_read_from_its_rollout_when_the_output_does_not_say(tmp_path):
+    """Codex's PostToolUse gives the output alone: a failure whose words do not read like one (a Go toolchain
+    mismatch, a missing C compiler) got nothing, though the rollout log records the call's exit code."""
+    import shutil
+
+    from memory.runtimes import shell_outcome
+
+    repo = project(tmp_path)
+    rollout = tmp_path / "rollout.jsonl"
+    shutil.copy(ROOT / "tests" / "fixtures" / "codex" / "0.169.0" / "rollout-1.jsonl", rollout)
+    base = dict(fixture_payload("codex/0.169.0/PostToolUse-1.json"), cwd=str(repo), transcript_path=str(rollout),
+                tool_input={"command": "python3 -c 'import psycopg2'"},
+                tool_response="cannot import psycopg2 here\n")  # no error word at all
+    assert shell_outcome.codex_exit_code(dict(base, tool_use_id="call_2")) == 2
+    assert shell_outcome.codex_exit_code(dict(base, tool_use_id="call_3")) == 0
+    assert PSYCOPG in context(run_hook("action_context", dict(base, tool_use_id="call_2"), repo, args=["--codex"]),
+                              "PostToolUse")
+    passed = dict(base, tool_use_id="call_3", session_id="s2")  # exit 0: the same words are no failure
+    assert context(run_hook("action_context", passed, repo, args=["--codex"]), "PostToolUse") == ""
+
+
 def test_codex_patch_tool_gets_the_file_knowledge(tmp_path):
     """Current Codex models edit through its apply_patch tool (a PreToolUse of tool_name apply_patch, recorded from
     the real codex-cli 0.169): the registration matched Bash alone, so those edits got nothing."""
