@@ -68,7 +68,8 @@ def handle(ctx: hookrun.Context) -> str | None:
     settings = config.load(memory_dir)
     bars = ",".join(str(settings[name]) for name in sorted(settings) if name.startswith("action_"))
     added = tool_files.added_text(data) if files else ""
-    rels = [action_paths.relative(f, root) for f in files]
+    here = payload.cwd(data)  # a relative path is the shell's: Codex started in a subfolder reads `x/y.go` there
+    rels = [action_paths.relative(f if os.path.isabs(f) or not here else os.path.join(here, f), root) for f in files]
     event = f"f:{bars}:" + "\n".join(rels) + "\n" + added if files else f"e:{bars}:{failure}"
     found = action_cache.get(memory_dir, session, event, fp)
     if found is None:

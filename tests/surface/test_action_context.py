@@ -324,6 +324,18 @@ def test_codex_shell_read_and_failure(tmp_path):
     assert context(run_hook("action_context", base, repo, args=["--codex"]), "PostToolUse") == ""  # succeeded
 
 
+def test_codex_in_a_subfolder_reads_relative_to_it(tmp_path):
+    """Codex started in `src/` runs `sed -n 1,80p api/routes.py` there: the path was taken from the repository's
+    top (`api/routes.py`), and the file's knowledge never came."""
+    repo = project(tmp_path)
+    (repo / "src" / "api").mkdir(parents=True)
+    pre = dict(fixture_payload("codex/0.169.0/PostToolUse-1.json"), cwd=str(repo / "src"),
+               hook_event_name="PreToolUse", tool_input={"command": "sed -n 1,80p api/routes.py"})
+    del pre["tool_response"]
+    assert ROUTES in context(run_hook("action_context", pre, repo / "src", args=["--codex"],
+                                      env={"CLAUDE_PROJECT_DIR": ""}), "PreToolUse")
+
+
 def test_codex_failure_is_read_from_its_rollout_when_the_output_does_not_say(tmp_path):
     """Codex's PostToolUse gives the output alone: a failure whose words do not read like one (a Go toolchain
     mismatch, a missing C compiler) got nothing, though the rollout log records the call's exit code."""
