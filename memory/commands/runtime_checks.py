@@ -76,7 +76,7 @@ def codex_findings(tree: str, config: dict) -> list[str]:
             if (found or {}).get(("features",), {}).get(name) == "false":
                 return [f"hooks are switched off ([features] {name} = false in {path}): Codex runs none of them"]
     if user is None:
-        return []  # Codex has not run on this machine: nothing to say about its trust yet
+        return []  # Codex has not run on this machine: nothing to warn about yet (codex_first_run_note)
     roots = {tree, os.path.realpath(tree)}
     trust = [values.get("trust_level") for table, values in user.items() if len(table) == 2 and table[0] ==
              "projects" and any(root == table[1] or root.startswith(table[1].rstrip("/") + "/") for root in roots)]
@@ -98,6 +98,16 @@ def codex_findings(tree: str, config: dict) -> list[str]:
     if disabled:
         found_lines.append(f"{', '.join(dict.fromkeys(disabled))} disabled in Codex's /hooks: skipped")
     return found_lines
+
+
+def codex_first_run_note(tree: str) -> str | None:
+    """What a first-time Codex user must do, said while Codex has no config.toml on this machine (not a warning:
+    install.sh registers every runtime, and most teammates may never run Codex here)."""
+    home = os.environ.get("CODEX_HOME") or os.path.expanduser(os.path.join("~", ".codex"))
+    if os.path.exists(os.path.join(home, "config.toml")):
+        return None
+    return ("Codex has not run on this machine yet: at its first run here, trust this folder and approve the "
+            "hooks in its /hooks, or it skips them without a word")
 
 
 def _our_keys(config: dict) -> list[tuple[str, str]]:

@@ -44,6 +44,8 @@ def registration_checks(tree: str) -> list[Finding]:
                 else runtime_checks.codex_findings(tree, config) if label == "Codex CLI" \
                 else runtime_checks.claude_findings(tree) if label == "Claude Code" else []
             found += [(WARN, "registered", f"{label}: {line}") for line in why]
+            note = runtime_checks.codex_first_run_note(tree) if label == "Codex CLI" and not why else None
+            found += [(OK, "registered", f"{label}: {note}")] if note else []
     plugin = registration.plugin_enabled(tree)
     if plugin:
         found.append((OK, "registered", "the memory-hooks Claude Code plugin is enabled"))

@@ -194,8 +194,12 @@ def test_codex_trust_and_review_are_told(repo):
     def warned():
         return [c["detail"] for c in _registered(doctor_report(repo)[1]) if c["level"] == "WARN"]
 
-    assert warned() == []  # no config.toml: Codex never ran here, nothing to say
+    assert warned() == []  # no config.toml: Codex never ran here, nothing to warn about; a first run is told
+    told = [c["detail"] for c in _registered(doctor_report(repo)[1]) if c["level"] == "OK"]
+    assert "Codex CLI: Codex has not run on this machine yet: at its first run here, trust this folder and approve " \
+           "the hooks in its /hooks, or it skips them without a word" in told
     (codex / "config.toml").write_text('model = "gpt-5"\n')
+    assert not any("has not run" in c["detail"] for c in _registered(doctor_report(repo)[1]))
     assert warned() == [f"Codex CLI: this project is not trusted in Codex ({codex / 'config.toml'} has no "
                         f"[projects.\"{repo}\"] trust_level = \"trusted\"): Codex loads none of its hooks (trust it "
                         "when Codex asks, or `codex exec --trust`)"]
