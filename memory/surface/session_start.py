@@ -86,7 +86,8 @@ WELCOME = ("## Project Memory\n"
            "their agents get it). Record what the next agent should know and could not see in the code: a "
            "non-obvious cause of a failure, a decision and why, a trap, a convention. Start a line of your final "
            "message with LEARNED:, DECISION:, WARNING: or PATTERN: (or run the Record: line {where}); it is "
-           "stored, shown at the start of later sessions and offered when a prompt, a file or an error needs it.")
+           "stored, shown at the start of later sessions and offered when a file, an error or (where the runtime "
+           "passes prompts to hooks) a prompt needs it.")
 EMPTY = "## Project Memory\nThis project's shared memory is empty so far."
 
 
