@@ -68,8 +68,7 @@ def codex_findings(tree: str, config: dict) -> list[str]:
     off ([features], user or project config.toml); the project not trusted (Codex then loads no project file);
     a hook never reviewed, or disabled, in Codex's /hooks (`[hooks.state."<hooks.json>:<event>:<group>:<handler>"]`
     `trusted_hash`, `enabled`). Trust and review are checked once Codex has a config.toml on this machine."""
-    home = os.environ.get("CODEX_HOME") or os.path.expanduser(os.path.join("~", ".codex"))
-    user_path = os.path.join(home, "config.toml")
+    user_path = _codex_config()
     user, project = _toml(user_path), _toml(os.path.join(tree, ".codex", "config.toml"))
     for path, found in ((os.path.join(tree, ".codex", "config.toml"), project), (user_path, user)):
         for name in ("hooks", "codex_hooks"):
@@ -100,11 +99,16 @@ def codex_findings(tree: str, config: dict) -> list[str]:
     return found_lines
 
 
+def _codex_config() -> str:
+    """Codex's user config.toml on this machine (`$CODEX_HOME`, else ~/.codex)."""
+    return os.path.join(os.environ.get("CODEX_HOME") or os.path.expanduser(os.path.join("~", ".codex")),
+                        "config.toml")
+
+
 def codex_first_run_note(tree: str) -> str | None:
     """What a first-time Codex user must do, said while Codex has no config.toml on this machine (not a warning:
     install.sh registers every runtime, and most teammates may never run Codex here)."""
-    home = os.environ.get("CODEX_HOME") or os.path.expanduser(os.path.join("~", ".codex"))
-    if os.path.exists(os.path.join(home, "config.toml")):
+    if os.path.exists(_codex_config()):
         return None
     return ("Codex has not run on this machine yet: at its first run here, trust this folder and approve the "
             "hooks in its /hooks, or it skips them without a word")

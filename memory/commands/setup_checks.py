@@ -59,7 +59,7 @@ def registration_checks(tree: str) -> list[Finding]:
         found.append((FAIL, "registered", "no SessionStart/PostToolUse hooks of ours in .claude/settings*.json "
                                           "(run memory-hooks' install.sh)"))
     others = [name for name in ("cursor", "gemini", "codex") if name in left_out]
-    if others:  # a choice, said as one: an install without the flag registers it again
+    if others:  # a choice, said as one: install.json remembers it until --<runtime> asks it back
         found.append((OK, "registered", f"left out at install: {', '.join(others)} (--no-{' --no-'.join(others)})"))
     return found
 

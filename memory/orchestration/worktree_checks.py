@@ -17,9 +17,9 @@ def find_worktree(main: str, bead: str, worktree: str | None, branch: str | None
     if worktree:
         candidates.append(worktree if os.path.isabs(worktree) else os.path.join(main, worktree))
     folder = os.path.join(main, ".worktrees")
-    names = {f"bd-{bead}", bead, "bd-" + re.sub(r"^bd-", "", bead, flags=re.I)}
+    names = _bead_names(bead)
     if os.path.isdir(folder):
-        candidates += [os.path.join(folder, n) for n in os.listdir(folder) if n.lower() in {x.lower() for x in names}]
+        candidates += [os.path.join(folder, n) for n in os.listdir(folder) if n.lower() in names]
     for path in candidates:
         if os.path.isdir(path):
             return path
@@ -32,6 +32,11 @@ def find_worktree(main: str, bead: str, worktree: str | None, branch: str | None
             elif line.strip() in (f"branch refs/heads/{branch}",) and current:
                 return current
     return None
+
+
+def _bead_names(bead: str) -> set[str]:
+    """The names a bead's worktree folder or branch goes by, lowercased: `BD-7`, `bd-BD-7`, `bd-7`."""
+    return {bead.lower(), f"bd-{bead}".lower(), "bd-" + re.sub(r"^bd-", "", bead, flags=re.I).lower()}
 
 
 def add_worktree(main: str, bead: str, timeout: float) -> str:
@@ -85,7 +90,7 @@ def _other_bead(bead: str, names: list[str]) -> str | None:
     """Another bead's ID when every `bd-<ID>`-shaped name of the worktree (its `.worktrees/` folder, its branch)
     names one (`bd-BD-1` for BEAD BD-6); None when one names this bead, alone or with more after it
     (`bd-BD-12-login`), or none is shaped so: `bd-` and an id holding a digit (`bd-tools` names no bead)."""
-    mine = {bead.lower(), f"bd-{bead}".lower(), re.sub(r"^bd-", "", bead, flags=re.I).lower()}
+    mine = _bead_names(bead)
     shaped = [n for n in names if n and n.lower().startswith("bd-") and any(c.isdigit() for c in n[3:])]
 
     def ours(name: str) -> bool:

@@ -98,6 +98,8 @@ def _rekey_strays(memory_dir: str, matchers: list[Matcher], files: dict[str, lis
     loose = [(m, [pieces for pieces in m.keys[:-1] if len(pieces) > 1
                   and len("".join(pieces)) > len(m.line["key"].split("-", 1)[0]) + 1]) for m in matchers]
     loose = [(m, patterns) for m, patterns in loose if patterns]
+    if not loose:  # no record renamed a key: no control line can be a stray (most applies)
+        return
     strays: list[tuple[str, int, dict, str]] = []
     for name, lines in files.items():
         for at, raw in enumerate(lines):

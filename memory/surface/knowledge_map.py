@@ -49,26 +49,33 @@ def title(text: str, limit: int) -> str:
 TITLE_LOOKAHEAD = 30  # recall.sh ranks this many more to find the entry a title's words open
 
 
-def title_first(results: list, text: str) -> list:
+def _title_words(text: str) -> str:
+    """A lookup's words as a title's opening is compared: without the title's `…`, spacing and case folded."""
+    return " ".join(text.rstrip().rstrip("…").rstrip(".").split()).casefold()
+
+
+def _opening(results: list[Scored], words: str) -> list[Scored]:
+    """Of `results`, those whose text opens with `words` (_title_words), in their order."""
+    return [s for s in results
+            if " ".join(render.strip_control(str(s.entry.get("content", ""))).split()).casefold().startswith(words)]
+
+
+def title_first(results: list[Scored], text: str) -> list[Scored]:
     """`recall.sh "<words of a title>"` (ranked results, memory.search.rank.Scored): the entries whose text opens
     with those words (with the title's `…` or without) first, in ranked order, then the others. A title's words
     also stand in entries sharing more of them, which outrank it otherwise."""
-    words = " ".join(text.rstrip().rstrip("…").rstrip(".").split()).casefold()
-    if " " not in words:
-        return results
-    opening = [s for s in results
-               if " ".join(render.strip_control(str(s.entry.get("content", ""))).split()).casefold().startswith(words)]
+    words = _title_words(text)
+    opening = _opening(results, words) if " " in words else []
     return opening + [s for s in results if s not in opening] if opening else results
 
 
 def titled(results: list[Scored], text: str) -> Scored | None:
     """The one entry a map title names (`recall.sh "<words of a title>"`): four words or more (a title is an
     entry's opening, cut at a word), or the title's `…`, that open exactly one of `results`; else None."""
-    words = " ".join(text.rstrip().rstrip("…").rstrip(".").split()).casefold()
+    words = _title_words(text)
     if len(words.split()) < 4 and not text.rstrip().endswith("…"):
         return None
-    opening = [s for s in results
-               if " ".join(render.strip_control(str(s.entry.get("content", ""))).split()).casefold().startswith(words)]
+    opening = _opening(results, words)
     return opening[0] if len(opening) == 1 else None
 
 
