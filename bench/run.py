@@ -13,7 +13,8 @@ P6  the PreToolUse hook (action time) on a Read, 1,000 active entries         ta
     ... and on an Edit no entry is about (ranked on what it writes)               reported (no target)
 P7  the same hook on a failed command, 1,000 active entries (100 recorded the error they were captured after)
                                                                                  reported (no target)
-P3  SessionStart, 1,000 active entries, with a huge archive vs with none     must be ~1.0x
+P3  SessionStart, 1,000 active entries, with a huge archive vs one of 1,000 entries (the newest 1,000 live
+    archived entries are in view either way)                                     must be ~1.0x
 P4  recall.sh KEYWORD --all, 1,000 / 10,000 / 100,000 entries vs `grep -i KEYWORD files | jq` (latest per key)
                                                                                  target <= 1.0x; ranked recall too
 H1  the handoff hook (SessionEnd) on a 10 MB transcript: ratio and worst case     budget 1,500 ms (Claude Code's)
@@ -35,8 +36,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from memory.core import layout  # noqa: E402
 from memory.search import index  # noqa: E402
 from memory.store import entry  # noqa: E402
+from memory.surface import start_cache  # noqa: E402
 
 PYTHON = sys.executable
 
@@ -63,6 +66,16 @@ def timed(cmd, runs, stdin=b"", cwd=None, env=None, shell=False):
             samples.append(s)
             base.append(b)
     return statistics.median(samples), statistics.median(base)
+
+
+def settled(cmd, payload: bytes, project: Path) -> None:
+    """Run a session start, then wait for its cache (a large archive is read by a detached process the first
+    time): the rows measure the sessions after that, as a user has them."""
+    cache = project / ".beads" / "memory" / layout.START_CACHE
+    deadline = time.time() + 600
+    while not cache.exists() and time.time() < deadline:  # files changed just now are not cached: again
+        subprocess.run(cmd, input=payload, cwd=project, env=hook_env(project), capture_output=True, check=True)
+        time.sleep(0.2)
 
 
 def make_repo(path: Path) -> Path:
@@ -353,7 +366,9 @@ def main(argv=None) -> int:
                                     "cwd": ""}).encode()
         session = [PYTHON, str(ROOT / "hooks" / "session_start.py")]
         p3_times = []
-        for label, lines in (("no archive", 0), (f"{archive_lines:,}-line archive", archive_lines)):
+        cap = start_cache.ARCHIVE_LIVE
+        for label, lines in (("no archive", 0), (f"{cap:,}-entry archive", cap),
+                             (f"{archive_lines:,}-line archive", archive_lines)):
             proj = make_repo(work / f"p3-{lines}")
             mem = proj / ".beads" / "memory"
             mem.mkdir(parents=True)
@@ -361,10 +376,13 @@ def main(argv=None) -> int:
             if lines:
                 write_entries(mem / "knowledge.archive.jsonl", lines, start=10_000)
             payload = start_payload.replace(b'"cwd":""', b'"cwd":' + json.dumps(str(proj)).encode())
+            settled(session, payload, proj)
             ms, b3 = timed(session, runs, stdin=payload, cwd=proj, env=hook_env(proj))
             p3_times.append(ms)
             rows.append((f"P3 SessionStart, 1,000 active, {label}", ms, ms / b3, ""))
-        rows.append(("P3 archive / no archive", None, p3_times[1] / p3_times[0], "must be ~1.0x"))
+        rows.append((f"P3 {cap:,} archived in view / no archive", None, p3_times[1] / p3_times[0],
+                     "reported: the archive's newest live entries in the map"))
+        rows.append((f"P3 huge archive / {cap:,}-entry archive", None, p3_times[2] / p3_times[1], "must be ~1.0x"))
 
         rows += recall_rows(work, runs)
         rows += prompt_rows(work, runs, prompt_entries)

@@ -63,18 +63,18 @@ def duplicates(latest: list[dict]) -> list[list[dict]]:
 
 def session_start_preview(memory_dir: str, root: str) -> str:
     """The knowledge part of what session start would inject now (Claude Code's budget), without recording it: from
-    what session start reads (the active knowledge, not the archive: memory.surface.start_cache)."""
+    what session start reads (the live entries of both files, the archive's newest: memory.surface.start_cache)."""
     from memory.surface import start_cache
 
-    active = start_cache.active_view(memory_dir)
-    latest = active.latest
+    live = start_cache.live_view(memory_dir)
+    latest = live.latest
     settings = config.load(memory_dir)
     git = paths.work_tree_git(root, root)
     beads = focus.bead_candidates(git.branch if git else None, root)
     files = paths.changed_files(git.toplevel) if git and latest else []
     groups = digest.choose(latest, beads, files, [], settings["session_newest"])
     return digest.render_digest(latest, groups, [], config.budget_chars(settings["session_budget_tokens"]),
-                                settings["entry_chars"], files, active.topics, use.counts(memory_dir))
+                                settings["entry_chars"], files, live.topics, use.counts(memory_dir))
 
 
 def given_counts(memory_dir: str) -> Counter:

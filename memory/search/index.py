@@ -135,8 +135,14 @@ def sources(memory_dir: str) -> dict[str, tuple | None]:
 
 def build_in_background(memory_dir: str) -> None:
     """Index a large archive in a detached process (a prompt or a recall meanwhile goes without the index;
-    the next ones use it). One builder at a time: while one holds the build lock, others start none (a
-    second builder would be harmless, each publishes a whole file, but it would take a core for nothing)."""
+    the next ones use it)."""
+    in_background(memory_dir, lambda: load(memory_dir))
+
+
+def in_background(memory_dir: str, job: Callable[[], object]) -> None:
+    """Run `job` (reading a large archive) in a detached process. One at a time: while one holds the build
+    lock, others start none (a second would be harmless, each publishes a whole file, but it would take a core
+    for nothing); the next caller tries again."""
     from memory.runtimes import hookrun
 
     if _build_lock(memory_dir, probe=True) is None:
@@ -148,7 +154,7 @@ def build_in_background(memory_dir: str) -> None:
         held = _build_lock(memory_dir)
         if held is not None:
             try:
-                load(memory_dir)
+                job()
             finally:
                 if held >= 0:
                     os.close(held)

@@ -81,9 +81,10 @@ CARRY_LIMIT = ROTATE_CHUNK // 2  # lines a rotation may keep active for pins and
 
 def _carry_forward(moved: list[bytes], kept: list[bytes]) -> tuple[list[bytes], list[bytes]]:
     """The rotation's split, with the lines that must stay active moved back to the front of `kept`: the
-    control lines of keys that keep an entry in the active file (session start reads only that file, so a
+    control lines of keys that keep an entry in the active file (`recall.sh KEYWORD` reads only that file, so a
     pin or forget archived away from its entry would be lost there), and the latest entry and control lines
-    of every pinned key (pinned means always surfaced). At most CARRY_LIMIT lines; the rest is archived."""
+    of every pinned key (pinned means always surfaced, and session start reads only the archive's newest live
+    entries: memory.surface.start_cache). At most CARRY_LIMIT lines; the rest is archived."""
     from memory.store import view
 
     # the usual case: no control line leaves, and no pin stays behind (its entry may be among those leaving)

@@ -156,6 +156,29 @@ def latest(lines: list[dict], include_held: bool = False, cache_dir: str | None 
     return State(lines).live(include_held, cache_dir, every_copy)
 
 
+def deciding(lines: list[dict], limit: int) -> tuple[list[dict], int]:
+    """The lines of `lines` that decide the view of them followed by any later lines, in their order: per
+    key the latest entry (unless forgotten), forget and pin or unpin, and each distinct approval, with
+    entries for the `limit` newest live keys only; and how many live keys were past the limit. Latest-wins
+    takes a maximum per key and kind, so the other lines can change nothing: a forgotten key's entry is
+    never shown again, and a later entry comes back on its own, as long as its forget is kept."""
+    state = State(lines)
+    current = state._current()
+    keep = {id(state.entries[key][1]) for key, _ in current[:limit]}
+    keep |= {id(line) for table in (state.forgets, state.pins) for _, line in table.values()}
+    approvals: set[tuple] = set()
+    out = []
+    for line in lines:
+        if id(line) in keep:
+            out.append(line)
+        elif line.get("type") == APPROVE and is_control(line) and isinstance(line.get("sha"), str):
+            approval = (line["key"], line["sha"])
+            if approval not in approvals:
+                approvals.add(approval)
+                out.append(line)
+    return out, max(0, len(current) - limit)
+
+
 def history(lines: list[dict], key: str) -> list[dict]:
     """Every line of `key` (versions, forgets, pins), oldest first in latest-wins order."""
     mine = [(_rank(line, at), line) for at, line in enumerate(lines) if line.get("key") == key]

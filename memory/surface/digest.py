@@ -121,6 +121,13 @@ def _compose(total: int, groups: list[Group], notes: list[str], chars: int) -> s
     return "\n".join(lines)
 
 
+def older_note(older: int) -> str:
+    """The line for the archive's oldest live entries, which session start does not read
+    (memory.surface.start_cache.ARCHIVE_LIVE)."""
+    return (f"Older: {older} more entr{'y' if older == 1 else 'ies'} stand only in the archive, not counted above "
+            "(add --all to a search to read them).")
+
+
 def record_hint(has_bd: bool) -> str:
     """The digest's last line: how this agent records an insight here (bd when it is on PATH)."""
     how = 'bd remember "…" or bd comment <ID> "LEARNED: …"' if has_bd else '.beads/memory/recall.sh --add "LEARNED: …"'

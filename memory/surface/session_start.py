@@ -36,9 +36,9 @@ def handle(ctx: hookrun.Context) -> str | None:
     inherited = _inherit_from_parent(ctx.memory_dir, session, data) if source == "fork" else None
     if inherited:
         return None
-    active = start_cache.active_view(ctx.memory_dir)
-    latest = active.latest
-    placed: dict[str, str] | None = active.topics
+    live = start_cache.live_view(ctx.memory_dir)
+    latest = live.latest
+    placed: dict[str, str] | None = live.topics
     settings = config.load(ctx.memory_dir)
     left = _left_to_bd_prime(latest, root, ctx.argv, settings)
     if left:
@@ -58,6 +58,8 @@ def handle(ctx: hookrun.Context) -> str | None:
     files = paths.changed_files(git.toplevel) if git and latest else []
     again = sorted(injected.given(ctx.memory_dir, session)) if source == "compact" else []
     notes, counts = [digest.record_hint(paths.on_path("bd"))], use.counts(ctx.memory_dir)
+    if live.older:  # past start_cache.ARCHIVE_LIVE: neither counted nor mapped, so said
+        notes.insert(0, digest.older_note(live.older))
 
     def compose(budget: int) -> tuple[str, set[str]]:
         """The Last Session block, the digest and the introduction within `budget`; the keys given in full."""
@@ -77,7 +79,7 @@ def handle(ctx: hookrun.Context) -> str | None:
     # (memory.surface.bdprime)
     injected.remember(ctx.memory_dir, session, sorted(in_full | {e["key"] for e in left}),
                       reset=source != "resume" and inherited is None, started=bool(text))
-    note = " ".join(redacted + _user_notes(active.malformed, ctx.argv, root, git))
+    note = " ".join(redacted + _user_notes(live.malformed, ctx.argv, root, git))
     return payload.context_answer(data, text, event="SessionStart", user_note=note) if text else None
 
 

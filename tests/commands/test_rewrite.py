@@ -166,6 +166,26 @@ def test_redact_under_concurrent_writers_loses_nothing(repo):
     assert recall(repo, SECRET, "--all").returncode == 1
 
 
+def test_redact_leaves_no_copy_in_what_session_start_keeps_of_the_archive(repo):
+    """Session start keeps the archive's live entries in knowledge.start (memory.surface.start_cache): a
+    redaction of an archived entry leaves the secret there neither."""
+    from helpers import run_hook
+
+    write(repo, store.ARCHIVE, [dict(entry.build(f"staging admin is root / {SECRET}", "BD-1", "orchestrator",
+                                                 ts=100), key="decision-db")])
+    recall(repo, "--add", "LEARNED: the deploy queue drains first")
+    time.sleep(0.2)  # older than start_cache.RACY_NS: cached
+    payload = {"session_id": "s", "hook_event_name": "SessionStart", "source": "startup", "cwd": str(repo)}
+    assert SECRET in json.loads(run_hook("session_start", payload, repo).stdout)["hookSpecificOutput"][
+        "additionalContext"]
+    assert SECRET.encode() in (repo / ".beads" / "memory" / layout.START_CACHE).read_bytes()
+    assert recall(repo, "--redact", "db", SECRET).returncode == 0
+    for name, data in memory_files(repo).items():
+        assert SECRET.encode() not in data, name
+    shown = json.loads(run_hook("session_start", payload, repo).stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "staging admin is root / <redacted:manual>" in shown and SECRET not in shown
+
+
 def test_a_redaction_killed_mid_write_leaves_one_whole_file(repo):
     """SIGKILL at several moments: the file is the old one or the new one, never a mix; the next write
     clears the dead process's temp file."""

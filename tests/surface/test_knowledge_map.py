@@ -212,6 +212,40 @@ def test_session_start_shows_every_entry_of_a_hundred_within_nine_thousand_chara
     assert len(visible) == len(entries)
 
 
+def test_after_a_rotation_session_start_still_shows_every_live_entry_and_recall_finds_the_archived(repo):
+    """A month of use: 86 insights, then a thousand lines of corrections to a few of them. `--compact` rotates
+    the oldest 500 lines, most of the 86 among them, into the archive; session start showed none of those, and
+    the map's line to read one in full must find them where they are."""
+    import random
+
+    from memory.store import rotation
+
+    with open(ROOT / "bench" / "relevance" / "posthog" / "knowledge.jsonl", encoding="utf-8") as fh:
+        entries = [json.loads(line) for line in fh]
+    seed_project(repo, entries)
+    rng = random.Random(4)
+    corrected = [dict(rng.choice(entries[-5:]), ts=2_000_000_000 + i) for i in range(1000)]
+    d = repo / ".beads" / "memory"
+    store.append(str(d), corrected)
+    assert rotation.compact(str(d)).rotated
+    active = {json.loads(line)["key"] for line in (d / "knowledge.jsonl").read_text().splitlines()}
+    archived = [e for e in entries if e["key"] not in active]
+    assert len(archived) >= 75
+    text = session_text(repo)
+    assert text.startswith(f"## Recent Knowledge ({len(entries)} entries)") and len(text) <= 9000
+    flat = " ".join(text.split())
+    assert all(" ".join(e["content"].split())[:40] in flat for e in entries)
+    titles = {line[4:].split("] ", 1)[-1].rstrip("…"): line for line in text.splitlines() if line.startswith("  - ")}
+    found = 0
+    for e in archived[::9]:
+        title = next(t for t in titles if " ".join(e["content"].split()).startswith(t))
+        out = subprocess.run([str(ROOT / "bin" / "recall.sh"), title, "--memory-dir", str(d)],
+                             capture_output=True, text=True, timeout=60)
+        assert out.returncode == 0 and " ".join(e["content"].split()) in " ".join(out.stdout.split())
+        found += 1
+    assert found >= 8
+
+
 def test_recall_finds_an_entry_from_the_words_of_its_title(repo):
     with open(ROOT / "bench" / "relevance" / "uv" / "knowledge.jsonl", encoding="utf-8") as fh:
         entries = [json.loads(line) for line in fh]

@@ -40,7 +40,7 @@ def as_tuple(view):
 def test_the_cache_answers_what_a_fresh_read_does_without_reading(tmp_path, monkeypatch):
     d = str(tmp_path / "m")
     seed(d, 30)
-    first = start_cache.active_view(d)
+    first = start_cache.live_view(d)
     assert as_tuple(first) == fresh(d) and first.malformed == 1 and len(first.latest) == 30
     assert os.path.exists(os.path.join(d, layout.START_CACHE))
 
@@ -48,45 +48,45 @@ def test_the_cache_answers_what_a_fresh_read_does_without_reading(tmp_path, monk
         raise AssertionError("read the knowledge although the cache holds it")
 
     monkeypatch.setattr(store, "load", no_read)
-    assert as_tuple(start_cache.active_view(d)) == as_tuple(first)
+    assert as_tuple(start_cache.live_view(d)) == as_tuple(first)
 
 
 def test_a_capture_a_forget_and_a_fold_each_change_the_answer(tmp_path):
     d = str(tmp_path / "m")
     seed(d, 5)
-    start_cache.active_view(d)
+    start_cache.live_view(d)
     store.append(d, [entry.build("a new insight about the deploy queue", "BD-9", "orchestrator")])
-    view = start_cache.active_view(d)  # the new fragment's times are recent: no cache written
+    view = start_cache.live_view(d)  # the new fragment's times are recent: no cache written
     assert view.latest[0]["content"] == "a new insight about the deploy queue" and as_tuple(view) == fresh(d)
     settle(d)
-    start_cache.active_view(d)  # cached now
+    start_cache.live_view(d)  # cached now
     gone = fresh(d)[0][-1]["key"]
     store.append(d, [entry.build_control(entry.FORGET, gone, "BD-1")])
-    assert gone not in {e["key"] for e in start_cache.active_view(d).latest}
+    assert gone not in {e["key"] for e in start_cache.live_view(d).latest}
     settle(d)
-    start_cache.active_view(d)
+    start_cache.live_view(d)
     rotation.compact(d)  # the inbox folded into knowledge.jsonl (a new file): same entries, new identity
-    assert as_tuple(start_cache.active_view(d)) == fresh(d)
+    assert as_tuple(start_cache.live_view(d)) == fresh(d)
 
 
 def test_a_same_size_rewrite_in_place_is_seen(tmp_path):
     d = str(tmp_path / "m")
     seed(d, 3)
-    start_cache.active_view(d)
+    start_cache.live_view(d)
     path = os.path.join(d, layout.KNOWLEDGE)
     with open(path, "rb") as fh:
         data = fh.read()
     assert b"insight 2 about" in data
     with open(path, "r+b") as fh:  # same inode, same size: only the times tell
         fh.write(data.replace(b"insight 2 about", b"insight 7 about"))
-    assert [e["content"] for e in start_cache.active_view(d).latest][0] == "insight 7 about the build step"
+    assert [e["content"] for e in start_cache.live_view(d).latest][0] == "insight 7 about the build step"
 
 
 def test_files_changed_just_now_are_not_cached(tmp_path):
     d = str(tmp_path / "m")
     seed(d, 3)
     os.utime(os.path.join(d, layout.KNOWLEDGE))  # now: a second write in this timestamp tick could go unseen
-    start_cache.active_view(d)
+    start_cache.live_view(d)
     assert not os.path.exists(os.path.join(d, layout.START_CACHE))
 
 
@@ -109,13 +109,13 @@ def test_a_broken_cache_is_recomputed_and_replaced(tmp_path, junk):
     seed(d, 4)
     with open(os.path.join(d, layout.START_CACHE), "wb") as fh:
         fh.write(junk)
-    assert as_tuple(start_cache.active_view(d)) == fresh(d)
+    assert as_tuple(start_cache.live_view(d)) == fresh(d)
     with open(os.path.join(d, layout.START_CACHE), "rb") as fh:
         assert fh.read() != junk
 
 
 def test_no_memory_folder_no_cache(tmp_path):
-    view = start_cache.active_view(str(tmp_path / "absent"))
+    view = start_cache.live_view(str(tmp_path / "absent"))
     assert (view.latest, view.malformed, view.topics) == ([], 0, {})
     assert not (tmp_path / "absent").exists()
 
@@ -167,3 +167,118 @@ def test_every_module_the_cached_topics_are_drawn_with_is_a_rule_file():
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     loaded = {name.split(".", 1)[1].replace(".", "/") + ".py" for name in proc.stdout.split()}
     assert loaded and loaded <= set(start_cache._RULES), loaded - set(start_cache._RULES)
+
+
+def archive_with(memory_dir, lines) -> None:
+    os.makedirs(memory_dir, exist_ok=True)
+    with open(os.path.join(memory_dir, layout.ARCHIVE), "a") as fh:
+        fh.writelines(json.dumps(line) + "\n" for line in lines)
+
+
+def whole(memory_dir):
+    """Both files read whole, as recall.sh --all reads them."""
+    return store.latest(store.load(memory_dir, include_archive=True).entries)
+
+
+def test_the_archives_live_entries_are_in_view_as_both_files_read_whole_give_them(tmp_path):
+    """After a rotation, live entries stand in the archive (a month-old store: 341 of 716): session start
+    shows them. The active file's lines still decide: a newer version, a forget, a pin given later."""
+    d = str(tmp_path / "m")
+    old = [entry.build(f"archived insight {i} about the {w} step", "BD-1", "orchestrator", ts=1_600_000_000 + i,
+                       key_name=f"a{i}") for i, w in enumerate(["cache", "queue", "build", "deploy"])]
+    archive_with(d, old)
+    seed(d, 5)
+    store.append(d, [entry.build("archived insight 1, corrected", "BD-1", "orchestrator", key_name="a1"),
+                     entry.build_control("forget", old[2]["key"], "BD-1"),
+                     entry.build_control("pin", old[3]["key"], "BD-1")])
+    settle(d)
+    view = start_cache.live_view(d)
+    by_key = {e["key"]: e for e in view.latest}
+    assert view.latest == whole(d) and len(view.latest) == 8
+    assert by_key[old[0]["key"]]["content"] == old[0]["content"]
+    assert by_key[old[1]["key"]]["content"] == "archived insight 1, corrected"
+    assert old[2]["key"] not in by_key and by_key[old[3]["key"]]["pinned"] is True
+    assert set(view.topics) == set(by_key)  # the map places them too
+
+
+def test_a_capture_reads_the_active_knowledge_again_never_the_archive(tmp_path, monkeypatch):
+    d = str(tmp_path / "m")
+    archive_with(d, [entry.build(f"archived insight {i}", "BD-1", "orchestrator", ts=1_600_000_000 + i)
+                     for i in range(20)])
+    seed(d, 5)
+    start_cache.live_view(d)
+    store.append(d, [entry.build("a new insight about the deploy queue", "BD-9", "orchestrator")])
+    settle(d)
+    from memory.store import reading
+
+    real_read = reading.read
+
+    def no_archive(path, *a, **k):
+        if path.endswith(layout.ARCHIVE):
+            raise AssertionError("read the archive again although only the inbox changed")
+        return real_read(path, *a, **k)
+
+    monkeypatch.setattr(reading, "read", no_archive)
+    view = start_cache.live_view(d)
+    assert view.latest == whole(d) and len(view.latest) == 26
+    monkeypatch.undo()
+    archive_with(d, [entry.build("rotated in later", "BD-1", "orchestrator", ts=1_600_000_100)])  # a rotation
+    assert "rotated in later" in [e["content"] for e in start_cache.live_view(d).latest]
+
+
+def test_only_the_archives_newest_live_entries_are_read(tmp_path, monkeypatch):
+    monkeypatch.setattr(start_cache, "ARCHIVE_LIVE", 3)
+    d = str(tmp_path / "m")
+    archive_with(d, [entry.build(f"archived insight {i}", "BD-1", "orchestrator", ts=1_600_000_000 + i)
+                     for i in range(10)])
+    seed(d, 2)
+    view = start_cache.live_view(d)
+    shown = [e["content"] for e in view.latest]
+    assert [t for t in shown if t.startswith("archived")] == [f"archived insight {i}" for i in (9, 8, 7)]
+    assert view.older == 7 and start_cache.live_view(d).older == 7  # and from the cache
+
+
+def test_a_large_archive_is_read_in_the_background_and_the_next_session_start_has_it(tmp_path, monkeypatch):
+    from memory.search import index
+
+    d = str(tmp_path / "m")
+    archive_with(d, [entry.build(f"archived insight {i}", "BD-1", "orchestrator", ts=1_600_000_000 + i)
+                     for i in range(20)])
+    seed(d, 5)
+    jobs = []
+    monkeypatch.setattr(index, "in_background", lambda memory_dir, job: jobs.append((memory_dir, job)))
+    first = start_cache.live_view(d, inline_limit=100)
+    assert len(first.latest) == 5 and len(jobs) == 1 and jobs[0][0] == d  # without the archive, not waiting
+    assert not os.path.exists(os.path.join(d, layout.START_CACHE))  # nothing cached without it
+    jobs[0][1]()  # what the detached process does
+    assert len(start_cache.live_view(d, inline_limit=100).latest) == 25 and len(jobs) == 1
+
+
+def test_the_real_hook_reads_a_large_archive_in_a_detached_process_without_waiting_for_it(repo):
+    """A fresh clone with a 3 MB archive: the first session start answers without it (reading it would make the
+    agent wait) and leaves a process behind that reads it; the session starts after that show its entries."""
+    d = repo / ".beads" / "memory"
+    archive_with(str(d), [entry.build(f"archived insight {i} about the {['cache', 'queue', 'build'][i % 3]} step "
+                                      + "with words enough to fill a line " * 4, "BD-1", "orchestrator",
+                                      ts=1_600_000_000 + i) for i in range(9000)])
+    assert (d / layout.ARCHIVE).stat().st_size > start_cache.INLINE_ARCHIVE_BYTES
+    seed(str(d), 5)
+    (d / layout.WELCOMED).touch()
+    payload = dict(fixture_payload("claude-code/2.1.330/SessionStart-6.json"), cwd=str(repo))
+
+    def heading() -> str:
+        out = run_hook("session_start", payload, repo, env={"MEMORY_HOOKS_FOREGROUND": ""})
+        assert out.returncode == 0 and out.stderr == b""
+        return json.loads(out.stdout)["hookSpecificOutput"]["additionalContext"].split("\n", 1)[0]
+
+    assert heading() == "## Recent Knowledge (5 entries)"
+    deadline = time.time() + 60
+    while not (d / layout.START_CACHE).exists() and time.time() < deadline:
+        time.sleep(0.1)
+    assert heading() == f"## Recent Knowledge ({5 + start_cache.ARCHIVE_LIVE} entries)"
+    text = json.loads(run_hook("session_start", payload, repo).stdout)["hookSpecificOutput"]["additionalContext"]
+    older = 9000 - start_cache.ARCHIVE_LIVE
+    assert f"  Older: {older} more entries stand only in the archive, not counted above (add --all" in text
+    found = subprocess.run([str(ROOT / "bin" / "recall.sh"), "archived insight 17 about", "--all"], cwd=repo,
+                           capture_output=True, text=True, timeout=60, env=clean_env())
+    assert "archived insight 17 about the build step" in found.stdout  # among the oldest: only in the archive
