@@ -38,8 +38,7 @@ sys.path.insert(0, str(ROOT))
 
 from memory.core import layout  # noqa: E402
 from memory.search import index  # noqa: E402
-from memory.store import entry  # noqa: E402
-from memory.surface import start_cache  # noqa: E402
+from memory.store import archived, entry  # noqa: E402
 
 PYTHON = sys.executable
 
@@ -126,13 +125,13 @@ def prompt_rows(work: Path, runs: int, total: int) -> list:
     cases = [("1,000 active", 1000, 0, False), (f"{total:,} active+archived", 1000, total - 1000, False)]
     if embed.find_model_dir() is not None:
         cases.append(("1,000 active, semantic option", 1000, 0, True))
-    for label, active, archived, semantic_on in cases:
-        proj = make_repo(work / f"p5-{archived}-{semantic_on}")
+    for label, active, in_archive, semantic_on in cases:
+        proj = make_repo(work / f"p5-{in_archive}-{semantic_on}")
         mem = proj / ".beads" / "memory"
         mem.mkdir(parents=True)
-        if archived:
-            write_entries(mem / "knowledge.archive.jsonl", archived)
-        write_entries(mem / "knowledge.jsonl", active, start=archived)
+        if in_archive:
+            write_entries(mem / "knowledge.archive.jsonl", in_archive)
+        write_entries(mem / "knowledge.jsonl", active, start=in_archive)
         (mem / "config.json").write_text(json.dumps({"semantic": semantic_on}))
         index.load(str(mem))
         if semantic_on:
@@ -366,7 +365,7 @@ def main(argv=None) -> int:
                                     "cwd": ""}).encode()
         session = [PYTHON, str(ROOT / "hooks" / "session_start.py")]
         p3_times = []
-        cap = start_cache.ARCHIVE_LIVE
+        cap = archived.ARCHIVE_LIVE
         for label, lines in (("no archive", 0), (f"{cap:,}-entry archive", cap),
                              (f"{archive_lines:,}-line archive", archive_lines)):
             proj = make_repo(work / f"p3-{lines}")

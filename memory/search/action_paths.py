@@ -22,7 +22,7 @@ from memory.core import fsio, layout
 if TYPE_CHECKING:
     from typing import Callable
 
-VERSION = 4
+VERSION = 5
 # folder and file words too common to say what area a file is in
 GENERIC = frozenset((
     "src", "lib", "libs", "app", "apps", "pkg", "pkgs", "packages", "package", "internal", "cmd", "test", "tests",
@@ -72,11 +72,14 @@ class Params:
 
 def fingerprint(memory_dir: str) -> list[int] | None:
     """What the map was built from: the active knowledge's identity, knowledge.jsonl and the inbox
-    (memory.store.inbox; None when there is neither)."""
+    (memory.store.inbox), and the archive's (its live entries are mapped too: memory.store.archived); None
+    when there is no knowledge."""
     from memory.store import inbox
 
-    found = inbox.identity(memory_dir)
-    return None if found is None else list(found)
+    active, archive = inbox.identity(memory_dir), fsio.identity(os.path.join(memory_dir, layout.ARCHIVE))
+    if active is None and archive is None:
+        return None
+    return list(active or (0, 0, 0, 0)) + list(archive or (0, 0, 0, 0))
 
 
 def load_saved(memory_dir: str, fp: list[int], with_entries: bool = True) -> dict | None:

@@ -134,9 +134,14 @@ def load(memory_dir: str, fp: list[int]) -> dict:
     saved = load_saved(memory_dir, fp)
     if saved is not None:
         return saved
-    from memory.store import store
+    from memory.store import archived, store
 
-    cues = build(store.latest(store.load(memory_dir).entries))
+    active = store.load(memory_dir).entries
+    # the archive's live entries too, from session start's cache (a hook does not read a large archive)
+    part = archived.lines(memory_dir, archived.source(memory_dir), archived.cached_record(memory_dir))
+    cues = build(store.latest((part[0] if part is not None else []) + active))
+    if part is None:
+        return cues  # not saved: once session start has read the archive, the next event maps it
     cues["fp"] = fp
     lookups = fsio.seal(marshal.dumps({k: v for k, v in cues.items() if k not in _BULK}))
     try:

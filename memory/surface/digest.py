@@ -123,7 +123,7 @@ def _compose(total: int, groups: list[Group], notes: list[str], chars: int) -> s
 
 def older_note(older: int) -> str:
     """The line for the archive's oldest live entries, which session start does not read
-    (memory.surface.start_cache.ARCHIVE_LIVE)."""
+    (memory.store.archived.ARCHIVE_LIVE)."""
     return (f"Older: {older} more entr{'y' if older == 1 else 'ies'} stand only in the archive, not counted above "
             "(add --all to a search to read them).")
 

@@ -58,7 +58,7 @@ def handle(ctx: hookrun.Context) -> str | None:
     files = paths.changed_files(git.toplevel) if git and latest else []
     again = sorted(injected.given(ctx.memory_dir, session)) if source == "compact" else []
     notes, counts = [digest.record_hint(paths.on_path("bd"))], use.counts(ctx.memory_dir)
-    if live.older:  # past start_cache.ARCHIVE_LIVE: neither counted nor mapped, so said
+    if live.older:  # past memory.store.archived.ARCHIVE_LIVE: neither counted nor mapped, so said
         notes.insert(0, digest.older_note(live.older))
 
     def compose(budget: int) -> tuple[str, set[str]]:

@@ -1,58 +1,47 @@
 """What session start derives from the knowledge, kept machine-locally until the knowledge changes.
 
 Session start shows what the project knows: the live entries of the active knowledge and of the archive
-(rotation moves lines by age, not by use: a month-old store had 341 of its 716 live entries there). It
-parses every active line, adds the archive's deciding lines (memory.store.view.deciding: per key the latest
-entry of the ARCHIVE_LIVE newest live keys, and the forgets, pins and approvals, which a later line may need),
-applies latest-wins and the screen (memory.store.view, memory.store.hold) and groups the live entries into the
-map's topics (memory.surface.knowledge_map.topics): ~15 ms at 1,000 entries, the same answer every time the
-files are the same. So the answer is kept in `knowledge.start` (machine-local, derived: deleting it costs one
+(memory.store.archived). It parses every active line, puts the archive's deciding lines before them, applies
+latest-wins and the screen (memory.store.view, memory.store.hold) and groups the live entries into the map's
+topics (memory.surface.knowledge_map.topics): ~15 ms at 1,000 entries, the same answer every time the files
+are the same. So the answer is kept in `knowledge.start` (machine-local, derived: deleting it costs one
 recomputation) under the exact identity of what it was derived from: device, inode, size, mtime and ctime of
 knowledge.jsonl, of every inbox fragment (by name) and of the archive, and of the source files whose rules
 shape it. Any write to any of them (a capture adds a fragment, a fold or a checkout replaces knowledge.jsonl,
 a hand edit changes its size or times, an upgrade changes the rules) changes the identity, and the cache is
 not used. The archive's deciding lines are kept beside it under the archive's own identity: a capture costs
-the active file's lines, never the archive's (which only rotation, a redaction or a merge changes). An archive
-past INLINE_ARCHIVE_BYTES without them is read by a detached process: that session start goes without the
-archive, and the next ones have it. The cache is written only when the identity was the same before and after
-the read (a capture landing meanwhile leaves no cache behind) and no file was changed in the last RACY_NS (a
-second write within the same timestamp tick could keep size and times: git's "racily clean" problem), as a
-temp file renamed into place (memory.core.fsio), so concurrent session starts never see a torn one. Anything
-wrong with the file means computing afresh.
+the active file's lines, never the archive's. An archive past archived.INLINE_BYTES without them is read by
+a detached process: that session start goes without the archive, and the next ones have it. The cache is
+written only when the identity was the same before and after the read (a capture landing meanwhile leaves no
+cache behind) and no file was changed in the last RACY_NS (a second write within the same timestamp tick could
+keep size and times: git's "racily clean" problem), as a temp file renamed into place (memory.core.fsio), so
+concurrent session starts never see a torn one. Anything wrong with the file means computing afresh.
 """
 from __future__ import annotations
 
 import os
 
 from memory.core import layout
+from memory.store import archived
 
 FORMAT = 2
 RACY_NS = 100_000_000  # files changed this recently are not cached: more than a timestamp tick (Linux: 1-10 ms)
-ARCHIVE_LIVE = 1000  # the archive's newest live entries session start reads (a map titles a few hundred)
-INLINE_ARCHIVE_BYTES = 2 << 20  # a larger archive without its deciding lines cached is read in the background
 # The modules whose rules decide what is cached (parsing, latest-wins, the screen and holds, topics), relative
 # to the memory package: a change to any of them changes the identity.
 _RULES = ("core/jsonio.py", "core/jsonline.py", "core/shape.py", "store/entry.py", "store/reading.py",
-          "store/inbox.py", "store/view.py", "store/hold.py", "store/screen.py", "store/screen_patterns.py",
-          "search/tokenize.py", "search/stemming.py", "surface/knowledge_map.py", "surface/start_cache.py")
+          "store/inbox.py", "store/view.py", "store/archived.py", "store/hold.py", "store/screen.py",
+          "store/screen_patterns.py", "search/tokenize.py", "search/stemming.py", "surface/knowledge_map.py",
+          "surface/start_cache.py")
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 class LiveView:
     """The live entries of both files (newest first, held ones left out), the malformed lines of the active
     knowledge skipped on the way, {key: topic} of the map over all live entries, and how many older live
-    entries of the archive were past ARCHIVE_LIVE (not read)."""
+    entries of the archive were past archived.ARCHIVE_LIVE (not read)."""
 
     def __init__(self, latest: list[dict], malformed: int, topics: dict[str, str], older: int = 0) -> None:
         self.latest, self.malformed, self.topics, self.older = latest, malformed, topics, older
-
-
-def _stat(path: str) -> tuple | None:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
 def identity(memory_dir: str) -> tuple:
@@ -60,42 +49,31 @@ def identity(memory_dir: str) -> tuple:
     from memory.store import inbox
 
     fragments = inbox.folder(memory_dir)
-    files = ((layout.KNOWLEDGE, _stat(os.path.join(memory_dir, layout.KNOWLEDGE))),) + tuple(
-        (name, _stat(os.path.join(fragments, name))) for name in inbox.names(memory_dir)) + (
-        (layout.ARCHIVE, _stat(os.path.join(memory_dir, layout.ARCHIVE))),)
-    rules = tuple(_stat(os.path.join(_PACKAGE, rel)) for rel in _RULES)
+    files = ((layout.KNOWLEDGE, archived.stat(os.path.join(memory_dir, layout.KNOWLEDGE))),) + tuple(
+        (name, archived.stat(os.path.join(fragments, name))) for name in inbox.names(memory_dir)) + (
+        (layout.ARCHIVE, archived.source(memory_dir)),)
+    rules = tuple(archived.stat(os.path.join(_PACKAGE, rel)) for rel in _RULES)
     return FORMAT, rules, files
-
-
-def _cached(path: str) -> dict | None:
-    import marshal
-
-    from memory.core import fsio
-
-    try:
-        cached = marshal.loads(fsio.unseal(fsio.read_bytes(path) or b""))
-    except Exception:  # noqa: BLE001 - a cache that can't be read is recomputed
-        return None
-    return cached if isinstance(cached, dict) else None
 
 
 def _view(cached: dict | None, key: tuple) -> LiveView | None:
     if cached is None or cached.get("key") != key:
         return None
     latest, malformed, topics = cached.get("latest"), cached.get("malformed"), cached.get("topics")
-    older = cached.get("archive", {}).get("older") if isinstance(cached.get("archive"), dict) else None
+    part = cached.get(archived.PART)
+    older = part.get("older") if isinstance(part, dict) else None
     if isinstance(latest, list) and isinstance(malformed, int) and isinstance(topics, dict) and isinstance(older, int):
         return LiveView(latest, malformed, topics, older)
     return None
 
 
-def live_view(memory_dir: str, inline_limit: int | None = INLINE_ARCHIVE_BYTES) -> LiveView:
+def live_view(memory_dir: str, read_large: bool = False) -> LiveView:
     """The knowledge as session start uses it: from the cache when the files and rules are exactly those it
     was derived from, else computed (and cached when nothing changed during the read). An archive larger than
-    `inline_limit` whose deciding lines are not cached is left out, and read by a detached process."""
-    path = os.path.join(memory_dir, layout.START_CACHE)
+    archived.INLINE_BYTES whose deciding lines are not cached is left out (unless `read_large`), and read by
+    a detached process."""
     key = identity(memory_dir)
-    cached = _cached(path)
+    cached = archived.cached_record(memory_dir)
     found = _view(cached, key)
     if found is not None:
         return found
@@ -103,39 +81,21 @@ def live_view(memory_dir: str, inline_limit: int | None = INLINE_ARCHIVE_BYTES) 
     from memory.surface import knowledge_map
 
     snapshot = store.load(memory_dir)  # never rotated here: that would change committed files (memory.store.inbox)
-    # stated after the active read: rotation appends to the archive before it replaces the active file, so an
-    # archive as it was then holds every line the active read misses (memory.store.reading)
-    archive = _stat(os.path.join(memory_dir, layout.ARCHIVE))
-    archived = _archived(memory_dir, archive, key[1], cached, inline_limit)
-    lines, older = archived if archived is not None else ([], 0)
+    src = archived.source(memory_dir)  # after the active read (memory.store.archived.lines)
+    part = archived.lines(memory_dir, src, cached, read_large)
+    if part is None:
+        from memory.search import index
+
+        index.in_background(memory_dir, lambda: live_view(memory_dir, read_large=True))
+    lines, older = part if part is not None else ([], 0)
     latest = store.latest(lines + snapshot.entries, cache_dir=memory_dir)
     placed = knowledge_map.topics(latest, knowledge_map.project_name(memory_dir)) if latest else {}
     view = LiveView(latest, snapshot.malformed, placed, older)
-    if archived is not None and os.path.isdir(memory_dir) and identity(memory_dir) == key and _settled(key):
-        _write(path, {"key": key, "latest": latest, "malformed": snapshot.malformed, "topics": placed,
-                      "archive": {"src": archive, "rules": key[1], "lines": lines, "older": older}})
+    if part is not None and os.path.isdir(memory_dir) and identity(memory_dir) == key and _settled(key):
+        _write(os.path.join(memory_dir, layout.START_CACHE),
+               {"key": key, "latest": latest, "malformed": snapshot.malformed, "topics": placed,
+                archived.PART: archived.record(src, part)})
     return view
-
-
-def _archived(memory_dir: str, src: tuple | None, rules: tuple, cached: dict | None,
-              inline_limit: int | None) -> tuple[list[dict], int] | None:
-    """The archive's deciding lines and how many live entries were past ARCHIVE_LIVE: cached under the
-    archive's identity, or read now; None when the archive is too large to read here (a detached process
-    reads it)."""
-    if src is None:
-        return [], 0
-    part = cached.get("archive") if cached is not None else None
-    if isinstance(part, dict) and part.get("src") == src and part.get("rules") == rules \
-            and isinstance(part.get("lines"), list) and isinstance(part.get("older"), int):
-        return part["lines"], part["older"]
-    if inline_limit is not None and src[2] > inline_limit:
-        from memory.search import index
-
-        index.in_background(memory_dir, lambda: live_view(memory_dir, inline_limit=None))
-        return None
-    from memory.store import reading, view
-
-    return view.deciding(reading.read(os.path.join(memory_dir, layout.ARCHIVE)).entries, ARCHIVE_LIVE)
 
 
 def _settled(key: tuple) -> bool:

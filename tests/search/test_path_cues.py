@@ -9,3 +9,32 @@ def test_mentions_are_paths_not_urls_or_versions():
     assert files == {"src/api/routes.py", "makefile"}
     assert folders == {"tests/e2e", "migrations"} and exts == {"tsx"}
     assert "routes.py" not in prose and "the `migrations` folder" in prose
+
+
+def test_the_archives_live_entries_are_mapped_once_session_start_has_read_a_large_archive(tmp_path, monkeypatch):
+    """A hook never reads a large archive (memory.store.archived): until session start's cache holds its deciding
+    lines, the map is built without them and not saved, so the first event after that maps them."""
+    import json
+    import os
+    import time
+
+    from memory.core import layout
+    from memory.search import action_paths
+    from memory.store import archived, entry, store
+    from memory.surface import start_cache
+
+    d = str(tmp_path / "m")
+    store.append(d, [entry.build("src/api/routes.py registers every route twice", "BD-1", "orchestrator")])
+    with open(os.path.join(d, layout.ARCHIVE), "w") as fh:
+        fh.write(json.dumps(entry.build("alembic/env.py must import every model", "BD-2", "orchestrator")) + "\n")
+    monkeypatch.setattr(archived, "INLINE_BYTES", 10)
+    time.sleep(start_cache.RACY_NS / 1e9 + 0.02)
+    fp = action_paths.fingerprint(d)
+
+    def about(rel):
+        return [hit[1] for hit in action_paths.about(path_cues.load(d, fp), rel, 2.5)]
+
+    assert about("alembic/env.py") == [] and len(about("src/api/routes.py")) == 1
+    assert not os.path.exists(os.path.join(d, layout.PATH_CUES))  # without the archive: not kept
+    start_cache.live_view(d, read_large=True)  # what session start's detached reader does
+    assert len(about("alembic/env.py")) == 1 and os.path.exists(os.path.join(d, layout.PATH_CUES))

@@ -691,3 +691,30 @@ def test_below_the_bar_an_entry_holding_enough_rare_words_of_the_error_or_edit_p
             event["tool_input"]["content"] = ("# CI images lack libpq: build with the binary wheel\nimport psycopg2\n"
                                               "\nconn = psycopg2.connect()\n")
         assert (PSYCOPG in context(run_hook("action_context", event, repo), name)) is given, weight
+
+
+def test_entries_rotated_into_the_archive_still_come_at_their_file_and_their_error(tmp_path):
+    """After a rotation (memory-doctor --compact) the entries about a file or captured after an error stand
+    in the archive: the file cues map the archive's live entries too (memory.store.archived), taken from session
+    start's cache or read when small; a forget in the active file still hides one."""
+    from memory.store import rotation
+
+    repo = make_repo(tmp_path / "app")
+    memory = str(repo / ".beads" / "memory")
+    recorded = entry.build(VENV, "BD-9", "orchestrator", errors=["ModuleNotFoundError: No module named 'django'"])
+    store.append(memory, [entry.build(ROUTES, "BD-1", "orchestrator"), entry.build(ALEMBIC, "BD-2", "orchestrator"),
+                          recorded])
+    store.append(memory, [entry.build(f"filler note {i} about the release train", "BD-5", "orchestrator")
+                          for i in range(1001)])
+    assert rotation.compact(memory).rotated
+    archive = (repo / ".beads" / "memory" / layout.ARCHIVE).read_text()
+    active = (repo / ".beads" / "memory" / layout.KNOWLEDGE).read_text()
+    assert ROUTES in archive and VENV in archive and ROUTES not in active
+    assert ROUTES in context(run_hook("action_context", file_event(repo, "src/api/routes.py"), repo), "PreToolUse")
+    error = "Exit code 4\nE   ModuleNotFoundError: No module named 'django'"
+    assert VENV in context(run_hook("action_context", failure(repo, "pytest posthog", error), repo),
+                           "PostToolUseFailure")
+    store.append(memory, [entry.build_control("forget", entry.make_key("learned", ROUTES), "BD-1")])
+    assert context(run_hook("action_context", file_event(repo, "src/api/routes.py", session="s2"), repo),
+                   "PreToolUse") == ""
+    assert error_log(repo) == ""

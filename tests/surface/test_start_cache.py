@@ -8,7 +8,7 @@ import pytest
 
 from conftest import ROOT, clean_env, fixture_payload, run_hook
 from memory.core import layout
-from memory.store import entry, rotation, store
+from memory.store import archived, entry, rotation, store
 from memory.surface import knowledge_map, start_cache
 
 
@@ -227,7 +227,7 @@ def test_a_capture_reads_the_active_knowledge_again_never_the_archive(tmp_path, 
 
 
 def test_only_the_archives_newest_live_entries_are_read(tmp_path, monkeypatch):
-    monkeypatch.setattr(start_cache, "ARCHIVE_LIVE", 3)
+    monkeypatch.setattr(archived, "ARCHIVE_LIVE", 3)
     d = str(tmp_path / "m")
     archive_with(d, [entry.build(f"archived insight {i}", "BD-1", "orchestrator", ts=1_600_000_000 + i)
                      for i in range(10)])
@@ -247,11 +247,12 @@ def test_a_large_archive_is_read_in_the_background_and_the_next_session_start_ha
     seed(d, 5)
     jobs = []
     monkeypatch.setattr(index, "in_background", lambda memory_dir, job: jobs.append((memory_dir, job)))
-    first = start_cache.live_view(d, inline_limit=100)
+    monkeypatch.setattr(archived, "INLINE_BYTES", 100)
+    first = start_cache.live_view(d)
     assert len(first.latest) == 5 and len(jobs) == 1 and jobs[0][0] == d  # without the archive, not waiting
     assert not os.path.exists(os.path.join(d, layout.START_CACHE))  # nothing cached without it
     jobs[0][1]()  # what the detached process does
-    assert len(start_cache.live_view(d, inline_limit=100).latest) == 25 and len(jobs) == 1
+    assert len(start_cache.live_view(d).latest) == 25 and len(jobs) == 1
 
 
 def test_the_real_hook_reads_a_large_archive_in_a_detached_process_without_waiting_for_it(repo):
@@ -261,7 +262,7 @@ def test_the_real_hook_reads_a_large_archive_in_a_detached_process_without_waiti
     archive_with(str(d), [entry.build(f"archived insight {i} about the {['cache', 'queue', 'build'][i % 3]} step "
                                       + "with words enough to fill a line " * 4, "BD-1", "orchestrator",
                                       ts=1_600_000_000 + i) for i in range(9000)])
-    assert (d / layout.ARCHIVE).stat().st_size > start_cache.INLINE_ARCHIVE_BYTES
+    assert (d / layout.ARCHIVE).stat().st_size > archived.INLINE_BYTES
     seed(str(d), 5)
     (d / layout.WELCOMED).touch()
     payload = dict(fixture_payload("claude-code/2.1.330/SessionStart-6.json"), cwd=str(repo))
@@ -275,9 +276,9 @@ def test_the_real_hook_reads_a_large_archive_in_a_detached_process_without_waiti
     deadline = time.time() + 60
     while not (d / layout.START_CACHE).exists() and time.time() < deadline:
         time.sleep(0.1)
-    assert heading() == f"## Recent Knowledge ({5 + start_cache.ARCHIVE_LIVE} entries)"
+    assert heading() == f"## Recent Knowledge ({5 + archived.ARCHIVE_LIVE} entries)"
     text = json.loads(run_hook("session_start", payload, repo).stdout)["hookSpecificOutput"]["additionalContext"]
-    older = 9000 - start_cache.ARCHIVE_LIVE
+    older = 9000 - archived.ARCHIVE_LIVE
     assert f"  Older: {older} more entries stand only in the archive, not counted above (add --all" in text
     found = subprocess.run([str(ROOT / "bin" / "recall.sh"), "archived insight 17 about", "--all"], cwd=repo,
                            capture_output=True, text=True, timeout=60, env=clean_env())
