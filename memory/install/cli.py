@@ -86,11 +86,28 @@ def setup_venv(target: str, out: TextIO) -> str:
         except (OSError, subprocess.SubprocessError) as exc:
             shutil.rmtree(venv, ignore_errors=True)
             return f"none ({type(exc).__name__}); hooks run with python3 and stdlib fallbacks"
+    _drop_setuptools(venv, python)
     ignore = os.path.join(venv, ".gitignore")  # the virtualenv ignores itself, wherever it ends up (as 3.13's do)
     if os.path.isdir(venv) and not os.path.lexists(ignore):
         with open(ignore, "w", encoding="utf-8") as fh:
             fh.write("# created by memory-hooks' install.sh: machine-local, never committed\n*\n")
     return f"{os.path.relpath(python, target)} ({state})"
+
+
+def _drop_setuptools(venv: str, python: str) -> None:
+    """Uninstall the setuptools a Python <= 3.11 venv comes with: its distutils-precedence.pth imports a module at
+    every interpreter start, ~0.4 ms of each hook call (7.77 -> 7.33 ms for `python -c pass`, 3.11), and the hooks'
+    wheels need no setuptools. A virtualenv made before is mended at the next install."""
+    import glob
+    import subprocess
+
+    if not glob.glob(os.path.join(venv, "lib", "*", "site-packages", "distutils-precedence.pth")):
+        return
+    try:
+        subprocess.run([python, "-m", "pip", "uninstall", "--yes", "--quiet", "setuptools"], capture_output=True,
+                       timeout=PIP_TIMEOUT)
+    except (OSError, subprocess.SubprocessError):
+        pass  # it costs a fraction of a millisecond a call, nothing more
 
 
 def record_venv_choice(target: str, declined: bool) -> None:

@@ -31,6 +31,10 @@ def test_capture_then_surface_with_the_real_client(tmp_path):
                    cwd=project, check=True)
     install = subprocess.run([str(ROOT / "install.sh"), str(project)], capture_output=True, text=True)
     assert install.returncode == 0, install.stdout + install.stderr
+    venv = project / ".claude" / "hooks" / "memory-hooks" / ".venv"
+    # nothing imported at every start beyond the hooks' own (setuptools' distutils hack: ~0.4 ms a hook call)
+    assert not list(venv.glob("lib/*/site-packages/distutils-precedence.pth"))
+    assert subprocess.run([str(venv / "bin" / "python"), "-c", "import orjson, filelock"]).returncode == 0
     (project / ".fake-bd").mkdir()  # bd comments only on a bead that exists (comment.go)
     (project / ".fake-bd" / "issues.json").write_text(json.dumps({"BD-001": {"status": "open"}}))
     (project / ".fake-bd" / "config.json").write_text(json.dumps({"status.custom": "inreview"}))  # declared
