@@ -153,7 +153,7 @@ def topic(memory_dir: str, name: str, as_json: bool, limit: int | None = None) -
     from memory.surface import knowledge_map, start_cache
 
     try:
-        view = start_cache.live_view(memory_dir)
+        view = start_cache.live_view(memory_dir, read_large=True)  # a person waits: the whole archive
     except OSError as exc:
         return cli.cannot_read(exc, memory_dir)
     wanted = name.casefold()

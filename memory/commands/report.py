@@ -66,7 +66,7 @@ def session_start_preview(memory_dir: str, root: str) -> str:
     what session start reads (the live entries of both files, the archive's newest: memory.surface.start_cache)."""
     from memory.surface import start_cache
 
-    live = start_cache.live_view(memory_dir)
+    live = start_cache.live_view(memory_dir, read_large=True)  # a person waits: the whole archive
     latest = live.latest
     settings = config.load(memory_dir)
     git = paths.work_tree_git(root, root)

@@ -139,28 +139,34 @@ def build_in_background(memory_dir: str) -> None:
     in_background(memory_dir, lambda: load(memory_dir))
 
 
-def in_background(memory_dir: str, job: Callable[[], object]) -> None:
-    """Run `job` (reading a large archive) in a detached process. One at a time: while one holds the build
-    lock, others start none (a second would be harmless, each publishes a whole file, but it would take a core
-    for nothing); the next caller tries again."""
+def in_background(memory_dir: str, job: Callable[[], object]) -> bool:
+    """Run `job` (reading a large archive) in a detached process; True when it ran here instead (no fork:
+    Windows, or MEMORY_HOOKS_FOREGROUND). One at a time: while one holds the build lock, others start none (a
+    second would be harmless, each publishes a whole file, but it would take a core for nothing); the next
+    caller tries again. What fails in it goes to the error log."""
     from memory.runtimes import hookrun
 
     if _build_lock(memory_dir, probe=True) is None:
-        return  # being built
+        return False  # being built
     where = hookrun.fork_detached()
     if where == "parent":
-        return
+        return False
     try:
         held = _build_lock(memory_dir)
         if held is not None:
             try:
                 job()
+            except Exception as exc:  # noqa: BLE001 - detached: nobody else would hear of it
+                from memory.core import errorlog
+
+                errorlog.record("background", f"{type(exc).__name__}: {exc}", memory_dir)
             finally:
                 if held >= 0:
                     os.close(held)
     finally:
         if where == "child":
             os._exit(0)
+    return True
 
 
 def _build_lock(memory_dir: str, probe: bool = False) -> int | None:

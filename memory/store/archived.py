@@ -3,11 +3,16 @@ memory.surface.start_cache; the file cues of action time, memory.search.path_cue
 
 Rotation moves lines by age, not by use: a month-old store held 341 of its 716 live entries in the archive. The
 archive's deciding lines (memory.store.view.deciding: per key the latest entry of its ARCHIVE_LIVE newest live
-keys, and every forget, pin and approval a later line may need), put before the active file's lines, give those
-views the live entries of both files. They change only when the archive does (a rotation, a redaction, a merge), so
-session start keeps them in its cache (layout.START_CACHE) under the archive's identity and the rules that shape
-them: a capture costs the active file's lines, never the archive's. An archive larger than INLINE_BYTES without
-them cached is not read by a hook (the caller may read it in the background: memory.surface.start_cache).
+keys and of its pinned ones, and every forget, pin and approval a later line may need), put before the active
+file's lines, give those views the live entries of both files. The live keys past ARCHIVE_LIVE are kept as a
+checksum of the key and the time of its entry: when a line of the active file touches one (a pin given later, a
+forget, a correction, an older copy merged from another clone), that key's lines are read from the archive, so
+the answer is the one both files read whole give; the others are counted ("older"). All of it changes only when
+the archive does (a rotation, a redaction, a merge), so session start keeps it in its cache (layout.START_CACHE,
+after the view: parsed only when the view is recomputed) under the archive's identity and the rules that shape
+it: a capture costs the active file's lines, never the archive's. An archive larger than INLINE_BYTES whose part
+is not cached is not read by a hook: the part of the archive before it stands in (stale, not kept), and the
+caller reads it in the background (memory.surface.start_cache).
 """
 from __future__ import annotations
 
@@ -16,12 +21,19 @@ import os
 from memory.core import layout
 
 ARCHIVE_LIVE = 1000  # the archive's newest live entries read (a session-start map titles a few hundred)
-INLINE_BYTES = 2 << 20  # a larger archive whose deciding lines are not cached is not read by a hook
-PART = "archive"  # the start cache's field holding them
+INLINE_BYTES = 2 << 20  # a larger archive whose part is not cached is not read by a hook
 # the modules that decide which lines are kept (parsing, latest-wins), relative to the memory package
 RULES = ("core/jsonio.py", "core/jsonline.py", "core/shape.py", "store/reading.py", "store/view.py",
          "store/archived.py")
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+class Part:
+    """The archive's deciding lines; its live keys past ARCHIVE_LIVE (key checksum -> its entry's `ts`); the
+    lines of such keys read so far because an active line touched them (key -> lines, in the archive's order)."""
+
+    def __init__(self, lines: list[dict], past: dict[int, float], fetched: dict[str, list[dict]] | None = None) -> None:
+        self.lines, self.past, self.fetched = lines, past, fetched if fetched is not None else {}
 
 
 def stat(path: str) -> tuple | None:
@@ -43,39 +55,111 @@ def rules() -> tuple:
     return tuple(stat(os.path.join(_PACKAGE, rel)) for rel in RULES)
 
 
-def lines(memory_dir: str, src: tuple | None, cached: dict | None,
-          read_large: bool = False) -> tuple[list[dict], int] | None:
-    """The archive's deciding lines and how many live entries were past ARCHIVE_LIVE: from `cached` (a start
-    cache record) when it was taken from the archive `src` under these rules, else read now; None when the
-    archive is larger than INLINE_BYTES (not read, unless `read_large`). `src`: taken after the active file
-    was read (rotation appends to the archive before it replaces the active file, so that archive holds every
-    line the active read missed)."""
+def _checksum(key: str) -> int:
+    import zlib
+
+    return zlib.crc32(key.encode("utf-8", "surrogatepass"))
+
+
+def part(memory_dir: str, src: tuple | None, cached: bytes | None,
+         read_large: bool = False) -> tuple[Part | None, bool]:
+    """(the part of the archive `src`, whether it is that archive's): from the start cache's bytes `cached` when
+    they were taken from `src` under these rules, else read now (not a file larger than INLINE_BYTES unless
+    `read_large`); failing that, the cached part of the archive as it was before (False), or None. `src`: taken
+    after the active file was read (rotation appends to the archive before it replaces the active file, so that
+    archive holds every line the active read missed)."""
     if src is None:
-        return [], 0
-    part = cached.get(PART) if isinstance(cached, dict) else None
-    if isinstance(part, dict) and part.get("src") == src and part.get("rules") == rules() \
-            and isinstance(part.get("lines"), list) and isinstance(part.get("older"), int):
-        return part["lines"], part["older"]
-    if src[2] > INLINE_BYTES and not read_large:
-        return None
-    from memory.store import reading, view
+        return Part([], {}), True
+    record = cached_record(cached)
+    if record is not None and record["src"] == src:
+        return record["part"], True
+    if src[2] <= INLINE_BYTES or read_large:
+        from memory.store import reading, view
 
-    return view.deciding(reading.read(os.path.join(memory_dir, layout.ARCHIVE)).entries, ARCHIVE_LIVE)
+        try:
+            lines, past = view.deciding(reading.read(os.path.join(memory_dir, layout.ARCHIVE)).entries, ARCHIVE_LIVE)
+        except OSError:  # a folder or a link in its place, no permission: the active knowledge alone
+            lines, past = None, {}
+        if lines is not None:
+            return Part(lines, {_checksum(key): ts for key, ts in past.items()}), True
+    return (record["part"], False) if record is not None else (None, False)
 
 
-def record(src: tuple | None, found: tuple[list[dict], int]) -> dict:
-    """The start cache's field for the deciding lines `found` of the archive `src`."""
-    return {"src": src, "rules": rules(), "lines": found[0], "older": found[1]}
+def before(memory_dir: str, found: Part, active: list[dict]) -> tuple[list[dict], int]:
+    """The archive's lines to put before the active file's lines `active`, and how many live entries of the
+    archive stay out: the deciding lines, and every line of a key past ARCHIVE_LIVE that a line of `active`
+    touches (read from the archive the first time, then kept in `found.fetched`)."""
+    touched = {key for key in {line.get("key") for line in active} if isinstance(key, str)
+               and _checksum(key) in found.past}
+    missing = [key for key in touched if key not in found.fetched]
+    if missing:
+        found.fetched.update(_lines_of(memory_dir, missing))
+    extra = [line for key in sorted(touched) for line in found.fetched.get(key, ())]
+    return found.lines + extra, len(found.past) - len({_checksum(key) for key in touched})
 
 
-def cached_record(memory_dir: str) -> dict | None:
-    """The start cache's record (memory.surface.start_cache writes it), None when it can't be read."""
+def _lines_of(memory_dir: str, keys: list[str]) -> dict[str, list[dict]]:
+    """Every line of `keys` in the archive, in its order ({} when it can't be read: tried again next time)."""
+    import json
+
+    from memory.core import fsio
+    from memory.store import reading
+
+    try:
+        data = fsio.read_bytes(os.path.join(memory_dir, layout.ARCHIVE)) or b""
+    except OSError:
+        return {}
+    needles = tuple({form.casefold().encode("utf-8", "surrogatepass") for key in keys
+                     for form in (json.dumps(key), json.dumps(key, ensure_ascii=False))})
+    wanted = set(keys)
+    found: dict[str, list[dict]] = {key: [] for key in keys}
+    for line in reading.matching(data, needles).entries:
+        if line.get("key") in wanted:
+            found[line["key"]].append(line)
+    return found
+
+
+def record(src: tuple | None, found: Part) -> dict:
+    """What the start cache keeps of the part `found` of the archive `src`."""
+    return {"src": src, "rules": rules(), "lines": found.lines, "past": found.past, "fetched": found.fetched}
+
+
+def sections(data: bytes) -> tuple[bytes, bytes]:
+    """The start cache's two sections: the view (parsed at every session start) and the archive's part (parsed
+    only when the view is computed again), each sealed (memory.core.fsio.seal), the first behind its length."""
+    size = int.from_bytes(data[:8], "little")
+    return data[8:8 + size], data[8 + size:]
+
+
+def cached_record(data: bytes | None) -> dict | None:
+    """The archive's part in the start cache's bytes `data`, when it was made under these rules and has the
+    shape it should: {"src": …, "part": Part}; None otherwise."""
     import marshal
 
     from memory.core import fsio
 
+    if not data:
+        return None
     try:
-        found = marshal.loads(fsio.unseal(fsio.read_bytes(os.path.join(memory_dir, layout.START_CACHE)) or b""))
+        found = marshal.loads(fsio.unseal(sections(data)[1]))
     except Exception:  # noqa: BLE001 - a cache that can't be read is computed again
         return None
-    return found if isinstance(found, dict) else None
+    if not isinstance(found, dict) or found.get("rules") != rules():
+        return None
+    lines, past, fetched = found.get("lines"), found.get("past"), found.get("fetched")
+    if not (isinstance(lines, list) and all(isinstance(line, dict) and isinstance(line.get("key"), str)
+                                            for line in lines)
+            and isinstance(past, dict) and isinstance(fetched, dict)
+            and all(isinstance(v, list) and all(isinstance(x, dict) for x in v) for v in fetched.values())):
+        return None
+    return {"src": found.get("src"), "part": Part(lines, past, fetched)}
+
+
+def read_cache(memory_dir: str) -> bytes | None:
+    """The start cache's bytes (None when there are none)."""
+    from memory.core import fsio
+
+    try:
+        return fsio.read_bytes(os.path.join(memory_dir, layout.START_CACHE))
+    except OSError:
+        return None

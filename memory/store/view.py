@@ -156,15 +156,17 @@ def latest(lines: list[dict], include_held: bool = False, cache_dir: str | None 
     return State(lines).live(include_held, cache_dir, every_copy)
 
 
-def deciding(lines: list[dict], limit: int) -> tuple[list[dict], int]:
+def deciding(lines: list[dict], limit: int) -> tuple[list[dict], dict[str, float]]:
     """The lines of `lines` that decide the view of them followed by any later lines, in their order: per
     key the latest entry (unless forgotten), forget and pin or unpin, and each distinct approval, with
-    entries for the `limit` newest live keys only; and how many live keys were past the limit. Latest-wins
-    takes a maximum per key and kind, so the other lines can change nothing: a forgotten key's entry is
-    never shown again, and a later entry comes back on its own, as long as its forget is kept."""
+    entries for the `limit` newest live keys and the pinned ones only; and the live keys past the limit, with
+    the `ts` of their entry. Latest-wins takes a maximum per key and kind, so the other lines can change
+    nothing: a forgotten key's entry is never shown again, and a later entry comes back on its own, as long as
+    its forget is kept. A later line of a key past the limit needs that key's lines (memory.store.archived)."""
     state = State(lines)
     current = state._current()
-    keep = {id(state.entries[key][1]) for key, _ in current[:limit]}
+    shown = {key for key, _ in current[:limit]} | {key for key, _ in current[limit:] if state.pinned(key)}
+    keep = {id(state.entries[key][1]) for key in shown}
     keep |= {id(line) for table in (state.forgets, state.pins) for _, line in table.values()}
     approvals: set[tuple] = set()
     out = []
@@ -176,7 +178,8 @@ def deciding(lines: list[dict], limit: int) -> tuple[list[dict], int]:
             if approval not in approvals:
                 approvals.add(approval)
                 out.append(line)
-    return out, max(0, len(current) - limit)
+    past = {key: float(state.entries[key][0][0]) for key, _ in current[limit:] if key not in shown}
+    return out, past
 
 
 def history(lines: list[dict], key: str) -> list[dict]:

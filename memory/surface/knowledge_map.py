@@ -117,7 +117,8 @@ def topics(entries: list[dict], project: str = "") -> dict[str, str]:
         for match in word_pattern.finditer(text):
             word = match.group(0)
             low = word.lower()
-            if len(low) < 3 or low in STOP_WORDS or low in _GENERIC or low.isdigit() or _folded(low) == own_name:
+            if len(low) < 3 or low in STOP_WORDS or low in _GENERIC or low.isdigit() \
+                    or (low if low.isalnum() else _folded(low)) == own_name:  # most words: no fold to compute
                 continue
             holders.setdefault(low, set()).add(key)
             root = stem(low)

@@ -24,7 +24,7 @@ import os
 from memory.core import layout
 from memory.store import archived
 
-FORMAT = 2
+FORMAT = 3
 RACY_NS = 100_000_000  # files changed this recently are not cached: more than a timestamp tick (Linux: 1-10 ms)
 # The modules whose rules decide what is cached (parsing, latest-wins, the screen and holds, topics), relative
 # to the memory package: a change to any of them changes the identity.
@@ -56,12 +56,21 @@ def identity(memory_dir: str) -> tuple:
     return FORMAT, rules, files
 
 
-def _view(cached: dict | None, key: tuple) -> LiveView | None:
-    if cached is None or cached.get("key") != key:
+def _view(data: bytes | None, key: tuple) -> LiveView | None:
+    """The cached view when it was derived from exactly `key` (only its own section is parsed)."""
+    import marshal
+
+    from memory.core import fsio
+
+    if not data:
         return None
-    latest, malformed, topics = cached.get("latest"), cached.get("malformed"), cached.get("topics")
-    part = cached.get(archived.PART)
-    older = part.get("older") if isinstance(part, dict) else None
+    try:
+        cached = marshal.loads(fsio.unseal(archived.sections(data)[0]))
+    except Exception:  # noqa: BLE001 - a cache that can't be read is recomputed
+        return None
+    if not isinstance(cached, dict) or cached.get("key") != key:
+        return None
+    latest, malformed, topics, older = (cached.get(name) for name in ("latest", "malformed", "topics", "older"))
     if isinstance(latest, list) and isinstance(malformed, int) and isinstance(topics, dict) and isinstance(older, int):
         return LiveView(latest, malformed, topics, older)
     return None
@@ -70,31 +79,32 @@ def _view(cached: dict | None, key: tuple) -> LiveView | None:
 def live_view(memory_dir: str, read_large: bool = False) -> LiveView:
     """The knowledge as session start uses it: from the cache when the files and rules are exactly those it
     was derived from, else computed (and cached when nothing changed during the read). An archive larger than
-    archived.INLINE_BYTES whose deciding lines are not cached is left out (unless `read_large`), and read by
-    a detached process."""
+    archived.INLINE_BYTES whose part is not cached is not read (unless `read_large`): the part of the archive
+    before it stands in, and a detached process reads it."""
     key = identity(memory_dir)
-    cached = archived.cached_record(memory_dir)
-    found = _view(cached, key)
+    data = archived.read_cache(memory_dir)
+    found = _view(data, key)
     if found is not None:
         return found
     from memory.store import store
     from memory.surface import knowledge_map
 
     snapshot = store.load(memory_dir)  # never rotated here: that would change committed files (memory.store.inbox)
-    src = archived.source(memory_dir)  # after the active read (memory.store.archived.lines)
-    part = archived.lines(memory_dir, src, cached, read_large)
-    if part is None:
+    src = archived.source(memory_dir)  # after the active read (memory.store.archived.part)
+    part, exact = archived.part(memory_dir, src, data, read_large)
+    if not exact:
         from memory.search import index
 
-        index.in_background(memory_dir, lambda: live_view(memory_dir, read_large=True))
-    lines, older = part if part is not None else ([], 0)
+        if index.in_background(memory_dir, lambda: live_view(memory_dir, read_large=True)):
+            part, exact = archived.part(memory_dir, src, archived.read_cache(memory_dir))  # it ran here
+    lines, older = archived.before(memory_dir, part, snapshot.entries) if part is not None else ([], 0)
     latest = store.latest(lines + snapshot.entries, cache_dir=memory_dir)
     placed = knowledge_map.topics(latest, knowledge_map.project_name(memory_dir)) if latest else {}
     view = LiveView(latest, snapshot.malformed, placed, older)
-    if part is not None and os.path.isdir(memory_dir) and identity(memory_dir) == key and _settled(key):
+    if exact and part is not None and os.path.isdir(memory_dir) and identity(memory_dir) == key and _settled(key):
         _write(os.path.join(memory_dir, layout.START_CACHE),
-               {"key": key, "latest": latest, "malformed": snapshot.malformed, "topics": placed,
-                archived.PART: archived.record(src, part)})
+               {"key": key, "latest": latest, "malformed": snapshot.malformed, "topics": placed, "older": older},
+               archived.record(src, part))
     return view
 
 
@@ -107,13 +117,14 @@ def _settled(key: tuple) -> bool:
     return not changed or max(changed) < time.time_ns() - RACY_NS
 
 
-def _write(path: str, record: dict) -> None:
+def _write(path: str, view: dict, part: dict) -> None:
     import marshal
 
     from memory.core import fsio
 
     try:
-        # derived: a crash loses it, never tears it
-        fsio.atomic_write(path, fsio.seal(marshal.dumps(record)), durable=False)
+        first = fsio.seal(marshal.dumps(view))
+        data = len(first).to_bytes(8, "little") + first + fsio.seal(marshal.dumps(part))
+        fsio.atomic_write(path, data, durable=False)  # derived: a crash loses it, never tears it
     except (OSError, ValueError):
         pass  # a read-only checkout, or a value marshal can't hold: computed again next time

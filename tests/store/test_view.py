@@ -369,28 +369,29 @@ def random_lines(rng: random.Random, n: int) -> list[dict]:
 
 
 def test_the_deciding_lines_of_a_prefix_decide_as_the_whole_prefix_does():
-    """Session start reads the archive's deciding lines, not the archive (memory.surface.start_cache): followed by
-    any active lines, they give the live view the whole archive gives, entries, pins, holds and all."""
+    """Followed by any later lines that touch no key past the limit, the deciding lines give the live view the
+    whole prefix gives, entries, pins, holds and all (with keys past it: tests/store/test_archived.py)."""
     rng = random.Random(20)
     for _ in range(400):
         lines = random_lines(rng, rng.randint(0, 40))
         cut = rng.randint(0, len(lines))
         archive, active = lines[:cut], lines[cut:]
-        kept, past = view.deciding(archive, limit=100)
-        assert past == 0
+        kept, past = view.deciding(archive, limit=rng.randint(0, 6))
         at = {id(line): n for n, line in enumerate(archive)}
         assert all(id(line) in at for line in kept)  # lines of the archive, in its order
         assert [at[id(line)] for line in kept] == sorted(at[id(line)] for line in kept)
-        assert view.latest(kept + active, include_held=True) == view.latest(archive + active, include_held=True)
+        active = [line for line in active if line["key"] not in past]
+        without_past = [line for line in archive if line["key"] not in past]  # what is left out: those keys
+        assert view.latest(kept + active, include_held=True) == view.latest(without_past + active, include_held=True)
 
 
-def test_the_deciding_lines_drop_versions_and_forgotten_texts_and_keep_the_newest_live_keys():
+def test_the_deciding_lines_drop_versions_and_forgotten_texts_and_keep_the_newest_and_the_pinned_keys():
     archive = [e("old", "first version", 1), e("old", "second version", 2), e("gone", "a forgotten text", 3),
-               c("forget", "gone", 4), c("pin", "pinned", 5), e("pinned", "a pinned text", 1),
-               e("newest", "the newest text", 9)]
+               c("forget", "gone", 4), e("pinned", "a pinned text", 1), c("pin", "pinned", 5),
+               e("plain", "an old plain text", 1), e("newest", "the newest text", 9)]
     kept, past = view.deciding(archive, limit=2)
-    assert past == 1
-    assert [x.get("content", x["type"]) for x in kept] == ["second version", "forget", "pin", "the newest text"]
-    # the live key past the limit (the oldest: "pinned", ts 1) has its pin kept, not its entry
-    assert [x["key"] for x in view.latest(kept)] == ["newest", "old"]
-    assert [x["key"] for x in view.latest(view.deciding(archive, limit=3)[0])] == ["newest", "old", "pinned"]
+    assert past == {"plain": 1.0}  # past the limit, with its entry's time
+    assert [x.get("content", x["type"]) for x in kept] == ["second version", "forget", "a pinned text", "pin",
+                                                          "the newest text"]
+    assert [x["key"] for x in view.latest(kept)] == ["newest", "old", "pinned"]
+    assert [x["key"] for x in view.latest(view.deciding(archive, limit=3)[0])] == ["newest", "old", "plain", "pinned"]

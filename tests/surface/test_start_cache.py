@@ -283,3 +283,35 @@ def test_the_real_hook_reads_a_large_archive_in_a_detached_process_without_waiti
     found = subprocess.run([str(ROOT / "bin" / "recall.sh"), "archived insight 17 about", "--all"], cwd=repo,
                            capture_output=True, text=True, timeout=60, env=clean_env())
     assert "archived insight 17 about the build step" in found.stdout  # among the oldest: only in the archive
+
+
+def test_an_old_archived_entry_pinned_or_corrected_later_is_shown_as_both_files_read_whole_show_it(repo,
+                                                                                                     monkeypatch):
+    """Past the archive's newest ARCHIVE_LIVE live keys, an entry the active file touches is read from the
+    archive: `recall.sh --pin` of an old entry said "pinned" while session start showed it nowhere; an older
+    copy merged in from a clone stood for a newer archived version; the "Older" line counted both."""
+    monkeypatch.setattr(archived, "ARCHIVE_LIVE", 3)
+    d = repo / ".beads" / "memory"
+    old = [entry.build(f"archived insight {i} about the zebracorn{i} step", "BD-1", "orchestrator",
+                       ts=1_600_000_000 + i, key_name=f"a{i}") for i in range(10)]
+    archive_with(str(d), old + [dict(old[1], content="archived insight 1, second version", ts=1_600_000_002)])
+    seed(str(d), 2)
+    store.append(str(d), [entry.build_control("pin", old[0]["key"], "BD-1"),
+                          dict(old[1], content="archived insight 1, first version (a clone's copy)", ts=1_599_000_000)])
+    settle(str(d))
+    view = start_cache.live_view(str(d))
+    by_key = {e["key"]: e for e in view.latest}
+    assert by_key[old[0]["key"]]["pinned"] is True
+    assert by_key[old[1]["key"]]["content"] == "archived insight 1, second version"
+    assert view.older == 10 - 3 - 2 and start_cache.live_view(str(d)).older == 5  # a0, a1 touched; from the cache too
+    assert [e["key"] for e in view.latest] == [e["key"] for e in whole(str(d)) if e["key"] in by_key]
+
+
+def test_an_archive_that_cannot_be_read_leaves_session_start_its_active_knowledge(repo):
+    d = repo / ".beads" / "memory"
+    seed(str(d), 3)
+    (d / layout.ARCHIVE).mkdir()  # a folder in its place (a bad merge, a hand edit)
+    payload = dict(fixture_payload("claude-code/2.1.330/SessionStart-6.json"), cwd=str(repo))
+    out = run_hook("session_start", payload, repo)
+    text = json.loads(out.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert text.startswith("## Recent Knowledge (3 entries)") and out.returncode == 0
