@@ -315,3 +315,17 @@ def test_an_archive_that_cannot_be_read_leaves_session_start_its_active_knowledg
     out = run_hook("session_start", payload, repo)
     text = json.loads(out.stdout)["hookSpecificOutput"]["additionalContext"]
     assert text.startswith("## Recent Knowledge (3 entries)") and out.returncode == 0
+
+
+def test_where_nothing_can_be_detached_the_large_archive_is_read_in_the_hook_and_shown(repo):
+    """No fork (Windows) or MEMORY_HOOKS_FOREGROUND: the reader runs in the hook itself, so its answer has the
+    archive (it paid for the read and answered without it)."""
+    d = repo / ".beads" / "memory"
+    archive_with(str(d), [entry.build(f"archived insight {i} " + "with words enough to fill a line " * 8, "BD-1",
+                                      "orchestrator", ts=1_600_000_000 + i) for i in range(9000)])
+    assert (d / layout.ARCHIVE).stat().st_size > archived.INLINE_BYTES
+    seed(str(d), 5)
+    payload = dict(fixture_payload("claude-code/2.1.330/SessionStart-6.json"), cwd=str(repo))
+    out = run_hook("session_start", payload, repo)  # MEMORY_HOOKS_FOREGROUND=1
+    heading = json.loads(out.stdout)["hookSpecificOutput"]["additionalContext"].split("\n", 1)[0]
+    assert heading == f"## Recent Knowledge ({5 + archived.ARCHIVE_LIVE} entries)"
