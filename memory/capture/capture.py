@@ -96,7 +96,7 @@ def build_records(memory_dir: str, found: Sequence[bdcomment.Marked], source: st
     seen = provenance.get(FAILURE_TERMS)
     provenance = {k: v for k, v in provenance.items() if k != FAILURE_TERMS}  # compared with, never stored
     # files and errors: an entry's provenance, not a forget's
-    control = {k: v for k, v in provenance.items() if k not in ("files", "errors")}
+    control = {k: v for k, v in provenance.items() if k not in ("files", "edited", "errors")}
     for piece in found:
         piece_bead = getattr(piece, "bead", bead)
         bd_key = getattr(piece, "bd_key", None)

@@ -1,7 +1,9 @@
 """Provenance from the session's transcript: what the session had worked on and run into before a capture.
 
-- `files`: the files it had read or edited (project-relative, most recent first); memory.search.action_paths
-  uses them: an entry captured while the session worked on a file is about that file.
+- `files`: the files it had read or edited (project-relative, most recent first), and `edited`: those of them it
+  changed; memory.search.action_paths uses them: an entry captured while the session changed a file is about
+  that file, one captured after merely reading it only when something else says so too (a word of its path,
+  its folder or kind).
 - `errors`: the error lines of the last shell command among its last ERROR_WINDOW tool calls that failed
   naming something (memory.search.recurrence.signature: cleaned of numbers, hashes and folders); when a later
   failure prints one of them again, the entry is given (memory.search.recurrence).
@@ -30,16 +32,18 @@ FAILURE_TERMS = "failure_terms"
 
 def session_provenance(transcript_path: str | None, root: str | None, memory_dir: str | None = None,
                        session: str | None = None) -> dict[str, list[str] | None]:
-    """{"files": …, "errors": …, "failure_terms": …} for a capture now (see the module docstring); None values
-    when the transcript has none (or is unreadable). With `memory_dir` and `session`, a transcript that tells
-    neither gives way to the session's trail (memory.capture.trail: what the action hook saw of a Cursor session)."""
-    found: dict[str, list[str] | None] = {"files": None, "errors": None, FAILURE_TERMS: None}
+    """{"files": …, "edited": …, "errors": …, "failure_terms": …} for a capture now (see the module docstring);
+    None values when the transcript has none (or is unreadable). With `memory_dir` and `session`, a transcript
+    that tells neither gives way to the session's trail (memory.capture.trail: what the action hook saw of a
+    Cursor session)."""
+    found: dict[str, list[str] | None] = {"files": None, "edited": None, "errors": None, FAILURE_TERMS: None}
     if transcript_path and os.path.isfile(transcript_path):
         from memory.runtimes import transcript
 
         reader = transcript.read_transcript(transcript_path, tail_bytes=TAIL_BYTES)
         errors, seen = _errors(reader)
-        found = {"files": _files(reader, root), "errors": errors, FAILURE_TERMS: seen}
+        files, edited = _files(reader, root)
+        found = {"files": files, "edited": edited, "errors": errors, FAILURE_TERMS: seen}
     if found["files"] is None and found["errors"] is None:
         from memory.capture import trail
 
@@ -65,24 +69,28 @@ def _errors(reader: transcript.Reader) -> tuple[list[str] | None, list[str] | No
     return None, None
 
 
-def _files(reader: transcript.Reader, root: str | None, limit: int = MAX_FILES) -> list[str] | None:
-    """The last `limit` distinct files the transcript's tool calls read or edited, newest first, relative to
-    `root` when inside it; None when there are none."""
-    from memory.runtimes.payload import FILE_TOOLS
+def _files(reader: transcript.Reader, root: str | None,
+           limit: int = MAX_FILES) -> tuple[list[str] | None, list[str] | None]:
+    """The last `limit` distinct files the transcript's tool calls read or changed (file tools, a patch, a shell
+    command that prints a file: Codex reads through its shell), newest first, relative to `root` when inside it;
+    and those of them a call changed (an edit, a write, a patch). None for none."""
+    from memory.runtimes import tool_files
 
     found: list[str] = []
+    changed: set[str] = set()
     for tool_id in reversed(reader.order):
         name, args = reader.tools[tool_id]
-        target = args.get("file_path") or args.get("notebook_path") or args.get("absolute_path") \
-            if name in FILE_TOOLS else None
-        if not isinstance(target, str) or not target.strip():
-            continue
-        path = relative_path(target, root)
-        if path not in found:
-            found.append(path)
-        if len(found) >= limit:
-            break
-    return found or None
+        call = {"tool_name": name, "tool_input": args}
+        targets = [t for t in tool_files.tool_files(call, shell_reads=True) if isinstance(t, str) and t.strip()]
+        edits = bool(targets) and tool_files.changes_files(call)
+        for target in targets:
+            path = relative_path(target, root)
+            if path not in found and len(found) < limit:
+                found.append(path)
+            if edits:
+                changed.add(path)  # an edit further back than the newest `limit` files still counts for them
+    edited = [path for path in found if path in changed]
+    return found or None, edited or None
 
 
 def relative_path(path: str, root: str | None) -> str:

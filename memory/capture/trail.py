@@ -24,12 +24,14 @@ def _path(memory_dir: str, session: str) -> str:
     return os.path.join(memory_dir, layout.ACTION_CACHE, f"{zlib.crc32(seed):08x}{zlib.adler32(seed):08x}{SUFFIX}")
 
 
-def note(memory_dir: str, session: str | None, files: list[str] | None = None, errors: list[str] | None = None) -> None:
-    """Append one tool call to the session's trail: the project-relative `files` it read or wrote, or the cleaned
-    `errors` of a failed shell call ([] for a failure naming nothing, which hides no earlier one)."""
+def note(memory_dir: str, session: str | None, files: list[str] | None = None, errors: list[str] | None = None,
+         edited: bool = False) -> None:
+    """Append one tool call to the session's trail: the project-relative `files` it read or wrote (`edited`: it
+    changed them), or the cleaned `errors` of a failed shell call ([] for a failure naming nothing, which hides
+    no earlier one)."""
     if not session or (not files and errors is None):
         return
-    record = {"files": files} if files else {"errors": errors}
+    record: dict = ({"files": files, "edited": True} if edited else {"files": files}) if files else {"errors": errors}
     try:
         os.makedirs(os.path.join(memory_dir, layout.ACTION_CACHE), exist_ok=True)
         # never through a planted symlink, and a FIFO is an OSError, not an open waiting for a reader
@@ -43,8 +45,9 @@ def note(memory_dir: str, session: str | None, files: list[str] | None = None, e
 
 
 def provenance(memory_dir: str | None, session: str | None, max_files: int, window: int) -> dict | None:
-    """{"files": newest first, distinct, at most `max_files`; "errors": those of the last failure naming something
-    among the last `window` calls} from the session's trail; None when it has none."""
+    """{"files": newest first, distinct, at most `max_files`; "edited": those of them a call changed; "errors": those
+    of the last failure naming something among the last `window` calls} from the session's trail; None when it
+    has none."""
     if not memory_dir or not session:
         return None
     try:
@@ -62,10 +65,14 @@ def provenance(memory_dir: str | None, session: str | None, max_files: int, wind
         if isinstance(record, dict):
             records.append(record)
     files: list[str] = []
+    changed: set[str] = set()
     for record in reversed(records):
         for name in record.get("files") or []:
             if isinstance(name, str) and name not in files and len(files) < max_files:
                 files.append(name)
+            if isinstance(name, str) and record.get("edited") is True:
+                changed.add(name)
     errors = next((r["errors"] for r in reversed(records[-window:])
                    if isinstance(r.get("errors"), list) and r["errors"]), None)
-    return {"files": files or None, "errors": [str(e) for e in errors] if errors else None}
+    edited = [name for name in files if name in changed]
+    return {"files": files or None, "edited": edited or None, "errors": [str(e) for e in errors] if errors else None}

@@ -9,7 +9,9 @@ prompts, and {"type": "gemini", "content": text, "toolCalls": [{id, name, args, 
 "Exit Code: N" line in its output.
 Codex 0.169 (`$CODEX_HOME/sessions/…/rollout-*.jsonl`): {"type": "response_item", "payload": {...}} with
 payload types message (role user / assistant / developer), function_call (exec_command {"cmd"}, or shell
-{"command": [argv]}) and function_call_output ("Process exited with code N").
+{"command": [argv]}) and function_call_output ("Process exited with code N"); an edit is apply_patch, a
+custom_tool_call {"name", "input": the patch} (or a function_call whose arguments hold {"input"}), as Codex's
+protocol writes its ResponseItem (not in the recorded session: its model edited nothing).
 """
 from __future__ import annotations
 
@@ -94,6 +96,18 @@ def _codex(item: dict, timestamp: object) -> list[dict]:
             return []
         return [_record("assistant", [{"type": "tool_use", "id": str(item.get("call_id")), "name": "Bash",
                                        "input": {"command": command}}], timestamp)]
+    if kind in ("custom_tool_call", "function_call") and item.get("name") == "apply_patch":
+        patch = item.get("input")  # the freeform tool's patch text; the function tool's is in its arguments
+        if kind == "function_call":
+            try:
+                args = json.loads(item.get("arguments") or "{}")
+            except (ValueError, TypeError, RecursionError):
+                return []
+            patch = args.get("input") if isinstance(args, dict) else None
+        if not isinstance(patch, str):
+            return []
+        return [_record("assistant", [{"type": "tool_use", "id": str(item.get("call_id")), "name": "apply_patch",
+                                       "input": {"input": patch}}], timestamp)]
     if kind == "function_call_output" and isinstance(item.get("output"), str) and _failed(item["output"]):
         output = item["output"]
         output = output.split("\nOutput:", 1)[-1].strip() if "\nOutput:" in output else output

@@ -3,7 +3,8 @@
 An entry is about `src/api/routes.py` when it names that path (`src/api/routes.py`, `api/routes.py`,
 `routes.py`), a folder on it (`src/api/`, "the api folder"), its extension (`*.py`), the words of its
 area (`api`, `routes`, or its kind: `python`, `pytest` for a test file), or when it was captured by a session
-that had read or edited the file (provenance `files`, memory.capture.provenance). Each cue has a weight
+that had changed the file (provenance `files` and `edited`, memory.capture.provenance; a file it only read counts
+for less). Each cue has a weight
 (Params); an entry is about the file when its cues add up to the bar (`action_file_min_score` in config.json).
 
 The cues of every live entry sit in a derived, machine-local file (layout.PATH_CUES, marshal: built by
@@ -22,7 +23,7 @@ from memory.core import fsio, layout
 if TYPE_CHECKING:
     from typing import Callable
 
-VERSION = 5
+VERSION = 6
 # folder and file words too common to say what area a file is in
 GENERIC = frozenset((
     "src", "lib", "libs", "app", "apps", "pkg", "pkgs", "packages", "package", "internal", "cmd", "test", "tests",
@@ -56,7 +57,11 @@ class Params:
     path = 4.0  # the file's path, two or more segments (`api/routes.py`)
     basename = 3.0  # its file name alone (`routes.py`)
     generic_basename = 1.0  # a name many folders have (`__init__.py`, `index.ts`)
-    provenance = 3.0  # the entry was captured by a session that had read or edited this file
+    provenance = 3.0  # the entry was captured by a session that had changed this file
+    # ... that had only read it: one file of the several a session reads (AGENTS.md, a neighbour, a config), so
+    # something else must say so too (a word of its path, its folder, its kind). Judged on a blind set of
+    # sessions (bench/relevance/source/PROVENANCE.md): at 3.0, 52 of 52 incidental files brought the entry
+    read_provenance = 1.5
     folder = 2.0  # a folder on its path, named with a slash (`src/api/`) or as "the api folder"
     word = 1.0  # a word of its folders or of its file name (`alembic`, `routes`), at most `max_words`
     rare_folder_word = 2.0  # a folder word only `rare` entries have: the framework or area (`alembic/`)
@@ -140,8 +145,8 @@ def _path_cues(cues: dict, rel: str, segments: list[str], add: Callable[[int, st
     """The file named (whole path or name), a folder on its path named, its extension named, provenance."""
     name, folders = segments[-1], "/".join(segments[:-1])
     for i, kind, mention in cues["names"].get(name, ()):
-        if kind == "prov" and mention == rel:
-            add(i, "prov", Params.provenance)
+        if kind in ("prov", "read") and mention == rel:
+            add(i, "prov", Params.provenance if kind == "prov" else Params.read_provenance)
         elif kind == "files" and _ends_with(rel, mention):
             weight = Params.path if "/" in mention else Params.basename
             add(i, "file", Params.generic_basename if weight == Params.basename and name in GENERIC_BASENAMES

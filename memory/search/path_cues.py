@@ -77,14 +77,18 @@ def _mentions(text: str) -> tuple[set[str], set[str], set[str], str]:
 
 
 def entry_cues(entry: dict) -> dict[str, list[str]]:
-    """An entry's cues: named files, folders, extensions, provenance files, and its words (stemmed)."""
+    """An entry's cues: named files, folders, extensions, provenance files (those the session changed, "prov",
+    and those it only read, "read"), and its words (stemmed)."""
     from memory.search.tokenize import terms
 
     content = entry.get("content")
     files, folders, exts, prose = _mentions(content if isinstance(content, str) else "")
     provenance = [f.lower() for f in entry.get("files", ()) if isinstance(f, str)] \
         if isinstance(entry.get("files"), list) else []
-    return {"files": sorted(files), "folders": sorted(folders), "exts": sorted(exts), "prov": provenance,
+    edited = {f.lower() for f in entry.get("edited", ()) if isinstance(f, str)} \
+        if isinstance(entry.get("edited"), list) else set()
+    return {"files": sorted(files), "folders": sorted(folders), "exts": sorted(exts),
+            "prov": [f for f in provenance if f in edited], "read": [f for f in provenance if f not in edited],
             "words": sorted(set(terms(prose)))}
 
 
@@ -106,7 +110,7 @@ def build(entries: list[dict]) -> dict:
         i = len(kept)
         kept.append((key, str(e.get("type", "")), str(e.get("content", ""))[:MAX_CONTENT],
                      float(e["ts"]) if isinstance(e.get("ts"), (int, float)) else 0.0))
-        for kind in ("files", "folders", "prov"):
+        for kind in ("files", "folders", "prov", "read"):
             for mention in cues[kind]:
                 for segment in set(mention.split("/")) if kind == "folders" else [mention.rsplit("/", 1)[-1]]:
                     by_name.setdefault(segment, []).append((i, kind, mention))

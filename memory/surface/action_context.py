@@ -61,7 +61,7 @@ def handle(ctx: hookrun.Context) -> str | None:
     session = payload.session_id(data)
     root = os.path.dirname(os.path.dirname(memory_dir))
     if payload.runtime(data) == payload.CURSOR:  # its transcript is not read: a capture's provenance comes from here
-        _note_trail(memory_dir, session, root, files, failure, payload.shell_command(data))
+        _note_trail(memory_dir, session, root, files, failure, payload.shell_command(data), data)
     fp = action_paths.fingerprint(memory_dir)
     if fp is None:
         return None
@@ -241,14 +241,16 @@ def answer(memory_dir: str, session: str | None, found: list[list[str]], setting
 
 
 def _note_trail(memory_dir: str, session: str | None, root: str, files: list[str], failure: str | None,
-                command: str | None) -> None:
+                command: str | None, data: dict) -> None:
     """The session's trail (memory.capture.trail): the files of a file call, or the error lines of a failure."""
     from memory.capture import trail
+    from memory.runtimes import tool_files
 
     if files:
         from memory.capture.provenance import relative_path
 
-        trail.note(memory_dir, session, files=[relative_path(f, root) for f in files])
+        trail.note(memory_dir, session, files=[relative_path(f, root) for f in files],
+                   edited=tool_files.changes_files(data))
     elif failure and command is not None:
         from memory.search import recurrence
 

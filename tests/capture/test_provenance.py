@@ -20,14 +20,14 @@ def test_files_and_the_last_error_from_a_real_transcript():
     found = provenance.session_provenance(str(TRANSCRIPT), RECORDED_ROOT)
     terms = found.pop(provenance.FAILURE_TERMS)
     assert found == {
-        "files": ["payments/refund_service.py"],
+        "files": ["payments/refund_service.py"], "edited": ["payments/refund_service.py"],  # the session edited it
         # the recorded session's failing Bash call; its traceback header says nothing and is not kept
         "errors": ["ModuleNotFoundError: No module named 'psycopg2'"]}
     # what an insight is compared with: the whole command and output, not only the recorded line
     assert {"python3", "psycopg2", "traceback", "string"} <= set(terms)
     assert files(str(TRANSCRIPT), "/elsewhere") == [
         RECORDED_ROOT + "/payments/refund_service.py"]  # outside the project: kept absolute
-    nothing = {"files": None, "errors": None, provenance.FAILURE_TERMS: None}
+    nothing = {"files": None, "edited": None, "errors": None, provenance.FAILURE_TERMS: None}
     assert provenance.session_provenance(None, RECORDED_ROOT) == nothing
     assert provenance.session_provenance("/nonexistent.jsonl", RECORDED_ROOT) == nothing
 
@@ -83,7 +83,15 @@ def test_newest_first_distinct_and_bounded(tmp_path):
         {"type": "tool_use", "id": "b", "name": "Bash", "input": {"command": "cat /p/x.py"}}]}})
     path = tmp_path / "t.jsonl"
     path.write_text("x" * 600_000 + "\n" + "\n".join(json.dumps(r) for r in lines) + "\n")  # a long head
-    assert files(str(path), "/p") == [f"src/f{i}.py" for i in (1, 0, 9, 8, 7, 6, 5, 4)]
+    found = provenance.session_provenance(str(path), "/p")
+    # a shell command that prints a file read it too (Codex reads through its shell)
+    assert found["files"] == ["x.py"] + [f"src/f{i}.py" for i in (1, 0, 9, 8, 7, 6, 5)]
+    assert found["edited"] == [f"src/f{i}.py" for i in (0, 8, 6)]  # those an Edit changed (even i), in that order
+    read_after_edit = _calls(tmp_path, [("Edit", {"file_path": "/p/a.py"}, None)]
+                             + [("Read", {"file_path": f"/p/r{i}.py"}, None) for i in range(9)]
+                             + [("Read", {"file_path": "/p/a.py"}, None)])
+    found = provenance.session_provenance(read_after_edit, "/p")
+    assert found["files"][0] == "a.py" and found["edited"] == ["a.py"]  # read last, changed further back
 
 
 def test_the_capture_hook_records_the_sessions_files(tmp_path):
@@ -188,6 +196,7 @@ def test_under_cursor_a_capture_records_the_files_and_the_error_its_tool_calls_s
            "its tests need psycopg 3 (the venv's), not psycopg2.\nLEARNED: the payment view never rounds.")
     captured, unrelated = knowledge(repo)
     assert captured["files"] == ["payments/RefundService.py"]  # as the file is named, like a transcript's
+    assert "edited" not in captured  # read, not changed: a later Read of it needs another cue too
     assert captured["errors"] == ["E ModuleNotFoundError: No module named 'psycopg2'"]  # pytest's line, cleaned
     # the trail keeps no output: an insight is compared with the recorded lines; this one shares none of their words
     assert unrelated["files"] == captured["files"] and "errors" not in unrelated
@@ -232,3 +241,20 @@ def test_under_cursor_a_fifo_where_the_trail_belongs_never_holds_a_hook(tmp_path
     assert secret.read_text() == '{"files": ["from-a-planted-link.py"]}\n'  # nothing appended through the link
     captured = knowledge(repo)
     assert len(captured) == 2 and all("from-a-planted-link.py" not in json.dumps(e) for e in captured)
+
+
+def test_codex_reads_through_its_shell_and_edits_with_apply_patch(tmp_path):
+    """Codex records no Read or Edit: it reads with `sed -n`/`cat` through exec_command and edits with apply_patch
+    (a custom_tool_call in its rollout). Before, a Codex capture recorded no files at all."""
+    recorded = (FIXTURES / "codex" / "0.169.0" / "rollout-1.jsonl").read_text()
+    rollout = [json.loads(line) for line in recorded.splitlines()]
+    call = next(r for r in rollout if r["type"] == "response_item" and r["payload"].get("type") == "function_call")
+    patch = "*** Begin Patch\n*** Update File: src/db.py\n@@\n-a = 1\n+a = 2\n*** End Patch"
+    lines = [dict(call, payload=dict(call["payload"], call_id=f"c{n}", arguments=json.dumps({"cmd": cmd})))
+             for n, cmd in enumerate(["sed -n 1,80p src/db.py", "cat README.md"])]
+    lines += [
+        dict(call, payload={"type": "custom_tool_call", "call_id": "c3", "name": "apply_patch", "input": patch})]
+    path = tmp_path / "rollout.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in rollout + lines) + "\n")
+    found = provenance.session_provenance(str(path), "/p")
+    assert found["files"] == ["src/db.py", "README.md"] and found["edited"] == ["src/db.py"]

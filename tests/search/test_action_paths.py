@@ -27,9 +27,24 @@ def test_each_kind_of_cue():
 
 
 def test_provenance_files():
-    entries = [e("Refunds are rounded in the service.", files=["payments/refund_service.py", "payments/views.py"])]
+    entries = [e("Refunds are rounded in the service.", files=["payments/refund_service.py", "payments/views.py"],
+                 edited=["payments/refund_service.py"])]
     assert about(entries, "payments/refund_service.py") == [entries[0]["content"]]
     assert about(entries, "payments/other.py") == []
+
+
+def test_a_file_the_session_only_read_needs_another_cue_and_one_it_changed_does_not():
+    """A session reads several files (AGENTS.md, a neighbour, a config) before it records what it learned about one:
+    a file it only read brings the entry only with something else saying so (a word of its path), one it changed
+    brings it alone. Entries recorded before `edited` existed count every file as read."""
+    note = "Prisma migrations need a fresh client: run yarn prisma generate."
+    entries = [e(note, files=["packages/prisma/schema.prisma", "AGENTS.md", "apps/web/lib/booking.ts"],
+                 edited=["apps/web/lib/booking.ts"])]
+    assert about(entries, "apps/web/lib/booking.ts", bar=2.5) == [note]  # changed: alone
+    assert about(entries, "AGENTS.md", bar=2.5) == []  # only read, nothing else says so
+    assert about(entries, "packages/prisma/schema.prisma", bar=2.5) == [note]  # only read, and its words say so
+    older = [e(note, files=["apps/web/lib/booking.ts"])]  # no `edited`: read
+    assert about(older, "apps/web/lib/booking.ts", bar=2.5) == []
 
 
 def test_a_word_most_entries_have_says_nothing():
