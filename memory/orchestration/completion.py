@@ -160,22 +160,6 @@ def update_state(memory_dir: str, change: Callable[[dict], int]) -> int:
     return state.update(memory_dir, layout.COMPLETION_STATE, change)
 
 
-def note_release(memory_dir: str, agent: str, text: str) -> None:
-    """The loop guard let `agent` finish unverified: what its parent agent is told when the subagent's result
-    reaches it (memory.orchestration.dispatch, PostToolUse Agent|Task): the user's systemMessage alone never
-    reached an orchestrating agent, which went on to merge the claim."""
-    update_state(memory_dir, lambda found: found.setdefault(agent, {}).update(released=text) or 0)
-
-
-def take_release(memory_dir: str, agent: str) -> str:
-    """The note of an unverified finish of `agent` (note_release), once; "" when there is none."""
-    found = state.read(memory_dir, layout.COMPLETION_STATE).get(agent)
-    if not isinstance(found, dict) or not found.get("released"):
-        return ""  # most subagents: one read, no lock
-    return str(state.update(memory_dir, layout.COMPLETION_STATE,
-                            lambda current: (current.get(agent) or {}).pop("released", "")))
-
-
 FRESH_AFTER = 900.0  # seconds: an agent's count starts over on a fresh stop this long after its last block
 
 

@@ -15,6 +15,7 @@ from memory.core import errorlog, layout, paths
 from memory.orchestration import completion
 from memory.runtimes import hookrun, payload
 from memory.store import redact, store
+from memory.surface import notices
 
 HOOK = "log_dispatch_prompt"
 DISPATCH_TOOLS = ("Agent", "Task")
@@ -77,7 +78,7 @@ def handle(ctx: hookrun.Context) -> str | None:
     response = data.get("tool_response")
     agent = response.get("agentId") if isinstance(response, dict) else None
     # a subagent the completion gate let finish unverified: its parent is told with the result it acts on
-    notice = completion.take_release(memory_dir, agent) if isinstance(agent, str) and agent else ""
+    notice = notices.take(memory_dir, agent) if isinstance(agent, str) and agent else ""
     if bead is not None:
         try:
             where = hookrun.fork_detached()  # the log and bd in a child nobody waits for

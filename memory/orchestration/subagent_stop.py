@@ -12,6 +12,7 @@ import time
 from memory.core import errorlog, paths
 from memory.orchestration import completion
 from memory.runtimes import hookrun, payload, registration, transcript
+from memory.surface import notices
 
 HOOK = "validate_completion"
 
@@ -69,7 +70,8 @@ def handle(ctx: hookrun.Context) -> str | None:
         _save_handoff(data, report, ctx.memory_dir, gate=gate)
         if payload.text_field(data, "agent_id"):  # its parent agent is told with the result (dispatch.py)
             failing = "; ".join(c.line().replace("\n", " ") for c in completion_checks.failures(checks))
-            completion.note_release(ctx.memory_dir, agent, f"memory-hooks: {gate}. Check before merging: {failing}")
+            notices.post(ctx.memory_dir, agent, payload.session_id(data),
+                         f"memory-hooks: {gate}. Check before merging: {failing}")
         return payload.warning_answer(data, f"memory-hooks: {agent_type} finished {what} "
                                             f"after {config['max_blocks']} blocked attempts.")
     return payload.block_answer(data, completion_checks.block_reason(report, checks))

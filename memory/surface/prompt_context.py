@@ -16,7 +16,7 @@ from memory import TYPE_CHECKING
 from memory.core import config, layout, paths, render
 from memory.runtimes import hookrun, payload
 from memory.search import index, rank, recurrence
-from memory.surface import injected
+from memory.surface import injected, notices
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -158,26 +158,35 @@ def handle(ctx: hookrun.Context) -> str | None:
         return None  # Cursor runs our Claude hooks too; its beforeSubmitPrompt shows the model nothing
     ctx.problems += payload.field_problems(data, required=("hook_event_name", "prompt"))
     prompt = payload.user_prompt(data)
-    if not prompt or not asks_something(prompt):
+    ctx.memory_dir = memory_dir = paths.memory_dir(payload.cwd(data), payload.project_dir(data))
+    # a background subagent's report arrives as a prompt: what the completion gate let it claim unverified
+    told = notices.take_session(memory_dir, payload.session_id(data))
+    text = knowledge(ctx, memory_dir, data, prompt) if prompt and asks_something(prompt) else ""
+    if not told and not text:
         return None
-    ctx.memory_dir = paths.memory_dir(payload.cwd(data), payload.project_dir(data))
-    if not any(os.path.exists(os.path.join(ctx.memory_dir, name))
+    return payload.context_answer(data, "\n\n".join(told + ([text] if text else [])),
+                                  event=payload.event_name(data) or "UserPromptSubmit")
+
+
+def knowledge(ctx: hookrun.Context, memory_dir: str, data: dict, prompt: str) -> str:
+    """The `## Relevant Knowledge` block for `prompt`, claimed in the session's ledger; "" for none."""
+    if not any(os.path.exists(os.path.join(memory_dir, name))
                for name in (layout.KNOWLEDGE, layout.ARCHIVE, layout.INBOX)):
-        return None
-    settings = config.load(ctx.memory_dir)
+        return ""
+    settings = config.load(memory_dir)
     session = payload.session_id(data)
-    given = injected.given(ctx.memory_dir, session)
+    given = injected.given(memory_dir, session)
     limit = settings["prompt_max_entries"]
-    corpus = index.load(ctx.memory_dir, inline_limit=index.INLINE_BUILD_BYTES)
+    corpus = index.load(memory_dir, inline_limit=index.INLINE_BUILD_BYTES)
     if corpus.partial:
-        index.build_in_background(ctx.memory_dir)
+        index.build_in_background(memory_dir)
     query = prompt if len(prompt) <= QUERY_CHARS else \
         prompt[:QUERY_CHARS // 2] + "\n" + prompt[-QUERY_CHARS // 2:]
     ranked = rank.search(corpus, query, limit=max(4 * limit, 20) + min(len(given), 50))
-    chosen = choose(ctx.memory_dir, ranked, query, settings["semantic"], gate_params(settings))
-    seen = seen_before(ctx.memory_dir, query, settings)  # an error pasted into the prompt
+    chosen = choose(memory_dir, ranked, query, settings["semantic"], gate_params(settings))
+    seen = seen_before(memory_dir, query, settings)  # an error pasted into the prompt
     known = {e["key"] for e in seen}
-    seen += [e for e in pasted_error(ctx.memory_dir, query, settings, ranked) if e.get("key") not in known]
+    seen += [e for e in pasted_error(memory_dir, query, settings, ranked) if e.get("key") not in known]
     known = {e["key"] for e in seen}
     holds = _flat(prompt)  # a pasted entry, or a subagent's report (<task-notification>) quoting what it recorded
     found = [e for e in seen + [e for e in chosen if e.get("key") not in known]
@@ -190,13 +199,11 @@ def handle(ctx: hookrun.Context) -> str | None:
     if text and session:
         # claimed, not read then written: a tool call of this session (its action hook) may have been given one
         # of them since `given` was read; a busy ledger shows nothing rather than a repeat
-        claimed = set(injected.claim(ctx.memory_dir, session, [e["key"] for e in shown], unwritable_shows=True))
+        claimed = set(injected.claim(memory_dir, session, [e["key"] for e in shown], unwritable_shows=True))
         if len(claimed) < len(shown):
             text, shown = relevant_block([e for e in shown if e["key"] in claimed], budget, settings["entry_chars"],
                                          measure)
-    if not text:
-        return None
-    return payload.context_answer(data, text, event=payload.event_name(data) or "UserPromptSubmit")
+    return text
 
 
 def main(argv: list[str] | None = None) -> int:

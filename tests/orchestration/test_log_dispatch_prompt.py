@@ -141,11 +141,11 @@ def test_a_fork_that_fails_still_logs_and_answers(tmp_path, monkeypatch):
     import os as _os
 
     from helpers import hook_in_process, make_repo
-    from memory.orchestration import completion
+    from memory.surface import notices
 
     repo = make_repo(tmp_path / "repo")
     memory = repo / ".beads" / "memory"
-    completion.note_release(str(memory), "agent-9", "memory-hooks: BEAD BD-3 COMPLETE was not verified")
+    notices.post(str(memory), "agent-9", "s1", "memory-hooks: BEAD BD-3 COMPLETE was not verified")
     payload = fixture_payload("claude-code/2.1.330/PostToolUse-18.json")
     payload.update(cwd=str(repo), tool_input=dict(payload["tool_input"], prompt="BEAD_ID: BD-3 do it"),
                    tool_response=dict(payload["tool_response"], agentId="agent-9"))

@@ -306,6 +306,28 @@ def test_the_parent_agent_is_told_of_a_claim_the_loop_guard_let_through(project,
     assert run_hook("log_dispatch_prompt", result, project).stdout == b""
 
 
+def test_a_background_subagents_unverified_claim_reaches_the_parent_with_its_report(project, tmp_path):
+    """Since Claude Code 2.1.198 a subagent runs in the background: its Agent call returns at launch, and its
+    report reaches the parent later as a UserPromptSubmit (a <task-notification>). The note rides on that prompt,
+    once, and only in the parent's session."""
+    set_status(tmp_path, "open")
+    for active in (False, True, True):
+        stop(project, tmp_path, active=active)  # blocked twice, then let through
+    session = fixture_payload("claude-code/2.1.330/SubagentStop-4.json")["session_id"]
+    report = fixture_payload("claude-code/2.1.330/UserPromptSubmit-1.json")
+    report.update(cwd=str(project), prompt="<task-notification><status>completed</status><result>BEAD BD-12 "
+                  "COMPLETE</result></task-notification>")
+    other = run_hook("prompt_recall", dict(report, session_id="another-session"), project)
+    assert other.returncode == 0 and other.stdout == b""  # another session's prompt: not told there
+    told = run_hook("prompt_recall", dict(report, session_id=session), project)
+    said = json.loads(told.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "BEAD BD-12 COMPLETE was not verified" in said and "bead-status: BD-12 is 'open'" in said
+    assert run_hook("prompt_recall", dict(report, session_id=session, prompt="yes"), project).stdout == b""  # once
+    result = fixture_payload("claude-code/2.1.330/PostToolUse-18.json")  # and not again with the Agent result
+    result.update(cwd=str(project), tool_response=dict(result["tool_response"], agentId="agent-1"))
+    assert run_hook("log_dispatch_prompt", result, project).stdout == b""
+
+
 @pytest.mark.parametrize("name", ["claude-code/2.1.197/SubagentStop-1.json", "claude-code/2.1.330/SubagentStop-2.json",
                                   "public/claude-SubagentStop-2.json", "claude-code/2.1.330/SubagentStop-3.json",
                                   "claude-code/2.1.330/SubagentStop-5.json"])
