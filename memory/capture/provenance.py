@@ -72,9 +72,11 @@ def _errors(reader: transcript.Reader) -> tuple[list[str] | None, list[str] | No
 def _files(reader: transcript.Reader, root: str | None,
            limit: int = MAX_FILES) -> tuple[list[str] | None, list[str] | None]:
     """The last `limit` distinct files the transcript's tool calls read or changed (file tools, a patch, a shell
-    command that prints a file: Codex reads through its shell), newest first, relative to `root` when inside it;
-    and those of them a call changed (an edit, a write, a patch). None for none."""
+    command that prints or edits a file: Codex reads through its shell), newest first, relative to `root` when
+    inside it, those a call changed kept before any only read (a `cat` of eight files must not push out the one
+    edited); and those of them a call changed (an edit, a write, a patch, `sed -i`). None for none."""
     from memory.runtimes import tool_files
+    from memory.runtimes.payload import SHELL_TOOLS
 
     found: list[str] = []
     changed: set[str] = set()
@@ -82,15 +84,21 @@ def _files(reader: transcript.Reader, root: str | None,
         name, args = reader.tools[tool_id]
         call = {"tool_name": name, "tool_input": args}
         targets = [t for t in tool_files.tool_files(call, shell_reads=True) if isinstance(t, str) and t.strip()]
-        edits = bool(targets) and tool_files.changes_files(call)
+        if name in SHELL_TOOLS:
+            edits = set(tool_files.shell_changed_files(str(args.get("command") or "")))
+        else:
+            edits = set(targets) if targets and tool_files.changes_files(call) else set()
         for target in targets:
             path = relative_path(target, root)
-            if path not in found and len(found) < limit:
+            if path not in found:
                 found.append(path)
-            if edits:
-                changed.add(path)  # an edit further back than the newest `limit` files still counts for them
-    edited = [path for path in found if path in changed]
-    return found or None, edited or None
+            if target in edits:
+                changed.add(path)
+    kept = [path for path in found if path in changed][:limit]
+    kept += [path for path in found if path not in changed][:limit - len(kept)]
+    files = [path for path in found if path in set(kept)]
+    edited = [path for path in files if path in changed]
+    return files or None, edited or None
 
 
 def relative_path(path: str, root: str | None) -> str:

@@ -45,7 +45,8 @@ def changes_files(payload: dict[str, Any]) -> bool:
     name = tool_name(payload)
     if name in PATCH_TOOLS or (name in FILE_TOOLS and name not in _READ_TOOLS):
         return True
-    return name in SHELL_TOOLS and "apply_patch" in str(tool_input(payload).get("command"))
+    command = tool_input(payload).get("command")
+    return name in SHELL_TOOLS and isinstance(command, str) and bool(shell_changed_files(command))
 
 
 def added_text(payload: dict[str, Any]) -> str:
@@ -73,29 +74,54 @@ def added_text(payload: dict[str, Any]) -> str:
 
 
 SHELL_READERS = {"cat", "sed", "head", "tail", "nl", "less", "more", "bat", "wc"}
+IN_PLACE_EDITORS = {"sed", "perl"}  # with -i (`sed -i`, `sed -Ei`, `perl -pi -e`), or sed's --in-place
+PATCHERS = {"apply_patch", "applypatch"}
 
 
 def shell_read_files(command: str) -> list[str]:
-    """The files named by the reading commands of a shell command line and by the patches it applies."""
+    """The files named by the reading commands of a shell command line and by the edits it makes."""
+    read, changed = _shell_files(command)
+    return list({**read, **changed})
+
+
+def shell_changed_files(command: str) -> list[str]:
+    """The files a shell command line changes: what its patches add, update or delete, and the files of an
+    in-place sed or perl. A quick look first: most commands name neither."""
+    if "patch" not in command and "-i" not in command and "--in-place" not in command:
+        return []
+    return list(_shell_files(command)[1])
+
+
+def _shell_files(command: str) -> tuple[dict[str, None], dict[str, None]]:
+    """(files read, files changed) of a shell command line, each in order."""
     from memory.core import shell
 
-    found: dict[str, None] = {}  # ordered, and a lookup stays O(1) on a `cat` of many files
+    read: dict[str, None] = {}  # ordered, and a lookup stays O(1) on a `cat` of many files
+    changed: dict[str, None] = {}
     try:
         commands = shell.parse(command)
     except (ValueError, RecursionError):
-        return []
+        return read, changed
     for cmd in commands:
         words = cmd.words
         if not words:
             continue
         verb = words[0].rsplit("/", 1)[-1]
-        if verb in SHELL_READERS:
-            found.update((word, None) for word in words[1:]
-                         if not word.startswith("-") and "." in word.rsplit("/", 1)[-1] and not word[:1].isdigit()
-                         and "'" not in word and " " not in word)
-        if verb == "apply_patch":
-            found.update(_patch_targets(cmd.stdin_text or ""))
-    return list(found)
+        if verb in PATCHERS:
+            changed.update(_patch_targets(cmd.stdin_text or ""))
+        elif verb in IN_PLACE_EDITORS and any(word == "--in-place" or word.startswith("--in-place=")
+                                              or (word[:1] == "-" and word[1:2] != "-" and "i" in word[1:])
+                                              for word in words[1:]):
+            changed.update((word, None) for word in words[1:] if _file_word(word))
+        elif verb in SHELL_READERS:
+            read.update((word, None) for word in words[1:] if _file_word(word))
+    return read, changed
+
+
+def _file_word(word: str) -> bool:
+    """A command's word that names one file: not an option, a number, an expression or a glob."""
+    return not word.startswith("-") and "." in word.rsplit("/", 1)[-1] and not word[:1].isdigit() \
+        and not any(c in word for c in "' *?[")
 
 
 def _patch_targets(patch: str) -> dict[str, None]:

@@ -90,6 +90,10 @@ def _codex(item: dict, timestamp: object) -> list[dict]:
         except (ValueError, TypeError, RecursionError):
             return []
         command = args.get("cmd", args.get("command")) if isinstance(args, dict) else None
+        if isinstance(command, list) and len(command) == 2 and command[0] in ("apply_patch", "applypatch") \
+                and isinstance(command[1], str):  # shell: a patch as an argv, which Codex applies itself
+            return [_record("assistant", [{"type": "tool_use", "id": str(item.get("call_id")), "name": "apply_patch",
+                                           "input": {"input": command[1]}}], timestamp)]
         if isinstance(command, list):  # shell: an argv, usually ["bash", "-lc", "the command"]
             command = command[-1] if command and all(isinstance(a, str) for a in command) else None
         if not isinstance(command, str):

@@ -142,11 +142,17 @@ def load(memory_dir: str, fp: list[int]) -> dict:
 
     active = store.load(memory_dir).entries
     # the archive's live entries too, from session start's cache (a hook does not read a large archive)
-    part, exact = archived.part(memory_dir, archived.source(memory_dir), archived.read_cache(memory_dir))
+    src = archived.source(memory_dir)
+    part, exact = archived.part(memory_dir, src, archived.read_cache(memory_dir))
+    if not exact:
+        from memory.search import index
+
+        if index.in_background(memory_dir, lambda: archived.refresh(memory_dir)):  # it ran here (no fork)
+            part, exact = archived.part(memory_dir, src, archived.read_cache(memory_dir))
     lines = archived.before(memory_dir, part, active)[0] if part is not None else []
     cues = build(store.latest(lines + active))
     if not exact:
-        return cues  # not saved: once session start has read the archive, the next event maps it
+        return cues  # not saved: once the archive's part is kept, the next event maps it
     cues["fp"] = fp
     lookups = fsio.seal(marshal.dumps({k: v for k, v in cues.items() if k not in _BULK}))
     try:

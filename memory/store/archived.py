@@ -29,11 +29,14 @@ _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 class Part:
-    """The archive's deciding lines; its live keys past ARCHIVE_LIVE (key checksum -> its entry's `ts`); the
-    lines of such keys read so far because an active line touched them (key -> lines, in the archive's order)."""
+    """The archive's deciding lines, with each one's line number in the archive (`at`: latest-wins breaks a tie of
+    `ts` by the later line, across keys too); its live keys past ARCHIVE_LIVE (key checksum -> its entry's `ts`);
+    the lines of such keys read so far because an active line touched them (key -> [line number, line])."""
 
-    def __init__(self, lines: list[dict], past: dict[int, float], fetched: dict[str, list[dict]] | None = None) -> None:
-        self.lines, self.past, self.fetched = lines, past, fetched if fetched is not None else {}
+    def __init__(self, lines: list[dict], at: list[int], past: dict[int, float],
+                 fetched: dict[str, list[list]] | None = None) -> None:
+        self.lines, self.at, self.past = lines, at, past
+        self.fetched = fetched if fetched is not None else {}
 
 
 def stat(path: str) -> tuple | None:
@@ -69,59 +72,122 @@ def part(memory_dir: str, src: tuple | None, cached: bytes | None,
     after the active file was read (rotation appends to the archive before it replaces the active file, so that
     archive holds every line the active read missed)."""
     if src is None:
-        return Part([], {}), True
+        return Part([], [], {}), True
     record = cached_record(cached)
     if record is not None and record["src"] == src:
         return record["part"], True
     if src[2] <= INLINE_BYTES or read_large:
-        from memory.store import reading, view
-
-        try:
-            lines, past = view.deciding(reading.read(os.path.join(memory_dir, layout.ARCHIVE)).entries, ARCHIVE_LIVE)
-        except OSError:  # a folder or a link in its place, no permission: the active knowledge alone
-            lines, past = None, {}
-        if lines is not None:
-            return Part(lines, {_checksum(key): ts for key, ts in past.items()}), True
+        found = _read(memory_dir)
+        if found is not None:
+            return found, True
     return (record["part"], False) if record is not None else (None, False)
 
 
+def _read(memory_dir: str) -> Part | None:
+    """The archive's part, read now; None when the archive can't be read (a folder or a link in its place, no
+    permission: the active knowledge alone)."""
+    from memory.core import fsio
+    from memory.store import view
+
+    try:
+        data = fsio.read_bytes(os.path.join(memory_dir, layout.ARCHIVE)) or b""
+    except OSError:
+        return None
+    numbered = _numbered(data, range(data.count(b"\n")))
+    lines = [line for _, line in numbered]
+    kept, past = view.deciding(lines, ARCHIVE_LIVE)
+    number = {id(line): n for n, line in numbered}
+    return Part(kept, [number[id(line)] for line in kept], {_checksum(key): ts for key, ts in past.items()})
+
+
+def _numbered(data: bytes, wanted: range | list[int]) -> list[tuple[int, dict]]:
+    """(line number, line) of the usable lines among the `wanted` line numbers of `data`, in order; a last line
+    without its newline is a write in progress (memory.store.reading)."""
+    from memory.store import reading
+
+    complete = data.rpartition(b"\n")[0].split(b"\n") if b"\n" in data else []
+    out = []
+    for n in wanted:
+        if n < len(complete) and complete[n].strip():
+            line = reading.parse_line(complete[n])
+            if line is not None:
+                out.append((n, line))
+    return out
+
+
 def before(memory_dir: str, found: Part, active: list[dict]) -> tuple[list[dict], int]:
-    """The archive's lines to put before the active file's lines `active`, and how many live entries of the
-    archive stay out: the deciding lines, and every line of a key past ARCHIVE_LIVE that a line of `active`
-    touches (read from the archive the first time, then kept in `found.fetched`)."""
+    """The archive's lines to put before the active file's lines `active`, in the archive's order, and how many
+    live entries of the archive stay out: the deciding lines, and every line of a key past ARCHIVE_LIVE that a
+    line of `active` touches (read from the archive the first time, then kept in `found.fetched`)."""
     touched = {key for key in {line.get("key") for line in active} if isinstance(key, str)
                and _checksum(key) in found.past}
     missing = [key for key in touched if key not in found.fetched]
     if missing:
         found.fetched.update(_lines_of(memory_dir, missing))
-    extra = [line for key in sorted(touched) for line in found.fetched.get(key, ())]
-    return found.lines + extra, len(found.past) - len({_checksum(key) for key in touched})
+    if not touched:
+        return found.lines, len(found.past)
+    merged = dict(zip(found.at, found.lines))
+    merged.update((n, line) for key in touched for n, line in found.fetched.get(key, ()))
+    return [merged[n] for n in sorted(merged)], len(found.past) - len({_checksum(key) for key in touched})
 
 
-def _lines_of(memory_dir: str, keys: list[str]) -> dict[str, list[dict]]:
-    """Every line of `keys` in the archive, in its order ({} when it can't be read: tried again next time)."""
+def _lines_of(memory_dir: str, keys: list[str]) -> dict[str, list[list]]:
+    """Every line of `keys` in the archive, with its line number, in order ({} when it can't be read: tried
+    again next time). Found by their JSON-quoted keys in the bytes, then parsed."""
     import json
 
     from memory.core import fsio
-    from memory.store import reading
 
     try:
         data = fsio.read_bytes(os.path.join(memory_dir, layout.ARCHIVE)) or b""
     except OSError:
         return {}
-    needles = tuple({form.casefold().encode("utf-8", "surrogatepass") for key in keys
-                     for form in (json.dumps(key), json.dumps(key, ensure_ascii=False))})
+    lowered = data.lower()  # as a line may spell its key with escapes or not
+    starts: set[int] = set()
+    for needle in {form.encode("utf-8", "surrogatepass").lower() for key in keys
+                   for form in (json.dumps(key), json.dumps(key, ensure_ascii=False))}:
+        at = lowered.find(needle)
+        while at >= 0:
+            starts.add(data.rfind(b"\n", 0, at) + 1)
+            at = lowered.find(needle, at + len(needle))
+    numbers, counted, previous = [], 0, 0
+    for start in sorted(starts):
+        counted += data.count(b"\n", previous, start)
+        numbers.append(counted)
+        previous = start
     wanted = set(keys)
-    found: dict[str, list[dict]] = {key: [] for key in keys}
-    for line in reading.matching(data, needles).entries:
+    found: dict[str, list[list]] = {key: [] for key in keys}
+    for n, line in _numbered(data, numbers):
         if line.get("key") in wanted:
-            found[line["key"]].append(line)
+            found[line["key"]].append([n, line])
     return found
 
 
 def record(src: tuple | None, found: Part) -> dict:
     """What the start cache keeps of the part `found` of the archive `src`."""
-    return {"src": src, "rules": rules(), "lines": found.lines, "past": found.past, "fetched": found.fetched}
+    return {"src": src, "rules": rules(), "lines": found.lines, "at": found.at, "past": found.past,
+            "fetched": found.fetched}
+
+
+def refresh(memory_dir: str) -> None:
+    """Read the archive and keep its part in the start cache, for a hook that found none for the archive as it
+    is (action time's file cues: memory.search.path_cues). The view beside it is left empty: session start
+    computes it again, as it would anyway for an archive that changed. Kept only when the archive did not
+    change during the read."""
+    import marshal
+
+    from memory.core import fsio
+
+    src = source(memory_dir)
+    found = _read(memory_dir) if src is not None else None
+    if found is None or source(memory_dir) != src:
+        return
+    first = fsio.seal(marshal.dumps({}))
+    data = len(first).to_bytes(8, "little") + first + fsio.seal(marshal.dumps(record(src, found)))
+    try:
+        fsio.atomic_write(os.path.join(memory_dir, layout.START_CACHE), data, durable=False)
+    except (OSError, ValueError):
+        pass  # a read-only checkout: the cue map goes without the archive
 
 
 def sections(data: bytes) -> tuple[bytes, bytes]:
@@ -146,13 +212,17 @@ def cached_record(data: bytes | None) -> dict | None:
         return None
     if not isinstance(found, dict) or found.get("rules") != rules():
         return None
-    lines, past, fetched = found.get("lines"), found.get("past"), found.get("fetched")
-    if not (isinstance(lines, list) and all(isinstance(line, dict) and isinstance(line.get("key"), str)
-                                            for line in lines)
+    lines, at, past, fetched = (found.get(name) for name in ("lines", "at", "past", "fetched"))
+    from memory.core.shape import is_line
+
+    if not (isinstance(lines, list) and all(isinstance(line, dict) and is_line(line) for line in lines)
+            and isinstance(at, list) and len(at) == len(lines) and all(isinstance(n, int) for n in at)
             and isinstance(past, dict) and isinstance(fetched, dict)
-            and all(isinstance(v, list) and all(isinstance(x, dict) for x in v) for v in fetched.values())):
+            and all(isinstance(v, list) and all(isinstance(x, list) and len(x) == 2 and isinstance(x[0], int)
+                                                and isinstance(x[1], dict) and is_line(x[1]) for x in v)
+                    for v in fetched.values())):
         return None
-    return {"src": found.get("src"), "part": Part(lines, past, fetched)}
+    return {"src": found.get("src"), "part": Part(lines, at, past, fetched)}
 
 
 def read_cache(memory_dir: str) -> bytes | None:

@@ -84,9 +84,10 @@ def test_newest_first_distinct_and_bounded(tmp_path):
     path = tmp_path / "t.jsonl"
     path.write_text("x" * 600_000 + "\n" + "\n".join(json.dumps(r) for r in lines) + "\n")  # a long head
     found = provenance.session_provenance(str(path), "/p")
-    # a shell command that prints a file read it too (Codex reads through its shell)
-    assert found["files"] == ["x.py"] + [f"src/f{i}.py" for i in (1, 0, 9, 8, 7, 6, 5)]
-    assert found["edited"] == [f"src/f{i}.py" for i in (0, 8, 6)]  # those an Edit changed (even i), in that order
+    # a shell command that prints a file read it too (Codex reads through its shell); the files an Edit changed
+    # (even i) are kept before those only read, then the newest read ones fill the eight
+    assert found["files"] == ["x.py"] + [f"src/f{i}.py" for i in (1, 0, 9, 8, 6, 4, 2)]
+    assert found["edited"] == [f"src/f{i}.py" for i in (0, 8, 6, 4, 2)]
     read_after_edit = _calls(tmp_path, [("Edit", {"file_path": "/p/a.py"}, None)]
                              + [("Read", {"file_path": f"/p/r{i}.py"}, None) for i in range(9)]
                              + [("Read", {"file_path": "/p/a.py"}, None)])
@@ -253,8 +254,26 @@ def test_codex_reads_through_its_shell_and_edits_with_apply_patch(tmp_path):
     lines = [dict(call, payload=dict(call["payload"], call_id=f"c{n}", arguments=json.dumps({"cmd": cmd})))
              for n, cmd in enumerate(["sed -n 1,80p src/db.py", "cat README.md"])]
     lines += [
-        dict(call, payload={"type": "custom_tool_call", "call_id": "c3", "name": "apply_patch", "input": patch})]
+        dict(call, payload={"type": "custom_tool_call", "call_id": "c3", "name": "apply_patch", "input": patch}),
+        dict(call, payload=dict(call["payload"], call_id="c4", name="shell", arguments=json.dumps(
+            {"command": ["apply_patch", patch.replace("src/db.py", "src/pool.py")]})))]  # a patch as an argv
     path = tmp_path / "rollout.jsonl"
     path.write_text("\n".join(json.dumps(r) for r in rollout + lines) + "\n")
     found = provenance.session_provenance(str(path), "/p")
-    assert found["files"] == ["src/db.py", "README.md"] and found["edited"] == ["src/db.py"]
+    assert found["files"] == ["src/pool.py", "src/db.py", "README.md"]
+    assert found["edited"] == ["src/pool.py", "src/db.py"]
+
+
+def test_shell_reads_never_push_out_the_file_the_session_changed_and_say_what_they_changed(tmp_path):
+    """A `wc -l` of many files (a glob among them) after the one Edit: before, the edited file left the eight and
+    `edited` was empty, and the glob was stored as a file. `sed -i` changes its file; in `cat a.py && apply_patch`
+    only the patch's file is changed."""
+    many = " ".join(f"tests/test_{c}.py" for c in "abcdefgh")
+    patch = "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: b.py\n@@\n-x\n+y\n*** End Patch\nEOF"
+    found = provenance.session_provenance(_calls(tmp_path, [
+        ("Edit", {"file_path": "/p/payments/refund_service.py", "old_string": "a", "new_string": "b"}, None),
+        ("Bash", {"command": f"wc -l payments/*.py {many}"}, None),
+        ("Bash", {"command": "sed -i 's/a/b/' conf.py"}, None),
+        ("Bash", {"command": f"cat a.py && {patch}"}, None)]), "/p")
+    assert "payments/refund_service.py" in found["files"] and "payments/*.py" not in found["files"]
+    assert found["edited"] == ["b.py", "conf.py", "payments/refund_service.py"] and "a.py" in found["files"]

@@ -11,15 +11,17 @@ def test_mentions_are_paths_not_urls_or_versions():
     assert "routes.py" not in prose and "the `migrations` folder" in prose
 
 
-def test_the_archives_live_entries_are_mapped_once_session_start_has_read_a_large_archive(tmp_path, monkeypatch):
-    """A hook never reads a large archive (memory.store.archived): until session start's cache holds its deciding
-    lines, the map is built without them and not saved, so the first event after that maps them."""
+def test_a_large_archive_without_its_part_is_read_in_the_background_and_mapped_from_the_next_event(tmp_path,
+                                                                                                    monkeypatch):
+    """A hook never reads a large archive (memory.store.archived): while no part is kept for it (a pull changed
+    it, no session start since), the map is built without it and not saved, and a detached process reads it;
+    the events after that map it (before, every event rebuilt the map until the next session start: 0.3 s each)."""
     import json
     import os
     import time
 
     from memory.core import layout
-    from memory.search import action_paths
+    from memory.search import action_paths, index
     from memory.store import archived, entry, store
     from memory.surface import start_cache
 
@@ -30,11 +32,14 @@ def test_the_archives_live_entries_are_mapped_once_session_start_has_read_a_larg
     monkeypatch.setattr(archived, "INLINE_BYTES", 10)
     time.sleep(start_cache.RACY_NS / 1e9 + 0.02)
     fp = action_paths.fingerprint(d)
+    jobs = []
+    monkeypatch.setattr(index, "in_background", lambda memory_dir, job: jobs.append(job) or False)
 
     def about(rel):
         return [hit[1] for hit in action_paths.about(path_cues.load(d, fp), rel, 2.5)]
 
-    assert about("alembic/env.py") == [] and len(about("src/api/routes.py")) == 1
+    assert about("alembic/env.py") == [] and len(about("src/api/routes.py")) == 1 and len(jobs) == 2
     assert not os.path.exists(os.path.join(d, layout.PATH_CUES))  # without the archive: not kept
-    start_cache.live_view(d, read_large=True)  # what session start's detached reader does
+    jobs[0]()  # what the detached process does
     assert len(about("alembic/env.py")) == 1 and os.path.exists(os.path.join(d, layout.PATH_CUES))
+    assert len(start_cache.live_view(d).latest) == 2  # session start takes the part and computes its view
