@@ -187,6 +187,13 @@ def action_rows(work: Path, runs: int) -> list:
 
     ms, base = timed(hook, runs, stdin=edit, cwd=proj, env=hook_env(proj))
     rows.append(("P6 PreToolUse Edit, 1,000 active, nothing to add", ms, ms / base, "reported"))
+
+    def captured_then_read(i: int) -> bytes:  # the first file event after a capture: the cue map built again
+        store.append(str(mem), [entry.build(f"a capture before the read {i}", "BD-1", "orchestrator")])
+        return read("src/cache/cache_0.py")(1000 + i)
+
+    ms, base = timed(hook, runs, stdin=captured_then_read, cwd=proj, env=hook_env(proj))
+    rows.append(("P6 ... the first Read after a capture", ms, ms / base, "reported"))
     failure = json.loads((ROOT / "tests" / "fixtures" / "claude-code" / "2.1.330" / "PostToolUseFailure-1.json")
                          .read_text())
 

@@ -23,7 +23,7 @@ from memory.core import fsio, layout
 if TYPE_CHECKING:
     from typing import Callable
 
-VERSION = 6
+VERSION = 7
 # folder and file words too common to say what area a file is in
 GENERIC = frozenset((
     "src", "lib", "libs", "app", "apps", "pkg", "pkgs", "packages", "package", "internal", "cmd", "test", "tests",
@@ -99,7 +99,8 @@ def load_saved(memory_dir: str, fp: list[int], with_entries: bool = True) -> dic
         if not (isinstance(saved, dict) and saved.get("v") == VERSION and saved.get("fp") == fp):
             return None
         if with_entries:
-            saved.update(marshal.loads(fsio.unseal(data[8 + size:])))
+            bulk = int.from_bytes(data[8 + size:16 + size], "little")
+            saved.update(marshal.loads(fsio.unseal(data[16 + size:16 + size + bulk])))
     except (OSError, ValueError, EOFError, TypeError):
         return None
     return saved

@@ -92,10 +92,13 @@ def entry_cues(entry: dict) -> dict[str, list[str]]:
             "words": sorted(set(terms(prose)))}
 
 
-def build(entries: list[dict]) -> dict:
+def build(entries: list[dict], known: dict[bytes, dict] | None = None) -> dict:
     """The cue map of `entries` (the live ones): lookups by last path segment, extension and word, and the
-    error lines each was captured after (memory.search.recurrence)."""
+    error lines each was captured after (memory.search.recurrence). `known`: each entry's cues from the map
+    before, by what they are drawn from (`made` of the map it returns): only new or changed entries are read."""
     from memory.search import recurrence
+
+    made: dict[bytes, dict] = {}
 
     by_name: dict[str, list[tuple[int, str, str]]] = {}  # last segment -> (entry, kind, whole mention)
     by_ext: dict[str, list[int]] = {}
@@ -106,7 +109,9 @@ def build(entries: list[dict]) -> dict:
         key = e.get("key")
         if not isinstance(key, str):
             continue
-        cues = entry_cues(e)
+        signature = _signature(e)
+        cues = (known or {}).get(signature) or entry_cues(e)
+        made[signature] = cues
         i = len(kept)
         kept.append((key, str(e.get("type", "")), str(e.get("content", ""))[:MAX_CONTENT],
                      float(e["ts"]) if isinstance(e.get("ts"), (int, float)) else 0.0))
@@ -124,7 +129,49 @@ def build(entries: list[dict]) -> dict:
     common = _common(len(kept))
     by_word = {word: holders for word, holders in by_word.items() if len(holders) <= common}  # never counted
     return {"v": VERSION, "n": len(kept), "entries": kept, "names": by_name, "exts": by_ext, "words": by_word,
-            "errors": errors, "with_errors": len(errors)}
+            "errors": errors, "with_errors": len(errors), "made": made}
+
+
+def _signature(entry: dict) -> bytes:
+    """What an entry's cues are drawn from (its text, `files`, `edited`), as a digest."""
+    import hashlib
+
+    drawn = (entry.get("content"), entry.get("files"), entry.get("edited"))
+    try:
+        return hashlib.blake2b(marshal.dumps(drawn), digest_size=16).digest()
+    except ValueError:  # not a JSON value (a hand-made line): its own, every time
+        return hashlib.blake2b(repr(drawn).encode("utf-8", "replace"), digest_size=16).digest()
+
+
+# the modules that draw an entry's cues: a change to any of them (an upgrade) drops the cues kept
+_RULES = ("path_cues.py", "tokenize.py", "stemming.py", "action_paths.py")
+
+
+def _rules() -> tuple:
+    folder = os.path.dirname(os.path.abspath(__file__))
+    out: list[tuple[int, int] | None] = []
+    for name in _RULES:
+        try:
+            st = os.stat(os.path.join(folder, name))
+            out.append((st.st_size, st.st_mtime_ns))
+        except OSError:
+            out.append(None)
+    return tuple(out)
+
+
+def _known(data: bytes | None) -> dict[bytes, dict] | None:
+    """The entries' cues the saved map `data` was built with, when the rules that drew them are these."""
+    if not data:
+        return None
+    try:
+        first = int.from_bytes(data[:8], "little")
+        second = int.from_bytes(data[8 + first:16 + first], "little")
+        kept = marshal.loads(fsio.unseal(data[16 + first + second:]))
+    except (ValueError, EOFError, TypeError):
+        return None
+    if not isinstance(kept, dict) or kept.get("rules") != _rules() or not isinstance(kept.get("made"), dict):
+        return None
+    return kept["made"]
 
 
 def _common(n: int) -> float:
@@ -140,6 +187,11 @@ def load(memory_dir: str, fp: list[int]) -> dict:
         return saved
     from memory.store import archived, store
 
+    try:
+        before = fsio.read_bytes(os.path.join(memory_dir, layout.PATH_CUES))
+    except OSError:
+        before = None
+
     active = store.load(memory_dir).entries
     # the archive's live entries too, from session start's cache (a hook does not read a large archive)
     src = archived.source(memory_dir)
@@ -150,14 +202,17 @@ def load(memory_dir: str, fp: list[int]) -> dict:
         if index.in_background(memory_dir, lambda: archived.refresh(memory_dir)):  # it ran here (no fork)
             part, exact = archived.part(memory_dir, src, archived.read_cache(memory_dir))
     lines = archived.before(memory_dir, part, active)[0] if part is not None else []
-    cues = build(store.latest(lines + active))
+    cues = build(store.latest(lines + active), _known(before))
+    made = cues.pop("made")
     if not exact:
         return cues  # not saved: once the archive's part is kept, the next event maps it
     cues["fp"] = fp
     lookups = fsio.seal(marshal.dumps({k: v for k, v in cues.items() if k not in _BULK}))
+    bulk = fsio.seal(marshal.dumps({k: cues[k] for k in _BULK}))
     try:
-        fsio.atomic_write(os.path.join(memory_dir, layout.PATH_CUES), len(lookups).to_bytes(8, "little") + lookups
-                          + fsio.seal(marshal.dumps({k: cues[k] for k in _BULK})), durable=False)
+        fsio.atomic_write(os.path.join(memory_dir, layout.PATH_CUES),
+                          len(lookups).to_bytes(8, "little") + lookups + len(bulk).to_bytes(8, "little") + bulk
+                          + fsio.seal(marshal.dumps({"rules": _rules(), "made": made})), durable=False)
     except OSError:
         pass
     return cues

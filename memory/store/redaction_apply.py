@@ -231,7 +231,7 @@ def _healed(memory_dir: str) -> tuple[list[dict], int]:
 
 def drop_derived(memory_dir: str) -> None:
     """The derived files that hold entries' text go before anyone can read the old text from them again."""
-    for name in (layout.INDEX, layout.ARCHIVE_INDEX, layout.START_CACHE):
+    for name in (layout.INDEX, layout.ARCHIVE_INDEX, layout.START_CACHE, layout.PATH_CUES):
         try:
             os.unlink(os.path.join(memory_dir, name))
         except FileNotFoundError:

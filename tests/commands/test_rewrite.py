@@ -179,6 +179,13 @@ def test_redact_leaves_no_copy_in_what_session_start_keeps_of_the_archive(repo):
     assert SECRET in json.loads(run_hook("session_start", payload, repo).stdout)["hookSpecificOutput"][
         "additionalContext"]
     assert SECRET.encode() in (repo / ".beads" / "memory" / layout.START_CACHE).read_bytes()
+    from helpers import fixture_payload
+
+    read = fixture_payload("claude-code/2.1.330/PreToolUse-15.json")  # a Read: action time maps the entries
+    read.update(cwd=str(repo), session_id="s")
+    read["tool_input"]["file_path"] = str(repo / "deploy" / "staging.yaml")
+    assert run_hook("action_context", read, repo).returncode == 0
+    assert SECRET.encode() in (repo / ".beads" / "memory" / layout.PATH_CUES).read_bytes()
     assert recall(repo, "--redact", "db", SECRET).returncode == 0
     for name, data in memory_files(repo).items():
         assert SECRET.encode() not in data, name

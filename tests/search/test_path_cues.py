@@ -43,3 +43,30 @@ def test_a_large_archive_without_its_part_is_read_in_the_background_and_mapped_f
     jobs[0]()  # what the detached process does
     assert len(about("alembic/env.py")) == 1 and os.path.exists(os.path.join(d, layout.PATH_CUES))
     assert len(start_cache.live_view(d).latest) == 2  # session start takes the part and computes its view
+
+
+def test_a_rebuild_draws_the_cues_of_new_and_changed_entries_only(tmp_path, monkeypatch):
+    """After a capture the map is built again on the next file event: every entry's mentions and words were read
+    again (45 ms at 1,000 entries, twice that with the archive's); the entries' cues are kept with the map, so
+    only the new entry's are drawn, and an upgrade of the rules draws them all again."""
+    from memory.search import action_paths
+    from memory.store import entry, store
+
+    d = str(tmp_path / "m")
+    store.append(d, [entry.build(f"note {i} about src/mod{i}.py", "BD-1", "orchestrator") for i in range(20)])
+    first = path_cues.load(d, action_paths.fingerprint(d))
+    drawn = []
+    real = path_cues.entry_cues
+    monkeypatch.setattr(path_cues, "entry_cues", lambda e: drawn.append(e["content"]) or real(e))
+    store.append(d, [entry.build("a new note about src/new.py", "BD-2", "orchestrator")])
+    again = path_cues.load(d, action_paths.fingerprint(d))
+    assert drawn == ["a new note about src/new.py"]
+    assert {k: v for k, v in again.items() if k not in ("fp", "n", "entries", "names", "words")} == \
+        {k: v for k, v in first.items() if k not in ("fp", "n", "entries", "names", "words")}
+    fresh = path_cues.build(store.latest(store.load(d).entries))
+    assert again["names"] == fresh["names"] and again["words"] == fresh["words"]  # the same map as drawn afresh
+    monkeypatch.setattr(path_cues, "_rules", lambda: ("another version",))
+    store.append(d, [entry.build("one more note", "BD-3", "orchestrator")])
+    drawn.clear()
+    path_cues.load(d, action_paths.fingerprint(d))
+    assert len(drawn) == 22  # all again
