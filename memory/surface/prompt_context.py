@@ -158,7 +158,7 @@ def handle(ctx: hookrun.Context) -> str | None:
         return None  # Cursor runs our Claude hooks too; its beforeSubmitPrompt shows the model nothing
     ctx.problems += payload.field_problems(data, required=("hook_event_name", "prompt"))
     prompt = payload.user_prompt(data)
-    ctx.memory_dir = memory_dir = paths.memory_dir(payload.cwd(data), payload.project_dir(data))
+    ctx.memory_dir = memory_dir = paths.memory_dir_quick(payload.cwd(data), payload.project_dir(data))
     # a background subagent's report arrives as a prompt: what the completion gate let it claim unverified
     told = notices.take_session(memory_dir, payload.session_id(data))
     text = knowledge(ctx, memory_dir, data, prompt) if prompt and asks_something(prompt) else ""
