@@ -11,7 +11,7 @@ shape it. Any write to any of them (a capture adds a fragment, a fold or a check
 a hand edit changes its size or times, an upgrade changes the rules) changes the identity, and the cache is
 not used. The archive's deciding lines are kept beside it under the archive's own identity: a capture costs
 the active file's lines, never the archive's. An archive past archived.INLINE_BYTES without them is read by
-a detached process: that session start goes without the archive, and the next ones have it. The cache is
+a detached process: meanwhile its part from before stands in (none on a fresh clone). The cache is
 written only when the identity was the same before and after the read (a capture landing meanwhile leaves no
 cache behind) and no file was changed in the last RACY_NS (a second write within the same timestamp tick could
 keep size and times: git's "racily clean" problem), as a temp file renamed into place (memory.core.fsio), so
