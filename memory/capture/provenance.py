@@ -79,6 +79,7 @@ def _files(reader: transcript.Reader, root: str | None,
     from memory.runtimes.payload import SHELL_TOOLS
 
     found: list[str] = []
+    seen: set[str] = set()  # `found` as a set: a `cat` of thousands of names stays linear
     changed: set[str] = set()
     for tool_id in reversed(reader.order):
         name, args = reader.tools[tool_id]
@@ -90,7 +91,8 @@ def _files(reader: transcript.Reader, root: str | None,
             edits = set(targets) if targets and tool_files.changes_files(call) else set()
         for target in targets:
             path = relative_path(target, root)
-            if path not in found:
+            if path not in seen:
+                seen.add(path)
                 found.append(path)
             if target in edits:
                 changed.add(path)

@@ -74,7 +74,10 @@ def added_text(payload: dict[str, Any]) -> str:
 
 
 SHELL_READERS = {"cat", "sed", "head", "tail", "nl", "less", "more", "bat", "wc"}
-IN_PLACE_EDITORS = {"sed", "perl"}  # with -i (`sed -i`, `sed -Ei`, `perl -pi -e`), or sed's --in-place
+# with -i (`sed -i`, `sed -Ei`, `perl -pi -e`, `perl -i.bak`), or sed's --in-place: the switches that may come
+# before the i in one cluster, and those whose argument is the script, not a file
+IN_PLACE_EDITORS = {"sed": ("nErsuz", ("-e", "-f", "--expression", "--file")),
+                    "perl": ("pnlaw0123456789", ("-e", "-E"))}
 PATCHERS = {"apply_patch", "applypatch"}
 
 
@@ -87,7 +90,8 @@ def shell_read_files(command: str) -> list[str]:
 def shell_changed_files(command: str) -> list[str]:
     """The files a shell command line changes: what its patches add, update or delete, and the files of an
     in-place sed or perl. A quick look first: most commands name neither."""
-    if "patch" not in command and "-i" not in command and "--in-place" not in command:
+    if "patch" not in command and "--in-place" not in command \
+            and not (("sed" in command or "perl" in command) and "i" in command):
         return []
     return list(_shell_files(command)[1])
 
@@ -109,13 +113,36 @@ def _shell_files(command: str) -> tuple[dict[str, None], dict[str, None]]:
         verb = words[0].rsplit("/", 1)[-1]
         if verb in PATCHERS:
             changed.update(_patch_targets(cmd.stdin_text or ""))
-        elif verb in IN_PLACE_EDITORS and any(word == "--in-place" or word.startswith("--in-place=")
-                                              or (word[:1] == "-" and word[1:2] != "-" and "i" in word[1:])
-                                              for word in words[1:]):
-            changed.update((word, None) for word in words[1:] if _file_word(word))
+        elif verb in IN_PLACE_EDITORS:
+            files, in_place = _edited_in_place(verb, words[1:])
+            (changed if in_place else read if verb in SHELL_READERS else {}).update(dict.fromkeys(files))
         elif verb in SHELL_READERS:
             read.update((word, None) for word in words[1:] if _file_word(word))
     return read, changed
+
+
+def _edited_in_place(verb: str, args: list[str]) -> tuple[list[str], bool]:
+    """The files a sed or perl command line names (not its script: the first word that is no switch, unless
+    -e/-f gave it), and whether it edits them in place (-i in a switch cluster before the script)."""
+    before_i, takes_script = IN_PLACE_EDITORS[verb]
+    in_place, scripted, skip, files, script_seen = False, False, False, [], False
+    for word in args:
+        if skip:
+            skip = False
+            continue
+        if word == "--in-place" or word.startswith("--in-place="):
+            in_place = True
+        elif word in takes_script:
+            scripted = skip = True
+        elif word.startswith("-") and len(word) > 1 and not word.startswith("--"):
+            flags = word[1:]
+            at = flags.find("i")
+            in_place = in_place or (at >= 0 and all(c in before_i for c in flags[:at]))
+        elif not scripted and not script_seen:
+            script_seen = True  # the script (sed) or the program (perl): no file the line edits
+        elif _file_word(word):
+            files.append(word)
+    return files, in_place
 
 
 def _file_word(word: str) -> bool:

@@ -15,6 +15,7 @@ from memory.search.action_paths import GENERIC, VERSION, Params, fingerprint, lo
 if TYPE_CHECKING:
     from re import Pattern
 
+_CUE_KINDS = ("files", "folders", "exts", "prov", "read", "words")  # what entry_cues gives
 _BULK = ("entries", "errors")  # saved with the texts, after the look-ups: only a full load parses them
 MAX_CONTENT = 2048
 _patterns: dict[str, Pattern[str]] = {}
@@ -110,7 +111,10 @@ def build(entries: list[dict], known: dict[bytes, dict] | None = None) -> dict:
         if not isinstance(key, str):
             continue
         signature = _signature(e)
-        cues = (known or {}).get(signature) or entry_cues(e)
+        cues = (known or {}).get(signature)
+        if not (isinstance(cues, dict) and all(isinstance(cues.get(kind), list)
+                                               and all(isinstance(x, str) for x in cues[kind]) for kind in _CUE_KINDS)):
+            cues = entry_cues(e)  # none kept, or kept in another shape (a damaged or foreign file)
         made[signature] = cues
         i = len(kept)
         kept.append((key, str(e.get("type", "")), str(e.get("content", ""))[:MAX_CONTENT],

@@ -32,7 +32,7 @@ def take(memory_dir: str, agent: str) -> str:
 
 
 def take_session(memory_dir: str, session: str | None) -> list[str]:
-    """Every note kept for the subagents of `session`, once (oldest agent first)."""
+    """Every note kept for the subagents of `session`, once (in the order of their ids)."""
     if not session:
         return []
 

@@ -13,7 +13,7 @@ import re
 import time
 
 from memory import TYPE_CHECKING
-from memory.core import config, layout, paths, render
+from memory.core import config, layout, locking, paths, render
 from memory.runtimes import hookrun, payload
 from memory.search import index, rank, recurrence
 from memory.surface import injected, notices
@@ -159,9 +159,14 @@ def handle(ctx: hookrun.Context) -> str | None:
     ctx.problems += payload.field_problems(data, required=("hook_event_name", "prompt"))
     prompt = payload.user_prompt(data)
     ctx.memory_dir = memory_dir = paths.memory_dir_quick(payload.cwd(data), payload.project_dir(data))
-    # a background subagent's report arrives as a prompt: what the completion gate let it claim unverified
-    told = notices.take_session(memory_dir, payload.session_id(data))
     text = knowledge(ctx, memory_dir, data, prompt) if prompt and asks_something(prompt) else ""
+    # a background subagent's report arrives as a prompt: what the completion gate let it claim unverified (taken
+    # last, so an answer that is never written takes none with it)
+    try:
+        told = notices.take_session(memory_dir, payload.session_id(data))
+    except (OSError, locking.LockTimeout) as exc:  # a read-only folder: the knowledge is still answered
+        ctx.problems.append(f"a subagent's note not delivered: {type(exc).__name__}: {exc}")
+        told = []
     if not told and not text:
         return None
     return payload.context_answer(data, "\n\n".join(told + ([text] if text else [])),

@@ -1,3 +1,5 @@
+import pytest
+
 from memory.runtimes import tool_files
 
 
@@ -32,3 +34,25 @@ def test_changes_files_is_any_edit_write_or_patch_even_one_that_only_deletes():
     for name, args in (("Read", {"file_path": "/a"}), ("read_file", {"file_path": "/a"}),
                        ("Bash", {"command": "cat a.py"}), ("Grep", {"pattern": "x"})):
         assert not tool_files.changes_files({"tool_name": name, "tool_input": args}), name
+
+
+@pytest.mark.parametrize("command, changed, named", [
+    ("perl -pi -e 's/foo/bar/' src/app.py", ["src/app.py"], ["src/app.py"]),  # a cluster: no `-i` in the text
+    ("sed -Ei 's/a/b/' x.py", ["x.py"], ["x.py"]),
+    ("sed -ni 's/a/b/p' y.py", ["y.py"], ["y.py"]),
+    ("perl -i.bak -pe 's/a/b/' z.py", ["z.py"], ["z.py"]),
+    ("sed --in-place=.bak -e 's/a/b/' w.py", ["w.py"], ["w.py"]),
+    ("sed -f fix.sed -i a.py", ["a.py"], ["a.py"]),  # -f's file is the script
+    ("sed -i 's|old.name|new.name|' conf.py", ["conf.py"], ["conf.py"]),  # the script is no file
+    ("cat a.py && sed -i 's/x/y/' b.py", ["b.py"], ["a.py", "b.py"]),
+    ("sed -n 1,80p src/db.py", [], ["src/db.py"]),
+    ("perl -Ilib t/patch.t", [], []),  # -I and -M take an argument: no in-place edit, and the program is run
+    ("grep -i todo a.py; perl -Mstrict -w scripts/check.pl", [], []),
+    ("python -i x.py", [], []),
+    ("sort -i a.txt", [], []),
+])
+def test_in_place_edits_by_sed_and_perl_and_what_they_name(command, changed, named):
+    payload = {"tool_name": "Bash", "tool_input": {"command": command}}
+    assert tool_files.shell_changed_files(command) == changed
+    assert tool_files.changes_files(payload) is bool(changed)
+    assert tool_files.shell_read_files(command) == named
