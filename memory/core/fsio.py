@@ -20,6 +20,37 @@ def identity(path: str) -> tuple[int, int, int, int] | None:
     return (st.st_ino, st.st_dev, st.st_size, st.st_mtime_ns)
 
 
+def stamp(path: str) -> tuple[int, int, int, int, int] | None:
+    """(device, inode, size, mtime_ns, ctime_ns) of the file at `path`, None when there is none: any write,
+    rename or time setting changes it (a derived cache's key)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def stamps(folder: str, names: tuple[str, ...]) -> tuple:
+    """The stamp of each of `names` in `folder`: the identity of the modules whose rules shape a derived file."""
+    return tuple(stamp(os.path.join(folder, name)) for name in names)
+
+
+def sections(*blobs: bytes) -> bytes:
+    """`blobs` one after another, each behind its length: a derived file whose parts are parsed only when needed."""
+    return b"".join(len(blob).to_bytes(8, "little") + blob for blob in blobs)
+
+
+def section(data: bytes, index: int) -> bytes:
+    """Blob number `index` of what `sections` made; ValueError when `data` is cut short or holds fewer."""
+    at = 0
+    for _ in range(index):
+        at += 8 + int.from_bytes(data[at:at + 8], "little")
+    size = int.from_bytes(data[at:at + 8], "little")
+    if len(data) < at + 8 + size or len(data) < at + 8:
+        raise ValueError("cut short")
+    return data[at + 8:at + 8 + size]
+
+
 def open_regular(path: str, flags: int, mode: int = 0o666, follow: bool = False) -> int:
     """os.open that never follows a symlink (with `follow`, it does: a path a runtime gave us, not one of
     ours) and never waits: a FIFO (or a device) planted where a file belongs would block an open or a read

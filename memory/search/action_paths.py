@@ -23,7 +23,7 @@ from memory.core import fsio, layout
 if TYPE_CHECKING:
     from typing import Callable
 
-VERSION = 7
+VERSION = 8
 # folder and file words too common to say what area a file is in
 GENERIC = frozenset((
     "src", "lib", "libs", "app", "apps", "pkg", "pkgs", "packages", "package", "internal", "cmd", "test", "tests",
@@ -94,13 +94,11 @@ def load_saved(memory_dir: str, fp: list[int], with_entries: bool = True) -> dic
     try:
         with os.fdopen(fsio.open_regular(os.path.join(memory_dir, layout.PATH_CUES), os.O_RDONLY), "rb") as fh:
             data = fh.read()
-        size = int.from_bytes(data[:8], "little")
-        saved = marshal.loads(fsio.unseal(data[8:8 + size]))
+        saved = marshal.loads(fsio.unseal(fsio.section(data, 0)))
         if not (isinstance(saved, dict) and saved.get("v") == VERSION and saved.get("fp") == fp):
             return None
         if with_entries:
-            bulk = int.from_bytes(data[8 + size:16 + size], "little")
-            saved.update(marshal.loads(fsio.unseal(data[16 + size:16 + size + bulk])))
+            saved.update(marshal.loads(fsio.unseal(fsio.section(data, 1))))
     except (OSError, ValueError, EOFError, TypeError):
         return None
     return saved

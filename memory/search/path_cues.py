@@ -152,15 +152,7 @@ _RULES = ("path_cues.py", "tokenize.py", "stemming.py", "action_paths.py")
 
 
 def _rules() -> tuple:
-    folder = os.path.dirname(os.path.abspath(__file__))
-    out: list[tuple[int, int] | None] = []
-    for name in _RULES:
-        try:
-            st = os.stat(os.path.join(folder, name))
-            out.append((st.st_size, st.st_mtime_ns))
-        except OSError:
-            out.append(None)
-    return tuple(out)
+    return fsio.stamps(os.path.dirname(os.path.abspath(__file__)), _RULES)
 
 
 def _known(data: bytes | None) -> dict[bytes, dict] | None:
@@ -168,9 +160,7 @@ def _known(data: bytes | None) -> dict[bytes, dict] | None:
     if not data:
         return None
     try:
-        first = int.from_bytes(data[:8], "little")
-        second = int.from_bytes(data[8 + first:16 + first], "little")
-        kept = marshal.loads(fsio.unseal(data[16 + first + second:]))
+        kept = marshal.loads(fsio.unseal(fsio.section(data, 2)))
     except (ValueError, EOFError, TypeError):
         return None
     if not isinstance(kept, dict) or kept.get("rules") != _rules() or not isinstance(kept.get("made"), dict):
@@ -213,10 +203,10 @@ def load(memory_dir: str, fp: list[int]) -> dict:
     cues["fp"] = fp
     lookups = fsio.seal(marshal.dumps({k: v for k, v in cues.items() if k not in _BULK}))
     bulk = fsio.seal(marshal.dumps({k: cues[k] for k in _BULK}))
+    kept = fsio.seal(marshal.dumps({"rules": _rules(), "made": made}))
     try:
-        fsio.atomic_write(os.path.join(memory_dir, layout.PATH_CUES),
-                          len(lookups).to_bytes(8, "little") + lookups + len(bulk).to_bytes(8, "little") + bulk
-                          + fsio.seal(marshal.dumps({"rules": _rules(), "made": made})), durable=False)
+        fsio.atomic_write(os.path.join(memory_dir, layout.PATH_CUES), fsio.sections(lookups, bulk, kept),
+                          durable=False)
     except OSError:
         pass
     return cues

@@ -5,7 +5,7 @@ Rotation moves lines by age, not by use: a month-old store held 341 of its 716 l
 archive's deciding lines (memory.store.view.deciding: per key the latest entry of its ARCHIVE_LIVE newest live
 keys and of its pinned ones, and every forget, pin and approval a later line may need), put before the active
 file's lines, give those views the live entries of both files. The live keys past ARCHIVE_LIVE are kept as a
-checksum of the key and the time of its entry: when a line of the active file touches one (a pin given later, a
+checksum of the key: when a line of the active file touches one (a pin given later, a
 forget, a correction, an older copy merged from another clone), that key's lines are read from the archive, so
 the answer is the one both files read whole give; the others are counted ("older"). All of it changes only when
 the archive does (a rotation, a redaction, a merge), so session start keeps it in its cache (layout.START_CACHE,
@@ -30,32 +30,27 @@ _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 class Part:
     """The archive's deciding lines, with each one's line number in the archive (`at`: latest-wins breaks a tie of
-    `ts` by the later line, across keys too); its live keys past ARCHIVE_LIVE (key checksum -> its entry's `ts`);
-    the lines of such keys read so far because an active line touched them (key -> [line number, line])."""
+    `ts` by the later line, across keys too); the checksums of its live keys past ARCHIVE_LIVE; the lines of such
+    keys read so far because an active line touched them (key -> [line number, line])."""
 
-    def __init__(self, lines: list[dict], at: list[int], past: dict[int, float],
+    def __init__(self, lines: list[dict], at: list[int], past: set[int],
                  fetched: dict[str, list[list]] | None = None) -> None:
         self.lines, self.at, self.past = lines, at, past
         self.fetched = fetched if fetched is not None else {}
 
 
-def stat(path: str) -> tuple | None:
-    """(device, inode, size, mtime_ns, ctime_ns) of `path`: any write, rename or time setting changes it."""
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
-
-
 def source(memory_dir: str) -> tuple | None:
     """The archive's identity (None when there is none)."""
-    return stat(os.path.join(memory_dir, layout.ARCHIVE))
+    from memory.core import fsio
+
+    return fsio.stamp(os.path.join(memory_dir, layout.ARCHIVE))
 
 
 def rules() -> tuple:
     """The identity of the modules in RULES."""
-    return tuple(stat(os.path.join(_PACKAGE, rel)) for rel in RULES)
+    from memory.core import fsio
+
+    return fsio.stamps(_PACKAGE, RULES)
 
 
 def _checksum(key: str) -> int:
@@ -72,7 +67,7 @@ def part(memory_dir: str, src: tuple | None, cached: bytes | None,
     after the active file was read (rotation appends to the archive before it replaces the active file, so that
     archive holds every line the active read missed)."""
     if src is None:
-        return Part([], [], {}), True
+        return Part([], [], set()), True
     record = cached_record(cached)
     if record is not None and record["src"] == src:
         return record["part"], True
@@ -97,7 +92,7 @@ def _read(memory_dir: str) -> Part | None:
     lines = [line for _, line in numbered]
     kept, past = view.deciding(lines, ARCHIVE_LIVE)
     number = {id(line): n for n, line in numbered}
-    return Part(kept, [number[id(line)] for line in kept], {_checksum(key): ts for key, ts in past.items()})
+    return Part(kept, [number[id(line)] for line in kept], {_checksum(key) for key in past})
 
 
 def _numbered(data: bytes, wanted: range | list[int]) -> list[tuple[int, dict]]:
@@ -182,19 +177,11 @@ def refresh(memory_dir: str) -> None:
     found = _read(memory_dir) if src is not None else None
     if found is None or source(memory_dir) != src:
         return
-    first = fsio.seal(marshal.dumps({}))
-    data = len(first).to_bytes(8, "little") + first + fsio.seal(marshal.dumps(record(src, found)))
+    data = fsio.sections(fsio.seal(marshal.dumps({})), fsio.seal(marshal.dumps(record(src, found))))
     try:
         fsio.atomic_write(os.path.join(memory_dir, layout.START_CACHE), data, durable=False)
     except (OSError, ValueError):
         pass  # a read-only checkout: the cue map goes without the archive
-
-
-def sections(data: bytes) -> tuple[bytes, bytes]:
-    """The start cache's two sections: the view (parsed at every session start) and the archive's part (parsed
-    only when the view is computed again), each sealed (memory.core.fsio.seal), the first behind its length."""
-    size = int.from_bytes(data[:8], "little")
-    return data[8:8 + size], data[8 + size:]
 
 
 def cached_record(data: bytes | None) -> dict | None:
@@ -207,7 +194,7 @@ def cached_record(data: bytes | None) -> dict | None:
     if not data:
         return None
     try:
-        found = marshal.loads(fsio.unseal(sections(data)[1]))
+        found = marshal.loads(fsio.unseal(fsio.section(data, 1)))
     except Exception:  # noqa: BLE001 - a cache that can't be read is computed again
         return None
     if not isinstance(found, dict) or found.get("rules") != rules():
@@ -217,7 +204,7 @@ def cached_record(data: bytes | None) -> dict | None:
 
     if not (isinstance(lines, list) and all(isinstance(line, dict) and is_line(line) for line in lines)
             and isinstance(at, list) and len(at) == len(lines) and all(isinstance(n, int) for n in at)
-            and isinstance(past, dict) and isinstance(fetched, dict)
+            and isinstance(past, set) and isinstance(fetched, dict)
             and all(isinstance(v, list) and all(isinstance(x, list) and len(x) == 2 and isinstance(x[0], int)
                                                 and isinstance(x[1], dict) and is_line(x[1]) for x in v)
                     for v in fetched.values())):

@@ -24,7 +24,7 @@ import os
 from memory.core import layout
 from memory.store import archived
 
-FORMAT = 3
+FORMAT = 4
 RACY_NS = 100_000_000  # files changed this recently are not cached: more than a timestamp tick (Linux: 1-10 ms)
 # The modules whose rules decide what is cached (parsing, latest-wins, the screen and holds, topics), relative
 # to the memory package: a change to any of them changes the identity.
@@ -46,14 +46,14 @@ class LiveView:
 
 def identity(memory_dir: str) -> tuple:
     """The exact identity of the knowledge files and of the rules (stats only: nothing is read)."""
+    from memory.core import fsio
     from memory.store import inbox
 
     fragments = inbox.folder(memory_dir)
-    files = ((layout.KNOWLEDGE, archived.stat(os.path.join(memory_dir, layout.KNOWLEDGE))),) + tuple(
-        (name, archived.stat(os.path.join(fragments, name))) for name in inbox.names(memory_dir)) + (
+    files = ((layout.KNOWLEDGE, fsio.stamp(os.path.join(memory_dir, layout.KNOWLEDGE))),) + tuple(
+        (name, fsio.stamp(os.path.join(fragments, name))) for name in inbox.names(memory_dir)) + (
         (layout.ARCHIVE, archived.source(memory_dir)),)
-    rules = tuple(archived.stat(os.path.join(_PACKAGE, rel)) for rel in _RULES)
-    return FORMAT, rules, files
+    return FORMAT, fsio.stamps(_PACKAGE, _RULES), files
 
 
 def _view(data: bytes | None, key: tuple) -> LiveView | None:
@@ -65,7 +65,7 @@ def _view(data: bytes | None, key: tuple) -> LiveView | None:
     if not data:
         return None
     try:
-        cached = marshal.loads(fsio.unseal(archived.sections(data)[0]))
+        cached = marshal.loads(fsio.unseal(fsio.section(data, 0)))
     except Exception:  # noqa: BLE001 - a cache that can't be read is recomputed
         return None
     if not isinstance(cached, dict) or cached.get("key") != key:
@@ -123,8 +123,7 @@ def _write(path: str, view: dict, part: dict) -> None:
     from memory.core import fsio
 
     try:
-        first = fsio.seal(marshal.dumps(view))
-        data = len(first).to_bytes(8, "little") + first + fsio.seal(marshal.dumps(part))
+        data = fsio.sections(fsio.seal(marshal.dumps(view)), fsio.seal(marshal.dumps(part)))
         fsio.atomic_write(path, data, durable=False)  # derived: a crash loses it, never tears it
     except (OSError, ValueError):
         pass  # a read-only checkout, or a value marshal can't hold: computed again next time

@@ -108,3 +108,14 @@ def test_read_regular_refuses_a_fifo_or_a_device_and_reads_at_most_what_it_was_a
     assert fsio.read_regular(str(link), 3, follow=True) == b"xxx"
     with pytest.raises(OSError):
         fsio.read_regular(str(link), 3)
+
+
+def test_sections_give_back_each_blob_and_refuse_a_cut_file():
+    """The derived files' layout (knowledge.start, knowledge.paths): a part is read without parsing the others."""
+    data = fsio.sections(b"first", b"", b"third part")
+    assert [fsio.section(data, n) for n in range(3)] == [b"first", b"", b"third part"]
+    for cut in (data[:-1], data[:3], b""):
+        with pytest.raises(ValueError):
+            fsio.section(cut, 2)
+    with pytest.raises(ValueError):
+        fsio.section(data, 3)  # no such part

@@ -75,8 +75,7 @@ def cached_bytes(record: dict) -> bytes:
 
     from memory.core import fsio
 
-    first = fsio.seal(marshal.dumps({}))
-    return len(first).to_bytes(8, "little") + first + fsio.seal(marshal.dumps(record))
+    return fsio.sections(fsio.seal(marshal.dumps({})), fsio.seal(marshal.dumps(record)))
 
 
 def test_a_cached_part_whose_lines_are_not_lines_is_not_used(tmp_path):
