@@ -110,21 +110,30 @@ def topics(entries: list[dict], project: str = "") -> dict[str, str]:
     spellings: dict[str, dict[str, int]] = {}  # by stem: its forms as written, and how often
     openings: dict[str, dict[str, int]] = {}  # by stem: `Create` opening a sentence (a name, or just a capital?)
     lowered: dict[str, str] = {}  # by key: the text a topic name must stand in
+    roots: dict[str, str | None] = {}  # by word in lower case: its stem, None for no topic (decided once a call)
     for entry in entries:
         key = str(entry["key"])
-        text = redacted.sub(" ", str(entry.get("content", ""))[:TOPIC_TEXT])
+        text = str(entry.get("content", ""))[:TOPIC_TEXT]
+        if "<redacted:" in text:
+            text = redacted.sub(" ", text)
         lowered[key] = text.lower()
+        held: dict[str, str] = {}  # this entry's topic words, each counted once
         for match in word_pattern.finditer(text):
             word = match.group(0)
             low = word.lower()
-            if len(low) < 3 or low in STOP_WORDS or low in _GENERIC or low.isdigit() \
-                    or (low if low.isalnum() else _folded(low)) == own_name:  # most words: no fold to compute
+            if low in roots:
+                root = roots[low]
+            else:
+                root = roots[low] = None if len(low) < 3 or low in STOP_WORDS or low in _GENERIC or low.isdigit() \
+                    or (low if low.isalnum() else _folded(low)) == own_name else stem(low)
+            if root is None:
                 continue
-            holders.setdefault(low, set()).add(key)
-            root = stem(low)
-            family.setdefault(root, set()).add(key)
+            held[low] = root
             forms = (openings if _opens_sentence(word, text, match.start()) else spellings).setdefault(root, {})
             forms[word] = forms.get(word, 0) + 1
+        for low, root in held.items():
+            holders.setdefault(low, set()).add(key)
+            family.setdefault(root, set()).add(key)
     _join_plurals(holders)
     most = max(3 * _MIN_TOPIC, int(len(entries) * _MAX_SHARE))
     # lazy greedy set cover: a word's count only shrinks, so a popped word still at least as large as the next
@@ -170,8 +179,10 @@ def _opens_sentence(word: str, text: str, start: int) -> bool:
     are names wherever they stand."""
     if not word[:1].isupper() or not word[1:].islower():
         return False
-    before = text[:start].rstrip()
-    return not before or before.endswith((".", ":", ";", "!", "?"))
+    at = start - 1
+    while at >= 0 and text[at].isspace():
+        at -= 1
+    return at < 0 or text[at] in ".:;!?"
 
 
 def _name(forms: dict[str, int], openings: dict[str, int]) -> str:

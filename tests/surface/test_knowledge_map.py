@@ -116,6 +116,13 @@ def test_a_capital_opening_a_sentence_is_no_name_but_a_name_keeps_its_capitals()
     assert "Create" not in placed.values()
 
 
+def test_a_capital_after_a_full_stop_opens_a_sentence_too():
+    entries = (make(2, text="Views lag behind {i}.  Create them nightly")
+               + make(2, ts0=1_800_000_000, text="we create {i} rollups on the nodes"))
+    placed = knowledge_map.topics(entries)
+    assert {placed[e["key"]] for e in entries} == {"create"}
+
+
 def test_the_projects_own_name_is_no_topic():
     entries = (make(4, text="Grafana {i} panels load lazily")
                + make(3, ts0=1_800_000_000, text="Grafana plugin {i} needs its own build step"))
