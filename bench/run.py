@@ -177,6 +177,15 @@ def action_rows(work: Path, runs: int) -> list:
                                ("nothing to add", "docs/guide/setup.md", "target <= 1.5x")):
         ms, base = timed(hook, runs, stdin=read(rel), cwd=proj, env=hook_env(proj))
         rows.append((f"P6 PreToolUse Read, 1,000 active, {label}", ms, ms / base, target))
+    shell = json.loads((ROOT / "tests" / "fixtures" / "claude-code" / "2.1.330" / "PostToolUse-15.json").read_text())
+    for label, command in (("a shell read of a file an entry is about", "sed -n 1,80p src/cache/cache_0.py"),
+                           ("any other command", "git status --short && ls -1")):
+        def ran(i: int, command: str = command) -> bytes:  # Claude Code: after every shell command that succeeded
+            return json.dumps(dict(shell, session_id=f"bench-shell-{i}", cwd=str(proj),
+                                   tool_input={"command": command, "description": "x"})).encode()
+        ms, base = timed(hook, runs, stdin=ran, cwd=proj, env=hook_env(proj))
+        rows.append((f"P6 PostToolUse Bash, 1,000 active, {label}", ms, ms / base,
+                     "target <= 3x" if "read" in label else "target <= 1.5x"))
     edit_fixture = json.loads((ROOT / "tests" / "fixtures" / "claude-code" / "2.1.330" / "PreToolUse-17.json")
                               .read_text())
 

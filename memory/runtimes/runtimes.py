@@ -38,6 +38,10 @@ CLAUDE_HOOKS = [
     # action time: knowledge about the file a tool reads or edits, and about a failed command's error
     ("action_context", "PreToolUse", "Read|Edit|Write|MultiEdit", {"timeout": 10}),
     ("action_context", "PostToolUseFailure", "Bash", {"timeout": 10}),
+    # ...and a file the shell printed or changed: in bypass-permissions mode Claude Code 2.1.330 tells the model
+    # to "read files with cat, head, or sed -n … instead of the dedicated Read, Edit, or Write tools". After the
+    # call, beside the capture hook: no wait before the command runs
+    ("action_context", "PostToolUse", "Bash", {"timeout": 10}),
 ]
 CURSOR_EVENTS = [
     ("session_start", "sessionStart", None, {"timeout": 10}),

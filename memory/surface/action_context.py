@@ -1,10 +1,10 @@
 """Action time: the knowledge about a file as the agent reads or edits it, and about an error as it hits it.
 
-Claude Code: PreToolUse on Read|Edit|Write|MultiEdit and PostToolUseFailure on Bash answer with
-`hookSpecificOutput.additionalContext` (shown next to the tool result). Gemini CLI: AfterTool (its
-BeforeTool carries no context). Codex CLI: PreToolUse/PostToolUse (apply_patch names its files; a shell
-call's output says how it exited). Cursor: postToolUse on Read|Write|Shell (flat `additional_context` after the
-tool result; its other tool hooks carry no model-visible context).
+Claude Code: PreToolUse on Read|Edit|Write|MultiEdit, PostToolUse on Bash (a file the shell printed or changed)
+and PostToolUseFailure on Bash answer with `hookSpecificOutput.additionalContext` (shown next to the tool
+result). Gemini CLI: AfterTool (its BeforeTool carries no context). Codex CLI: PreToolUse/PostToolUse
+(apply_patch names its files; a shell call's output says how it exited). Cursor: postToolUse on Read|Write|Shell
+(flat `additional_context` after the tool result; its other tool hooks carry no model-visible context).
 
 - File-scoped: entries about the file, its folder or its kind (memory.search.action_paths, a derived cue map).
 - Error-triggered: what the failing command ran and the lines of its output that say what failed
@@ -44,10 +44,13 @@ def handle(ctx: hookrun.Context) -> str | None:
     if payload.runtime(data) == payload.CURSOR and payload.event_name(data) != "postToolUse" \
             or not payload.answers_context(data):
         return None  # of Cursor's tool hooks, only postToolUse carries model-visible context
-    # Codex reads files through the shell
-    files = tool_files.tool_files(data, shell_reads=layout.FLAG_CODEX in ctx.argv)
+    codex = layout.FLAG_CODEX in ctx.argv
+    # Codex reads files through the shell, and so does Claude Code in bypass-permissions mode; Claude's PostToolUse
+    # follows a call that succeeded (a failure is PostToolUseFailure), so only Codex's is read for a failure
+    succeeded = payload.event_name(data) == "PostToolUse" and not codex
+    files = tool_files.tool_files(data, shell_reads=codex or succeeded)
     failure = None
-    if not files:  # how a shell call ended is read only for one that named no file
+    if not files and not succeeded:  # how a shell call ended is read only for one that named no file
         from memory.runtimes import shell_outcome
 
         failure = shell_outcome.failure_text(data)
@@ -88,7 +91,7 @@ def handle(ctx: hookrun.Context) -> str | None:
     given = injected.given(memory_dir, session)
     # an edit, counted at its first event: Codex runs this hook before and after the same shell call, and what
     # its PreToolUse showed was not known to the agent when it wrote the patch
-    if files and tool_files.changes_files(data) and payload.event_name(data) != "PostToolUse":
+    if files and tool_files.changes_files(data) and (payload.event_name(data) != "PostToolUse" or not codex):
         credit_use(memory_dir, session, found, given)
     text = answer(memory_dir, session, found, settings, FILE_HEADING if files else ERROR_HEADING, given,
                   lambda t: hookrun.answered_length(ctx, t))

@@ -1,8 +1,9 @@
 """Action time end to end with the real CLIs (installed by install.sh, scripted fake model APIs).
 
 Claude Code: an Edit of a file an entry is about, then a failing Bash command whose error an entry explains:
-the request after each tool call carries that entry; a LEARNED comment after them records the files the
-session had read or edited (provenance from the real transcript). Gemini CLI: AfterTool on read_file and on a
+the request after each tool call carries that entry (and, in a later session, after a shell read of the file);
+a LEARNED comment after them records the files the session had read or edited (provenance from the real
+transcript). Gemini CLI: AfterTool on read_file and on a
 failed run_shell_command. Codex CLI: PreToolUse on a shell read of a file, PostToolUse on a failed command.
 What a Claude Code session used (a file's entry acted on, an entry looked up) keeps a title in the next map.
 """
@@ -84,6 +85,15 @@ def test_file_and_error_context_and_provenance_with_the_real_claude_cli(tmp_path
     ])
     after_same = [b for b in map(json.dumps, later) if "No module named" in b][-1]
     assert "(recorded right after this same error) refunds are rounded in the service" in after_same
+    # a file read through the shell, as bypass-permissions mode advises, gets the file's knowledge too
+    (tmp_path / "reader").mkdir()
+    reader = claude_requests(tmp_path / "reader", project, [
+        {"content": [{"type": "tool_use", "name": "Bash", "input": {
+            "command": "sed -n 1,40p payments/refund_service.py", "description": "read the service"}}]},
+        {"content": [{"type": "text", "text": "Done."}]},
+    ])
+    after_read = next(b for b in map(json.dumps, reader) if "def refund(amount)" in b)
+    assert "## Knowledge about this file" in after_read and FILE_ENTRY in after_read
     assert not (project / ".beads" / "memory" / "errors.log").exists()
 
 

@@ -324,6 +324,37 @@ def test_codex_shell_read_and_failure(tmp_path):
     assert context(run_hook("action_context", base, repo, args=["--codex"]), "PostToolUse") == ""  # succeeded
 
 
+def test_claude_shell_read_gets_the_file_knowledge_after_the_call(tmp_path):
+    """In bypass-permissions mode Claude Code 2.1.330 tells the model to read files with cat, head or sed -n
+    instead of the Read tool: such a read got nothing (only the file tools were registered)."""
+    repo = project(tmp_path)
+    base = dict(fixture_payload("claude-code/2.1.330/PostToolUse-15.json"), cwd=str(repo))
+    read = dict(base, tool_input={"command": "sed -n 1,80p src/api/routes.py", "description": "read the routes"})
+    assert ROUTES in context(run_hook("action_context", read, repo), "PostToolUse")
+    whole = dict(base, session_id="s2", tool_input={"command": f"cat {repo}/src/api/routes.py | head -40"})
+    assert ROUTES in context(run_hook("action_context", whole, repo), "PostToolUse")
+    listing = dict(base, session_id="s3", tool_input={"command": "ls -la src/api"})
+    assert context(run_hook("action_context", listing, repo), "PostToolUse") == ""
+    # the call succeeded (a failure is PostToolUseFailure): what it printed is no error, whatever it says
+    printed = dict(base, session_id="s4", tool_input={"command": "grep -rn psycopg2 ci.log | head -5"},
+                   tool_response=dict(base["tool_response"],
+                                      stdout="Exit code 1\nModuleNotFoundError: No module named 'psycopg2'\n"))
+    assert context(run_hook("action_context", printed, repo), "PostToolUse") == ""
+    assert not (repo / ".beads" / "memory" / "errors.log").exists()
+
+
+def test_claude_in_place_shell_edit_counts_what_the_session_was_given_about_the_file(tmp_path):
+    """`sed -i` through Claude's Bash is an edit of the file: what the session was given about it was used."""
+    repo = project(tmp_path)
+    memory = str(repo / ".beads" / "memory")
+    assert ROUTES in context(run_hook("action_context", file_event(repo, "src/api/routes.py"), repo), "PreToolUse")
+    edit = dict(fixture_payload("claude-code/2.1.330/PostToolUse-15.json"), cwd=str(repo), session_id="s1",
+                tool_input={"command": "sed -i 's/twice/once/' src/api/routes.py"})
+    assert context(run_hook("action_context", edit, repo), "PostToolUse") == ""  # given already
+    [key] = [e["key"] for e in store.load(memory).entries if e["content"] == ROUTES]
+    assert use.counts(memory) == {key: 1}
+
+
 def test_codex_in_a_subfolder_reads_relative_to_it(tmp_path):
     """Codex started in `src/` runs `sed -n 1,80p api/routes.py` there: the path was taken from the repository's
     top (`api/routes.py`), and the file's knowledge never came."""

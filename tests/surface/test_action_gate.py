@@ -99,3 +99,25 @@ def test_a_fifo_where_the_action_hooks_derived_files_go_never_holds_it(tmp_path)
     except subprocess.TimeoutExpired:
         pytest.fail("the action cache hung on a FIFO")
     assert got.stdout.strip() == "None"
+
+
+def claude_shell(command: str, stdout: str = "", separators=(",", ":")) -> bytes:
+    payload = json.loads((ROOT / "tests" / "fixtures" / "claude-code" / "2.1.330" / "PostToolUse-15.json").read_text())
+    payload["tool_input"] = {"command": command, "description": "x"}
+    payload["tool_response"] = dict(payload["tool_response"], stdout=stdout)
+    return json.dumps(payload, separators=separators).encode()
+
+
+def test_a_claude_shell_call_that_succeeded_passes_only_when_its_command_reads_or_edits_a_file():
+    """Claude Code's PostToolUse on Bash runs after every shell command: one that names no file is turned away on
+    its bytes, whatever its output printed (an error, `cat `); Codex's output, a string, still goes to the
+    handler (its exit status is not in the payload)."""
+    for separators in ((",", ":"), (", ", ": ")):
+        assert action_gate.might_act(claude_shell("sed -n 1,80p src/db.py", separators=separators))
+        assert action_gate.might_act(claude_shell("perl -pi -e 's/a/b/' src/db.py", separators=separators))
+        assert not action_gate.might_act(claude_shell("ls -la", separators=separators))
+        assert not action_gate.might_act(claude_shell(
+            "make test", "Exit code 1\ncat and head and apply_patch\n", separators=separators))
+    codex = json.loads(claude_shell("make test"))
+    codex["tool_response"] = "Exit code 2\nmake: *** [test] Error 1"
+    assert action_gate.might_act(json.dumps(codex).encode())
