@@ -50,6 +50,20 @@ def test_a_list_of_learnings_stores_each_without_the_next_items_bullet(repo):
         "the export uses a server-side cursor"]
 
 
+def test_the_lines_that_go_on_with_a_marked_line_are_part_of_its_insight(repo):
+    """A walkthrough's reply stored `deploys need two steps:` and `the zeppelin cache`: the steps and the rest of
+    the sentence were cut, and the Stop hook cannot tell the agent. Sub-items, the list a colon opens and a
+    hard-wrapped line go on with the marked line; a blank line, a new sentence or another item does not."""
+    stop(repo, "Done.\n\n- **LEARNED:** deploys need two steps:\n  1. run `make migrate`\n  2. run `make deploy`\n\n"
+               "LEARNED: the zeppelin cache\nis keyed by region, never by tenant\nFiles changed: cache.py\n"
+               "- WARNING: the seed takes three flags:\n- `--small`\n- `--no-media`\n\n- more work next week\n"
+               "DECISION: pool size 5.\nits queue is redis\n")
+    got = sorted(" ".join(e["content"].split()) for e in knowledge(repo))
+    assert got == ["deploys need two steps: 1. run `make migrate` 2. run `make deploy`", "pool size 5.",
+                   "the seed takes three flags: - `--small` - `--no-media`",
+                   "the zeppelin cache is keyed by region, never by tenant"]
+
+
 def test_a_numbered_list_of_learnings_is_captured_too(repo):
     stop(repo, "What I found:\n\n1. LEARNED: the importer reads CSV as latin-1\n2) **WARNING:** never "
                "reimport a batch\nStep 3. LEARNED: mid-sentence after a number is not a marker\n")
