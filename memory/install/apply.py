@@ -20,6 +20,13 @@ if TYPE_CHECKING:
     from memory.install.change import Change
 
 
+def _lines(data: bytes | None) -> list[str]:
+    """The lines of a file, split at line feeds only (a form feed or a lone CR is part of its line), each with its
+    ending: the last one has none when the file does not end in one."""
+    parts = (data or b"").decode("utf-8", "replace").split("\n")
+    return [part + "\n" for part in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
+
+
 def show_diff(changes: list[Change], out: TextIO = sys.stdout) -> None:
     """The files that are the user's and the data files first, as unified diffs; then our code (the folder one
     line per verb, recall.sh one line): the settings diff a person asks a dry run for is not below a hundred
@@ -31,10 +38,10 @@ def show_diff(changes: list[Change], out: TextIO = sys.stdout) -> None:
         if c.before == c.after:
             out.write(f"chmod {c.mode:o} {c.label}\n")
             continue
-        before = (c.before or b"").decode("utf-8", "replace").splitlines(keepends=True)
-        after = (c.after or b"").decode("utf-8", "replace").splitlines(keepends=True)
-        out.writelines(difflib.unified_diff(before, after, f"a/{c.label}" if c.before is not None else "/dev/null",
-                                            f"b/{c.label}" if c.after is not None else "/dev/null"))
+        before, after = _lines(c.before), _lines(c.after)
+        for line in difflib.unified_diff(before, after, f"a/{c.label}" if c.before is not None else "/dev/null",
+                                         f"b/{c.label}" if c.after is not None else "/dev/null"):
+            out.write(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")  # as git says it
         if not before and not after:
             out.write(f"{verb} {c.label} (empty)\n")
     by_verb: dict[str, int] = {}
