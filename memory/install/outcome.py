@@ -32,13 +32,16 @@ def report(out: TextIO, target: str, main_checkout: str | None, in_git: bool, ch
     code = [c for c in changes if c.rel.startswith(INSTALL_DIR + os.sep) and c.after is not None and c.root is None]
     out.write(f"  code         {INSTALL_DIR}/ ({len(code)} files)\n")
     out.write(f"  recall       {plan.RECALL}\n")
+    ignored_knowledge = in_git and bool(paths.git_lines(  # git prints the path when it is ignored
+        ["check-ignore", plan.KNOWLEDGE], main_checkout or target, 30.0))
+    share = "gitignored here: see the warning below" if ignored_knowledge else "teammates get it through git"
     if main_checkout:
         knowledge = os.path.join(main_checkout, plan.KNOWLEDGE)
         out.write(f"  knowledge    {knowledge} (captures land beside it, in inbox/; commit .beads/memory there: "
-                  "teammates get it through git)\n")
+                  f"{share})\n")
     elif in_git:
         out.write(f"  knowledge    {plan.KNOWLEDGE} (captures land beside it, in inbox/; commit .beads/memory: "
-                  "teammates get it through git)\n")
+                  f"{share})\n")
     else:
         out.write(f"  knowledge    {plan.KNOWLEDGE}\n")
     out.write(f"  interpreter  {venv}\n")
@@ -66,8 +69,7 @@ def report(out: TextIO, target: str, main_checkout: str | None, in_git: bool, ch
     if backups:
         out.write(f"  backups      {', '.join(backups)}\n")
     if in_git:
-        memory_root = main_checkout or target
-        if paths.git_lines(["check-ignore", plan.KNOWLEDGE], memory_root, 30.0):  # prints it when ignored
+        if ignored_knowledge:
             shown = os.path.join(main_checkout, plan.KNOWLEDGE) if main_checkout else plan.KNOWLEDGE
             out.write(f"  WARNING      {shown} is gitignored here: teammates will not get the knowledge\n")
         ignored = _ignored_code_and_settings(target)

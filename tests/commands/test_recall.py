@@ -342,6 +342,10 @@ def test_several_words_are_ranked_best_first(repo):
     explained = recall(repo, "slow", "pytest", "--explain", "--limit", "1")
     assert explained.returncode == 0 and "1 ranked entry" in explained.stdout
     assert "pytest@content" in explained.stdout and "twice as slow" in explained.stdout
+    assert "--explain" not in explained.stderr
+    listed = recall(repo, "pytest", "--explain")  # one word lists: no score to explain, and it says so
+    assert listed.returncode == 0 and "twice as slow" in listed.stdout
+    assert "--explain scores a ranked search (two or more words" in listed.stderr
     assert recall(repo, "zebra", "giraffe").returncode == 1
     assert recall(repo, "pytest", "ci", "--limit", "0").returncode == 2
 
