@@ -86,8 +86,12 @@ def _read_settings(tree: str, rel: str) -> tuple[dict, str | None]:
 def _handler_problems(label: str, handlers: list[tuple[str, str | None, dict]], table: list,
                       command: Callable[[str], str], available: set[str]) -> list[Finding]:
     found: list[Finding] = []
-    registered = [(event, matcher) for event, matcher, _ in handlers]
-    missing = [f"{e}[{m}]" if m else e for hook, e, m, _ in table if hook in available and (e, m) not in registered]
+    # by hook too: an event and matcher can run two of ours (PostToolUse[Bash]: the capture, and since a later
+    # version the shell reads' knowledge), and an install from before the second still has the first
+    registered = [(event, matcher, ours.hook_of(handler)) for event, matcher, handler in handlers]
+    shared = {(e, m) for _, e, m, _ in table if sum((e, m) == (te, tm) for _, te, tm, _ in table) > 1}
+    missing = [(f"{e}[{m}]" if m else e) + (f" ({hook})" if (e, m) in shared else "")
+               for hook, e, m, _ in table if hook in available and (e, m, hook) not in registered]
     if missing:
         found.append((WARN, "registered", f"{label}: not registered for {', '.join(missing)} (re-run memory-hooks' "
                                           "install.sh)"))

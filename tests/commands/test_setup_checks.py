@@ -74,6 +74,19 @@ def test_a_broken_runtime_file_fails(repo):
         assert "not valid JSON" in failure and f"{RUNTIME_FILES[rel]} runs no hook from it" in failure
 
 
+def test_one_of_two_hooks_on_an_event_missing_is_reported(repo):
+    """An install from before the shell reads' knowledge has the capture on PostToolUse[Bash] and not the action
+    hook: checked by event and matcher alone, the doctor found nothing to re-install."""
+    installed_with_a_capture(repo)
+    config = json.loads((repo / ".claude/settings.json").read_text())
+    config["hooks"]["PostToolUse"] = [group for group in config["hooks"]["PostToolUse"]
+                                      if "action_context" not in json.dumps(group)]
+    (repo / ".claude/settings.json").write_text(json.dumps(config))
+    checks = _registered(doctor_report(repo)[1])
+    assert any(c["level"] == "WARN" and "not registered for PostToolUse[Bash] (action_context)" in c["detail"]
+               for c in checks), checks
+
+
 def test_a_missing_event_an_old_command_and_a_missing_hook_file_are_reported(repo):
     """In Gemini's and Codex's files at once: each file's lost event, old command and missing hook file."""
     installed_with_a_capture(repo)
