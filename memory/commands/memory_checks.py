@@ -76,6 +76,10 @@ def file_checks(memory_dir: str) -> list[Finding]:
 
 
 def _inbox_check(memory_dir: str) -> Finding:
+    if inbox.linked(memory_dir):
+        return FAIL, "inbox", (f"{layout.INBOX}/ is a symbolic link: no capture is stored and nothing there is "
+                               f"read; remove the link (git rm .beads/memory/{layout.INBOX}), the next capture makes "
+                               "the folder")
     count, held = health.inbox_health(memory_dir)
     level = WARN if held.malformed or held.duplicates or count > health.COMPACT_HINT else OK
     detail = (f"{count} capture file(s), {held.lines} lines, {held.malformed} malformed, {held.duplicates} duplicate"

@@ -47,7 +47,16 @@ def bad_names(memory_dir: str) -> list[str]:
     return [n for n in _listed(memory_dir) if not _readable_file(os.path.join(folder(memory_dir), n))]
 
 
+def linked(memory_dir: str) -> bool:
+    """Whether the inbox is a symlink (git commits one). Never read or written through: a planted link pointing
+    at another folder made its `*.jsonl` files knowledge, and a compaction folded them into the committed
+    knowledge and deleted them there."""
+    return os.path.islink(folder(memory_dir))
+
+
 def _listed(memory_dir: str) -> list[str]:
+    if linked(memory_dir):
+        return []
     try:
         found = os.listdir(folder(memory_dir))
     except (FileNotFoundError, NotADirectoryError, PermissionError):
@@ -69,6 +78,9 @@ def write(memory_dir: str, data: bytes) -> str:
     import errno
 
     inbox = folder(memory_dir)
+    if linked(memory_dir):
+        raise OSError(errno.ELOOP, "it is a symbolic link, and memory-hooks writes no capture through links "
+                                   "(remove it: the next capture makes the folder)", inbox)
     os.makedirs(inbox, exist_ok=True)
     while True:
         name = f"{time.time_ns():019d}-{os.urandom(4).hex()}{SUFFIX}"

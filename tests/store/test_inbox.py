@@ -189,3 +189,30 @@ def test_a_fragment_that_is_no_readable_file_is_left_out_and_named_by_the_doctor
     assert found.returncode == 0 and "the pool size is 16 here" in found.stdout, found.stderr
     check = doctor_report(repo)[2]["inbox"]
     assert check["level"] == "WARN" and "2 not read" in check["detail"] and "deadbeef" in check["detail"]
+
+
+def test_an_inbox_that_is_a_symlink_is_neither_read_nor_written_nor_folded(repo, tmp_path):
+    """git commits a symlink: `.beads/memory/inbox -> ../../../elsewhere`. Captures went into the other folder
+    (never committed), its `*.jsonl` files were read as knowledge, and `--compact` folded them, credentials and all,
+    into the committed knowledge.jsonl and deleted them there."""
+    from helpers import bash_payload, doctor_report, installed_with_a_capture, run_hook
+
+    installed_with_a_capture(repo)
+    memory = repo / ".beads" / "memory"
+    before = contents(memory)
+    rotation.compact(str(memory))  # the capture folded: the inbox folder is empty, then replaced by a link
+    os.rmdir(memory / layout.INBOX)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    planted = json.dumps(entry.build("OUTSIDE note ghp_pLIix6MEOLeMa61EqJomTEI1JEzO3joOj37H", "BD-9", "x"))
+    (elsewhere / "0001-notes.jsonl").write_text(planted + "\n")
+    os.symlink(elsewhere, memory / layout.INBOX)
+    assert inbox.names(str(memory)) == [] and contents(memory) == before
+    proc = run_hook("memory_capture", bash_payload('bd comment BD-2 "LEARNED: the pool size is 16 here"', repo), repo)
+    assert proc.returncode == 0 and b"NOT stored" in proc.stdout, proc.stdout  # told, never written through it
+    assert os.listdir(elsewhere) == ["0001-notes.jsonl"]
+    rotation.compact(str(memory))
+    assert os.listdir(elsewhere) == ["0001-notes.jsonl"]  # nothing folded, nothing deleted
+    assert "OUTSIDE" not in (memory / "knowledge.jsonl").read_text() and contents(memory) == before
+    check = doctor_report(repo)[2]["inbox"]
+    assert check["level"] == "FAIL" and "symbolic link" in check["detail"]
