@@ -77,6 +77,7 @@ def _files(reader: transcript.Reader, root: str | None,
     edited); and those of them a call changed (an edit, a write, a patch, `sed -i`). None for none."""
     from memory.runtimes import tool_files
     from memory.runtimes.payload import SHELL_TOOLS
+    from memory.store import entry
 
     found: list[str] = []
     seen: set[str] = set()  # `found` as a set: a `cat` of thousands of names stays linear
@@ -96,9 +97,13 @@ def _files(reader: transcript.Reader, root: str | None,
                 found.append(path)
             if target in edits:
                 changed.add(path)
-    kept = [path for path in found if path in changed][:limit]
-    kept += [path for path in found if path not in changed][:limit - len(kept)]
-    files = [path for path in found if path in set(kept)]
+    kept: set[str] = set()
+    for path in [path for path in found if path in changed] + [path for path in found if path not in changed]:
+        if len(kept) == limit:
+            break
+        if entry.committable_path(path):
+            kept.add(path)
+    files = [path for path in found if path in kept]
     edited = [path for path in files if path in changed]
     return files or None, edited or None
 

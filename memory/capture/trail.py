@@ -64,11 +64,13 @@ def provenance(memory_dir: str | None, session: str | None, max_files: int, wind
             continue  # the first line of a tail, or a torn one
         if isinstance(record, dict):
             records.append(record)
+    from memory.store.entry import committable_path
+
     files: list[str] = []
     changed: set[str] = set()
     for record in reversed(records):
         for name in record.get("files") or []:
-            if isinstance(name, str) and name not in files and len(files) < max_files:
+            if isinstance(name, str) and name not in files and len(files) < max_files and committable_path(name):
                 files.append(name)
             if isinstance(name, str) and record.get("edited") is True:
                 changed.add(name)

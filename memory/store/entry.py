@@ -240,3 +240,13 @@ def build_control(kind: str, key: str, bead: str, ts: int | None = None, **prove
     line = {"key": key, "type": kind, "ts": int(time.time()) if ts is None else int(ts), "bead": bead}
     line.update({k: v for k, v in provenance.items() if v not in (None, "")})
     return line
+
+
+def committable_path(path: str) -> bool:
+    """Whether an entry may name the file in its provenance (`files`, `edited`; the entry is committed): inside the
+    project (a path outside it, `~/.aws/config` or `/Users/<name>/clients/…`, tells teammates of someone's machine
+    and is no cue in their clone), and holding no credential-shaped part (a token as a file or folder name: the
+    redaction wants a word boundary that a path's `/`, `.` or `-` is not)."""
+    if path.startswith(("/", "\\", "~", "../")) or path == ".." or re.match(r"[A-Za-z]:[\\/]", path):
+        return False
+    return not any(redact.redact(variant)[1] for variant in (path.replace("/", " "), re.sub(r"[/.+-]", " ", path)))

@@ -182,15 +182,14 @@ def test_add_run_by_claude_codes_bash_tool_records_the_session_and_what_it_ran_i
     """Claude Code gives its Bash tool CLAUDE_CODE_SESSION_ID (not CLAUDE_SESSION_ID); the session's transcript is
     `<config>/projects/<project folder>/<id>.jsonl`. An insight added right after a failure carries that failure's
     lines like a `bd comment` or a reply does, so the failure recurring brings it back whatever its words."""
-    import shutil
-
     from helpers import FIXTURES
 
     config = tmp_path / "claude-config"
     session = "5d50c3c5-7db5-4a37-9363-efb345742d75"
     (config / "projects" / "-some-project").mkdir(parents=True)
-    shutil.copy(FIXTURES / "claude-code" / "2.1.330" / "transcript-edit.jsonl",
-                config / "projects" / "-some-project" / f"{session}.jsonl")
+    recorded = (FIXTURES / "claude-code" / "2.1.330" / "transcript-edit.jsonl").read_text()
+    (config / "projects" / "-some-project" / f"{session}.jsonl").write_text(  # moved into this project
+        recorded.replace("/tmp/probe/ct/test_file_and_error_context_an0/app", str(repo)))
     env = {k: v for k, v in os.environ.items() if not k.startswith(("MEMORY_HOOKS", "CLAUDE"))}
     env.update(CLAUDE_CODE_SESSION_ID=session, CLAUDE_CONFIG_DIR=str(config), CLAUDECODE="1")
     proc = subprocess.run([RECALL, "--add", "LEARNED: the project uses psycopg v3 on purpose"], cwd=repo,
@@ -199,7 +198,7 @@ def test_add_run_by_claude_codes_bash_tool_records_the_session_and_what_it_ran_i
     [got] = knowledge(repo)
     assert got["session_id"] == session
     assert got["errors"] == ["ModuleNotFoundError: No module named 'psycopg2'"]
-    assert got["files"] == ["/tmp/probe/ct/test_file_and_error_context_an0/app/payments/refund_service.py"]
+    assert got["files"] == ["payments/refund_service.py"]
     env["CLAUDE_CODE_SESSION_ID"] = "../../etc/passwd"  # not a session id: nothing looked up
     assert subprocess.run([RECALL, "--add", "LEARNED: second"], cwd=repo, env=env).returncode == 0
     assert "errors" not in knowledge(repo)[1] and "files" not in knowledge(repo)[1]

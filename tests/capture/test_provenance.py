@@ -25,8 +25,7 @@ def test_files_and_the_last_error_from_a_real_transcript():
         "errors": ["ModuleNotFoundError: No module named 'psycopg2'"]}
     # what an insight is compared with: the whole command and output, not only the recorded line
     assert {"python3", "psycopg2", "traceback", "string"} <= set(terms)
-    assert files(str(TRANSCRIPT), "/elsewhere") == [
-        RECORDED_ROOT + "/payments/refund_service.py"]  # outside the project: kept absolute
+    assert files(str(TRANSCRIPT), "/elsewhere") is None  # outside the project: not recorded (was: kept absolute)
     nothing = {"files": None, "edited": None, "errors": None, provenance.FAILURE_TERMS: None}
     assert provenance.session_provenance(None, RECORDED_ROOT) == nothing
     assert provenance.session_provenance("/nonexistent.jsonl", RECORDED_ROOT) == nothing
@@ -93,6 +92,24 @@ def test_newest_first_distinct_and_bounded(tmp_path):
                              + [("Read", {"file_path": "/p/a.py"}, None)])
     found = provenance.session_provenance(read_after_edit, "/p")
     assert found["files"][0] == "a.py" and found["edited"] == ["a.py"]  # read last, changed further back
+
+
+def test_a_file_outside_the_project_or_named_like_a_credential_is_never_recorded(tmp_path):
+    """A committed entry named `/home/alice.smith/.aws/config` and `ci/ghp_….env`: someone's machine, and a token
+    the redaction did not see (it wants a word boundary that a path's `/`, `.` or `-` is not)."""
+    token = "ghp_pLIix6MEOLeMa61EqJomTEI1JEzO3joOj37H"
+    slack = "xoxb-2048593021-4829104857261-kd93jfh28shd73hf"
+    transcript = _calls(tmp_path, [("Read", {"file_path": "/home/alice.smith/.aws/config"}, None),
+                                   ("Edit", {"file_path": "/Users/bob/clients/acme/notes.md"}, None),
+                                   ("Bash", {"command": "cat ../sibling/README.md ~/.netrc"}, None),
+                                   ("Edit", {"file_path": f"/p/ci/{token}.env"}, None),
+                                   ("Read", {"file_path": f"/p/keys/{slack}/notes.txt"}, None),
+                                   ("Read", {"file_path": "/p/deploy/prefix-" + token}, None),
+                                   ("Edit", {"file_path": "/p/src/app.py"}, None),
+                                   ("Read", {"file_path": "/p/tests/test_secrets.py"}, None)])
+    found = provenance.session_provenance(transcript, "/p")
+    assert found["files"] == ["tests/test_secrets.py", "src/app.py"] and found["edited"] == ["src/app.py"]
+    assert token not in json.dumps(found) and slack not in json.dumps(found) and "alice" not in json.dumps(found)
 
 
 def test_the_capture_hook_records_the_sessions_files(tmp_path):
