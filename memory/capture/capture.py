@@ -132,6 +132,10 @@ def build_records(memory_dir: str, found: Sequence[bdcomment.Marked], source: st
         if piece.key and name is None:
             problems.append(f"memory-hooks: `{piece.key}` is not a key (lowercase letters, digits and dashes, "
                             "up to 60): stored under its automatic key.")
+        elif name is not None and bdmemory.kept_key(name, piece.content) != name:  # a key is never redacted
+            name = None
+            problems.append("memory-hooks: the key given holds part of a credential: stored under its automatic "
+                            "key.")
         kept = bdmemory.kept_key(bd_key, piece.content) if bd_key is not None else None
         # the session's last failure, only on an insight sharing a term with it (memory.search.recurrence)
         unrelated = isinstance(seen, list) and bool(provenance.get("errors")) and not about_failure(piece.content, seen)

@@ -210,3 +210,15 @@ def test_lines_that_cannot_be_stored_are_told_to_the_person_and_the_doctor_finds
     monkeypatch.setenv("XDG_STATE_HOME", str(state))  # the doctor's environment: the same user's
     elsewhere = doctor_report(repo)[2]["errors elsewhere"]
     assert elsewhere["level"] == "WARN" and "1 line(s) about this memory" in elsewhere["detail"]
+
+
+def test_a_key_given_in_brackets_that_holds_a_credential_is_never_the_key(repo):
+    """`LEARNED[xoxb-…]:` was stored under `learned-xoxb-…`: the text is redacted, a key never is (a `bd remember
+    --key` of the same shape already took the automatic key)."""
+    slack = "xoxb-2048593021-4829104857261-kd93jfh28shd73hf"
+    stop(repo, f"Done.\nLEARNED[{slack}]: the slack bot posts to the ops channel\n"
+               "LEARNED[deploy-notes]: the mirror bot pushes at noon\n")
+    got = knowledge(repo)
+    assert slack not in json.dumps(got) and slack.split("-")[1] not in json.dumps(got)
+    assert sorted(e["key"] for e in got) == ["learned-deploy-notes",
+                                             "learned-the-slack-bot-posts-to-the-ops-channel"]
