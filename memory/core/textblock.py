@@ -51,8 +51,7 @@ def count(data: bytes, marker: str) -> int:
 
 def put(data: bytes | None, begin: str, end: str, block: list[str]) -> bytes:
     """`data` with our block: written over the one it holds (in place), else added at the end after a blank
-    line; after a last line without a line break, the break alone (the block starts on a line of its own, and
-    take_out knows to take that break out again)."""
+    line (a last line without a line break gets one: the block starts on a line of its own)."""
     data = data or b""
     newline = line_ending(data)
     ours = [text.encode("utf-8") + newline for text in (begin, *block, end)]
@@ -67,12 +66,12 @@ def put(data: bytes | None, begin: str, end: str, block: list[str]) -> bytes:
         return b"".join(split[:start] + ours + split[stop + 1:])
     if not data:
         return b"".join(ours)
-    return data + newline + b"".join(ours)  # a blank line, or the break a last line lacked
+    return data + (b"" if data.endswith(b"\n") else newline) + newline + b"".join(ours)
 
 
 def take_out(data: bytes, begin: str, end: str) -> bytes:
-    """`data` without our block (as it was, when it holds none); at the end of the file, what `put` wrote before
-    the block goes with it: the blank line, or the line break it gave a last line that had none."""
+    """`data` without our block (as it was, when it holds none); at the end of the file, the blank line `put`
+    wrote before the block goes with it."""
     split = lines(data)
     found = find(split, begin, end)
     if found is None:
@@ -81,7 +80,6 @@ def take_out(data: bytes, begin: str, end: str) -> bytes:
     before, after = split[:start], split[stop + 1:]
     if start == 0 and split[0].startswith(BOM):
         before = [BOM] if after else []
-    if not after and before:
-        last = before[-1]
-        before[-1] = b"" if content(last) == b"" else content(last)  # the blank line, or the break put added
+    if not after and before and content(before[-1]) == b"":
+        before = before[:-1]
     return b"".join(before + after)

