@@ -147,16 +147,20 @@ def leading_marker(text: str) -> tuple[str, str] | None:
     return None if kind == "forget" else (kind, stripped[mark.end():].strip())
 
 
-def split_marked(text: str) -> list[Marked]:
+def split_marked(text: str, tail: str = "") -> list[Marked]:
     """The marked pieces of a text, in order: each marker (see _INSIGHT_START) runs to the next one or to the
     end. A forget's key is its bracket or the first word after its colon; a forget without a key is dropped.
-    Lines the hooks injected (_INJECTED_LINE) are not part of any piece."""
+    Lines the hooks injected (_INJECTED_LINE) are not part of any piece. `tail`: lines that go on with the last
+    piece (a reply's marked line's sub-items: a marker in them is mid-sentence and starts nothing)."""
     text = _without_injected(text)
+    tail = _without_injected(tail).strip("\n") if tail.strip() else ""
     marks = list(_INSIGHT_START.finditer(text))
     ends = [m.start() for m in marks][1:] + [len(text)]
     found = []
     for mark, end in zip(marks, ends):
         body = _NEXT_ITEM.sub("", text[mark.end():end].rstrip()).strip()
+        if tail and end == len(text):
+            body = f"{body}\n{tail}".strip()
         kind_word = _KIND_WORD.search(mark.group())
         kind = kind_word.group().lower() if kind_word else "learned"
         bracket = re.search(r"\[([^\]\n]*)\]", mark.group())

@@ -11,7 +11,7 @@ or that the lines could not be stored (the memory folder could not be written).
 """
 from __future__ import annotations
 
-from memory.core.markers import marked_lines
+from memory.core.markers import marked_runs
 from memory.runtimes import hookrun
 
 HOOK = "capture_reply"
@@ -48,10 +48,12 @@ def capture(data: dict, text: str, memory_dir: str, bead: str | None = None) -> 
     from memory.runtimes import payload
     from memory.store import entry, store
 
-    lines = marked_lines(text)
+    runs = marked_runs(text)
+    lines = "\n".join(line for run in runs for _, line in run)
     if not lines or not config.load(memory_dir)["capture_replies"]:
         return [], {}
-    found = [m for m in bdcomment.split_marked(lines) if m.kind != entry.FORGET]
+    found = [m for run in runs for m in bdcomment.split_marked(run[0][1], "\n".join(line for _, line in run[1:]))
+             if m.kind != entry.FORGET]
     if not found:
         return [], {}
     cwd, project = payload.cwd(data), payload.project_dir(data)

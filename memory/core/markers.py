@@ -1,6 +1,6 @@
 """The marked line of a message: one that starts with LEARNED:, DECISION:, WARNING: or PATTERN: (after a list
 bullet or number, or bold, at most; a key in brackets is fine), outside fenced code blocks, with the lines that go
-on with it (see _goes_on). One definition for the reply capture (memory.capture.reply_capture) and the handoff
+on with it (see _Run.goes_on). One definition for the reply capture (memory.capture.reply_capture) and the handoff
 that leaves captured lines out (and code blocks)."""
 from __future__ import annotations
 
@@ -13,23 +13,32 @@ _FENCE = re.compile(r"^[ \t]*(```|~~~)")
 
 
 def marked_lines(text: str, marked: bool = True) -> str:
-    """The lines of `text` that start with a marker, and those that go on with one (_goes_on), outside fenced code
-    blocks (`marked=False`: every other line, the fences too)."""
-    kept, fenced = [], False
+    """The lines of `text` that start with a marker, and those that go on with one (_Run.goes_on), outside fenced
+    code blocks (`marked=False`: every other line, the fences too)."""
+    runs = marked_runs(text)
+    ours = {at for run in runs for at, _ in run}
+    lines = text.splitlines()
+    return "\n".join(line for at, line in enumerate(lines) if (at in ours) == marked)
+
+
+def marked_runs(text: str) -> list[list[tuple[int, str]]]:
+    """Each marked line with the lines that go on with it, as (line number, line)."""
+    runs: list[list[tuple[int, str]]] = []
+    fenced = False
     run: _Run | None = None
-    for line in text.splitlines():
+    for at, line in enumerate(text.splitlines()):
         if _FENCE.match(line):
-            fenced, is_marked, run = not fenced, False, None
+            fenced, run = not fenced, None
         elif fenced:
-            is_marked = False
+            continue
         elif _MARKED_LINE.match(line):
-            is_marked, run = True, _Run(line)
-        else:
-            is_marked = run is not None and run.goes_on(line)
-            run = run if is_marked else None
-        if is_marked == marked:
-            kept.append(line)
-    return "\n".join(kept)
+            run = _Run(line)
+            runs.append([(at, line)])
+        elif run is not None and run.goes_on(line):
+            runs[-1].append((at, line))
+        elif run is not None and not run.waits(line):
+            run = None
+    return runs
 
 
 _ITEM = re.compile(r"[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]+")
@@ -40,26 +49,33 @@ class _Run:
     """A marked line and the lines that went on with it so far."""
 
     def __init__(self, line: str) -> None:
-        self.depth, self.last, self.listing = _depth(line), line, -1
+        self.depth, self.last, self.listing, self.waited = _depth(line), line, -1, False
 
     def goes_on(self, line: str) -> bool:
         """Whether `line` is part of the insight, as Markdown reads it: a line indented under the marked one (its
-        sub-items: `deploys take two steps:` / `  1. make migrate`), the items of a list its text opens with a
-        colon, or a hard-wrapped line of its sentence (the line before ends mid-sentence, this one goes on in
-        lower case). A blank line, a heading, a quote or another item ends it: the reply goes on to other things,
-        and a line lost from an insight costs less than an unrelated line stored in it."""
+        sub-items: `deploys take two steps:` / `  1. make migrate`), or an item of the list its text opens with
+        a colon. Anything else ends it (a blank line, a heading, a quote, another item, a line of prose even in
+        lower case: the reply goes on to other things, and a line lost from an insight costs less than an
+        unrelated line stored in it)."""
         if not line.strip() or _BREAK.match(line):
             return False
-        depth, last = _depth(line), self.last.rstrip()
+        depth = _depth(line)
         if depth > self.depth:
             goes_on = True
         elif _ITEM.match(line):
-            goes_on = depth == self.listing or last.endswith(":")
+            goes_on = depth == self.listing or self.last.rstrip().endswith(":")
             self.listing = depth if goes_on else self.listing
         else:
-            goes_on = not last.endswith((".", "!", "?", ":")) and line.lstrip()[:1].islower()
-        self.last = line if goes_on else self.last
+            goes_on = False
+        self.last, self.waited = (line, False) if goes_on else (self.last, self.waited)
         return goes_on
+
+    def waits(self, line: str) -> bool:
+        """One blank line between a line ending in a colon and the list it opens (`two steps:` / `` / `1. …`)."""
+        if line.strip() or self.waited or not self.last.rstrip().endswith(":"):
+            return False
+        self.waited = True
+        return True
 
 
 def _depth(line: str) -> int:

@@ -51,17 +51,20 @@ def test_a_list_of_learnings_stores_each_without_the_next_items_bullet(repo):
 
 
 def test_the_lines_that_go_on_with_a_marked_line_are_part_of_its_insight(repo):
-    """A walkthrough's reply stored `deploys need two steps:` and `the zeppelin cache`: the steps and the rest of
-    the sentence were cut, and the Stop hook cannot tell the agent. Sub-items, the list a colon opens and a
-    hard-wrapped line go on with the marked line; a blank line, a new sentence or another item does not."""
+    """A walkthrough's reply stored `deploys need two steps:` without the steps, and the Stop hook cannot tell the
+    agent. Sub-items and the list a colon opens (after one blank line too) go on with the marked line; a marker
+    inside them is mid-sentence. A blank line, prose (in lower case too) or another item ends it."""
     stop(repo, "Done.\n\n- **LEARNED:** deploys need two steps:\n  1. run `make migrate`\n  2. run `make deploy`\n\n"
-               "LEARNED: the zeppelin cache\nis keyed by region, never by tenant\nFiles changed: cache.py\n"
-               "- WARNING: the seed takes three flags:\n- `--small`\n- `--no-media`\n\n- more work next week\n"
-               "DECISION: pool size 5.\nits queue is redis\n")
+               "LEARNED: the release checklist has two gates:\n"
+               "  - the changelog has no line starting with WARNING: left over\n  - the version is bumped\n"
+               "- WARNING: the seed takes three flags:\n\n- `--small`\n- `--no-media`\n\n- more work next week\n"
+               "DECISION: `make test` needs docker (not podman)\nthen I committed the fix and pushed it\n")
     got = sorted(" ".join(e["content"].split()) for e in knowledge(repo))
-    assert got == ["deploys need two steps: 1. run `make migrate` 2. run `make deploy`", "pool size 5.",
-                   "the seed takes three flags: - `--small` - `--no-media`",
-                   "the zeppelin cache is keyed by region, never by tenant"]
+    assert got == ["`make test` needs docker (not podman)",
+                   "deploys need two steps: 1. run `make migrate` 2. run `make deploy`",
+                   "the release checklist has two gates: - the changelog has no line starting with WARNING: left "
+                   "over - the version is bumped",
+                   "the seed takes three flags: - `--small` - `--no-media`"]
 
 
 def test_a_numbered_list_of_learnings_is_captured_too(repo):
