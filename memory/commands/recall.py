@@ -106,8 +106,8 @@ def _main(argv: list[str]) -> int:
     from memory.commands.review import at_a_terminal
 
     if args.explain:  # a listing has no scores to explain: said, not silently ignored
-        print("recall.sh: --explain scores a ranked search (two or more words, without --exact); this lists every "
-              "entry holding the word", file=sys.stderr)
+        print("recall.sh: --explain scores a ranked search (two or more words, without --exact, --pinned or "
+              "--history); this is a listing, with no scores", file=sys.stderr)
     limit = args.limit
     if limit is None and not (args.json or args.history or args.recent or at_a_terminal()):  # --recent N: asked
         limit = recall_options.AGENT_LIST_LIMIT  # an agent's tool keeps a preview of a long output, not all of it

@@ -63,6 +63,10 @@ def handle(ctx: hookrun.Context) -> str | None:
 
     session = payload.session_id(data)
     root = os.path.dirname(os.path.dirname(memory_dir))
+    from memory.runtimes import registration
+
+    if registration.another_copy_answers(data, ctx.argv, root):
+        return None  # Cursor runs .claude/settings.json's copy beside its own (PostToolUse[Bash] as postToolUse)
     if payload.runtime(data) == payload.CURSOR:  # its transcript is not read: a capture's provenance comes from here
         _note_trail(memory_dir, session, root, files, failure, payload.shell_command(data), data)
     fp = action_paths.fingerprint(memory_dir)

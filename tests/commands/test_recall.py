@@ -346,6 +346,7 @@ def test_several_words_are_ranked_best_first(repo):
     listed = recall(repo, "pytest", "--explain")  # one word lists: no score to explain, and it says so
     assert listed.returncode == 0 and "twice as slow" in listed.stdout
     assert "--explain scores a ranked search (two or more words" in listed.stderr
+    assert "this is a listing" in recall(repo, "--recent", "2", "--explain").stderr
     assert recall(repo, "zebra", "giraffe").returncode == 1
     assert recall(repo, "pytest", "ci", "--limit", "0").returncode == 2
 

@@ -429,6 +429,23 @@ def test_cursor_post_tool_use_gets_the_file_and_the_error_knowledge(tmp_path):
     assert error_log(repo) == ""
 
 
+def test_under_cursor_only_its_own_copy_answers_and_notes_the_trail(tmp_path):
+    """Cursor runs .claude/settings.json's hooks beside its own: Claude's PostToolUse[Bash] copy ran on every
+    failed Shell call too, ranking the error twice and noting the failure twice in the session's trail."""
+    from helpers import installed_project
+
+    repo = installed_project(tmp_path / "app")
+    store.append(str(repo / ".beads" / "memory"), [entry.build(PSYCOPG, "BD-3", "orchestrator")])
+    failed = cursor_post_tool_use(repo, "Shell", {"command": "pytest"}, {
+        "exitCode": 1, "stdout": "E   ModuleNotFoundError: No module named 'psycopg2'\n", "stderr": ""})
+    assert run_hook("action_context", failed, repo).stdout == b""  # the Claude settings' copy steps aside
+    cache = repo / ".beads" / "memory" / layout.ACTION_CACHE
+    assert not cache.exists() or not list(cache.iterdir())  # nor noted the failure in the session's trail
+    answer = json.loads(run_hook("action_context", failed, repo, args=["--cursor"]).stdout)
+    assert PSYCOPG in answer["additional_context"]
+    assert error_log(repo) == ""
+
+
 @pytest.mark.parametrize("as_string", [True, False], ids=["documented", "object"])
 @pytest.mark.parametrize("code", [1, "1", 127, "2"], ids=["1", "string-1", "127", "string-2"])
 def test_a_failed_cursor_shell_call_whatever_the_shape_of_its_tool_output(tmp_path, as_string, code):
