@@ -152,7 +152,12 @@ def applies(agent_type: str, report: Report | None, config: dict) -> bool:
     kind = agent_type or ""
     if not kind.strip() or _type_matches(kind, config["exempt_types"], last_only=False):
         return False
-    return report is not None or _type_matches(kind, config["supervisor_types"], last_only=True)
+    return report is not None or supervisor(kind, config)
+
+
+def supervisor(agent_type: str, config: dict) -> bool:
+    """Whether the agent type is a supervisor's (always checked): a supervisor type as its last word(s)."""
+    return _type_matches(agent_type or "", config["supervisor_types"], last_only=True)
 
 
 def update_state(memory_dir: str, change: Callable[[dict], int]) -> int:

@@ -385,7 +385,11 @@ def test_bad_stdin_never_blocks(project, stdin):
 PROSE = ["Reviewed the diff; you can mark bead BD-12 complete.",
          "Summary\n\nBead BD-12 complete.",
          "The supervisor's report said BEAD BD-12 COMPLETE, and the branch looks fine.",
-         "bead BD-12 complete\nWorktree: .worktrees/bd-BD-12"]
+         "bead BD-12 complete\nWorktree: .worktrees/bd-BD-12",
+         # the report's format quoted in a code block (documenting the protocol): it blocked the agent
+         "I documented the protocol in AGENTS.md. A supervisor ends with:\n\n```\nBEAD BD-12 COMPLETE\n"
+         "Worktree: .worktrees/bd-BD-12\nBranch: bd-BD-12\n```\n\nThat is all.",
+         "```\nBEAD BD-12 COMPLETE\n```"]
 
 
 @pytest.mark.parametrize("agent_type", ["general-purpose", "Explore", "code-reviewer"])
@@ -395,6 +399,13 @@ def test_prose_mentioning_a_bead_leaves_ordinary_agents_alone(project, tmp_path,
     agent's claim in test_ordinary_agent_claiming_a_bead_is_checked)."""
     set_status(tmp_path, "open")  # a claim would be blocked: the bead is not in review
     assert stop(project, tmp_path, message=message, agent_type=agent_type, in_process=monkeypatch) is None
+
+
+def test_a_supervisors_report_in_a_code_block_is_still_its_claim(project, tmp_path, monkeypatch):
+    set_status(tmp_path, "open")
+    reason = stop(project, tmp_path, message="Done.\n\n```\nBEAD BD-12 COMPLETE\nBranch: bd-BD-12\n```",
+                  agent_type="bead-supervisor", in_process=monkeypatch)["reason"]
+    assert "- bead-status: BD-12 is 'open'" in reason
 
 
 DECORATED = [
