@@ -64,6 +64,12 @@ def rotate_if_needed(memory_dir: str) -> bool:
         lines.pop()
     if len(lines) <= ROTATE_ABOVE:
         return False
+    if os.path.islink(archive) or os.path.lexists(archive) and not os.path.isfile(archive):
+        import errno
+
+        # refused before the journal: a journal left behind by a failed append made every later capture's
+        # recovery retry it, and fail
+        raise OSError(errno.ELOOP, "not a regular file (a symlink?): no rotation writes through it", archive)
     chunks = -(-(len(lines) - ROTATE_ABOVE) // ROTATE_CHUNK)
     moved, kept = _carry_forward(lines[:chunks * ROTATE_CHUNK], lines[chunks * ROTATE_CHUNK:])
     stat = os.stat(active)

@@ -27,3 +27,23 @@ def test_rotation_of_an_oversized_file_leaves_at_most_1000(tmp_path):
     store.append(d, [numbered_insight(2600)])
     rotation.compact(d)
     assert len(memory_lines(tmp_path / store.ACTIVE)) == 601 and len(memory_lines(tmp_path / store.ARCHIVE)) == 2000
+
+
+def test_an_archive_that_is_a_symlink_stops_the_rotation_before_its_journal(tmp_path):
+    """One failed compaction (the archive a symlink: its append refused) left the rotation's journal behind, and
+    every capture after it failed: its recovery retried the rotation."""
+    import os
+
+    import pytest
+
+    d = str(tmp_path)
+    outside = tmp_path / "outside.jsonl"
+    outside.write_text("")
+    os.symlink(outside, tmp_path / store.ARCHIVE)
+    store.append(d, [numbered_insight(i) for i in range(1001)])
+    with pytest.raises(OSError):
+        rotation.compact(d)  # the inbox folded, the rotation refused
+    assert not (tmp_path / store.JOURNAL).exists() and outside.read_text() == ""
+    assert len(memory_lines(tmp_path / store.ACTIVE)) == 1001  # nothing moved
+    store.append(d, [numbered_insight(2000)])  # captures go on
+    assert len(store.load(d).entries) == 1002
