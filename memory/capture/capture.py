@@ -251,7 +251,9 @@ def near_copy_notes(memory_dir: str, stored: list[dict]) -> list[str]:
     from memory.search import similar
     from memory.store import view
 
-    fresh = [e for e in stored if len(similar.words(str(e.get("content", "")))) >= similar.MIN_WORDS]
+    # the first NEAR_CHECKED: each is compared with the live entries it may resemble, the others just stored
+    # among them (a reply of 1,600 LEARNED lines took 13.7 s, past the hook's timeout: all of it was lost)
+    fresh = [e for e in stored if len(similar.words(str(e.get("content", "")))) >= similar.MIN_WORDS][:NEAR_CHECKED]
     if not fresh:
         return []
     raw = store.active_bytes(memory_dir)
@@ -280,6 +282,7 @@ def near_copy_notes(memory_dir: str, stored: list[dict]) -> list[str]:
 
 
 LISTED = 10  # keys named in a note: a comment of thousands of LEARNED lines must not answer in megabytes
+NEAR_CHECKED = 50  # stored entries a capture compares with the live ones: far more than a session records at once
 
 
 def _held_by(data: bytes) -> Callable[[str], int]:
