@@ -24,12 +24,13 @@ class Context:
         self.problems: list[str] = []  # payload oddities for errors.log (the hook goes on)
 
 
-def read_stdin() -> bytes:
-    """All of stdin (the writer must never block on us), keeping at most MAX_STDIN_BYTES."""
+def read_stdin() -> tuple[bytes, int]:
+    """All of stdin (the writer must never block on us), keeping at most MAX_STDIN_BYTES; and how many bytes
+    past them were dropped."""
     stream = getattr(sys.stdin, "buffer", None)
     if stream is None:
-        return b""
-    chunks, kept = [], 0
+        return b"", 0
+    chunks, kept, dropped = [], 0, 0
     while True:
         chunk = stream.read(1 << 20)
         if not chunk:
@@ -37,7 +38,9 @@ def read_stdin() -> bytes:
         if kept < MAX_STDIN_BYTES:
             chunks.append(chunk)
             kept += len(chunk)
-    return b"".join(chunks)
+        else:
+            dropped += len(chunk)
+    return b"".join(chunks), dropped
 
 
 def _looks_like_object(raw: bytes) -> bool:
@@ -72,7 +75,11 @@ def run(hook: str, handler: "Callable[[Context], str | None]", argv: "list[str] 
     in_child = False
     answer = None
     try:
-        ctx.raw = read_stdin()
+        ctx.raw, dropped = read_stdin()
+        if dropped:  # cut short, it would only fail to parse: said as what it is
+            _record(hook, f"stdin over {MAX_STDIN_BYTES >> 20} MiB ({len(ctx.raw) + dropped} bytes): not read, "
+                          "nothing done")
+            return 0
         if not _looks_like_object(ctx.raw):
             _record(hook, f"stdin is not a JSON object ({len(ctx.raw)} bytes); nothing done")
             return 0

@@ -156,6 +156,17 @@ def test_non_object_stdin_is_logged(repo):
     assert "memory_capture" in error_log(repo) and "not a JSON object" in error_log(repo)
 
 
+def test_stdin_past_the_limit_is_logged_as_too_large(repo):
+    """A 65 MiB payload was cut at 64 MiB and logged as `stdin is not JSON`: it is too large, and says so."""
+    from memory.runtimes import hookrun
+
+    payload = bash_payload('bd comment BD-1 "LEARNED: huge"', repo)
+    payload["tool_response"] = {"stdout": "x" * (hookrun.MAX_STDIN_BYTES + (1 << 20))}
+    proc = run_hook("memory_capture", payload, repo)
+    assert proc.returncode == 0 and proc.stdout == b""
+    assert "stdin over 64 MiB" in error_log(repo) and "not JSON" not in error_log(repo)
+
+
 def test_internal_error_is_logged_not_raised(repo):
     memory = repo / ".beads" / "memory"
     memory.mkdir(parents=True)
