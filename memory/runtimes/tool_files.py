@@ -98,6 +98,8 @@ def shell_changed_files(command: str) -> list[str]:
 
 def _shell_files(command: str) -> tuple[dict[str, None], dict[str, None]]:
     """(files read, files changed) of a shell command line, each in order."""
+    import posixpath
+
     from memory.core import shell
 
     read: dict[str, None] = {}  # ordered, and a lookup stays O(1) on a `cat` of many files
@@ -106,18 +108,27 @@ def _shell_files(command: str) -> tuple[dict[str, None], dict[str, None]]:
         commands = shell.parse(command)
     except (ValueError, RecursionError):
         return read, changed
+    here = ""  # where an earlier `cd` of the line went (`cd src && cat api/routes.py` reads src/api/routes.py)
     for cmd in commands:
         words = cmd.words
         if not words:
             continue
         verb = words[0].rsplit("/", 1)[-1]
+        if verb == "cd" and len(words) == 2 and not words[1].startswith(("-", "~", "$")):
+            here = posixpath.normpath(posixpath.join(here, words[1]))
+            here = "" if here == "." else here
+            continue
+
+        def at(name: str, base: str = here) -> str:
+            return name if not base or posixpath.isabs(name) else posixpath.join(base, name)
+
         if verb in PATCHERS:
-            changed.update(_patch_targets(cmd.stdin_text or ""))
+            changed.update((at(name), None) for name in _patch_targets(cmd.stdin_text or ""))
         elif verb in IN_PLACE_EDITORS:
             files, in_place = _edited_in_place(verb, words[1:])
-            (changed if in_place else read if verb in SHELL_READERS else {}).update(dict.fromkeys(files))
+            (changed if in_place else read if verb in SHELL_READERS else {}).update(dict.fromkeys(map(at, files)))
         elif verb in SHELL_READERS:
-            read.update((word, None) for word in words[1:] if _file_word(word))
+            read.update((at(word), None) for word in words[1:] if _file_word(word))
     return read, changed
 
 

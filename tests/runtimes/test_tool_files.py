@@ -56,3 +56,15 @@ def test_in_place_edits_by_sed_and_perl_and_what_they_name(command, changed, nam
     assert tool_files.shell_changed_files(command) == changed
     assert tool_files.changes_files(payload) is bool(changed)
     assert tool_files.shell_read_files(command) == named
+
+
+@pytest.mark.parametrize("command, named", [
+    ("cd src && cat api/routes.py", ["src/api/routes.py"]),
+    ("cd src/api; head -5 routes.py && cd ../.. && cat README.md", ["src/api/routes.py", "README.md"]),
+    ("cd /srv/app && sed -i 's/a/b/' conf.py", ["/srv/app/conf.py"]),
+    ("cd src && cat /etc/hosts.txt", ["/etc/hosts.txt"]),
+    ("cat api/routes.py", ["api/routes.py"]),
+])
+def test_a_file_read_after_a_cd_of_the_same_line_is_named_from_where_the_cd_went(command, named):
+    """`cd src && cat api/routes.py` was taken for the project's `api/routes.py`: the file's knowledge never came."""
+    assert tool_files.shell_read_files(command) == named

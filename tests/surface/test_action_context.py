@@ -333,6 +333,8 @@ def test_claude_shell_read_gets_the_file_knowledge_after_the_call(tmp_path):
     assert ROUTES in context(run_hook("action_context", read, repo), "PostToolUse")
     whole = dict(base, session_id="s2", tool_input={"command": f"cat {repo}/src/api/routes.py | head -40"})
     assert ROUTES in context(run_hook("action_context", whole, repo), "PostToolUse")
+    from_inside = dict(base, session_id="s5", tool_input={"command": "cd src && cat api/routes.py"})
+    assert ROUTES in context(run_hook("action_context", from_inside, repo), "PostToolUse")
     listing = dict(base, session_id="s3", tool_input={"command": "ls -la src/api"})
     assert context(run_hook("action_context", listing, repo), "PostToolUse") == ""
     # the call succeeded (a failure is PostToolUseFailure): what it printed is no error, whatever it says
