@@ -109,18 +109,22 @@ def _shell_files(command: str) -> tuple[dict[str, None], dict[str, None]]:
     except (ValueError, RecursionError):
         return read, changed
     here = ""  # where an earlier `cd` of the line went (`cd src && cat api/routes.py` reads src/api/routes.py)
+    # only along a plain sequence (`&&`, `;`): a cd in a subshell, a pipeline or after `||` may not hold
+    follow = not any(mark in command for mark in ("(", "|", "`"))
     for cmd in commands:
         words = cmd.words
         if not words:
             continue
         verb = words[0].rsplit("/", 1)[-1]
-        if verb == "cd" and len(words) == 2 and not words[1].startswith(("-", "~", "$")):
-            here = posixpath.normpath(posixpath.join(here, words[1]))
+        if verb in ("cd", "pushd"):
+            targets = [word for word in words[1:] if word == "-" or not word.startswith("-")]  # not -P, --
+            known = follow and len(targets) == 1 and not targets[0].startswith(("-", "~", "$"))
+            here = posixpath.normpath(posixpath.join(here, targets[0])) if known else ""  # else: as named
             here = "" if here == "." else here
             continue
 
         def at(name: str, base: str = here) -> str:
-            return name if not base or posixpath.isabs(name) else posixpath.join(base, name)
+            return name if not base or posixpath.isabs(name) else posixpath.normpath(posixpath.join(base, name))
 
         if verb in PATCHERS:
             changed.update((at(name), None) for name in _patch_targets(cmd.stdin_text or ""))

@@ -247,6 +247,9 @@ def committable_path(path: str) -> bool:
     project (a path outside it, `~/.aws/config` or `/Users/<name>/clients/…`, tells teammates of someone's machine
     and is no cue in their clone), and holding no credential-shaped part (a token as a file or folder name: the
     redaction wants a word boundary that a path's `/`, `.` or `-` is not)."""
-    if path.startswith(("/", "\\", "~", "../")) or path == ".." or re.match(r"[A-Za-z]:[\\/]", path):
+    import posixpath
+
+    plain = posixpath.normpath(path.replace("\\", "/"))  # `src/../../clients/x.md` is outside too
+    if plain.startswith(("/", "~", "../")) or plain == ".." or re.match(r"[A-Za-z]:/", plain):
         return False
     return not any(redact.redact(variant)[1] for variant in (path.replace("/", " "), re.sub(r"[/.+-]", " ", path)))

@@ -102,6 +102,8 @@ def test_a_file_outside_the_project_or_named_like_a_credential_is_never_recorded
     transcript = _calls(tmp_path, [("Read", {"file_path": "/home/alice.smith/.aws/config"}, None),
                                    ("Edit", {"file_path": "/Users/bob/clients/acme/notes.md"}, None),
                                    ("Bash", {"command": "cat ../sibling/README.md ~/.netrc"}, None),
+                                   ("Bash", {"command": "cd src && cat ../../clients/acme/contract.md"}, None),
+                                   ("Read", {"file_path": "src/../../clients/acme/notes.md"}, None),
                                    ("Edit", {"file_path": f"/p/ci/{token}.env"}, None),
                                    ("Read", {"file_path": f"/p/keys/{slack}/notes.txt"}, None),
                                    ("Read", {"file_path": "/p/deploy/prefix-" + token}, None),

@@ -64,6 +64,16 @@ def test_in_place_edits_by_sed_and_perl_and_what_they_name(command, changed, nam
     ("cd /srv/app && sed -i 's/a/b/' conf.py", ["/srv/app/conf.py"]),
     ("cd src && cat /etc/hosts.txt", ["/etc/hosts.txt"]),
     ("cat api/routes.py", ["api/routes.py"]),
+    ("cd src && cat ../../clients/notes.md", ["../clients/notes.md"]),  # outside: provenance drops it
+    ("cd src/ && cat ../README.md", ["README.md"]),
+    ("pushd src && cat a.py", ["src/a.py"]),
+    ("cd -P src && cat a.py", ["src/a.py"]),
+    # where a cd may not hold, or goes where the line does not say: the names as written
+    ("(cd sub && cat a.py) && cat b.py", ["a.py", "b.py"]),
+    ("cd sub | cat a.py", ["a.py"]),
+    ("cd src || cat a.py", ["a.py"]),
+    ("cd src && cat a.py; cd - && cat b.py", ["src/a.py", "b.py"]),
+    ("cd src && cd $HOME && cat notes.md", ["notes.md"]),
 ])
 def test_a_file_read_after_a_cd_of_the_same_line_is_named_from_where_the_cd_went(command, named):
     """`cd src && cat api/routes.py` was taken for the project's `api/routes.py`: the file's knowledge never came."""
