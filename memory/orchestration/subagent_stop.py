@@ -28,7 +28,7 @@ def handle(ctx: hookrun.Context) -> str | None:
              or transcript.last_assistant_text(payload.text_field(data, "agent_transcript_path")) or "")
     cwd, project = payload.cwd(data), payload.project_dir(data)
     root = paths.project_root(cwd, project)
-    if registration.another_copy_answers(data, ctx.argv, root):
+    if registration.another_copy_answers(data, ctx.argv, root, HOOK):
         return None  # one copy decides: two would count each stop twice (memory.runtimes.registration)
     ctx.memory_dir = paths.memory_dir(cwd, project)
     config = completion.load_config(ctx.memory_dir)

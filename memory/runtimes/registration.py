@@ -59,18 +59,39 @@ def claude_hooks_installed(root: str) -> bool:
     return any(registered_events(read_config(os.path.join(root, name))) for name in CLAUDE_SETTINGS_FILES)
 
 
-def another_copy_answers(data: dict, argv: list[str], root: str) -> bool:
+def another_copy_answers(data: dict, argv: list[str], root: str, hook: str) -> bool:
     """Whether another registration of this hook handles the event, so this copy steps aside: Cursor runs
     .claude/settings.json hooks besides its own .cursor/hooks.json ones (its third-party import, on by default),
     and the Claude Code plugin may sit beside an install. One copy answers, decides or records, so the agent
-    gets a block once and a subagent is held max_blocks times, not twice as often."""
+    gets a block once and a subagent is held max_blocks times, not twice as often. The other copy must run
+    `hook` on this event for its tool: an install from before a hook was registered there has other hooks of
+    ours, and stepping aside for it left the event with no answer at all."""
     from memory.core import layout
     from memory.runtimes import payload
 
     if payload.runtime(data) == payload.CURSOR and layout.FLAG_CURSOR not in argv:
-        return cursor_hooks_installed(root)
+        return _runs(read_config(os.path.join(root, CURSOR_HOOKS)), data, hook)
     if layout.FLAG_PLUGIN in argv:
-        return claude_hooks_installed(root)
+        return any(_runs(read_config(os.path.join(root, name)), data, hook) for name in CLAUDE_SETTINGS_FILES)
+    return False
+
+
+def _runs(config: dict, data: dict, hook: str) -> bool:
+    """Whether `config` registers `hook` of ours for the payload's event, with a matcher its tool matches."""
+    import re
+
+    from memory.runtimes import ours, payload
+
+    event, tool = payload.event_name(data), payload.tool_name(data)
+    for registered, matcher, handler in ours.our_handlers(config):
+        if registered != event or ours.hook_of(handler) != hook:
+            continue
+        try:
+            if matcher and tool and not re.fullmatch(matcher, tool):
+                continue
+        except re.error:
+            pass  # a matcher we cannot read: it may match
+        return True
     return False
 
 

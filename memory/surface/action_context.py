@@ -65,7 +65,7 @@ def handle(ctx: hookrun.Context) -> str | None:
     root = os.path.dirname(os.path.dirname(memory_dir))
     from memory.runtimes import registration
 
-    if registration.another_copy_answers(data, ctx.argv, root):
+    if registration.another_copy_answers(data, ctx.argv, root, HOOK):
         return None  # Cursor runs .claude/settings.json's copy beside its own (PostToolUse[Bash] as postToolUse)
     if payload.runtime(data) == payload.CURSOR:  # its transcript is not read: a capture's provenance comes from here
         _note_trail(memory_dir, session, root, files, failure, payload.shell_command(data), data)

@@ -30,7 +30,7 @@ def handle(ctx: hookrun.Context) -> None:
     if event is None or _no_compression_ahead(data):
         return None
     cwd, project = payload.cwd(data), payload.project_dir(data)
-    if registration.another_copy_answers(data, ctx.argv, paths.project_root(cwd, project)):
+    if registration.another_copy_answers(data, ctx.argv, paths.project_root(cwd, project), HOOK):
         return None  # the other copy saves it: two would write every handoff twice
     ctx.memory_dir = paths.memory_dir(cwd, project)
     record = handoff.build(data, ctx.memory_dir, event, bead=edit.bead_in_progress(cwd or project or ".") or None)

@@ -21,7 +21,7 @@ def handle(ctx: hookrun.Context) -> str | None:
     ctx.problems += payload.field_problems(data, required=("hook_event_name",))
     cwd, project = payload.cwd(data), payload.project_dir(data)
     root = paths.project_root(cwd, project)
-    if registration.another_copy_answers(data, ctx.argv, root):
+    if registration.another_copy_answers(data, ctx.argv, root, HOOK):
         return None
     ctx.memory_dir = paths.memory_dir(cwd, project)
     session, source = payload.session_id(data), payload.text_field(data, "source")

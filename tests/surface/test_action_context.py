@@ -448,6 +448,34 @@ def test_under_cursor_only_its_own_copy_answers_and_notes_the_trail(tmp_path):
     assert error_log(repo) == ""
 
 
+def test_a_copy_steps_aside_only_for_one_that_runs_this_hook_on_this_event(tmp_path):
+    """An install from before a hook existed on an event registers other hooks of ours: the copy that stepped
+    aside for it left the event with no answer at all (Cursor's file without postToolUse; the plugin beside
+    settings whose PostToolUse[Bash] runs only the capture)."""
+    from helpers import installed_project
+
+    repo = installed_project(tmp_path / "app")
+    store.append(str(repo / ".beads" / "memory"), [entry.build(PSYCOPG, "BD-3", "orchestrator"),
+                                                    entry.build(ROUTES, "BD-1", "orchestrator")])
+    cursor = json.loads((repo / ".cursor" / "hooks.json").read_text())
+    del cursor["hooks"]["postToolUse"]
+    (repo / ".cursor" / "hooks.json").write_text(json.dumps(cursor))
+    failed = cursor_post_tool_use(repo, "Shell", {"command": "pytest"}, {
+        "exitCode": 1, "stdout": "E   ModuleNotFoundError: No module named 'psycopg2'\n", "stderr": ""})
+    assert PSYCOPG in json.loads(run_hook("action_context", failed, repo).stdout)["additional_context"]
+    settings = json.loads((repo / ".claude" / "settings.json").read_text())
+    settings["hooks"]["PostToolUse"] = [group for group in settings["hooks"]["PostToolUse"]
+                                        if "action_context" not in json.dumps(group)]
+    (repo / ".claude" / "settings.json").write_text(json.dumps(settings))
+    read = dict(fixture_payload("claude-code/2.1.330/PostToolUse-15.json"), cwd=str(repo),
+                tool_input={"command": "sed -n 1,80p src/api/routes.py"})
+    assert ROUTES in context(run_hook("action_context", read, repo, args=["--plugin"]), "PostToolUse")
+    edit = file_event(repo, "src/api/routes.py", session="s2")  # PreToolUse[Read|…]: the install's copy answers
+    assert context(run_hook("action_context", edit, repo, args=["--plugin"]), "PreToolUse") == ""
+    assert ROUTES in context(run_hook("action_context", edit, repo), "PreToolUse")
+    assert error_log(repo) == ""
+
+
 @pytest.mark.parametrize("as_string", [True, False], ids=["documented", "object"])
 @pytest.mark.parametrize("code", [1, "1", 127, "2"], ids=["1", "string-1", "127", "string-2"])
 def test_a_failed_cursor_shell_call_whatever_the_shape_of_its_tool_output(tmp_path, as_string, code):
