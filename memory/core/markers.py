@@ -9,7 +9,20 @@ import re
 MARKERS = ("LEARNED", "DECISION", "WARNING", "PATTERN")
 _MARKED_LINE = re.compile(r"^[ \t]*(?:(?:[-*+]|\d{1,3}[.)])[ \t]+)?(?:\*\*|__)?(?:LEARNED|DECISION|WARNING|PATTERN)"
                           r"(?:\[[^\]\n]*\])?(?:\*\*|__)?[ \t]*:")
-_FENCE = re.compile(r"^[ \t]*(```|~~~)")
+_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})(.*)$")
+
+
+def _fence(line: str, opened: str | None) -> str | None:
+    """The fence a code block is in after `line` (None: outside any): a line of three or more backticks or
+    tildes opens one; only the same character, at least as many and nothing after them closes it (CommonMark: a
+    ```` fence quotes ``` lines as code)."""
+    found = _FENCE.match(line)
+    if found is None:
+        return opened
+    mark, rest = found.group(1), found.group(2)
+    if opened is None:
+        return None if mark[0] == "`" and "`" in rest else mark  # `` ```a``` `` on one line is inline code
+    return None if mark[0] == opened[0] and len(mark) >= len(opened) and not rest.strip() else opened
 
 
 def marked_lines(text: str, marked: bool = True) -> str:
@@ -24,13 +37,12 @@ def marked_lines(text: str, marked: bool = True) -> str:
 def marked_runs(text: str) -> list[list[tuple[int, str]]]:
     """Each marked line with the lines that go on with it, as (line number, line)."""
     runs: list[list[tuple[int, str]]] = []
-    fenced = False
+    fence: str | None = None
     run: _Run | None = None
     for at, line in enumerate(text.splitlines()):
-        if _FENCE.match(line):
-            fenced, run = not fenced, None
-        elif fenced:
-            continue
+        before, fence = fence, _fence(line, fence)
+        if before is not None or fence is not None:  # a fence line, or code
+            run = None
         elif _MARKED_LINE.match(line):
             run = _Run(line)
             runs.append([(at, line)])
@@ -50,20 +62,23 @@ class _Run:
 
     def __init__(self, line: str) -> None:
         self.depth, self.last, self.listing, self.waited = _depth(line), line, -1, False
+        self.item = bool(_ITEM.match(line))  # a list item itself: the items after it at its depth are siblings
 
     def goes_on(self, line: str) -> bool:
         """Whether `line` is part of the insight, as Markdown reads it: a line indented under the marked one (its
         sub-items: `deploys take two steps:` / `  1. make migrate`), or an item of the list its text opens with
-        a colon. Anything else ends it (a blank line, a heading, a quote, another item, a line of prose even in
-        lower case: the reply goes on to other things, and a line lost from an insight costs less than an
-        unrelated line stored in it)."""
+        a colon at its own depth (when the marked line is no list item itself: an item's are its siblings).
+        Anything else ends it (a blank line, a heading, a quote, another item, a line of prose even in lower
+        case: the reply goes on to other things, and a line lost from an insight costs less than an unrelated
+        line stored in it)."""
         if not line.strip() or _BREAK.match(line):
             return False
         depth = _depth(line)
         if depth > self.depth:
             goes_on = True
         elif _ITEM.match(line):
-            goes_on = depth == self.listing or self.last.rstrip().endswith(":")
+            goes_on = depth == self.listing or (depth == self.depth and not self.item
+                                                and self.last.rstrip().endswith(":"))
             self.listing = depth if goes_on else self.listing
         else:
             goes_on = False
@@ -87,12 +102,13 @@ def without_code(text: str) -> str:
     reply's code spends a short excerpt's budget on what only reads whole."""
     kept: list[str] = []
     code: list[str] | None = None
+    fence: str | None = None
     for line in text.splitlines():
-        if _FENCE.match(line):
-            if code is None:
-                code = []
-                continue
-            kept.append(_left_out(code))
+        before, fence = fence, _fence(line, fence)
+        if before is None and fence is not None:  # opens
+            code = []
+        elif before is not None and fence is None:  # closes
+            kept.append(_left_out(code or []))
             code = None
         elif code is None:
             kept.append(line)

@@ -96,6 +96,14 @@ def parse_report(text: str) -> Report | None:
                   labels.get("worktree") or None, branch_name(labels.get("branch") or ""))
 
 
+def unquoted(text: str) -> str:
+    """`text` without its code: fenced blocks and lines indented as code (four spaces or a tab). What an ordinary
+    agent quotes there (the report's format, documenting the protocol) is no claim of its own."""
+    from memory.core.markers import without_code
+
+    return "\n".join(line for line in without_code(text).splitlines() if not line.startswith(("    ", "\t")))
+
+
 def branch_name(value: str) -> str | None:
     """The branch a `Branch:` line names, as git's short name: its first word, without the punctuation of prose
     after it (`bd-BD-12.`, `bd-BD-12, pushed`) or a `refs/heads/` / `origin/` before it."""

@@ -10,7 +10,6 @@ from __future__ import annotations
 import time
 
 from memory.core import errorlog, paths
-from memory.core.markers import without_code
 from memory.orchestration import completion
 from memory.runtimes import hookrun, payload, registration, transcript
 from memory.surface import notices
@@ -34,7 +33,7 @@ def handle(ctx: hookrun.Context) -> str | None:
     config = completion.load_config(ctx.memory_dir)
     # another agent's code block may quote the report's format (documenting the protocol): no claim of its own;
     # a supervisor's report counts wherever it stands
-    report = completion.parse_report(final if completion.supervisor(agent_type, config) else without_code(final))
+    report = completion.parse_report(final if completion.supervisor(agent_type, config) else completion.unquoted(final))
     _capture_insights(data, final, ctx.memory_dir, report.bead if report else None)
     if not completion.applies(agent_type, report, config):
         return None

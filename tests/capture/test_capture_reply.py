@@ -52,19 +52,24 @@ def test_a_list_of_learnings_stores_each_without_the_next_items_bullet(repo):
 
 def test_the_lines_that_go_on_with_a_marked_line_are_part_of_its_insight(repo):
     """A walkthrough's reply stored `deploys need two steps:` without the steps, and the Stop hook cannot tell the
-    agent. Sub-items and the list a colon opens (after one blank line too) go on with the marked line; a marker
-    inside them is mid-sentence. A blank line, prose (in lower case too) or another item ends it."""
+    agent. Sub-items and the list a colon opens (after one blank line too; not a list item's siblings) go on with
+    the marked line; a marker inside them is mid-sentence. A blank line, prose (in lower case too) or another item
+    ends it."""
     stop(repo, "Done.\n\n- **LEARNED:** deploys need two steps:\n  1. run `make migrate`\n  2. run `make deploy`\n\n"
                "LEARNED: the release checklist has two gates:\n"
                "  - the changelog has no line starting with WARNING: left over\n  - the version is bumped\n"
-               "- WARNING: the seed takes three flags:\n\n- `--small`\n- `--no-media`\n\n- more work next week\n"
+               "WARNING: the seed takes three flags:\n\n- `--small`\n- `--no-media`\n\n- more work next week\n"
+               "Done:\n- LEARNED: the staging env needs:\n- Rebased on main\n"
+               "- Investigated the crash\n  - PATTERN: retries go through these modules:\n- Updated the docs\n"
                "DECISION: `make test` needs docker (not podman)\nthen I committed the fix and pushed it\n")
     got = sorted(" ".join(e["content"].split()) for e in knowledge(repo))
     assert got == ["`make test` needs docker (not podman)",
                    "deploys need two steps: 1. run `make migrate` 2. run `make deploy`",
+                   "retries go through these modules:",  # the items after a list item are its siblings
                    "the release checklist has two gates: - the changelog has no line starting with WARNING: left "
                    "over - the version is bumped",
-                   "the seed takes three flags: - `--small` - `--no-media`"]
+                   "the seed takes three flags: - `--small` - `--no-media`",
+                   "the staging env needs:"]
 
 
 def test_a_numbered_list_of_learnings_is_captured_too(repo):

@@ -389,7 +389,9 @@ PROSE = ["Reviewed the diff; you can mark bead BD-12 complete.",
          # the report's format quoted in a code block (documenting the protocol): it blocked the agent
          "I documented the protocol in AGENTS.md. A supervisor ends with:\n\n```\nBEAD BD-12 COMPLETE\n"
          "Worktree: .worktrees/bd-BD-12\nBranch: bd-BD-12\n```\n\nThat is all.",
-         "```\nBEAD BD-12 COMPLETE\n```"]
+         "```\nBEAD BD-12 COMPLETE\n```",
+         "A supervisor ends with:\n\n    BEAD BD-12 COMPLETE\n    Worktree: .worktrees/bd-BD-12\n\nThat is all.",
+         "The format, quoted:\n````\n```\nBEAD BD-12 COMPLETE\n```\n````\nDone."]
 
 
 @pytest.mark.parametrize("agent_type", ["general-purpose", "Explore", "code-reviewer"])
