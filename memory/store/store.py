@@ -198,7 +198,9 @@ def recover(memory_dir: str) -> None:
         journal = jsonio.loads(raw)
         stat = os.stat(path(memory_dir))
         unfinished = (stat.st_ino, stat.st_dev) == (journal["active_ino"], journal["active_dev"])
-        if unfinished:
+        # an archive that is a symlink was never appended to (no write follows one): nothing to undo there, and
+        # a truncate through it failed every later capture's recovery
+        if unfinished and not os.path.islink(path(memory_dir, ARCHIVE)):
             _truncate(path(memory_dir, ARCHIVE), int(journal["archive_size"]))
     except FileNotFoundError:
         pass

@@ -47,3 +47,20 @@ def test_an_archive_that_is_a_symlink_stops_the_rotation_before_its_journal(tmp_
     assert len(memory_lines(tmp_path / store.ACTIVE)) == 1001  # nothing moved
     store.append(d, [numbered_insight(2000)])  # captures go on
     assert len(store.load(d).entries) == 1002
+
+
+def test_a_journal_an_older_version_left_beside_an_archive_symlink_no_longer_stops_captures(tmp_path):
+    import os
+
+    d = str(tmp_path)
+    store.append(d, [numbered_insight(1)])
+    rotation.compact(d)
+    outside = tmp_path / "outside.jsonl"
+    outside.write_text("theirs\n")
+    os.symlink(outside, tmp_path / store.ARCHIVE)
+    active = os.stat(tmp_path / store.ACTIVE)
+    (tmp_path / store.JOURNAL).write_text(json.dumps({"archive_size": 0, "active_ino": active.st_ino,
+                                                      "active_dev": active.st_dev}) + "\n")
+    store.append(d, [numbered_insight(2)])  # failed with ELOOP, and so did every capture after it
+    assert not (tmp_path / store.JOURNAL).exists() and outside.read_text() == "theirs\n"
+    assert len(store.load(d).entries) == 2
