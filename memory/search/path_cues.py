@@ -31,6 +31,7 @@ def _pattern(name: str) -> Pattern[str]:
         _patterns["ext"] = re.compile(r"(?<![\w/])\*?\.([a-z][a-z0-9]{0,5})\b")
         _patterns["folder_word"] = re.compile(r"\b([\w.-]+)[`'\"]?\s+(?:folder|directory|dir|package|module)\b", re.I)
         _patterns["urlish"] = re.compile(r"^[a-z]+://|^www\.|\.(?:com|org|net|io|dev)$", re.I)
+        _patterns["quoted"] = re.compile(r"`([^`\n]*[^`\s][ \t][^`\n]*)`")  # a code span with a space in it
     return _patterns[name]
 
 
@@ -53,6 +54,14 @@ def _mentions(text: str) -> tuple[set[str], set[str], set[str], str]:
     is about that one file)."""
     files, folders, exts = set(), set(), set()
     prose = text
+    # `My Docs/setup guide.md`, a path with a space, is one file too (a command such as `cat a.py` may read the
+    # same: the whole span is only added, its words stay mentions as before)
+    for match in _pattern("quoted").finditer(text):
+        span = match.group(1).strip().lstrip("./")
+        last = span.rsplit("/", 1)[-1]
+        if "/" in span and "." in last and last.rsplit(".", 1)[-1].lower() in EXTENSIONS \
+                and not _pattern("urlish").search(span):
+            files.add(span.lower())
     for match in _pattern("path").finditer(text):
         token = match.group().strip("./").lower() if not match.group().startswith("/") else match.group().lower()
         token = token.lstrip("/") if token.startswith("/") else token

@@ -663,6 +663,16 @@ def test_a_read_of_a_named_file_without_an_extension_gets_its_entry(tmp_path):
     assert error_log(repo) == ""
 
 
+def test_a_read_of_a_file_whose_path_has_a_space_gets_the_entry_that_quotes_it(tmp_path):
+    """`My Docs/setup guide.md` in an entry was read as the words `My`, `Docs/setup` and `guide.md`: a Read of
+    that file brought nothing."""
+    note = "`My Docs/setup guide.md` is out of date: the install steps moved to the README."
+    repo = project(tmp_path, extra=[entry.build(note, "BD-8", "orchestrator")])
+    assert note in context(run_hook("action_context", file_event(repo, "My Docs/setup guide.md"), repo), "PreToolUse")
+    other = file_event(repo, "notes/setup.md", session="s2")
+    assert note not in context(run_hook("action_context", other, repo), "PreToolUse")
+
+
 def test_a_missing_file_error_does_not_bring_an_entry_about_some_directory(tmp_path):
     """`file or directory not found` / `No such file or directory` say that a path is missing, never what about:
     pytest on a mistyped test file brought an unrelated entry that shared `python` and `directory`."""
