@@ -15,13 +15,15 @@ _OPERATOR_CHARS = ";&|"
 class Command:
     """One simple command: its words after quote removal, and what its stdin would be."""
 
-    __slots__ = ("words", "stdin_text", "stdin_file", "pipe_from")
+    __slots__ = ("words", "stdin_text", "stdin_file", "pipe_from", "after", "depth")
 
     def __init__(self) -> None:
         self.words: list[str] = []
         self.stdin_text: str | None = None  # here-document or here-string body
         self.stdin_file: str | None = None  # `< file`
         self.pipe_from: Command | None = None  # the command piped into this one
+        self.after = ""  # the operator before it on its level: `&&`, `||`, `;`, `|`, `(`, `)` ("": the first)
+        self.depth = 0  # how deep in subshells, groups and substitutions it stands (a `cd` there ends with them)
 
     def __repr__(self) -> str:
         return f"Command({self.words!r}, stdin_text={self.stdin_text!r})"
@@ -38,11 +40,13 @@ class _Level:
     """One nesting level of a command list being parsed: its commands so far, the command and word
     being read, and whether the next command reads the previous one's output."""
 
-    def __init__(self, found: list[Command]) -> None:
+    def __init__(self, found: list[Command], depth: int = 0) -> None:
         self.commands: list[Command] = []
         self.cmd = Command()
         self.word: list[str] | None = None
         self.pipe_next = False
+        self.next_after = ""
+        self.depth = depth
         self._found = found  # the lexer's list of every simple command
 
     def end_word(self) -> None:
@@ -50,32 +54,35 @@ class _Level:
             self.cmd.words.append("".join(self.word))
             self.word = None
 
-    def end_command(self, piped: bool) -> None:
+    def end_command(self, piped: bool, op: str = ";") -> None:
         self.end_word()
         cmd = self.cmd
         if cmd.words or cmd.stdin_text is not None:
             if self.pipe_next and self.commands:
                 cmd.pipe_from = self.commands[-1]
+            cmd.after, cmd.depth = self.next_after, self.depth
             self.commands.append(cmd)
             self._found.append(cmd)
         self.cmd = Command()
         self.pipe_next = piped
+        self.next_after = op
 
 
 class _Lexer(WordReader):
     """Command lists, operators, redirections and here-documents; the words themselves: WordReader."""
 
-    def __init__(self, src: str) -> None:
+    def __init__(self, src: str, depth: int = 0) -> None:
         self.src = src
         self.i = 0
         self.found: list[Command] = []  # every simple command, nested ones included
         self.pending: list[_Heredoc] = []
+        self.depth = depth
 
     # -- command lists -------------------------------------------------------------------------
     def parse_list(self, closer: str | None = None) -> list[Command]:
         """Parse commands until `closer` (")" or end of input); return the commands at this level."""
         src, n = self.src, len(self.src)
-        level = _Level(self.found)
+        level = _Level(self.found, self.depth)
         while self.i < n:
             c = src[self.i]
             if closer and c == closer:
@@ -96,7 +103,8 @@ class _Lexer(WordReader):
                     self.i += 1
             elif c in "()":
                 # an operator even right after a word: `(cd sub && bd comment X "…")` ends the word
-                level.end_command(False)  # subshells and groups only separate commands here
+                level.end_command(False, c)  # subshells and groups only separate commands here
+                level.depth += 1 if c == "(" else -1 if level.depth > self.depth else 0
                 self.i += 1
             elif c == "&" and src.startswith("&>", self.i):
                 level.end_word()
@@ -105,7 +113,7 @@ class _Lexer(WordReader):
             elif c in _OPERATOR_CHARS:
                 level.end_word()
                 op = self._operator()
-                level.end_command(op in ("|", "|&"))
+                level.end_command(op in ("|", "|&"), op)
             elif c in "<>":
                 if level.word is not None and "".join(level.word).isdigit():
                     level.word = None  # an fd number such as the 2 in 2>&1
@@ -178,7 +186,11 @@ class _Lexer(WordReader):
     def _substitution(self) -> str:
         start = self.i
         self.i += 2
-        inner = self.parse_list(closer=")")
+        self.depth += 1
+        try:
+            inner = self.parse_list(closer=")")
+        finally:
+            self.depth -= 1
         return _substitution_value(inner, self.src[start:self.i])
 
     def _backticks(self) -> str:
@@ -194,7 +206,7 @@ class _Lexer(WordReader):
             body.append(src[j])
             j += 1
         self.i = j + 1
-        nested = _Lexer("".join(body))
+        nested = _Lexer("".join(body), self.depth + 1)
         inner = nested.parse_list()
         self.found.extend(nested.found)
         return _substitution_value(inner, src[start:self.i])

@@ -108,31 +108,41 @@ def _shell_files(command: str) -> tuple[dict[str, None], dict[str, None]]:
         commands = shell.parse(command)
     except (ValueError, RecursionError):
         return read, changed
-    here = ""  # where an earlier `cd` of the line went (`cd src && cat api/routes.py` reads src/api/routes.py)
-    # only along a plain sequence (`&&`, `;`): a cd in a subshell, a pipeline or after `||` may not hold
-    follow = not any(mark in command for mark in ("(", "|", "`"))
+    # where an earlier `cd` of the line went (`cd src && cat api/routes.py` reads src/api/routes.py), by depth: a
+    # cd in a subshell, a group or a substitution ends with it; one that is a pipeline's stage, or is followed
+    # by `||`, never holds; one to where the line does not say (`cd -`, `$HOME`, `~`) leaves names as written
+    heres: dict[int, str | None] = {0: ""}  # None: somewhere the line does not say
+    last_cd: tuple[int, str | None] | None = None  # (depth, where before it) of the command just before
     for cmd in commands:
+        for deeper in [d for d in heres if d > cmd.depth]:
+            del heres[deeper]
+        if last_cd is not None and cmd.after in ("|", "|&", "||") and last_cd[0] == cmd.depth:
+            heres[cmd.depth] = last_cd[1]
+        here = heres.get(cmd.depth, heres[max(d for d in heres if d <= cmd.depth)])
+        last_cd = None
         words = cmd.words
         if not words:
             continue
         verb = words[0].rsplit("/", 1)[-1]
         if verb in ("cd", "pushd"):
             targets = [word for word in words[1:] if word == "-" or not word.startswith("-")]  # not -P, --
-            known = follow and len(targets) == 1 and not targets[0].startswith(("-", "~", "$"))
-            here = posixpath.normpath(posixpath.join(here, targets[0])) if known else ""  # else: as named
-            here = "" if here == "." else here
+            known = len(targets) == 1 and not targets[0].startswith(("-", "~", "$")) and here is not None
+            went = posixpath.normpath(posixpath.join(here or "", targets[0])) if known else None
+            last_cd, heres[cmd.depth] = (cmd.depth, here), "" if went == "." else went
             continue
 
-        def at(name: str, base: str = here) -> str:
-            return name if not base or posixpath.isabs(name) else posixpath.normpath(posixpath.join(base, name))
+        def at(names: list[str], base: str | None = here) -> dict[str, None]:
+            """The names as the shell there reads them (a relative one after an unknown cd: none)."""
+            return {name if not base or posixpath.isabs(name) else posixpath.normpath(posixpath.join(base, name)):
+                    None for name in names if base is not None or posixpath.isabs(name)}
 
         if verb in PATCHERS:
-            changed.update((at(name), None) for name in _patch_targets(cmd.stdin_text or ""))
+            changed.update(at(list(_patch_targets(cmd.stdin_text or ""))))
         elif verb in IN_PLACE_EDITORS:
             files, in_place = _edited_in_place(verb, words[1:])
-            (changed if in_place else read if verb in SHELL_READERS else {}).update(dict.fromkeys(map(at, files)))
+            (changed if in_place else read if verb in SHELL_READERS else {}).update(at(files))
         elif verb in SHELL_READERS:
-            read.update((at(word), None) for word in words[1:] if _file_word(word))
+            read.update(at([word for word in words[1:] if _file_word(word)]))
     return read, changed
 
 

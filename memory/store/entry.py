@@ -250,6 +250,6 @@ def committable_path(path: str) -> bool:
     import posixpath
 
     plain = posixpath.normpath(path.replace("\\", "/"))  # `src/../../clients/x.md` is outside too
-    if plain.startswith(("/", "~", "../")) or plain == ".." or re.match(r"[A-Za-z]:/", plain):
+    if plain.startswith(("/", "~", "$", "../")) or plain == ".." or re.match(r"[A-Za-z]:/", plain):
         return False
     return not any(redact.redact(variant)[1] for variant in (path.replace("/", " "), re.sub(r"[/.+-]", " ", path)))

@@ -68,12 +68,21 @@ def test_in_place_edits_by_sed_and_perl_and_what_they_name(command, changed, nam
     ("cd src/ && cat ../README.md", ["README.md"]),
     ("pushd src && cat a.py", ["src/a.py"]),
     ("cd -P src && cat a.py", ["src/a.py"]),
-    # where a cd may not hold, or goes where the line does not say: the names as written
-    ("(cd sub && cat a.py) && cat b.py", ["a.py", "b.py"]),
+    # a pipeline after the cd runs there; a `|` or `(` elsewhere in the line changes nothing
+    ("cd src && cat api/routes.py | head -50", ["src/api/routes.py"]),
+    ("cd src && sed -n 1,80p api/routes.py 2>&1 | head -100", ["src/api/routes.py"]),
+    ("cd src && nl api/routes.py # see (line 40)", ["src/api/routes.py"]),
+    ('cd src && grep -n "a|b" x.py; cat api/routes.py', ["src/api/routes.py"]),
+    # a cd in a subshell or a substitution ends with it; one in a pipeline or before || never holds
+    ("(cd sub && cat a.py) && cat b.py", ["sub/a.py", "b.py"]),
+    ("cd a && (cd b && cat x.py) && cat y.py", ["a/b/x.py", "a/y.py"]),
+    ("echo $(cd x && cat a.py) && cat b.py", ["x/a.py", "b.py"]),
     ("cd sub | cat a.py", ["a.py"]),
     ("cd src || cat a.py", ["a.py"]),
-    ("cd src && cat a.py; cd - && cat b.py", ["src/a.py", "b.py"]),
-    ("cd src && cd $HOME && cat notes.md", ["notes.md"]),
+    # a cd to where the line does not say: a relative name after it is no file of the project's (an absolute is)
+    ("cd src && cat a.py; cd - && cat b.py", ["src/a.py"]),
+    ("cd src && cd $HOME && cat notes.md /etc/app.conf", ["/etc/app.conf"]),
+    ("cd ~/clients/acme && cat notes.md", []),
 ])
 def test_a_file_read_after_a_cd_of_the_same_line_is_named_from_where_the_cd_went(command, named):
     """`cd src && cat api/routes.py` was taken for the project's `api/routes.py`: the file's knowledge never came."""
