@@ -12,17 +12,36 @@ _MARKED_LINE = re.compile(r"^[ \t]*(?:(?:[-*+]|\d{1,3}[.)])[ \t]+)?(?:\*\*|__)?(
 _FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})(.*)$")
 
 
-def _fence(line: str, opened: str | None) -> str | None:
+def _fence(line: str, opened: str | None, strict: bool = True) -> str | None:
     """The fence a code block is in after `line` (None: outside any): a line of three or more backticks or
     tildes opens one; only the same character, at least as many and nothing after them closes it (CommonMark: a
-    ```` fence quotes ``` lines as code)."""
+    ```` fence quotes ``` lines as code). Not `strict`: any fence line closes one."""
     found = _FENCE.match(line)
     if found is None:
         return opened
     mark, rest = found.group(1), found.group(2)
     if opened is None:
         return None if mark[0] == "`" and "`" in rest else mark  # `` ```a``` `` on one line is inline code
+    if not strict:
+        return None
     return None if mark[0] == opened[0] and len(mark) >= len(opened) and not rest.strip() else opened
+
+
+def _code(lines: list[str]) -> list[str]:
+    """Each line's part: "text", "open" (a fence opening a code block), "code" or "close". As CommonMark reads
+    fences, unless that leaves a block open at the end: a model quoting a Markdown file with ``` inside ```
+    would hide the rest of its message, so then any fence line closes a block (as fences were read before)."""
+    parts: list[str] = []
+    for strict in (True, False):
+        parts = []
+        fence: str | None = None
+        for line in lines:
+            before, fence = fence, _fence(line, fence, strict)
+            parts.append("text" if before is None and fence is None else "open" if before is None
+                         else "close" if fence is None else "code")
+        if fence is None:
+            break
+    return parts
 
 
 def marked_lines(text: str, marked: bool = True) -> str:
@@ -37,11 +56,10 @@ def marked_lines(text: str, marked: bool = True) -> str:
 def marked_runs(text: str) -> list[list[tuple[int, str]]]:
     """Each marked line with the lines that go on with it, as (line number, line)."""
     runs: list[list[tuple[int, str]]] = []
-    fence: str | None = None
     run: _Run | None = None
-    for at, line in enumerate(text.splitlines()):
-        before, fence = fence, _fence(line, fence)
-        if before is not None or fence is not None:  # a fence line, or code
+    lines = text.splitlines()
+    for at, (line, part) in enumerate(zip(lines, _code(lines))):
+        if part != "text":  # a fence line, or code
             run = None
         elif _MARKED_LINE.match(line):
             run = _Run(line)
@@ -102,12 +120,11 @@ def without_code(text: str) -> str:
     reply's code spends a short excerpt's budget on what only reads whole."""
     kept: list[str] = []
     code: list[str] | None = None
-    fence: str | None = None
-    for line in text.splitlines():
-        before, fence = fence, _fence(line, fence)
-        if before is None and fence is not None:  # opens
+    lines = text.splitlines()
+    for line, part in zip(lines, _code(lines)):
+        if part == "open":
             code = []
-        elif before is not None and fence is None:  # closes
+        elif part == "close":
             kept.append(_left_out(code or []))
             code = None
         elif code is None:

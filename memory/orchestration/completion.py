@@ -97,11 +97,23 @@ def parse_report(text: str) -> Report | None:
 
 
 def unquoted(text: str) -> str:
-    """`text` without its code: fenced blocks and lines indented as code (four spaces or a tab). What an ordinary
-    agent quotes there (the report's format, documenting the protocol) is no claim of its own."""
+    """`text` without its code: fenced blocks, and indented code blocks (lines indented four spaces or a tab after
+    a blank line). What an ordinary agent quotes there (the report's format, documenting the protocol) is no
+    claim of its own. Indented lines right under a line of text stay: `Worktree:` under the report line, as the
+    gate's own fix hint writes it, or a report nested in a list."""
     from memory.core.markers import without_code
 
-    return "\n".join(line for line in without_code(text).splitlines() if not line.startswith(("    ", "\t")))
+    kept: list[str] = []
+    code, after_blank = False, True
+    for line in without_code(text).splitlines():
+        if not line.strip():
+            after_blank = True
+            kept += [] if code else [line]
+            continue
+        code = line.startswith(("    ", "\t")) and (code or after_blank)
+        after_blank = False
+        kept += [] if code else [line]
+    return "\n".join(kept)
 
 
 def branch_name(value: str) -> str | None:

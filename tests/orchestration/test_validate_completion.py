@@ -412,6 +412,9 @@ def test_a_supervisors_report_in_a_code_block_is_still_its_claim(project, tmp_pa
 
 DECORATED = [
     "Done.\n\n**BEAD BD-12 COMPLETE**\n**Worktree:** .worktrees/bd-BD-12\n- **Branch:** `bd-BD-12`",
+    # the labels indented under the report line, as the gate's own fix hint shows them; a report nested in a list
+    "Done.\n\nBEAD BD-12 COMPLETE\n    Worktree: .worktrees/bd-BD-12\n    Branch: bd-BD-12",
+    "Summary:\n1. Fixed the parser\n2. Report:\n    - BEAD BD-12 COMPLETE\n    - Branch: bd-BD-12",
     "Done.\n\n> BEAD BD-12 COMPLETE\n> Worktree: `.worktrees/bd-BD-12`",
     "Done.\n\n- `BEAD BD-12 COMPLETE`\n- **Branch**: `bd-BD-12`",
 ]
