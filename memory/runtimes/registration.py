@@ -77,17 +77,22 @@ def another_copy_answers(data: dict, argv: list[str], root: str, hook: str) -> b
 
 
 def _runs(config: dict, data: dict, hook: str) -> bool:
-    """Whether `config` registers `hook` of ours for the payload's event, with a matcher its tool matches."""
+    """Whether `config` registers `hook` of ours for the payload's event, with a matcher its tool (or source,
+    trigger, reason) matches."""
     import re
 
     from memory.runtimes import ours, payload
 
-    event, tool = payload.event_name(data), payload.tool_name(data)
+    event = payload.event_name(data)
+    # what the event's matcher is matched against: the tool, or SessionStart's source, PreCompact's trigger,
+    # SessionEnd's reason (an install from before `fork` was registered does not run on a fork)
+    subject = payload.tool_name(data) or next((data[name] for name in ("source", "trigger", "reason")
+                                              if isinstance(data.get(name), str) and data[name]), "")
     for registered, matcher, handler in ours.our_handlers(config):
         if registered != event or ours.hook_of(handler) != hook:
             continue
         try:
-            if matcher and tool and not re.fullmatch(matcher, tool):
+            if matcher and subject and not re.fullmatch(matcher, subject):
                 continue
         except re.error:
             pass  # a matcher we cannot read: it may match

@@ -216,6 +216,19 @@ def test_plugin_copy_is_quiet_beside_an_install(repo):
     assert b"Recent Knowledge" in start(repo).stdout
 
 
+def test_the_plugin_answers_a_source_the_installs_older_matcher_does_not_run_on(repo):
+    """An install from before `fork` was registered runs session start on startup|resume|clear|compact: the plugin
+    stepped aside for it on a fork too, and the forked session got nothing."""
+    from memory.runtimes import settings_merge
+    seed(repo, 2)
+    config = settings_merge.with_claude_hooks({}, ["session_start"])
+    for group in config["hooks"]["SessionStart"]:
+        group["matcher"] = "startup|resume|clear|compact"
+    _register(repo, ".claude/settings.json", config)
+    assert start(repo, args=["--plugin"], source="startup").stdout == b""  # the install answers
+    assert b"Recent Knowledge" in start(repo, args=["--plugin"], source="fork").stdout
+
+
 def test_the_plugin_keeps_the_memorys_machine_local_files_out_of_git(repo):
     """The plugin installs nothing into the repository, so nothing wrote .beads/memory/.gitignore: its session
     start does, and `git add .beads/memory` (the README's advice) then commits the knowledge, not the handoffs,
