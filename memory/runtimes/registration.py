@@ -13,7 +13,6 @@ import sys
 
 from memory.core import fsio, jsonio
 from memory.core.fsio import MAX_SETTINGS_BYTES
-from memory.runtimes.ours import registered_events
 from memory.runtimes.runtimes import (  # noqa: F401 - the tables and commands, where callers have always found them
     CLAUDE_HOOKS,
     CLAUDE_SETTINGS,
@@ -47,16 +46,6 @@ def read_config(path: str) -> dict:
     except (OSError, ValueError):
         return {}
     return value if isinstance(value, dict) else {}
-
-
-def cursor_hooks_installed(root: str) -> bool:
-    """True when the project's `.cursor/hooks.json` registers our hooks natively."""
-    return bool(registered_events(read_config(os.path.join(root, CURSOR_HOOKS))))
-
-
-def claude_hooks_installed(root: str) -> bool:
-    """True when the project's Claude Code settings files register our hooks."""
-    return any(registered_events(read_config(os.path.join(root, name))) for name in CLAUDE_SETTINGS_FILES)
 
 
 def another_copy_answers(data: dict, argv: list[str], root: str, hook: str) -> bool:

@@ -7,6 +7,7 @@ from memory import TYPE_CHECKING
 from memory.runtimes.payload import FILE_TOOLS, PATCH_TOOLS, SHELL_TOOLS, tool_input, tool_name
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
     from typing import Any
 
 _PATCH_FILE = "*** "  # `*** Update File: path`, `*** Add File: path`, `*** Delete File: path`
@@ -118,7 +119,7 @@ def _shell_files(command: str) -> tuple[dict[str, None], dict[str, None]]:
             del heres[deeper]
         if last_cd is not None and cmd.after in ("|", "|&", "||") and last_cd[0] == cmd.depth:
             heres[cmd.depth] = last_cd[1]
-        here = heres.get(cmd.depth, heres[max(d for d in heres if d <= cmd.depth)])
+        here = heres[max(d for d in heres if d <= cmd.depth)]  # its own level's, else the nearest outer one's
         last_cd = None
         words = cmd.words
         if not words:
@@ -129,21 +130,23 @@ def _shell_files(command: str) -> tuple[dict[str, None], dict[str, None]]:
             known = len(targets) == 1 and not targets[0].startswith(("-", "~", "$")) and here is not None
             went = posixpath.normpath(posixpath.join(here or "", targets[0])) if known else None
             last_cd, heres[cmd.depth] = (cmd.depth, here), "" if went == "." else went
-            continue
-
-        def at(names: list[str], base: str | None = here) -> dict[str, None]:
-            """The names as the shell there reads them (a relative one after an unknown cd: none)."""
-            return {name if not base or posixpath.isabs(name) else posixpath.normpath(posixpath.join(base, name)):
-                    None for name in names if base is not None or posixpath.isabs(name)}
-
-        if verb in PATCHERS:
-            changed.update(at(list(_patch_targets(cmd.stdin_text or ""))))
+        elif verb in PATCHERS:
+            changed.update(_seen_from(here, _patch_targets(cmd.stdin_text or "")))
         elif verb in IN_PLACE_EDITORS:
             files, in_place = _edited_in_place(verb, words[1:])
-            (changed if in_place else read if verb in SHELL_READERS else {}).update(at(files))
+            (changed if in_place else read if verb in SHELL_READERS else {}).update(_seen_from(here, files))
         elif verb in SHELL_READERS:
-            read.update(at([word for word in words[1:] if _file_word(word)]))
+            read.update(_seen_from(here, [word for word in words[1:] if _file_word(word)]))
     return read, changed
+
+
+def _seen_from(here: str | None, names: Iterable[str]) -> dict[str, None]:
+    """The names as a shell in `here` reads them (None: a folder the line does not say, where a relative name is
+    no file of the project's)."""
+    import posixpath
+
+    return {name if not here or posixpath.isabs(name) else posixpath.normpath(posixpath.join(here, name)): None
+            for name in names if here is not None or posixpath.isabs(name)}
 
 
 def _edited_in_place(verb: str, args: list[str]) -> tuple[list[str], bool]:

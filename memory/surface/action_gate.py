@@ -13,6 +13,7 @@ _MIGHT = (b'"file_path"', b'"absolute_path"', b'"notebook_path"', b"apply_patch"
 
 
 _CURSOR_FILE = (b'"file_path"', b'"target_file"', b'"path"')  # the names tool_files.tool_files reads
+_RESPONSE = b'"tool_response":'
 _SHELL_READS = (b"cat ", b"sed ", b"head ", b"tail ", b"nl ", b"less ", b"more ", b"bat ", b"wc ", b"perl ",
                 b"apply_patch")
 
@@ -22,8 +23,8 @@ def might_act(raw: bytes) -> bool:
     if b'"PreToolUse"' in raw and b'"Bash"' in raw:  # Codex, before every shell command: a read or a patch?
         return any(marker in raw for marker in _SHELL_READS)
     if b'"PostToolUse"' in raw and b'"Bash"' in raw:
-        at = raw.find(b'"tool_response":')
-        if at >= 0 and raw[at + 16:at + 32].lstrip().startswith(b"{"):
+        at = raw.find(_RESPONSE)
+        if at >= 0 and raw[at + len(_RESPONSE):at + len(_RESPONSE) + 16].lstrip().startswith(b"{"):
             # Claude Code, after every shell command that succeeded (its output an object; Codex's is a string):
             # only a read or an edit is ours, named in the command, which comes before the output
             return any(marker in raw[:at] for marker in _SHELL_READS)
