@@ -21,10 +21,11 @@ if TYPE_CHECKING:
 
 
 def _lines(data: bytes | None) -> list[str]:
-    """The lines of a file, split at line feeds only (a form feed or a lone CR is part of its line), each with its
-    ending: the last one has none when the file does not end in one."""
-    parts = (data or b"").decode("utf-8", "replace").split("\n")
-    return [part + "\n" for part in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
+    """The lines of a file as textblock splits them (at line feeds only, each with its ending: the last one has
+    none when the file does not end in one), as text."""
+    from memory.core import textblock
+
+    return [line.decode("utf-8", "replace") for line in textblock.lines(data or b"")]
 
 
 def show_diff(changes: list[Change], out: TextIO = sys.stdout) -> None:
