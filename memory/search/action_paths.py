@@ -26,11 +26,11 @@ if TYPE_CHECKING:
 VERSION = 8
 # folder and file words too common to say what area a file is in
 GENERIC = frozenset((
-    "src", "lib", "libs", "app", "apps", "pkg", "pkgs", "packages", "package", "internal", "cmd", "test", "tests",
-    "spec", "specs", "doc", "docs", "bin", "scripts", "script", "util", "utils", "common", "core", "main", "build",
-    "dist", "out", "public", "static", "assets", "vendor", "include", "source", "sources", "index", "init", "mod",
-    "config", "configs", "tmp", "home", "root", "usr", "work", "repo", "project", "file", "files", "dir", "folder",
-    "code", "module", "modules", "new", "old", "data", "py", "js", "ts"))
+    "src", "lib", "libs", "crates", "app", "apps", "pkg", "pkgs", "packages", "package", "internal", "cmd", "test",
+    "tests", "spec", "specs", "doc", "docs", "bin", "scripts", "script", "util", "utils", "common", "core", "main",
+    "build", "dist", "out", "public", "static", "assets", "vendor", "include", "source", "sources", "index", "init",
+    "mod", "config", "configs", "tmp", "home", "root", "usr", "work", "repo", "project", "file", "files", "dir",
+    "folder", "code", "module", "modules", "new", "old", "data", "py", "js", "ts"))
 GENERIC_BASENAMES = frozenset((
     "__init__.py", "index.js", "index.ts", "index.tsx", "index.jsx", "mod.rs", "main.go", "main.py", "lib.rs",
     "readme.md", "setup.py", "conftest.py"))
@@ -136,7 +136,7 @@ def scores(cues: dict, rel: str) -> dict[int, float]:
             best[(i, group)] = weight
 
     _path_cues(cues, rel, segments, add)
-    _word_cues(cues, segments, add)
+    _word_cues(cues, segments, add, _compound_folders(cues, segments, add))
     return found
 
 
@@ -154,6 +154,12 @@ def _path_cues(cues: dict, rel: str, segments: list[str], add: Callable[[int, st
             # a path without an extension (`bin/memory-merge`, `scripts/deploy`) is kept as a folder mention;
             # the file read is named by it whole, so it is that file (a folder is never read)
             add(i, "file", Params.path)
+    bare, dot, _ = rel.rpartition(".")
+    if dot and "/" not in rel[len(bare):]:
+        # a module path names its file without the extension (`features/alerting/routes`, an import)
+        for i, kind, mention in cues["names"].get(bare.rsplit("/", 1)[-1], ()):
+            if kind == "folders" and "/" in mention and _ends_with(bare, mention):
+                add(i, "file", Params.path)
     for segment in set(segments[:-1]):
         for i, kind, mention in cues["names"].get(segment, ()):
             if kind == "folders" and _has_folder(folders, mention):
@@ -162,23 +168,45 @@ def _path_cues(cues: dict, rel: str, segments: list[str], add: Callable[[int, st
         add(i, "ext", Params.extension)
 
 
+def _compound_folders(cues: dict, segments: list[str], add: Callable[[int, str, float], None]) -> dict[int, set[str]]:
+    """A folder with a compound name named alone, as a crate or package is (`uv-auth` names crates/uv-auth/):
+    the tokenizer keeps the joined word (uvauth). Entry number -> the words of those folders' parts, which then
+    say nothing more (the same name, counted once)."""
+    from memory.search.stemming import stem
+
+    folded: dict[int, set[str]] = {}
+    for segment in set(segments[:-1]):
+        parts = [p for p in segment.replace("_", "-").split("-") if p]
+        if len(parts) < 2 or segment in GENERIC:
+            continue
+        for i in cues["words"].get(stem("".join(parts)), ()):
+            add(i, "folder", Params.folder)
+            folded.setdefault(i, set()).update(_word_terms([segment]))
+    return folded
+
+
 def _extension(name: str) -> str:
     return name.rsplit(".", 1)[-1] if "." in name else ("dockerfile" if name == "dockerfile" else "")
 
 
-def _word_cues(cues: dict, segments: list[str], add: Callable[[int, str, float], None]) -> None:
-    """Words of the file's folders and name in the entry (a rare folder word counts more), and its kind."""
+def _word_cues(cues: dict, segments: list[str], add: Callable[[int, str, float], None],
+               folded: dict[int, set[str]]) -> None:
+    """Words of the file's folders and name in the entry (a rare folder word counts more), and its kind. A word
+    counts once: a name's word that a folder has too counts as the folder's, unless the entry named that folder
+    by its compound name (`folded`: then its words are the name's only)."""
     from memory.search.stemming import stem
 
     name = segments[-1]
     folder_terms = _word_terms(segments[:-1])
-    name_terms = _word_terms([name.split(".", 1)[0]]) - folder_terms
+    name_terms = _word_terms([name.split(".", 1)[0]])
     counted: dict[int, int] = {}
-    for term in sorted(folder_terms) + sorted(name_terms):
+    for in_folder, term in [(True, t) for t in sorted(folder_terms)] + [(False, t) for t in sorted(name_terms)]:
         holders = cues["words"].get(term, ())  # the common words were left out of the map
-        weight = Params.rare_folder_word if term in folder_terms and len(holders) <= Params.rare else Params.word
+        weight = Params.rare_folder_word if in_folder and len(holders) <= Params.rare else Params.word
         for i in holders:
-            if counted.get(i, 0) < Params.max_words:
+            counts = (term not in folded.get(i, ())) if in_folder else \
+                (term not in folder_terms or term in folded.get(i, ()))
+            if counts and counted.get(i, 0) < Params.max_words:
                 counted[i] = counted.get(i, 0) + 1
                 add(i, f"word{counted[i]}", weight)
     ext = _extension(name)

@@ -66,3 +66,43 @@ def test_relative_paths():
     assert action_paths.relative("/repo/Src/A.py", "/repo") == "src/a.py"
     assert action_paths.relative("/other/a.py", "/repo") == "other/a.py"
     assert action_paths.relative("./b/c.md", "/repo") == "b/c.md"
+
+
+def test_a_compound_folder_named_alone_is_that_folder_and_its_words_count_once():
+    """A crate or package is named alone (`uv-auth` is crates/uv-auth/): that names the folder. Its parts'
+    words (auth) are that same name, so an entry that names it among others gets the folder's weight only,
+    not the folder's plus its words'."""
+    keyring = e("Keyring support is in `uv-keyring` and netrc support in `uv-auth`.")
+    layers = e("Lower layers never depend on higher ones: `uv-fs`, `uv-normalize` first, `uv-client` later.")
+    guide = e("Refer to the DataTable guide at `packages/features/data-table/GUIDE.md` for its patterns.")
+    common = [e(f"uv {i} refreshes the auth and data caches on sync.") for i in range(6)]  # words too common to count
+    entries = [keyring, layers, guide, *common]
+    assert about(entries, "crates/uv-auth/src/keyring.rs", bar=2.5) == [keyring["content"]]  # folder + name
+    assert about(entries, "crates/uv-normalize/src/package_name.rs", bar=2.5) == []  # the folder alone
+    assert about(entries, "crates/uv-normalize/src/package_name.rs", bar=2.0) == [layers["content"]]
+    assert about(entries, "packages/features/data-table/components/DataTable.tsx".lower(), bar=2.5) == \
+        [guide["content"]]
+
+
+def test_a_module_path_names_its_file_without_the_extension():
+    routes = e("Alerting routes: `/alerting/list` rules list, `/alerting/routes` notification policies.")
+    entries = [routes, e("Other notes about the list view."), e("Nothing else.")]
+    assert about(entries, "public/app/features/alerting/routes.tsx", bar=4.0) == [routes["content"]]
+    assert about(entries, "public/app/features/other/routes.tsx", bar=2.5) == []
+
+
+def test_a_file_named_after_a_compound_folder_still_counts_its_name():
+    """`oauth-clients/oauth-client.repository.ts`: with the folder named by its compound (`OAuthClient`), its
+    words (oauth, client) are the file name's, and count as such."""
+    tables = e("Two OAuth client tables: `OAuthClient` for apps, `PlatformOAuthClient` for the platform.")
+    entries = [tables, e("Bookings are paged by cursor."), e("Webhooks retry three times.")]
+    assert about(entries, "apps/api/v2/src/modules/oauth-clients/oauth-client.repository.ts", bar=3.5) == \
+        [tables["content"]]
+
+
+def test_a_workspace_folder_says_nothing_about_the_area():
+    """`crates/` holds every crate of a Rust workspace, as `packages/` does a JS one: its word is no area."""
+    release = e("Crates are published by the release job, never by hand.")
+    entries = [release, e("The billing worker retries twice."), e("Tokens expire after an hour.")]
+    assert about(entries, "crates/uv-resolver/src/pubgrub.rs", bar=1.0) == []
+    assert about(entries, "release/notes.md", bar=2.0) == [release["content"]]  # an area word still counts
