@@ -60,9 +60,12 @@ def session_provenance(transcript_path: str | None, root: str | None, memory_dir
 def _errors(reader: transcript.Reader) -> tuple[list[str] | None, list[str] | None]:
     """The recorded lines of the last failed shell command among the last ERROR_WINDOW tool calls, and the terms
     of that command and its output."""
+    from memory.runtimes import shell_outcome
     from memory.search import recurrence
 
     for command, error in reader.failed_commands(ERROR_WINDOW):
+        if shell_outcome.runs_our_command(command):
+            continue  # a mistyped `recall.sh --add`: the insight is not about it
         lines = recurrence.signature(command, error)
         if lines:  # a failure that names nothing (`grep` finding nothing) does not hide the one before it
             return lines, recurrence.failure_terms(command, error)

@@ -22,6 +22,8 @@ class Context:
         self.argv = argv
         self.memory_dir: str | None = None
         self.problems: list[str] = []  # payload oddities for errors.log (the hook goes on)
+        self.recall: tuple[str, str] | None = None  # recall_swap's answer, once `recall_known`
+        self.recall_known = False
 
 
 def read_stdin() -> tuple[bytes, int]:
@@ -105,11 +107,8 @@ def run(hook: str, handler: "Callable[[Context], str | None]", argv: "list[str] 
             os._exit(0)  # the detached child never returns into its caller
     if answer:
         try:
-            from memory.core import layout
-
-            if layout.FLAG_PLUGIN in ctx.argv:
-                answer = for_plugin(answer, ctx.memory_dir)
-        except Exception as exc:  # noqa: BLE001 - the answer as it is: the plugin's recall.sh path is a nicety
+            answer = runnable_recall(answer, ctx)
+        except Exception as exc:  # noqa: BLE001 - the answer as it is: where recall.sh runs from is a nicety
             _record(hook, f"{type(exc).__name__}: {exc}", ctx.memory_dir)
         try:  # UTF-8 bytes whatever the locale: a Latin-1 terminal setting must not eat the answer
             out = getattr(sys.stdout, "buffer", None)
@@ -155,27 +154,68 @@ def plugin_recall(memory_dir: "str | None") -> "tuple[str, str] | None":
     return os.path.join(layout.MEMORY_SUBDIR, layout.RECALL_SCRIPT), shlex.quote(recall)
 
 
-def for_plugin(answer: str, memory_dir: "str | None") -> str:
-    """The plugin's answer: every `.beads/memory/recall.sh` it names is the plugin's own (plugin_recall)."""
+def recall_swap(ctx: Context) -> "tuple[str, str] | None":
+    """(`.beads/memory/recall.sh` as an answer names it, what the agent's shell must run instead), or None when
+    it runs as named: the plugin's own recall.sh when the project has none (plugin_recall); else, when the
+    session's shell is not at the project's top (Codex started in a subfolder, a Bash `cd`: the payload's cwd),
+    the path from there, relative inside the project and absolute outside it."""
+    if not ctx.recall_known:
+        from memory.core import layout
+
+        ctx.recall = plugin_recall(ctx.memory_dir) if layout.FLAG_PLUGIN in ctx.argv else None
+        if ctx.recall is None and ctx.memory_dir:
+            ctx.recall = _recall_from_cwd(ctx.raw, ctx.memory_dir)
+        ctx.recall_known = True
+    return ctx.recall
+
+
+def _recall_from_cwd(raw: bytes, memory_dir: str) -> "tuple[str, str] | None":
+    import json
+    import os
+    import shlex
+
+    from memory.core import layout
+    from memory.runtimes import payload
+
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        return None
+    here = payload.cwd(data) if isinstance(data, dict) else None
+    if not here:
+        return None
+    named = os.path.join(layout.MEMORY_SUBDIR, layout.RECALL_SCRIPT)
+    script = os.path.realpath(os.path.join(memory_dir, layout.RECALL_SCRIPT))
+    here, root = os.path.realpath(here), os.path.realpath(os.path.dirname(os.path.dirname(memory_dir)))
+    try:
+        inside = os.path.commonpath([here, root]) == root
+        path = os.path.relpath(script, here) if inside else script
+    except ValueError:  # another drive (Windows)
+        return None
+    path = path.replace(os.sep, "/")
+    return None if path == named else (named, shlex.quote(path))
+
+
+def runnable_recall(answer: str, ctx: Context) -> str:
+    """The answer with every `.beads/memory/recall.sh` it names as the agent's shell must run it (recall_swap);
+    in a JSON answer, escaped as JSON."""
     import os
 
     from memory.core import layout
 
     if os.path.join(layout.MEMORY_SUBDIR, layout.RECALL_SCRIPT) not in answer:
         return answer
-    swap = plugin_recall(memory_dir)
+    swap = recall_swap(ctx)
     if swap is None:
         return answer
     import json
 
-    installed, own = swap
-    return answer.replace(installed, json.dumps(own)[1:-1] if answer.lstrip().startswith("{") else own)
+    named, runnable = swap
+    return answer.replace(named, json.dumps(runnable)[1:-1] if answer.lstrip().startswith("{") else runnable)
 
 
 def answered_length(ctx: Context, text: str) -> int:
-    """How long the context `text` is once this frame has answered with it: as the plugin, every recall.sh it
-    names grows by the length of the plugin's path (for_plugin). A handler that holds a budget measures with it."""
-    from memory.core import layout
-
-    swap = plugin_recall(ctx.memory_dir) if layout.FLAG_PLUGIN in ctx.argv else None
+    """How long the context `text` is once this frame has answered with it: every recall.sh it names becomes the
+    path the agent's shell runs (runnable_recall). A handler that holds a budget measures with it."""
+    swap = recall_swap(ctx)
     return len(text) + text.count(swap[0]) * (len(swap[1]) - len(swap[0])) if swap else len(text)

@@ -197,3 +197,20 @@ def _exit_code(value: object) -> int | None:
         except ValueError:  # "--1", "²": digits to isdigit, not to int
             return None
     return None
+
+
+OUR_COMMANDS = frozenset(("recall.sh", "memory-doctor", "memory-merge", "memory-hooks"))
+
+
+def runs_our_command(command: str | None) -> bool:
+    """Whether a failed shell command ran one of our own commands: its message is about the memory and says
+    what to do (`recall.sh --pin KEY`: "did you mean …"); its words naming an entry are no error to explain."""
+    if not command or not any(name in command for name in OUR_COMMANDS):
+        return False
+    from memory.core import shell
+
+    try:
+        commands = shell.parse(command)
+    except (ValueError, RecursionError):
+        return False
+    return any(cmd.words and cmd.words[0].rsplit("/", 1)[-1] in OUR_COMMANDS for cmd in commands)

@@ -54,7 +54,7 @@ def handle(ctx: hookrun.Context) -> str | None:
         from memory.runtimes import shell_outcome
 
         failure = shell_outcome.failure_text(data)
-    if not files and (not failure or runs_our_command(payload.shell_command(data))):
+    if not files and (not failure or shell_outcome.runs_our_command(payload.shell_command(data))):
         return None
     project = payload.project_dir(data)
     ctx.memory_dir = memory_dir = paths.memory_dir_quick(payload.cwd(data), project)
@@ -100,23 +100,6 @@ def handle(ctx: hookrun.Context) -> str | None:
     text = answer(memory_dir, session, found, settings, FILE_HEADING if files else ERROR_HEADING, given,
                   lambda t: hookrun.answered_length(ctx, t))
     return payload.context_answer(data, text, event=payload.event_name(data)) if text else None
-
-
-OUR_COMMANDS = frozenset(("recall.sh", "memory-doctor", "memory-merge", "memory-hooks"))
-
-
-def runs_our_command(command: str | None) -> bool:
-    """Whether a failed shell command ran one of our own commands: its message is about the memory and says
-    what to do (`recall.sh --pin KEY`: "did you mean …"); its words naming an entry are no error to explain."""
-    if not command or not any(name in command for name in OUR_COMMANDS):
-        return False
-    from memory.core import shell
-
-    try:
-        commands = shell.parse(command)
-    except (ValueError, RecursionError):
-        return False
-    return any(cmd.words and cmd.words[0].rsplit("/", 1)[-1] in OUR_COMMANDS for cmd in commands)
 
 
 def file_entries(memory_dir: str, fp: list[int], rels: list[str], settings: dict) -> list[list[str]]:

@@ -151,7 +151,7 @@ def _left_to_bd_prime(latest: list[dict], root: str, argv: list[str], settings: 
 def _within(total: int, text: str, in_full: set[str], compose: Callable[[int], tuple[str, set[str]]],
             measure: Callable[[str], int]) -> tuple[str, set[str]]:
     """`compose`'s block as long as `total` allows once answered (`measure`: the plugin names its own, longer
-    recall.sh path, hookrun.for_plugin): the first one when it fits as it is; else composed again within a
+    recall.sh path, hookrun.runnable_recall): the first one when it fits as it is; else composed again within a
     smaller budget, searched between one that fits and one that does not (how many paths a block holds changes
     with its size: a map comes with two), the longest that fits kept."""
     size = measure(text)

@@ -67,6 +67,11 @@ def test_the_error_is_the_last_shell_failure_within_the_window(tmp_path):
         ("Bash", {"command": "pnpm i"}, pnpm)] + [ok] * provenance.ERROR_WINDOW), "/p")["errors"] is None  # too old
     assert provenance.session_provenance(_calls(tmp_path, [  # a failed Read is no command's error
         ("Read", {"file_path": "/p/missing.py"}, "File does not exist."), ok]), "/p")["errors"] is None
+    ours = ("Bash", {"command": '.beads/memory/recall.sh --add "WARNING: staging needs the VPN"'},
+            "Exit code 127\n/bin/bash: line 1: .beads/memory/recall.sh: No such file or directory\n")
+    assert provenance.session_provenance(_calls(tmp_path, [  # a failed call of our own recall.sh is no error the
+        ("Bash", {"command": "pnpm i"}, pnpm), ours, ok]), "/p")["errors"] == [  # insight is about: skipped
+        "line : pnpm: command not found"]
     expect = "Exit code 1\n    expect(received).toBe(expected) // Object.is equality\n"
     assert provenance.session_provenance(_calls(tmp_path, [  # says only that it failed: nothing to recognise
         ("Bash", {"command": "yarn jest"}, expect)]), "/p")["errors"] is None

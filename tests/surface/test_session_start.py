@@ -594,3 +594,30 @@ def test_session_start_removes_the_temp_files_of_killed_writers(repo):
     assert b"temp files of the dead are swept" in start(repo).stdout
     assert not killed[0].exists() and not killed[1].exists()
     assert killed[2].exists() and live.exists()  # too new to judge; alive
+
+
+def test_every_recall_command_runs_from_where_the_session_started(tmp_path):
+    """Codex starts anywhere in the repository and runs its shell there: the block's `recall.sh` commands name
+    the path from the session's cwd (a `.beads/memory/recall.sh --add` run in a subfolder failed, and the insight
+    was lost), and the command as given works there. At the top they stay as they are; outside it, absolute."""
+    from helpers import installed_project
+
+    repo = installed_project(tmp_path / "project")
+    sub = repo / "app" / "payments"
+    sub.mkdir(parents=True)
+    subprocess.run([str(repo / ".beads/memory/recall.sh"), "--add", "LEARNED: refunds are rounded half up"],
+                   cwd=repo, check=True, capture_output=True, env=clean_env())
+    welcome_done(repo)
+
+    def block(cwd):
+        payload = dict(fixture_payload("codex/0.169.0/SessionStart-1.json"), cwd=str(cwd), session_id=str(cwd))
+        return context(run_hook("session_start", payload, repo, args=["--codex"]))
+
+    top, inside, outside = block(repo), block(sub), block(tmp_path)
+    assert ".beads/memory/recall.sh" in top and "../" not in top
+    assert inside.count("../../.beads/memory/recall.sh") == top.count(".beads/memory/recall.sh") >= 2
+    assert outside.count(str(repo / ".beads/memory/recall.sh")) == top.count(".beads/memory/recall.sh")
+    search = next(line for line in inside.splitlines() if "Search: " in line)
+    command = search[search.index("../../.beads"):].split(" (")[0].replace('"keyword"', '"refunds rounded"')
+    found = subprocess.run(["bash", "-c", command], cwd=sub, capture_output=True, text=True, env=clean_env())
+    assert found.returncode == 0 and "refunds are rounded half up" in found.stdout, (command, found)
