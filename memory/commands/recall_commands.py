@@ -91,7 +91,8 @@ def setup_git() -> int:
     for rel in gitmerge.remerge(root):  # a merge that already stopped on them: merged as the driver would have
         print(f"merged {rel} again with the driver and staged it; finish the merge or rebase as usual")
     for rel in gitmerge.unresolved(root):
-        print(f"recall.sh: {rel} still has conflict markers; resolve it by hand, then git add it", file=sys.stderr)
+        print(f"recall.sh: {rel} is still unmerged (the merge driver could not merge it); "
+              "resolve it by hand, then git add it", file=sys.stderr)
     _apply_redactions(paths.memory_dir(os.environ.get("MEMORY_HOOKS_ANCHOR") or os.getcwd()))
     if not gitmerge.has_attributes(root):
         print("recall.sh: note: .gitattributes does not name it yet (install.sh writes those lines)", file=sys.stderr)

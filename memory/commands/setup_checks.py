@@ -144,8 +144,8 @@ def merge_check(tree: str) -> list[Finding]:
     fix = ".beads/memory/recall.sh --setup-git"
     stuck = gitmerge.unresolved(tree)
     if stuck:
-        return [(FAIL, "merge", f"{', '.join(stuck)}: a merge stopped on git's text conflict (this clone had no "
-                 f"merge driver); run: {fix} (it merges them again as data and stages them)")]
+        return [(FAIL, "merge", f"{', '.join(stuck)}: a merge stopped on them unmerged (this clone had no merge "
+                 f"driver, or it failed); run: {fix} (it merges them again as data and stages them)")]
     if not gitmerge.configured(tree):
         return [(WARN, "merge driver", f"not set in this clone (git never clones config): the knowledge files "
                  f"merge as text, with conflicts; run once: {fix}")]

@@ -64,10 +64,19 @@ def knowledge_paths() -> list[str]:
 
 def unresolved(root: str) -> list[str]:
     """The knowledge files a merge or rebase left conflicted and nobody resolved yet: unmerged in the index,
-    and the work tree's copy still holds git's conflict markers."""
+    and the work tree's copy still holds git's conflict markers, or is our side as it was (a merge driver that
+    failed leaves it so, without markers: committed as it is, the other side's entries are gone)."""
     listed = paths.git_lines(["ls-files", "-u", "--", *knowledge_paths()], root, 5.0)
-    conflicted = sorted({line.split("\t", 1)[1] for line in listed if "\t" in line})
-    return [rel for rel in conflicted if _has_markers(os.path.join(root, rel))]
+    ours: dict[str, str] = {}
+    for line in listed:
+        info, tab, rel = line.partition("\t")
+        fields = info.split()
+        if tab and len(fields) == 3:
+            ours.setdefault(rel, "")
+            if fields[2] == "2":
+                ours[rel] = fields[1]
+    return [rel for rel in sorted(ours) if _has_markers(os.path.join(root, rel))
+            or (ours[rel] and paths.git_lines(["hash-object", "--", rel], root, 5.0)[:1] == [ours[rel]])]
 
 
 def _has_markers(path: str) -> bool:

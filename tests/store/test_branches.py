@@ -170,3 +170,36 @@ def test_session_start_after_a_merge_past_the_limit_changes_no_committed_file(tm
     git(repo, "commit", "-qm", "a merge past the limit")
     assert "merged insight" in session_context(repo)
     assert git(repo, "status", "--porcelain") == ""
+
+
+def test_the_merge_driver_runs_with_cdpath_exported(tmp_path, two_branches_template):
+    """CDPATH exported makes `cd` print the folder: the driver's launcher read its own folder twice, failed to
+    import, and git left knowledge.jsonl unmerged holding our side only, without conflict markers; committed as
+    it was, the other branch's entries were gone."""
+    repo = copied(two_branches_template, tmp_path)
+    env = clean_env(CDPATH=".:" + str(tmp_path))
+    proc = subprocess.run(["git", "merge", "-q", "--no-edit", "feature"], cwd=repo, capture_output=True, text=True,
+                          env=env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert {"main branch knowledge", "feature branch knowledge"} <= live(repo)
+
+
+def test_a_merge_the_driver_failed_on_is_reported_and_merged_again(tmp_path, two_branches_template):
+    """A driver that fails (any cause) leaves knowledge.jsonl unmerged holding our side, with no conflict
+    markers: the doctor says so, and `recall.sh --setup-git` merges it again with the driver."""
+    repo = copied(two_branches_template, tmp_path)
+    driver = git(repo, "config", "--get", "merge.memory-hooks.driver").strip()
+    git(repo, "config", "merge.memory-hooks.driver", "false")
+    proc = subprocess.run(["git", "merge", "-q", "--no-edit", "feature"], cwd=repo, capture_output=True,
+                          env=clean_env())
+    assert proc.returncode != 0 and "feature branch knowledge" not in live(repo)
+    assert "<<<<<<<" not in (repo / ".beads/memory/knowledge.jsonl").read_text()
+    doctor = subprocess.run([DOCTOR], cwd=repo, capture_output=True, text=True, env=clean_env())
+    assert doctor.returncode != 0 and ".beads/memory/knowledge.jsonl: a merge stopped on them unmerged" \
+        in doctor.stdout, doctor.stdout
+    git(repo, "config", "merge.memory-hooks.driver", driver)
+    fixed = subprocess.run([str(repo / ".beads/memory/recall.sh"), "--setup-git"], cwd=repo, capture_output=True,
+                           text=True, env=clean_env())
+    assert "merged .beads/memory/knowledge.jsonl again with the driver" in fixed.stdout, fixed.stdout + fixed.stderr
+    assert {"main branch knowledge", "feature branch knowledge"} <= live(repo)
+    assert git(repo, "ls-files", "-u") == ""
