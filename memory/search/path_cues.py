@@ -205,7 +205,7 @@ def load(memory_dir: str, fp: list[int]) -> dict:
         if index.in_background(memory_dir, lambda: archived.refresh(memory_dir)):  # it ran here (no fork)
             part, exact = archived.part(memory_dir, src, archived.read_cache(memory_dir))
     lines = archived.before(memory_dir, part, active)[0] if part is not None else []
-    cues = build(store.latest(lines + active), _known(before))
+    cues = build(store.latest(lines + active, cache_dir=memory_dir), _known(before))  # the screen's verdicts kept
     made = cues.pop("made")
     if not exact:
         return cues  # not saved: once the archive's part is kept, the next event maps it

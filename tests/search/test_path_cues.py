@@ -70,3 +70,22 @@ def test_a_rebuild_draws_the_cues_of_new_and_changed_entries_only(tmp_path, monk
     drawn.clear()
     path_cues.load(d, action_paths.fingerprint(d))
     assert len(drawn) == 22  # all again
+
+
+def test_a_rebuild_screens_only_the_texts_the_screen_has_not_seen(tmp_path, monkeypatch):
+    """The map leaves held entries out, so building it screens the live entries; it took the screen's verdicts
+    from its machine-local cache (knowledge.screen) no more than session start does: the first Read after a
+    capture screened every entry again (5 s at 1,000 entries of 2,000 characters, against a 10 s timeout)."""
+    from memory.search import action_paths
+    from memory.store import entry, screen, store
+
+    d = str(tmp_path / "m")
+    store.append(d, [entry.build(f"note {i} about src/mod{i}.py", "BD-1", "orchestrator") for i in range(20)])
+    path_cues.load(d, action_paths.fingerprint(d))
+    screened = []
+    real = screen._screen
+    monkeypatch.setattr(screen, "_screen", lambda text: screened.append(text) or real(text))
+    monkeypatch.setattr(screen, "_verdicts", {})  # this process's memo: as in a new hook process
+    store.append(d, [entry.build("a new note about src/new.py", "BD-2", "orchestrator")])
+    path_cues.load(d, action_paths.fingerprint(d))
+    assert screened == ["a new note about src/new.py"]
