@@ -69,7 +69,8 @@ def _main(argv: list[str]) -> int:
         _usage_error("--recent takes a positive number")
     if args.limit is not None and args.limit < 1:
         _usage_error("--limit takes a positive number")
-    terms = terms_of(args.keywords)
+    # a map title's closing `…` is no part of a word (a title in Thai or Chinese is one keyword)
+    terms = terms_of([k[:-1] if k.endswith("…") else k for k in args.keywords])
     memory_dir = args.memory_dir or _memory_dir()
     writes = [(kind, value) for kind, value in (("add", args.add), ("forget", args.forget), ("pin", args.pin),
                                                 ("unpin", args.unpin), ("redact", args.redact),

@@ -43,7 +43,8 @@ def fingerprint() -> int:
     from memory.store import entry, screen_patterns
 
     return zlib.crc32(repr((MAGIC, corpus_mod.FIELDS, concepts.GROUPS, sorted(tokenize.STOP_WORDS),
-                            tokenize._DERIVED, sorted(entry.TAG_VOCABULARY.items()),
+                            tokenize._DERIVED, tokenize._CHUNK.pattern, tokenize._UNSPACED.pattern,
+                            sorted(entry.TAG_VOCABULARY.items()),
                             ("screen", screen_patterns.VERSION))).encode())
 
 

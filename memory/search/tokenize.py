@@ -10,8 +10,17 @@ import re
 
 from memory.search.stemming import _DERIVED, stem  # noqa: F401 - _DERIVED: part of the index's fingerprint
 
+# a word character in any script: \w, and the combining marks \w leaves out (accents, Arabic and Hebrew points,
+# the vowel signs of Devanagari, Tamil, Thai and the other Indic and Southeast Asian scripts, whole blocks)
+_WORD = (r"\w\u0300-\u036f\u0483-\u0489\u0591-\u05c7\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06ed"
+         r"\u0900-\u0dff\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff"
+         r"\ufe20-\ufe2f")
 # a run of identifier characters, joined by the punctuation identifiers and paths are made of
-_CHUNK = re.compile(r"[A-Za-z0-9_]+(?:[-.:/\\]+[A-Za-z0-9_]+)*")
+_CHUNK = re.compile(rf"[{_WORD}]+(?:[-.:/\\]+[{_WORD}]+)*")
+# scripts written without spaces between words (Chinese, Japanese, Thai, Lao, Myanmar, Khmer): a run of them is
+# taken as its overlapping pairs of characters, so a title's first characters meet the entry's whole run
+_UNSPACED = re.compile(r"[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff"
+                       r"\uf900-\ufaff]+")
 # words inside an identifier: "HTTPServerError2" -> HTTP, Server, Error, 2
 _PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 _PATHLIKE = re.compile(r"[./\\:]")
@@ -42,9 +51,40 @@ STOP_WORDS = frozenset([
 MIN_LEN = 2
 
 
+def unspaced(text: str) -> int:
+    """How many characters of `text` are of a script written without spaces (its words are not counted by
+    spaces: a Chinese question is one run)."""
+    return sum(len(run) for run in _UNSPACED.findall(text))
+
+
 def split_identifier(chunk: str) -> list[str]:
     """The lowercase words of one identifier-like chunk (no stemming, no stop words)."""
-    return [p.lower() for p in _PART.findall(chunk)]
+    if chunk.isascii():
+        return [p.lower() for p in _PART.findall(chunk)]
+    return _other_scripts(chunk)
+
+
+def _other_scripts(chunk: str) -> list[str]:
+    """A chunk with letters beyond ASCII: its ASCII identifiers split as above, a run of an unspaced script as
+    its pairs of characters, and any other word (Cyrillic, Greek, Arabic, Hebrew, Hangul, Devanagari) whole,
+    lowercased."""
+    out: list[str] = []
+    at = 0
+    for run in _UNSPACED.finditer(chunk):
+        out.extend(_spaced(chunk[at:run.start()]))
+        text = run.group()
+        out.extend([text] if len(text) == 1 else [text[i:i + 2] for i in range(len(text) - 1)])
+        at = run.end()
+    out.extend(_spaced(chunk[at:]))
+    return out
+
+
+def _spaced(part: str) -> list[str]:
+    if not part:
+        return []
+    if part.isascii():
+        return [p.lower() for p in _PART.findall(part)]
+    return [part.lower()]
 
 
 def raw_terms(text: str) -> list[str]:
@@ -62,7 +102,7 @@ def raw_terms(text: str) -> list[str]:
             for piece in _COMPOUND_SEP.split(segment):
                 words.extend(split_identifier(piece))
             out.extend(words)
-            if len(words) > 1:
+            if len(words) > 1 and (segment.isascii() or not _UNSPACED.search(segment)):  # pairs: no whole
                 out.append("".join(words))
     return out
 

@@ -41,8 +41,11 @@ def title(text: str, limit: int) -> str:
         cut = later if 0 < later <= limit + OVERSHOOT else limit
         import unicodedata
 
-        while 0 < cut < len(flat) and unicodedata.combining(flat[cut]):
-            cut -= 1  # never part a letter from its accent
+        # never part a letter from its accent or vowel sign (marks of class 0 too: Thai, Devanagari, a keycap),
+        # nor the parts of an emoji joined by ZWJ
+        while 0 < cut < len(flat) and (unicodedata.category(flat[cut]).startswith("M")
+                                       or "\u200d" in flat[cut - 1:cut + 1]):
+            cut -= 1
     return flat[:cut].rstrip() + "…"
 
 

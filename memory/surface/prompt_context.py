@@ -15,7 +15,7 @@ import time
 from memory import TYPE_CHECKING
 from memory.core import config, layout, locking, paths, render
 from memory.runtimes import hookrun, payload
-from memory.search import index, rank, recurrence
+from memory.search import index, rank, recurrence, tokenize
 from memory.surface import injected, notices
 
 if TYPE_CHECKING:
@@ -36,12 +36,13 @@ QUERY_CHARS = 32_000
 
 
 def asks_something(prompt: str) -> bool:
-    """False for slash commands, bare acknowledgements and prompts of fewer than two words."""
+    """False for slash commands, bare acknowledgements and prompts of fewer than two words (or, in a script
+    without spaces, four characters)."""
     text = prompt.strip()
     if not text or text.startswith("/"):
         return False
     words = _WORD.findall(text.lower())
-    return len(words) >= 2 and " ".join(words) not in _NO_QUESTION
+    return (len(words) >= 2 or tokenize.unspaced(text) >= 4) and " ".join(words) not in _NO_QUESTION
 
 
 def age(ts: object, now: float | None = None) -> str:

@@ -17,7 +17,14 @@ from memory.search.tokenize import raw_terms, stem, terms
     ("C:\\Users\\me\\app.ts", ["c", "users", "me", "app", "ts"]),
     ("python3 v2", ["python", "3", "python3", "v", "2", "v2"]),
     ("BD-12", ["bd", "12", "bd12"]),
-    ("émoji café", ["moji", "caf"]),  # ASCII identifiers only; accented letters split words, never crash
+    ("émoji café", ["émoji", "café"]),  # a word in any script is a word
+    ("Никогда не храните пароли", ["никогда", "не", "храните", "пароли"]),
+    ("über-Größe", ["über", "größe", "übergröße"]),
+    ("परीक्षण सर्वर", ["परीक्षण", "सर्वर"]),  # the vowel signs are part of the word, not breaks in it
+    ("测试服务器 ::1", ["测试", "试服", "服务", "务器", "1"]),  # unspaced scripts: pairs of characters
+    ("テスト用", ["テス", "スト", "ト用"]),
+    ("ทดสอบ", ["ทด", "ดส", "สอ", "อบ"]),
+    ("QA-тест", ["qa", "тест", "qaтест"]),
     ("", []),
     ("  ,;!  ", []),
 ])

@@ -48,6 +48,22 @@ def test_scripts_without_spaces_are_cut_at_a_character_and_never_split_an_accent
     assert not cut.endswith("e") or cut.endswith("e\u0301") or len(cut) % 2 == 0
 
 
+@pytest.mark.parametrize("text", [
+    "ทดสอบเซิร์ฟเวอร์ต้องฟังที่ไดเรกทอรีหลักเท่านั้นเสมอและห้ามใช้ไอพีหกในการทดสอบบนเครื่องซีไอ",  # Thai: SARA II...
+    "परीक्षणसर्वरकेवलस्थानीयपतेपरसुनताहैऔरकभीभीआईपीवीछहपरनहींक्योंकिसीआईमेंयहनहींहै",  # vowel signs, class 0
+    "1\ufe0f\u20e3" * 30,  # keycaps: a digit, a variation selector, the enclosing keycap
+    "\U0001F468\u200d\U0001F469\u200d\U0001F467" * 20,  # a family emoji: three joined by ZWJ
+])
+def test_a_title_never_parts_a_letter_from_its_marks_in_any_script(text):
+    import unicodedata
+
+    for limit in range(knowledge_map.MIN_TITLE, 60):
+        cut = knowledge_map.title(text, limit)[:-1]
+        rest = text[len(cut):]
+        assert text.startswith(cut) and rest
+        assert not unicodedata.category(rest[0]).startswith("M") and "\u200d" not in (cut[-1:] + rest[:1]), limit
+
+
 @given(st.text(min_size=0, max_size=300))
 def test_titles_are_one_line_prefixes_of_the_flattened_text(text):
     title = knowledge_map.title(text, 50)
@@ -357,3 +373,46 @@ def test_recall_of_a_topic_lists_every_entry_the_map_titles_under_it(repo):
                              capture_output=True, text=True, timeout=60)
         listed = " ".join(out.stdout.split())
         assert [t for t in titles if " ".join(t.split()) not in listed] == [], topic
+
+
+def _words(text):
+    return text.split()
+
+
+SCRIPTS = {  # words of each script, spaced or not
+    "ru": _words("пароли хранилище секретов никогда конфигурация сервер база данных миграции тесты развертывание "
+                 "очередь повторы журнал аудита"),
+    "ar": _words("قاعدة بيانات بيئة الاختبار الخادم كلمات المرور الترحيل السجل الطابور النشر الأسرار المفاتيح"),
+    "ko": _words("테스트 서버는 데이터베이스 마이그레이션 비밀번호 배포 대기열 재시도 감사 로그 설정 파일"),
+    "hi": _words("परीक्षण सर्वर डेटाबेस माइग्रेशन पासवर्ड तैनाती कतार पुनःप्रयास लॉग सेटिंग फ़ाइल रहस्य"),
+    "he": _words("מסד נתונים שרת בדיקות סיסמאות הגירה פריסה תור ניסיונות יומן ביקורת הגדרות"),
+    "zh": list("数据库迁移必须可逆每个升级都需要降级脚本否则回滚失败"),
+    "ja": list("テスト用サーバーはローカルだけで聞き設定ファイルを読む"),
+    "th": ["ทดสอบ", "เซิร์ฟเวอร์", "ฐานข้อมูล", "รหัสผ่าน", "การย้าย", "คิว", "บันทึก", "ตั้งค่า", "ไฟล์"],
+}
+
+
+def test_recall_finds_an_entry_from_the_words_of_its_title_in_any_script(repo):
+    """The map's promise in a project whose knowledge is not in English. The ranker read ASCII words only: a
+    Russian, Arabic or Korean title's words found nothing ("recall.sh: nothing found"), nor did its prompt."""
+    import random
+
+    rng = random.Random(7)
+    entries = []
+    for lang, words in SCRIPTS.items():
+        joiner = "" if lang in ("zh", "ja", "th") else " "
+        for i in range(12):
+            text = joiner.join(rng.choice(words) for _ in range(30 if joiner else 60))
+            entries.append(entry.build(text, f"BD-{lang}{i}", "orchestrator", ts=1_700_000_000 + len(entries)))
+    seed_project(repo, entries)
+    text = session_text(repo)
+    titles = [line[4:].split("] ", 1)[-1] for line in text.splitlines() if line.startswith("  - ")]
+    assert len(titles) >= 60
+    missed = []
+    for title in titles:
+        out = subprocess.run([str(ROOT / "bin" / "recall.sh"), title, "--memory-dir", str(repo / ".beads" / "memory"),
+                              "--json"], capture_output=True, text=True, timeout=60)
+        first = json.loads(out.stdout.splitlines()[0])["content"] if out.returncode == 0 else ""
+        if not first.startswith(title.rstrip("…")):
+            missed.append(title)
+    assert missed == []

@@ -394,3 +394,18 @@ def test_at_a_thousand_entries_an_instruction_sharing_one_word_injects_nothing(t
 def test_at_a_thousand_entries_a_prompt_sharing_two_words_still_gets_its_entry(thousand_repo):
     text = context(ask(thousand_repo, "format the markdown docs", session="s-markdown"))
     assert "Format markdown files with" in text
+
+
+@pytest.mark.parametrize("rule, prompt, unrelated", [
+    ("Никогда не храните пароли в открытом виде в конфигурационных файлах, используйте хранилище секретов.",
+     "где хранить пароли? в конфигурационных файлах в открытом виде можно?", "как настроить линтер для фронтенда"),
+    ("테스트 서버는 127.0.0.1 에서만 수신합니다. 데이터베이스 마이그레이션 전에 백업하세요.",
+     "데이터베이스 마이그레이션 전에 무엇을 해야 하나요", "새 버튼 색상을 바꿔 주세요"),
+    ("数据库迁移必须可逆：每个升级脚本都需要可用的降级脚本。", "写一个数据库迁移脚本", "把按钮改成蓝色"),
+])
+def test_knowledge_in_another_script_reaches_the_prompt_that_needs_it(repo, rule, prompt, unrelated):
+    """The ranker read ASCII words only: a Russian, Korean or Chinese entry never reached a prompt in its language."""
+    seed(repo)
+    store.append(str(repo / ".beads" / "memory"), [entry.build(rule, "BD-90", "orchestrator", ts=1_650_000_000)])
+    assert rule in context(ask(repo, prompt))
+    assert ask(repo, unrelated, session="s-2").stdout == b""
