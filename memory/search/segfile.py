@@ -19,7 +19,7 @@ META, COLUMNS, DIRECTORY, POSTINGS, KEYS = range(5)
 # memory.search.index.fingerprint() of this version's tokens, concepts and tags; tests/search/test_index.py holds it
 # to the computed value, so a reader that cannot afford to import the tokenizer still refuses an index
 # another version wrote.
-FINGERPRINT = 246110735
+FINGERPRINT = 216917078
 ITEM_SIZE = {"B": 1, "I": 4, "Q": 8, "d": 8}
 
 

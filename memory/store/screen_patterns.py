@@ -8,7 +8,7 @@ by a download, a *secret* sent *somewhere*), not the words benign advice shares 
 """
 from __future__ import annotations
 
-VERSION = 1  # bump on any change below: derived indexes cache the verdicts (memory.search.index fingerprint)
+VERSION = 2  # bump on any change below: derived indexes cache the verdicts (memory.search.index fingerprint)
 
 _NOUNS_EN = (r"(?:instructions?|directions|directives|rules|guidelines|prompts?|commands|orders|constraints|"
              r"restrictions|context|messages|guidance|polic(?:y|ies)|programming|training|system\s+prompt)")
@@ -77,7 +77,7 @@ CATEGORIES: tuple[tuple[str, str, str], ...] = (
     (MARKER,
      r"system|inst]|<<sys|im_start|assistant:|human:|user:|<|系统|システム|систем",
      r"\[\s*/?\s*(?:system|sys|admin|developer|assistant)(?:\s+(?:message|prompt|note|override|instruction))?\s*\]"
-     r"|</?\s*(?:system|system[-_]prompt|sys|instructions?|admin)\s*>|<\|\s*(?:im_start|im_end|system|"
+     r"|</?\s*(?:system|system[-_](?:prompt|reminder)|sys|instructions?|admin)\s*>|<\|\s*(?:im_start|im_end|system|"
      r"endoftext|assistant|user)\s*\|>|\[/?INST\]|<<\s*/?SYS\s*>>"
      r"|(?:^|\n)\s*(?:#{1,6}\s*|\*\*|>\s*)?(?:system|system\s+prompt|system\s+message|assistant|human)\s*"
      r"(?:\*\*)?\s*:\s*(?=\S)"
