@@ -36,6 +36,9 @@ HOOK = "action_context"
 FILE_HEADING = "## Knowledge about this file"
 ERROR_HEADING = "## Knowledge about this error"
 ERROR_QUERY_CHARS = 4000  # the command and the end of its output: where the error is
+# what an event keeps (and caches) of its ranking: the block skips what the session was given, so a file thirty
+# entries are about still gets three after session start showed the first fifteen (it got none)
+CANDIDATES = 30
 def handle(ctx: hookrun.Context) -> str | None:
     from memory.core import config, paths
     from memory.runtimes import payload, tool_files
@@ -115,7 +118,7 @@ def file_entries(memory_dir: str, fp: list[int], rels: list[str], settings: dict
     ranked = sorted(seen.items(), key=lambda kv: -kv[1][0])  # stable: about()'s order among equals
     # never padded with weaker entries: only those within `action_file_follow` of the best
     floor = ranked[0][1][0] * float(settings["action_file_follow"]) if ranked else 0.0
-    return [[key, text] for key, (score, text) in ranked[:3 * int(settings["action_max_entries"]) + 2]
+    return [[key, text] for key, (score, text) in ranked[:CANDIDATES]
             if score >= floor]
 
 
@@ -179,7 +182,7 @@ def _grounded(memory_dir: str, words: list[str], grounding: list[str], settings:
         return []
     return grounded.passing(memory_dir, words, grounding, float(settings[f"action_{kind}_min_fraction"]),
                             int(settings[f"action_{kind}_min_terms"]), float(settings["action_rare_share"]),
-                            3 * int(settings["action_max_entries"]) + 2, weighty)
+                            CANDIDATES, weighty)
 
 
 def _line(scored: Scored) -> str:

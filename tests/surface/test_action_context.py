@@ -243,6 +243,20 @@ def test_nothing_the_session_was_already_given(tmp_path):
     assert context(run_hook("action_context", file_event(repo, "src/api/routes.py"), repo), "PreToolUse") == ""
 
 
+def test_a_file_many_entries_are_about_still_gets_those_the_session_was_not_given(tmp_path):
+    """The session was given the newest 26 of 30 entries about a file (session start, earlier reads): a Read kept
+    the top 11 of its ranking, all given already, and got nothing although 4 were never shown."""
+    notes = [entry.build(f"src/payments/refund.py rule {i}: refunds of kind {i} round half up.", f"BD-{i}",
+                         "orchestrator", ts=1_700_000_000 + i) for i in range(30)]
+    repo = project(tmp_path, notes)
+    memory = str(repo / ".beads" / "memory")
+    given = [n["key"] for n in notes[4:]]  # the newest, as session start gives them
+    injected.remember(memory, "s1", given)  # e.g. by session start, in full
+    text = context(run_hook("action_context", file_event(repo, "src/payments/refund.py"), repo), "PreToolUse")
+    shown = [n for n in notes if n["content"] in text]
+    assert len(shown) == 3 and not {n["key"] for n in shown} & set(given)
+
+
 def test_budget_and_order(tmp_path):
     many = [entry.build(f"routes.py note {i}: " + "the handler registry is rebuilt on reload. " * 4, f"BD-{10 + i}",
                         "orchestrator", ts=1_700_000_000 + i) for i in range(6)]
