@@ -1539,3 +1539,16 @@ def test_a_stray_begin_marker_in_gitignore_never_costs_the_users_lines_on_a_rein
         assert ignored.startswith(theirs) and ignored.count(b"\n.env\n") == 1
     install(repo, "--uninstall")
     assert (repo / ".gitignore").read_bytes() == theirs
+
+
+def test_a_token_in_the_origins_query_never_reaches_install_json(repo, tmp_path):
+    """install.json is committed: a GitLab-style `?private_token=` on the clone's origin was written into it."""
+    src = _copy_of_memory_hooks(tmp_path / "mh", "/work/main")
+    git(src, "remote", "set-url", "origin",
+        "https://git.example.com/team/memory-hooks.git?private_token=glpat-abcdefghij1234567890#main")
+    proc = subprocess.run([str(src / "install.sh"), "--no-venv", "--no-self-check", str(repo)],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    manifest = (repo / ".claude" / "hooks" / "memory-hooks" / "install.json").read_text()
+    assert json.loads(manifest)["source"] == "https://git.example.com/team/memory-hooks.git"
+    assert "glpat" not in manifest
