@@ -15,7 +15,7 @@ import time
 from collections import Counter
 
 from memory.commands import report_html
-from memory.commands.report_html import esc
+from memory.commands.report_html import GENERATOR, esc
 from memory.core import config, focus, fsio, layout, paths, render, state
 from memory.search import stale
 from memory.store import dedupe, store, view
@@ -160,6 +160,14 @@ def write(file: str | None, memory_dir: str | None = None) -> int:
     root = paths.project_root(cwd, None)
     memory_dir = memory_dir or paths.memory_dir(cwd)
     file = file or os.path.join(memory_dir, layout.REPORT)
+    if file == "-":
+        sys.stdout.write(build(memory_dir, root))
+        return 0
+    refused = _not_a_report(os.path.abspath(file))
+    if refused:
+        print(f"report: {file} {refused}: not overwritten; give a new file (or one an earlier --report wrote)",
+              file=sys.stderr)
+        return 2
     try:
         page = build(memory_dir, root)
         fsio.atomic_write(os.path.abspath(file), page.encode("utf-8"))
@@ -172,6 +180,27 @@ def write(file: str | None, memory_dir: str | None = None) -> int:
               f"is now (a later --redact does not reach it); keep it out of commits, or write it outside the "
               f"repository (with no FILE it goes to .beads/memory/{layout.REPORT}, ignored)", file=sys.stderr)
     return 0
+
+
+def _not_a_report(path: str) -> str | None:
+    """Why `path` must not be replaced by a report, or None: it is absent, or a report this command wrote. The
+    rename went through anything (a tracked README, a FIFO, /dev/full as root)."""
+    import stat
+
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return f"cannot be checked ({exc.strerror or exc})"
+    if not stat.S_ISREG(info.st_mode):
+        return "exists and is not a regular file"
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(512)
+    except OSError as exc:
+        return f"cannot be read ({exc.strerror or exc})"
+    return None if GENERATOR.encode() in head else "exists and is not a report"
 
 
 def committable(path: str) -> bool:

@@ -49,6 +49,8 @@ SCRIPT = """
 """
 
 
+GENERATOR = '<meta name="generator" content="memory-hooks report">'  # what --report may overwrite
+
 def esc(value: object) -> str:
     return html.escape(str(value), quote=True)
 
@@ -105,7 +107,7 @@ def page(title: str, sections: list[tuple[str, str]], rows: list[str]) -> str:
              'flag" aria-label="filter entries"> <span id="shown"></span></p>'
              '<table id="entries"><thead><tr><th>key</th><th>type</th><th>topic</th><th>bead</th><th>age</th>'
              f'<th>text</th><th>commands</th></tr></thead><tbody>{"".join(rows)}</tbody></table>')
-    return ('<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
+    return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">{GENERATOR}'
             f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
             f'<meta name="viewport" content="width=device-width, initial-scale=1"><title>{esc(title)}</title>'
             f"<style>{STYLE}</style></head><body><h1>{esc(title)}</h1>{body}{table}"

@@ -188,6 +188,30 @@ def test_a_report_a_commit_would_pick_up_is_warned_about(project, tmp_path):
     assert "WARNING" not in ignored.stderr + outside.stderr
 
 
+def test_the_report_never_replaces_a_file_it_did_not_write(project, tmp_path):
+    """`--report README` replaced the tracked README with the page, a FIFO became a file, and as root /dev/full
+    a regular file: the rename goes through anything. Only a new file or an earlier report is written; `-` is
+    standard output."""
+    import os
+
+    def report(target):
+        return subprocess.run([str(ROOT / "bin" / "memory-doctor"), "--report", str(target)], cwd=project,
+                              capture_output=True, text=True, env=clean_env())
+
+    readme = project / "README.md"
+    readme.write_text("# the project\n")
+    refused = report("README.md")
+    assert refused.returncode == 2 and "README.md exists and is not a report: not overwritten" in refused.stderr
+    assert readme.read_text() == "# the project\n"
+    fifo = tmp_path / "pipe.html"
+    os.mkfifo(fifo)
+    assert report(fifo).returncode == 2 and fifo.is_fifo()
+    again = tmp_path / "again.html"
+    assert report(again).returncode == 0 and report(again).returncode == 0  # its own report: written over
+    out = report("-")
+    assert out.returncode == 0 and out.stdout.startswith("<!DOCTYPE html>") and not (project / "-").exists()
+
+
 def _chromium() -> str | None:
     return shutil.which("chromium") or shutil.which("chromium-browser")
 
