@@ -77,6 +77,8 @@ def main(argv: list[str] | None = None) -> int:
             repaired += health.compact(memory_dir)
         except locking.LockTimeout:
             repaired.append(f"not compacted: {store.LOCK} stayed busy; try again")
+        except health.CompactRefused as refused:
+            failed.append((FAIL, "compact", str(refused)))
         except OSError as exc:
             failed.append((FAIL, "compact", f"could not compact: {exc.strerror or exc} ({exc.filename})"))
     findings = failed + diagnose(anchor, memory_dir)

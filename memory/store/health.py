@@ -7,7 +7,7 @@ import errno
 import os
 import shlex
 
-from memory.core import fsio, layout, locking
+from memory.core import fsio, layout, locking, paths
 from memory.store import inbox, store
 
 COMPACT_HINT = 500  # inbox files past which the doctor suggests `--compact` (each read costs ~15 us)
@@ -43,11 +43,34 @@ def inbox_health(memory_dir: str) -> tuple[int, FileHealth]:
     return len(names), total
 
 
+class CompactRefused(Exception):
+    """--compact would lose captures: why, and what to do first."""
+
+
+# what git keeps while a merge, rebase, cherry-pick or revert stopped (in the work tree's own git folder)
+_STOPPED = {"MERGE_HEAD": "a merge", "rebase-merge": "a rebase", "rebase-apply": "a rebase",
+            "CHERRY_PICK_HEAD": "a cherry-pick", "REVERT_HEAD": "a revert"}
+
+
+def stopped_operation(memory_dir: str) -> str | None:
+    """The git operation stopped in the work tree the memory folder is in ("a merge", "a rebase"…), or None."""
+    folder = paths.git_lines(["rev-parse", "--absolute-git-dir"], memory_dir, 5.0)
+    if not folder:
+        return None
+    return next((what for name, what in _STOPPED.items() if os.path.exists(os.path.join(folder[0], name))), None)
+
+
 def compact(memory_dir: str) -> list[str]:
     """memory-doctor --compact: fold the inbox into knowledge.jsonl and rotate (memory.store.rotation.compact); what
-    was done, and what to commit."""
+    was done, and what to commit. Refused (CompactRefused) while a merge or rebase is stopped: its `--abort` resets
+    knowledge.jsonl, and the captures folded into it were gone."""
     from memory.store import rotation
 
+    stopped = stopped_operation(memory_dir)
+    if stopped:
+        raise CompactRefused(f"not compacted: {stopped} is in progress, and its --abort would reset {store.ACTIVE} "
+                             "with the captures folded into it; finish or abort it first (the captures wait "
+                             "in the inbox meanwhile)")
     done = rotation.compact(memory_dir)
     if not done.fragments and not done.rotated:
         return ["nothing to compact (the inbox is empty and knowledge.jsonl is within the limit)"]

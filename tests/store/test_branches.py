@@ -203,3 +203,23 @@ def test_a_merge_the_driver_failed_on_is_reported_and_merged_again(tmp_path, two
     assert "merged .beads/memory/knowledge.jsonl again with the driver" in fixed.stdout, fixed.stdout + fixed.stderr
     assert {"main branch knowledge", "feature branch knowledge"} <= live(repo)
     assert git(repo, "ls-files", "-u") == ""
+
+
+def test_compact_waits_for_a_stopped_merge_so_its_abort_loses_no_capture(tmp_path, two_branches_template):
+    """A merge stopped on another file; `--compact` folded a capture into knowledge.jsonl, and `git merge
+    --abort` reset that file: the capture was gone. Refused while the merge is stopped; after it, folded."""
+    repo = copied(two_branches_template, tmp_path)
+    for branch in ("feature", "main"):
+        git(repo, "checkout", "-q", branch)
+        (repo / "conflict.txt").write_text(f"{branch}\n")
+        git(repo, "add", "conflict.txt")
+        git(repo, "commit", "-qm", f"{branch} conflict")
+    assert subprocess.run(["git", "merge", "-q", "--no-edit", "feature"], cwd=repo, capture_output=True,
+                          env=clean_env()).returncode != 0
+    capture(repo, "captured during a stopped merge", 7)
+    proc = subprocess.run([DOCTOR, "--compact"], cwd=repo, capture_output=True, text=True, env=clean_env())
+    assert proc.returncode == 2 and "not compacted: a merge is in progress" in proc.stdout, proc.stdout
+    subprocess.run(["git", "merge", "--abort"], cwd=repo, check=True, env=clean_env())
+    assert "captured during a stopped merge" in live(repo)
+    done = subprocess.run([DOCTOR, "--compact"], cwd=repo, capture_output=True, text=True, env=clean_env())
+    assert "folded 1 inbox file(s)" in done.stdout and "captured during a stopped merge" in live(repo)
