@@ -149,6 +149,12 @@ def merge_check(tree: str) -> list[Finding]:
     if not gitmerge.configured(tree):
         return [(WARN, "merge driver", f"not set in this clone (git never clones config): the knowledge files "
                  f"merge as text, with conflicts; run once: {fix}")]
+    other = gitmerge.overridden(tree)
+    if other:
+        named = ", ".join(f"{rel} (merge={value})" for rel, value in other)
+        return [(FAIL, "merge driver", f"{named}: a later line of .gitattributes overrides ours, so git never runs "
+                 "the driver on them (a redaction merged as text brings the secret back); drop that line or put "
+                 "memory-hooks' block after it")]
     return [(OK, "merge driver", f"git config merge.{gitmerge.DRIVER}.driver is set")]
 
 

@@ -40,6 +40,14 @@ def has_attributes(root: str) -> bool:
     return f"merge={DRIVER}".encode() in data
 
 
+def overridden(root: str) -> list[tuple[str, str]]:
+    """(knowledge file, the merge attribute git gives it) where that is not our driver: a later line of
+    .gitattributes (`*.jsonl merge=union`) wins over ours, whatever the file says of us."""
+    lines = paths.git_lines(["check-attr", "merge", "--", *knowledge_paths()], root, 5.0)
+    found = [line.rsplit(": merge: ", 1) for line in lines if ": merge: " in line]
+    return [(rel, value) for rel, value in found if value != DRIVER]
+
+
 def configured(root: str) -> bool:
     """git config has a driver command for `merge=memory-hooks` (one bounded git call)."""
     return bool(paths.git_lines(["config", "--get", f"merge.{DRIVER}.driver"], root, 2.0))

@@ -223,3 +223,16 @@ def test_compact_waits_for_a_stopped_merge_so_its_abort_loses_no_capture(tmp_pat
     assert "captured during a stopped merge" in live(repo)
     done = subprocess.run([DOCTOR, "--compact"], cwd=repo, capture_output=True, text=True, env=clean_env())
     assert "folded 1 inbox file(s)" in done.stdout and "captured during a stopped merge" in live(repo)
+
+
+def test_a_gitattributes_line_that_overrides_the_driver_is_a_doctor_failure(tmp_path, installed_template):
+    """`*.jsonl merge=union` after memory-hooks' block wins: git never runs the driver, and the doctor, which
+    read .gitattributes for our line, said OK."""
+    repo = copied(installed_template, tmp_path)
+    before = subprocess.run([DOCTOR], cwd=repo, capture_output=True, text=True, env=clean_env())
+    assert "OK    merge driver" in before.stdout, before.stdout
+    with open(repo / ".gitattributes", "a") as fh:
+        fh.write("*.jsonl merge=union\n")
+    after = subprocess.run([DOCTOR], cwd=repo, capture_output=True, text=True, env=clean_env())
+    assert after.returncode == 2 and "FAIL  merge driver  .beads/memory/knowledge.jsonl (merge=union), " in after.stdout
+    assert "a later line of .gitattributes overrides ours" in after.stdout
