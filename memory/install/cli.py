@@ -212,6 +212,24 @@ def report_removed(out: TextIO, changes: list) -> None:
                       "settings or hooks the file left now does not; compare them, then delete it\n")
 
 
+def _merge_driver(target: str, uninstall: bool, out: TextIO) -> None:
+    """Set the merge driver in git config, or take it out unless another worktree still uses it (git config is
+    shared by every worktree: an uninstall in one took it from the main checkout too)."""
+    from memory.store import gitmerge
+
+    if not uninstall:
+        if not gitmerge.configure(target):
+            out.write("install.sh: could not set the merge driver in git config; run "
+                      ".beads/memory/recall.sh --setup-git\n")
+        return
+    users = gitmerge.other_users(target)
+    if users:
+        out.write(f"install.sh: kept the merge driver in git config: the worktree {users[0]} of this repository "
+                  "still uses it (git config is shared by every worktree)\n")
+    else:
+        gitmerge.unconfigure(target)
+
+
 def _run(args: argparse.Namespace, out: TextIO) -> int:
     target, main_checkout, in_git = resolve_target(args.target)
     if args.uninstall and not args.dry_run and not args.purge:
@@ -238,13 +256,7 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
     if not args.uninstall:  # a settings file of ours alone that a --no-* flag deleted: its folder too, if empty
         remove_emptied_folders(target, changes)
     if in_git:
-        from memory.store import gitmerge
-
-        if args.uninstall:
-            gitmerge.unconfigure(target)
-        elif not gitmerge.configure(target):
-            out.write("install.sh: could not set the merge driver in git config; run "
-                      ".beads/memory/recall.sh --setup-git\n")
+        _merge_driver(target, args.uninstall, out)
     if args.uninstall:
         shutil.rmtree(os.path.join(target, VENV), ignore_errors=True)
         record_venv_choice(target, declined=False)

@@ -65,6 +65,15 @@ def unconfigure(root: str) -> None:
     paths.git_lines(["config", "--remove-section", f"merge.{DRIVER}"], root, 5.0)
 
 
+def other_users(root: str) -> list[str]:
+    """The repository's other work trees whose .gitattributes names the driver: git config is shared by every
+    worktree, so an uninstall in one must leave the driver to them."""
+    here = os.path.realpath(root)
+    trees = [line[len("worktree "):] for line in paths.git_lines(["worktree", "list", "--porcelain"], root, 5.0)
+             if line.startswith("worktree ")]
+    return [tree for tree in trees if os.path.realpath(tree) != here and has_attributes(tree)]
+
+
 def knowledge_paths() -> list[str]:
     """The committed knowledge files, relative to a work tree's top (as .gitattributes names them)."""
     return [f"{layout.MEMORY_SUBDIR}/{name}".replace(os.sep, "/") for name in layout.COMMITTED]

@@ -1080,6 +1080,22 @@ def test_worktree_install_covers_the_main_checkout(repo):
     assert "knowledge.lock" not in status and "errors.log" not in status  # the knowledge stays: so does that
 
 
+def test_an_uninstall_in_a_worktree_leaves_the_driver_to_the_main_checkout(repo):
+    """git config is shared by every worktree: `install.sh --uninstall` in a linked worktree removed the merge
+    driver for the main checkout too, whose .gitattributes still names it (it then merged the knowledge as text)."""
+    install(repo, "--no-venv", "--no-self-check")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "memory-hooks")
+    git(repo, "worktree", "add", "-q", "../wt", "-b", "wt")
+    wt = repo.parent / "wt"
+    out = install(wt, "--uninstall").stdout
+    assert f"kept the merge driver in git config: the worktree {repo} of this repository still uses it" in out
+    assert git(repo, "config", "--get", "merge.memory-hooks.driver").strip()
+    install(repo, "--uninstall")  # the last one: removed
+    assert subprocess.run(["git", "config", "--get", "merge.memory-hooks.driver"], cwd=repo,
+                          capture_output=True).returncode == 1
+
+
 def test_launchers_ignore_a_memory_package_in_the_current_folder(repo):
     (repo / "memory").mkdir()  # the project's own Python package of the same name
     (repo / "memory" / "__init__.py").write_text("raise ImportError('the project package, not memory-hooks')\n")
