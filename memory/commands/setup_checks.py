@@ -79,7 +79,8 @@ def _read_settings(tree: str, rel: str) -> tuple[dict, str | None]:
     except settings_merge.SettingsError as exc:
         return {}, str(exc).split("; ")[0]
     problems = settings_merge.schema_problems(config, cursor=rel == registration.CURSOR_HOOKS, strict=False,
-                                            gemini=rel == registration.GEMINI_SETTINGS)
+                                            gemini=rel == registration.GEMINI_SETTINGS,
+                                            codex=rel == registration.CODEX_HOOKS)
     return config, (f"{rel}: not of the documented hooks shape ({'; '.join(problems[:3])})" if problems else None)
 
 

@@ -98,9 +98,10 @@ def mode_of(root: str, rel: str) -> int | None:
 
 
 def config_change(target: str, rel: str, transform: Callable[[dict], dict], cursor: bool = False,
-                  strict: bool = True) -> Change:
+                  strict: bool = True, codex: bool = False) -> Change:
     """A runtime's settings file with `transform` applied (our hooks merged in or taken out): refused when
-    it is not of the documented hooks shape; only the spans that change are rewritten."""
+    it is not of the documented hooks shape (with `codex`, Codex's own: no other field beside `hooks`); only the
+    spans that change are rewritten."""
     gemini = rel == GEMINI_SETTINGS
     before = read(target, rel, strict)
     try:
@@ -108,7 +109,7 @@ def config_change(target: str, rel: str, transform: Callable[[dict], dict], curs
     except UnicodeDecodeError:
         raise SettingsError(f"{rel}: not UTF-8 text; fix or move it, nothing was written") from None
     current = settings_merge.parse_json_file(rel, text)
-    problems = settings_merge.schema_problems(current, cursor=cursor, strict=False, gemini=gemini)
+    problems = settings_merge.schema_problems(current, cursor=cursor, strict=False, gemini=gemini, codex=codex)
     if problems:
         raise SettingsError(f"{rel}: not of the documented hooks shape ({'; '.join(problems)}); "
                             "fix it first, nothing was written")

@@ -150,8 +150,8 @@ def plan_install(target: str, cursor: bool, claude: bool, main_checkout: str | N
             continue
         merge = (lambda c, add=with_ours: add(c, hooks)) if wanted else settings_merge.without_ours
         try:
-            changes.append(_unless_emptied(config_change(target, rel, merge, cursor=rel == CURSOR_HOOKS),
-                                           previously_created))
+            changes.append(_unless_emptied(config_change(target, rel, merge, cursor=rel == CURSOR_HOOKS,
+                                                         codex=wanted and rel == CODEX_HOOKS), previously_created))
         except SettingsError as exc:
             raise SettingsError(f"{exc} (or install with {opt_out})") from None
     for change in changes:  # an upgrade: the first install's backup (the user's own file) stays

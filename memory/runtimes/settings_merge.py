@@ -184,10 +184,15 @@ def with_cursor_hooks(config: dict, available: list[str]) -> dict:
     return result
 
 
-def schema_problems(config: dict, cursor: bool = False, strict: bool = True, gemini: bool = False) -> list[str]:
+CODEX_ROOT_FIELDS = ("description", "hooks")  # Codex refuses a hooks.json with any other, and runs none of it
+
+
+def schema_problems(config: dict, cursor: bool = False, strict: bool = True, gemini: bool = False,
+                    codex: bool = False) -> list[str]:
     """Problems against the documented settings schema (empty when valid). `strict=False` accepts event
     names and handler types we do not know (a newer client's), checking only the structure."""
-    problems = []
+    problems = [f"unknown field {name!r}: Codex reads only {' and '.join(CODEX_ROOT_FIELDS)}, and refuses the whole "
+                "file (its hooks and ours) otherwise" for name in config if codex and name not in CODEX_ROOT_FIELDS]
     hooks = config.get("hooks", {})
     if not isinstance(hooks, dict):
         return ["hooks is not an object"]

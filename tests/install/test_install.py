@@ -1195,6 +1195,30 @@ def test_codex_hooks_merged_idempotent_restored_and_optional(repo):
     assert (repo / ".codex" / "hooks.json").read_text() == text
 
 
+def test_a_codex_hooks_file_codex_refuses_is_refused_and_named_by_the_doctor(repo):
+    """Codex 0.169 reads only `description` and `hooks` in .codex/hooks.json and refuses the whole file for any
+    other field ("unknown field `$schema`"): install added our hooks there, its self-check passed (it runs the
+    commands itself) and the doctor said OK, while Codex ran none of them, the user's nor ours."""
+    (repo / ".codex").mkdir()
+    theirs = {"$schema": "https://www.schemastore.org/codex-hooks.json",
+              "hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "./banner.sh"}]}]}}
+    (repo / ".codex" / "hooks.json").write_text(json.dumps(theirs))
+    before = tree(repo)
+    proc = install(repo, "--no-venv", "--no-self-check", check=False)
+    assert proc.returncode == 2 and "unknown field '$schema': Codex reads only description and hooks" in proc.stderr
+    assert "(or install with --no-codex)" in proc.stderr and tree(repo) == before
+    from helpers import doctor_report
+
+    del theirs["$schema"]
+    (repo / ".codex" / "hooks.json").write_text(json.dumps(theirs))
+    install(repo, "--no-venv", "--no-self-check")
+    assert doctor_report(repo)[0] != 2
+    installed = json.loads((repo / ".codex" / "hooks.json").read_text())
+    (repo / ".codex" / "hooks.json").write_text(json.dumps({"$schema": "https://example.com/s.json", **installed}))
+    status, report, _ = doctor_report(repo)
+    assert status == 2 and "unknown field '$schema'" in json.dumps(report), report
+
+
 # --- the target: never the bundle itself, never a guess outside git ---------------------------------------
 
 def _run_install(src, *args, cwd):
