@@ -1275,7 +1275,7 @@ RUNTIME_FILES = {  # each runtime's file with hooks and settings of the user's o
     ".codex/hooks.json": {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command",
                                                                                   "command": "guard"}]}]}},
 }
-UNICODE = {"description": "café – 日本語 🚀", "path": "C:\\Users\\zoë"}
+UNICODE = {"description": "café – 日本語 🚀 C:\\Users\\zoë"}  # the one field every runtime's file may hold
 STYLES = {
     "compact arrays": lambda v: "{\n" + ",\n".join(f"  {json.dumps(k)}: {json.dumps(x)}" for k, x in v.items())
     + "\n}\n",
