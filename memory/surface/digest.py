@@ -64,7 +64,10 @@ def render_digest(latest: list[dict], groups: list[Group], notes: list[str], bud
     outside = [e for e in latest if e["key"] not in in_full]
     frame = len(_compose(len(latest), [], notes, MIN_ENTRY_CHARS))  # headings and hints: no entry's room
     room = budget - frame
-    if knowledge_map.overflows(outside, room):  # the map would take all it may: no need to draw it twice
+    # the map would take all it may (no need to draw it twice), or every entry is in a group and they cannot all
+    # be shown in full: the map's share stands for those they drop (all went, with no map and no count)
+    if knowledge_map.overflows(outside, room) or \
+            not outside and len(_compose(len(latest), groups, notes, MIN_ENTRY_CHARS)) > budget:
         groups_budget = frame + int(room * (1 - MAP_SHARE))
     else:
         natural, _ = knowledge_map.render_map(outside, files, budget, placed)
@@ -111,8 +114,8 @@ def _compose(total: int, groups: list[Group], notes: list[str], chars: int) -> s
     shown = [g for g in groups if g.entries]
     for group in shown:
         lines.append("")
-        if len(shown) > 1:  # a plain list when only the newest are shown
-            lines.append(f"  {group.label}:")
+        if len(shown) > 1 or group.label.endswith(")"):  # a plain list when only the newest are shown; a group
+            lines.append(f"  {group.label}:")  # cut short says so (`Pinned (52 of 80 in full; …)`)
         for entry in group.entries:
             kind = render.label(str(entry.get("type", "")))
             lines.append(f"  [{kind}] {render.one_line(entry['content'], chars)}")

@@ -91,3 +91,35 @@ def test_many_pins_leave_room_for_the_bead_the_branch_and_the_newest(repo):
                                       "lists all):" in text
     titled = [e for e in pinned if "  - [DECIDE] " + knowledge_map.title(e["content"], 44)[:40] in text]
     assert len(in_full) + len(titled) == 40  # every other pin keeps a title
+
+
+@pytest.mark.parametrize("kind", ["bead", "pinned"])
+def test_when_every_entry_is_in_a_group_those_it_cannot_show_keep_the_map(repo, kind):
+    """120 entries all of the bead in progress (or 80 all pinned): the groups took the whole budget, 58 (52) in
+    full, and the rest were gone: no map, no count, and no line saying the pins were cut. Now the map's share
+    stands for them, each a title or counted, and a group cut short says so."""
+    import json
+    import re
+
+    from conftest import fixture_payload, git, run_hook
+    from memory.store import store
+
+    d = repo / ".beads" / "memory"
+    d.mkdir(parents=True)
+    (d / "welcomed").touch()
+    n = 120 if kind == "bead" else 80
+    notes = [entry.build(f"rule {i} of the ledger: refunds of kind {i} " + "wait for the ledger lock and " * 5,
+                         "BD-7", "orchestrator", ts=1_700_000_000 + i) for i in range(n)]
+    store.append(str(d), notes)
+    if kind == "pinned":
+        store.append(str(d), [{"key": e["key"], "type": "pin", "ts": 1_700_000_900} for e in notes])
+    else:
+        git(repo, "checkout", "-q", "-b", "bd-BD-7")
+    payload = dict(fixture_payload("claude-code/2.1.330/SessionStart-6.json"), cwd=str(repo))
+    text = json.loads(run_hook("session_start", payload, repo).stdout)["hookSpecificOutput"]["additionalContext"]
+    in_full = [e for e in notes if f"] {' '.join(e['content'].split())}" in text]
+    titled = [e for e in notes if e not in in_full and f"{e['content'][:24]}" in text]
+    counted = sum(int(m) for m in re.findall(r"Not listed: (\d+)", text))
+    assert 0 < len(in_full) < n and len(in_full) + len(titled) + counted == n, text[-1500:]
+    if kind == "pinned":
+        assert f"Pinned ({len(in_full)} of {n} in full; .beads/memory/recall.sh --pinned lists all):" in text
