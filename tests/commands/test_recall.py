@@ -786,3 +786,14 @@ def test_a_found_listing_says_the_archive_was_not_searched(repo):
     assert "cache warms" in proc.stdout and "tenant" not in proc.stdout
     assert "were not searched: add --all" in proc.stderr
     assert "not searched" not in recall(repo, "cache", "--all").stderr
+
+
+def test_add_says_when_an_insight_was_cut_to_the_most_it_keeps(repo):
+    """`--add` of 10,010 characters said "captured 1 insight" and stored 2,048, cut mid-word, without a word."""
+    from memory.store import entry as entry_mod
+
+    long = recall(repo, "--add", "LEARNED: " + "the deploy queue drains slowly " * 330)
+    assert long.returncode == 0 and f"holds {entry_mod.MAX_CONTENT_CHARS:,} characters, the most an insight keeps" \
+        in long.stdout + long.stderr
+    short = recall(repo, "--add", "LEARNED: the deploy queue drains before every release")
+    assert short.returncode == 0 and "the most an insight keeps" not in short.stdout + short.stderr
