@@ -73,7 +73,7 @@ def _plan(memory_dir: str, records: list[dict],
             parsed = parse_line(raw)
             if parsed is None:
                 continue
-            found = _current([m for m in by_stamp.get(redactions.stamp(parsed), ()) if m.matches(parsed)])
+            found = _distinct(_current([m for m in by_stamp.get(redactions.stamp(parsed), ()) if m.matches(parsed)]))
             if not found or any(m.applied(parsed) for m in found):
                 continue
             value = jsonio.dumps(parsed)
@@ -145,6 +145,19 @@ def _entry_keys(memory_dir: str, keys: set[str], files: dict[str, list[bytes]]) 
 def _current(found: list[Matcher]) -> list[Matcher]:
     """The records no other one of `found` supersedes (its line matches theirs, not the reverse)."""
     return [m for m in found if not any(o is not m and o.matches(m.line) and not m.matches(o.line) for o in found)]
+
+
+def _distinct(found: list[Matcher]) -> list[Matcher]:
+    """One of the records that rewrite into the same line (two clones' records of one line, healed into one:
+    redactions.heal): one answer, not two records wanting one line."""
+    lines: set[str] = set()
+    out = []
+    for m in found:
+        line = jsonio.dumps(m.line)
+        if line not in lines:
+            lines.add(line)
+            out.append(m)
+    return out
 
 
 def _assign(wanted: dict[str, list[Matcher]], done: Applied) -> dict[str, Matcher]:

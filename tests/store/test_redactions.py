@@ -252,6 +252,47 @@ def test_two_clones_redacting_two_entries_of_one_capture_leave_no_secret_in_the_
     assert two not in (memory / redactions.RECORDS).read_text() and "FAIL" not in run(a, DOCTOR).stdout
 
 
+def test_two_clones_redacting_two_parts_of_one_line_leave_neither_in_the_merge(tmp_path, two_clones_template):
+    """One entry, two secrets; each clone redacts one and commits. Each record held the line as its clone stored
+    it: with the other secret in the clear. After the merge both lines and both records stood side by side, and
+    neither record matched the other's line: both secrets were in the committed files, and the doctor said OK."""
+    from helpers import copy_tree
+
+    copy_tree(two_clones_template, tmp_path)
+    a, b = tmp_path / "a", tmp_path / "b"
+    first, second = "bluefalconcodename", "orangekettlephrase"
+    proc = run_hook("memory_capture", bash_payload(
+        f'bd comment BD-1 "DECISION[creds]: project codename {first} and the vault phrase {second} ninety"', a), a)
+    assert proc.returncode == 0
+    assert subprocess.run([DOCTOR, "--compact"], cwd=a, capture_output=True).returncode in (0, 1)
+    git(a, "add", "-A")
+    git(a, "commit", "-qm", "the entry")
+    git(a, "push", "-q", "origin", "main")
+    git(b, "pull", "-q", "--no-rebase", "--no-edit", "origin", "main")
+    for repo, text in ((a, first), (b, second)):
+        assert run(repo, RECALL, "--redact", "decision-creds", text).returncode == 0
+        git(repo, "add", "-A")
+        git(repo, "commit", "-qm", f"redact {text}")
+    git(a, "push", "-q", "origin", "main")
+    pulled = subprocess.run(["git", "pull", "-q", "--no-rebase", "--no-edit", "origin", "main"], cwd=b,
+                            capture_output=True, text=True)
+    assert pulled.returncode == 0, pulled.stdout + pulled.stderr
+    records = (b / ".beads/memory" / redactions.RECORDS).read_text()
+    assert first not in records and second not in records  # the driver's merge heals the records
+    doctor = run(b, DOCTOR).stdout
+    assert (first in tracked_text(b) or second in tracked_text(b)) == ("FAIL" in doctor), doctor  # said till applied
+    session_start(b)
+    assert first not in tracked_text(b) and second not in tracked_text(b)
+    assert "FAIL" not in run(b, DOCTOR).stdout
+    git(b, "add", "-A")
+    git(b, "commit", "-qm", "applied")
+    git(b, "push", "-q", "origin", "main")
+    git(a, "pull", "-q", "--no-rebase", "--no-edit", "origin", "main")
+    session_start(a)
+    assert first not in tracked_text(a) and second not in tracked_text(a) and "FAIL" not in run(a, DOCTOR).stdout
+    assert first not in pushed_text(b) and second not in pushed_text(b)
+
+
 @pytest.mark.parametrize("root_names_it", [True, False])
 def test_redact_writes_the_memory_folders_attributes_only_where_git_needs_them(tmp_path, root_names_it):
     """install.sh's .gitattributes block names redactions.jsonl: a `--redact` wrote a second, untracked
