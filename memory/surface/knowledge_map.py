@@ -72,11 +72,23 @@ def title_first(results: list[Scored], text: str) -> list[Scored]:
     return opening + [s for s in results if s not in opening] if opening else results
 
 
+def title_like(text: str) -> bool:
+    """Words a map title could be: four or more (a title is an entry's opening, cut at a word), or its `…`."""
+    return len(_title_words(text).split()) >= 4 or text.rstrip().endswith("…")
+
+
+def opening_any(entries: list[dict], text: str) -> list[dict]:
+    """Of `entries`, those whose text opens with the words of `text` (a title), in their order."""
+    words = _title_words(text)
+    return [e for e in entries
+            if " ".join(render.strip_control(str(e.get("content", ""))).split()).casefold().startswith(words)]
+
+
 def titled(results: list[Scored], text: str) -> Scored | None:
     """The one entry a map title names (`recall.sh "<words of a title>"`): four words or more (a title is an
     entry's opening, cut at a word), or the title's `…`, that open exactly one of `results`; else None."""
     words = _title_words(text)
-    if len(words.split()) < 4 and not text.rstrip().endswith("…"):
+    if not title_like(text):
         return None
     opening = _opening(results, words)
     return opening[0] if len(opening) == 1 else None
@@ -277,24 +289,32 @@ def render_map(entries: list[dict], branch_files: list[str], budget: int,
     return (text, ordered[:low]) if len(text) <= budget else ("", [])
 
 
+def _lower(text: str) -> str:
+    """`text` in lower case, character for character (a character whose lower case is longer stays as it is)."""
+    low = text.lower()
+    return low if len(low) == len(text) else "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
+
+
 def distinct_titles(entries: list[dict], limit: int) -> dict[str, str]:
     """key -> its title line (`  - [WARN] …`) at `limit`; entries whose titles would read the same (insights
     opening with the same words) each get theirs cut a little past where their texts part, so the map never
     lists one line twice and `recall.sh "<words of a title>"` finds each."""
     texts = {str(e["key"]): " ".join(render.strip_control(str(e.get("content", ""))).split()) for e in entries}
     cut = {key: title(text, limit) for key, text in texts.items()}
+    # alike as recall.sh compares a title's words: whatever their case ("Always use…" and "ALWAYS write…")
+    folded = {key: _lower(text) for key, text in texts.items()}
     alike: dict[str, list[str]] = {}
     for key, line in cut.items():
-        alike.setdefault(line, []).append(key)
+        alike.setdefault(_lower(line), []).append(key)
     for keys in alike.values():
         if len(keys) > 1 and any(cut[k].endswith("…") for k in keys):
-            ordered = sorted(keys, key=lambda k: texts[k])
+            ordered = sorted(keys, key=lambda k: folded[k])
             for i, k in enumerate(ordered):  # through the first word where it parts from its nearest neighbour
-                near = [texts[n] for n in (ordered[i - 1] if i else None, ordered[i + 1] if i + 1 < len(ordered)
-                                           else None) if n is not None and texts[n] != texts[k]]
+                near = [folded[n] for n in (ordered[i - 1] if i else None, ordered[i + 1] if i + 1 < len(ordered)
+                                            else None) if n is not None and folded[n] != folded[k]]
                 if not near:  # the same text under another key: no word parts them
                     continue
-                parted = max(len(os.path.commonprefix([texts[k], other])) for other in near)
+                parted = max(len(os.path.commonprefix([folded[k], other])) for other in near)
                 end = texts[k].find(" ", parted)
                 end = end if end > 0 else len(texts[k])
                 if end <= limit + TITLE_EXTRA:

@@ -797,3 +797,29 @@ def test_add_says_when_an_insight_was_cut_to_the_most_it_keeps(repo):
         in long.stdout + long.stderr
     short = recall(repo, "--add", "LEARNED: the deploy queue drains before every release")
     assert short.returncode == 0 and "the most an insight keeps" not in short.stdout + short.stderr
+
+
+def test_a_title_whose_words_differ_only_by_words_the_ranker_leaves_out_finds_its_entry(repo):
+    """150 real insights opening "When running the integration tests on CI": 11 of the map's titles (`… on CI if
+    you…`, `… on CI even…`) brought up another entry first: the words that tell them apart are stop words, and
+    the titled entry ranked past the look-ahead. Now the entries opening with a title's words come first."""
+    from conftest import fixture_payload, run_hook
+
+    texts = []
+    for project in ("uv", "calcom"):
+        with open(ROOT / "bench" / "relevance" / project / "knowledge.jsonl", encoding="utf-8") as fh:
+            texts += [json.loads(line)["content"] for line in fh]
+    opening = "When running the integration tests on CI "
+    write(repo, [e(opening + t, ts=1_700_000_000 + i) for i, t in enumerate(texts[:150])])
+    (repo / ".beads" / "memory" / "welcomed").touch()
+    payload = dict(fixture_payload("claude-code/2.1.330/SessionStart-6.json"), cwd=str(repo))
+    text = json.loads(run_hook("session_start", payload, repo).stdout)["hookSpecificOutput"]["additionalContext"]
+    titles = [line[4:].split("] ", 1)[-1] for line in text.splitlines() if line.startswith("  - ")]
+    assert len(titles) > 60
+    wrong = []
+    for title in titles:
+        out = recall(repo, title, "--json")
+        first = json.loads(out.stdout.splitlines()[0])["content"] if out.returncode == 0 else ""
+        if not " ".join(first.split()).startswith(" ".join(title.rstrip("…").split())):
+            wrong.append(title)
+    assert wrong == []
