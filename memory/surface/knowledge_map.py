@@ -337,20 +337,36 @@ def distinct_titles(entries: list[dict], limit: int) -> dict[str, str]:
 def _compose(total: int, grouped: list[tuple[str, list[dict]]], keys: set[str], limit: int,
              titles: dict[tuple[str, int], str]) -> str:
     lines = [f"  Map of the other {_count(total)} by topic (read one in full: {READ_HINT}):"]
-    untitled: list[str] = []
+    untitled: list[tuple[str, int]] = []
     for name, members in grouped:
         shown = [e for e in members if str(e["key"]) in keys]
         if not shown:
-            untitled.append(f"{name} ({len(members)})")
+            untitled.append((name, len(members)))
             continue
         more = f", {len(members) - len(shown)} more" if len(shown) < len(members) else ""
         lines.append(f"  {name} ({len(members)}{more}):")
         lines += [titles[(str(entry["key"]), limit)] for entry in shown]
     hidden = total - len(keys)
     if hidden:
-        topics_left = f"; only counted: {', '.join(untitled)}" if untitled else ""
+        topics_left = f"; only counted: {_counted(untitled)}" if untitled else ""
         lines.append(f"  Not listed: {_count(hidden)}{topics_left}. List a topic: {TOPIC_HINT}")
     return "\n".join(lines)
+
+
+COUNTED_CHARS = 600  # the topics only counted, largest first: past this, how many more (756 topics took the map)
+
+
+def _counted(untitled: list[tuple[str, int]]) -> str:
+    parts: list[str] = []
+    size = 0
+    for at, (name, count) in enumerate(untitled):
+        part = f"{name} ({count})"
+        if parts and size + len(part) + 2 > COUNTED_CHARS:
+            rest = untitled[at:]
+            return ", ".join(parts) + f", {len(rest)} smaller topics ({_count(sum(n for _, n in rest))})"
+        parts.append(part)
+        size += len(part) + 2
+    return ", ".join(parts)
 
 
 def _newest_first(entry: dict) -> float:

@@ -1,4 +1,5 @@
 import json
+import re
 import subprocess
 
 import pytest
@@ -416,3 +417,21 @@ def test_recall_finds_an_entry_from_the_words_of_its_title_in_any_script(repo):
         if not first.startswith(title.rstrip("…")):
             missed.append(title)
     assert missed == []
+
+
+def test_a_map_of_a_thousand_small_topics_still_fits_and_counts_them():
+    """3,000 entries whose words each recur in about three: 756 topics, and the line counting the topics no title
+    stood for was longer than the budget, so the whole map went (session start: 5 entries and nothing else)."""
+    entries = [entry.build(f"zq{i // 3}kx stage handles retries for batch {i}", f"BD-{i}", "orchestrator",
+                           ts=1_700_000_000 + i) for i in range(3000)]
+    placed = knowledge_map.topics(entries)
+    assert len(set(placed.values())) > 500
+    text, titled = knowledge_map.render_map(entries, [], 7000, placed)
+    assert text and len(text) <= 7000 and titled
+    assert "Not listed: " in text and "smaller topics (" in text
+    not_listed = int(re.search(r"Not listed: ([\d,]+) entr", text).group(1).replace(",", ""))
+    assert not_listed == 3000 - len(titled)
+    counted = sum(int(n) for n in re.findall(r"\w+ \((\d+)\)", text.split("only counted: ")[1]))
+    smaller = int(re.search(r"smaller topics \(([\d,]+) entr", text).group(1).replace(",", ""))
+    headed = sum(int(n) for n in re.findall(r"^  \S+ \((\d+)(?:, \d+ more)?\):$", text, re.M))
+    assert headed + counted + smaller == 3000  # every entry in a topic titled, counted, or among the smaller
