@@ -68,12 +68,15 @@ def apply(target: str, changes: list[Change], backups: bool = True) -> None:
             if not c.changed:
                 continue
             full = os.path.realpath(os.path.join(c.root or target, c.rel))  # write through a symlinked dotfile
+            # its backup beside the name the repository knows (ignored there, where the report says), not beside
+            # the file a symlink points at: there it was another name, and `git add -A` committed it
+            backup = os.path.join(c.root or target, c.rel) + BACKUP_SUFFIX
             if c.before != c.after:
                 if c.config and backups and c.before is not None and c.after is not None and not c.keep_backup \
                         and c.backup:
-                    undo.write(full + BACKUP_SUFFIX, c.before)
-                elif c.config and not backups and os.path.lexists(full + BACKUP_SUFFIX) and not c.keep_backup:
-                    undo.remove(full + BACKUP_SUFFIX)
+                    undo.write(backup, c.before)
+                elif c.config and not backups and os.path.lexists(backup) and not c.keep_backup:
+                    undo.remove(backup)
                 if c.after is None:
                     if os.path.lexists(full):
                         undo.remove(full)

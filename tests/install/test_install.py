@@ -866,6 +866,30 @@ def _links(tmp_path, target):
     return [first, second]
 
 
+def test_a_symlinked_settings_file_keeps_its_backup_where_the_report_says_and_git_ignores_it(repo):
+    """`.gemini/settings.json -> ../config/gemini.json` (dotfiles kept in the repository): the report said
+    `.gemini/settings.json.memory-hooks.bak`, the backup went to `config/gemini.json.memory-hooks.bak`, and that
+    name was not ignored: `git add -A` committed it."""
+    (repo / "config").mkdir()
+    theirs = json.dumps({"model": {"name": "gemini-2.5-pro"}}, indent=2) + "\n"
+    (repo / "config" / "gemini.json").write_text(theirs)
+    (repo / ".gemini").mkdir()
+    os.symlink("../config/gemini.json", repo / ".gemini" / "settings.json")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "dotfiles")
+    out = install(repo, "--no-venv", "--no-self-check").stdout
+    assert ".gemini/settings.json.memory-hooks.bak" in out
+    assert (repo / ".gemini" / "settings.json.memory-hooks.bak").read_text() == theirs
+    assert not (repo / "config" / "gemini.json.memory-hooks.bak").exists()
+    assert (repo / ".gemini" / "settings.json").is_symlink()
+    assert "hooks" in (repo / "config" / "gemini.json").read_text()
+    status = git(repo, "status", "--porcelain", "--untracked-files=all")
+    assert ".bak" not in status, status
+    install(repo, "--uninstall")
+    assert (repo / "config" / "gemini.json").read_text() == theirs and (repo / ".gemini" / "settings.json").is_symlink()
+    assert not (repo / ".gemini" / "settings.json.memory-hooks.bak").exists()
+
+
 def test_launchers_work_through_symlinks(repo, tmp_path):
     for link in _links(tmp_path, ROOT / "install.sh"):
         proc = subprocess.run([str(link), "--no-venv", "--no-self-check", str(repo)], capture_output=True, text=True)
