@@ -276,9 +276,10 @@ def explain(entry: dict, query: Query) -> list[str]:
 
     fields = corpus_mod.entry_terms(entry)
     names = {"c": "content", "k": "key", "t": "tags", "b": "bead"}
+    held = {f: set(fields[f]) for f in corpus_mod.LEXICAL_FIELDS}  # a long prompt's terms against a long entry
     why = []
     for term in query.terms:
-        hit = [names[f] for f in corpus_mod.LEXICAL_FIELDS if term in fields[f]]
+        hit = [names[f] for f in corpus_mod.LEXICAL_FIELDS if term in held[f]]
         if hit:
             why.append(f"{term}@{'+'.join(hit)}")
     shared = set(fields[corpus_mod.CONCEPT_FIELD])
