@@ -198,10 +198,10 @@ def capture_note(entries: list[dict], result: store.AppendResult, problems: list
             else f"into {where}"
         notes.append(f"memory-hooks: captured {len(stored)} insight{'s' if len(stored) > 1 else ''} "
                      f"({keys}) {into}.")
-        full = [e["key"] for e in stored if len(str(e["content"])) >= entry.MAX_CONTENT_CHARS - 1]
+        full = [e["key"] for e in stored if len(str(e["content"])) == entry.MAX_CONTENT_CHARS]
         if full:  # said: a text cut mid-word, stored as "captured", read like all of it
             notes.append(f"memory-hooks: {_listed(full)} holds {entry.MAX_CONTENT_CHARS:,} characters, the most an "
-                         "insight keeps: anything past them was dropped; record the rest as its own insight.")
+                         "insight keeps: a longer text was cut there; record the rest as its own insight.")
     if memory_dir is not None:
         try:
             notes += near_copy_notes(memory_dir, stored)

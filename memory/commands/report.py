@@ -200,7 +200,8 @@ def _not_a_report(path: str) -> str | None:
             head = fh.read(512)
     except OSError as exc:
         return f"cannot be read ({exc.strerror or exc})"
-    return None if GENERATOR.encode() in head else "exists and is not a report"
+    earlier = f'content="{report_html.CSP}"'.encode()  # a report from before the generator line
+    return None if GENERATOR.encode() in head or earlier in head else "exists and is not a report"
 
 
 def committable(path: str) -> bool:

@@ -78,9 +78,9 @@ def _read_settings(tree: str, rel: str) -> tuple[dict, str | None]:
         return {}, f"{rel}: not UTF-8 text"
     except settings_merge.SettingsError as exc:
         return {}, str(exc).split("; ")[0]
+    ours_in_codex = rel == registration.CODEX_HOOKS and bool(ours.registered_events(config))  # --no-codex: theirs
     problems = settings_merge.schema_problems(config, cursor=rel == registration.CURSOR_HOOKS, strict=False,
-                                            gemini=rel == registration.GEMINI_SETTINGS,
-                                            codex=rel == registration.CODEX_HOOKS)
+                                            gemini=rel == registration.GEMINI_SETTINGS, codex=ours_in_codex)
     return config, (f"{rel}: not of the documented hooks shape ({'; '.join(problems[:3])})" if problems else None)
 
 

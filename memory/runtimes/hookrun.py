@@ -8,6 +8,7 @@ import sys
 from memory import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    import re
     from collections.abc import Callable
 
 MAX_STDIN_BYTES = 64 * 1024 * 1024
@@ -193,7 +194,16 @@ def _recall_from_cwd(raw: bytes, memory_dir: str) -> "tuple[str, str] | None":
     except ValueError:  # another drive (Windows)
         return None
     path = path.replace(os.sep, "/")
+    if "/" not in path:
+        path = "./" + path  # in the memory folder itself: a bare name is looked up in PATH
     return None if path == named else (named, shlex.quote(path))
+
+
+def _named(named: str) -> "re.Pattern[str]":
+    """`named` as a command names it: not the tail of a longer path an entry's text holds (`/ci/.beads/…`)."""
+    import re
+
+    return re.compile(r"(?<![\w./~-])" + re.escape(named))
 
 
 def runnable_recall(answer: str, ctx: Context) -> str:
@@ -211,11 +221,14 @@ def runnable_recall(answer: str, ctx: Context) -> str:
     import json
 
     named, runnable = swap
-    return answer.replace(named, json.dumps(runnable)[1:-1] if answer.lstrip().startswith("{") else runnable)
+    to = json.dumps(runnable)[1:-1] if answer.lstrip().startswith("{") else runnable
+    return _named(named).sub(lambda _: to, answer)
 
 
 def answered_length(ctx: Context, text: str) -> int:
     """How long the context `text` is once this frame has answered with it: every recall.sh it names becomes the
     path the agent's shell runs (runnable_recall). A handler that holds a budget measures with it."""
     swap = recall_swap(ctx)
-    return len(text) + text.count(swap[0]) * (len(swap[1]) - len(swap[0])) if swap else len(text)
+    if swap is None or swap[0] not in text:
+        return len(text)
+    return len(text) + len(_named(swap[0]).findall(text)) * (len(swap[1]) - len(swap[0]))

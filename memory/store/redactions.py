@@ -113,29 +113,9 @@ def heal(records: list[dict]) -> list[dict]:
                         and any(fits(pieces, key) for pieces in patterns)), key)
             renamed.append(new)
         out.append(rec if renamed == names else dict(rec, not_keys=sorted(set(renamed))))
-    return _met(out)
+    from memory.store.redaction_meet import meet_records
 
-
-def _met(records: list[dict]) -> list[dict]:
-    """Records of one line from two clones that each redacted another part of it: each held in the clear what
-    the other hid. Both take the line with every part hidden (memory.store.redaction_meet)."""
-    from memory.store.redaction_meet import meet_lines
-
-    groups: dict[tuple[str, str, str], list[int]] = {}
-    for at, rec in enumerate(records):
-        line = rec["line"]
-        groups.setdefault((stamp(line), jsonio.dumps(line.get("capture_id")), line["key"]), []).append(at)
-    out = list(records)
-    for members in groups.values():
-        merged: dict | None = records[members[0]]["line"]
-        for at in members[1:]:
-            merged = meet_lines(merged, records[at]["line"], DERIVED) if merged is not None else None
-        if merged is None or len(members) < 2:
-            continue
-        for at in members:
-            if records[at]["line"] != merged:
-                out[at] = dict(records[at], line=merged)
-    return out
+    return meet_records(out)
 
 
 def heal_bytes(data: bytes) -> bytes:

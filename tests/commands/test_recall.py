@@ -797,6 +797,8 @@ def test_add_says_when_an_insight_was_cut_to_the_most_it_keeps(repo):
         in long.stdout + long.stderr
     short = recall(repo, "--add", "LEARNED: the deploy queue drains before every release")
     assert short.returncode == 0 and "the most an insight keeps" not in short.stdout + short.stderr
+    edge = recall(repo, "--add", "LEARNED: " + "y" * (entry_mod.MAX_CONTENT_CHARS - 2) + "z")  # 2,047: all kept
+    assert edge.returncode == 0 and "the most an insight keeps" not in edge.stdout + edge.stderr
 
 
 def test_a_title_whose_words_differ_only_by_words_the_ranker_leaves_out_finds_its_entry(repo):

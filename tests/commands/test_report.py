@@ -208,6 +208,9 @@ def test_the_report_never_replaces_a_file_it_did_not_write(project, tmp_path):
     assert report(fifo).returncode == 2 and fifo.is_fifo()
     again = tmp_path / "again.html"
     assert report(again).returncode == 0 and report(again).returncode == 0  # its own report: written over
+    older = again.read_text().replace('<meta name="generator" content="memory-hooks report">', "")
+    again.write_text(older)  # one an earlier version wrote, without the generator line
+    assert report(again).returncode == 0 and "memory-hooks report" in again.read_text()
     out = report("-")
     assert out.returncode == 0 and out.stdout.startswith("<!DOCTYPE html>") and not (project / "-").exists()
 

@@ -1233,9 +1233,11 @@ def test_a_codex_hooks_file_codex_refuses_is_refused_and_named_by_the_doctor(rep
     assert "(or install with --no-codex)" in proc.stderr and tree(repo) == before
     from helpers import doctor_report
 
+    install(repo, "--no-venv", "--no-self-check", "--no-codex")
+    assert "unknown field" not in json.dumps(doctor_report(repo)[1])  # left to them: not ours to judge
     del theirs["$schema"]
     (repo / ".codex" / "hooks.json").write_text(json.dumps(theirs))
-    install(repo, "--no-venv", "--no-self-check")
+    install(repo, "--no-venv", "--no-self-check", "--codex")  # asked back: install.json remembered --no-codex
     assert doctor_report(repo)[0] != 2
     installed = json.loads((repo / ".codex" / "hooks.json").read_text())
     (repo / ".codex" / "hooks.json").write_text(json.dumps({"$schema": "https://example.com/s.json", **installed}))

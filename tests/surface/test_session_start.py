@@ -607,6 +607,9 @@ def test_every_recall_command_runs_from_where_the_session_started(tmp_path):
     sub.mkdir(parents=True)
     subprocess.run([str(repo / ".beads/memory/recall.sh"), "--add", "LEARNED: refunds are rounded half up"],
                    cwd=repo, check=True, capture_output=True, env=clean_env())
+    ci = "WARNING: in CI call /opt/ci/.beads/memory/recall.sh by its absolute path"  # an entry's own path: as written
+    subprocess.run([str(repo / ".beads/memory/recall.sh"), "--add", ci], cwd=repo, check=True, capture_output=True,
+                   env=clean_env())
     welcome_done(repo)
 
     def block(cwd):
@@ -614,6 +617,10 @@ def test_every_recall_command_runs_from_where_the_session_started(tmp_path):
         return context(run_hook("session_start", payload, repo, args=["--codex"]))
 
     top, inside, outside = block(repo), block(sub), block(tmp_path)
+    assert all("/opt/ci/.beads/memory/recall.sh by its" in b for b in (top, inside, outside))
+    top = top.replace("/opt/ci/.beads/memory/recall.sh", "")
+    inside, outside = (b.replace("/opt/ci/.beads/memory/recall.sh", "") for b in (inside, outside))
+    assert "./recall.sh " in block(repo / ".beads" / "memory")  # a bare name would be looked up in PATH
     assert ".beads/memory/recall.sh" in top and "../" not in top
     assert inside.count("../../.beads/memory/recall.sh") == top.count(".beads/memory/recall.sh") >= 2
     assert outside.count(str(repo / ".beads/memory/recall.sh")) == top.count(".beads/memory/recall.sh")
