@@ -635,6 +635,14 @@ def test_a_stray_field_of_another_shape_is_shown_as_nothing_not_a_crash(repo, fi
     assert "unexpected failure" not in report.stdout + report.stderr and (repo / "r.html").exists()
 
 
+def map_titles(repo) -> list[str]:
+    """The titles session start's map shows (a session after the introduction), as the map writes them."""
+    (repo / ".beads" / "memory" / "welcomed").touch()
+    payload = dict(fixture_payload("claude-code/2.1.330/SessionStart-6.json"), cwd=str(repo))
+    text = json.loads(run_hook("session_start", payload, repo).stdout)["hookSpecificOutput"]["additionalContext"]
+    return [line[4:].split("] ", 1)[-1] for line in text.splitlines() if line.startswith("  - ")]
+
+
 def test_the_words_of_every_title_the_map_shows_bring_that_entry_first(repo, monkeypatch, capsys):
     """The map's promise, `recall.sh "<words of a title>"`, for every title session start shows at 1,000 entries:
     the titled entry comes first (the best answer is what a lookup credits in use.json). A walkthrough found 7 of
@@ -644,10 +652,7 @@ def test_the_words_of_every_title_the_map_shows_bring_that_entry_first(repo, mon
     from scale import padded
 
     write(repo, padded(1000))
-    (repo / ".beads" / "memory" / "welcomed").touch()
-    payload = dict(fixture_payload("claude-code/2.1.330/SessionStart-6.json"), cwd=str(repo))
-    text = json.loads(run_hook("session_start", payload, repo).stdout)["hookSpecificOutput"]["additionalContext"]
-    titles = [line[4:].split("] ", 1)[-1] for line in text.splitlines() if line.startswith("  - ")]
+    titles = map_titles(repo)
     assert len(titles) > 50
     behind = []
     for title in titles:
@@ -805,18 +810,13 @@ def test_a_title_whose_words_differ_only_by_words_the_ranker_leaves_out_finds_it
     """150 real insights opening "When running the integration tests on CI": 11 of the map's titles (`… on CI if
     you…`, `… on CI even…`) brought up another entry first: the words that tell them apart are stop words, and
     the titled entry ranked past the look-ahead. Now the entries opening with a title's words come first."""
-    from conftest import fixture_payload, run_hook
-
     texts = []
     for project in ("uv", "calcom"):
         with open(ROOT / "bench" / "relevance" / project / "knowledge.jsonl", encoding="utf-8") as fh:
             texts += [json.loads(line)["content"] for line in fh]
     opening = "When running the integration tests on CI "
     write(repo, [e(opening + t, ts=1_700_000_000 + i) for i, t in enumerate(texts[:150])])
-    (repo / ".beads" / "memory" / "welcomed").touch()
-    payload = dict(fixture_payload("claude-code/2.1.330/SessionStart-6.json"), cwd=str(repo))
-    text = json.loads(run_hook("session_start", payload, repo).stdout)["hookSpecificOutput"]["additionalContext"]
-    titles = [line[4:].split("] ", 1)[-1] for line in text.splitlines() if line.startswith("  - ")]
+    titles = map_titles(repo)
     assert len(titles) > 60
     wrong = []
     for title in titles:

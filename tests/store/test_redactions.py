@@ -202,6 +202,20 @@ def test_two_clones_redacting_different_lines_merge_both_records(tmp_path, two_c
         assert "FAIL" not in run(repo, DOCTOR).stdout
 
 
+def redacted_in_each_then_pulled(a, b, redactions_made):
+    """Clone a runs the first `recall.sh --redact KEY TEXT` and b the second, each committing; a pushes and b pulls
+    (the driver merges): the records file b then holds."""
+    for repo, (key, text) in zip((a, b), redactions_made):
+        assert run(repo, RECALL, "--redact", key, text).returncode == 0
+        git(repo, "add", "-A")
+        git(repo, "commit", "-qm", f"redact {text}")
+    git(a, "push", "-q", "origin", "main")
+    pulled = subprocess.run(["git", "pull", "-q", "--no-rebase", "--no-edit", "origin", "main"], cwd=b,
+                            capture_output=True, text=True)
+    assert pulled.returncode == 0, pulled.stdout + pulled.stderr
+    return (b / ".beads/memory" / redactions.RECORDS).read_text()
+
+
 def test_two_clones_redacting_two_entries_of_one_capture_leave_no_secret_in_the_records(tmp_path,
                                                                                          two_clones_template):
     """Two insights of one capture, each under an automatic key holding its own secret. Each clone redacts one:
@@ -226,15 +240,7 @@ def test_two_clones_redacting_two_entries_of_one_capture_leave_no_secret_in_the_
     git(b, "pull", "-q", "--no-rebase", "--no-edit", "origin", "main")
     keys = sorted(e["key"] for e in store.load(str(a / ".beads/memory")).entries if "svc-" in e["key"])
     assert len(keys) == 2 and one in keys[0] and two in keys[1]
-    for repo, key, text in ((a, keys[0], one), (b, keys[1], two)):
-        assert run(repo, RECALL, "--redact", key, text).returncode == 0
-        git(repo, "add", "-A")
-        git(repo, "commit", "-qm", f"redact {text}")
-    git(a, "push", "-q", "origin", "main")
-    pulled = subprocess.run(["git", "pull", "-q", "--no-rebase", "--no-edit", "origin", "main"], cwd=b,
-                            capture_output=True, text=True)
-    assert pulled.returncode == 0, pulled.stdout + pulled.stderr
-    records = (b / ".beads/memory" / redactions.RECORDS).read_text()
+    records = redacted_in_each_then_pulled(a, b, [(keys[0], one), (keys[1], two)])
     assert one not in records and two not in records  # the merge commit holds neither
     git(b, "push", "-q", "origin", "main")
     git(a, "pull", "-q", "--no-rebase", "--no-edit", "origin", "main")
@@ -277,15 +283,7 @@ def test_two_clones_redacting_two_parts_of_one_line_leave_neither_in_the_merge(t
     git(a, "commit", "-qm", "the entry")
     git(a, "push", "-q", "origin", "main")
     git(b, "pull", "-q", "--no-rebase", "--no-edit", "origin", "main")
-    for repo, text in ((a, first), (b, second)):
-        assert run(repo, RECALL, "--redact", key, text).returncode == 0
-        git(repo, "add", "-A")
-        git(repo, "commit", "-qm", f"redact {text}")
-    git(a, "push", "-q", "origin", "main")
-    pulled = subprocess.run(["git", "pull", "-q", "--no-rebase", "--no-edit", "origin", "main"], cwd=b,
-                            capture_output=True, text=True)
-    assert pulled.returncode == 0, pulled.stdout + pulled.stderr
-    records = (b / ".beads/memory" / redactions.RECORDS).read_text()
+    records = redacted_in_each_then_pulled(a, b, [(key, first), (key, second)])
     assert first not in records and second not in records  # the driver's merge heals the records
     doctor = run(b, DOCTOR).stdout
     assert (first in tracked_text(b) or second in tracked_text(b)) == ("FAIL" in doctor), doctor  # said till applied
