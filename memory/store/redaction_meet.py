@@ -4,7 +4,7 @@ Clone A redacts one secret of an entry, clone B another secret of the same entry
 now stores it (memory.store.redactions), and each record holds, in the clear, the secret the other redacted.
 After a merge the two lines and the two records stood side by side, neither record matching the other's line:
 both secrets were back in the committed files. `meet` gives the line with every part either redacted hidden,
-and memory.store.redactions.heal gives it to both records (`meet_records`), which then rewrite both lines.
+and memory.store.redactions.heal gives it to both records (`meet_records` there), which then rewrite both lines.
 One clone's redaction may have renamed the entry's key (its automatic key held that secret) and the other's not:
 the records are of one entry when type, time, capture and text agree but for what was redacted, and neither names
 the other's key as not its own; they take the renamed key, and a key of theirs that holds the other's secret is
@@ -16,7 +16,6 @@ texts, so no word either clone hid comes back.
 from __future__ import annotations
 
 import re
-from difflib import SequenceMatcher
 
 from memory import TYPE_CHECKING
 
@@ -36,6 +35,8 @@ def meet(a: str, b: str) -> str | None:
         return a
     if MARKER not in a and MARKER not in b:
         return None
+    from difflib import SequenceMatcher  # only when two redactions of one line meet: never on a hook's path
+
     left, right = _tokens(a, "a"), _tokens(b, "b")
     parts = [(op == "equal", left[i1:i2], right[j1:j2])
              for op, i1, i2, j1, j2 in SequenceMatcher(None, left, right, autojunk=False).get_opcodes()]
@@ -96,76 +97,3 @@ def _meet_value(a: Any, b: Any) -> Any:
         return _APART if any(item is _APART for item in items) else items
     return _APART
 
-
-def meet_records(records: list[dict]) -> list[dict]:
-    """Records (memory.store.redactions) of one entry from two clones that each redacted another part of it, each
-    holding in the clear what the other hid: both take the line with every part hidden, under the key one of
-    them renamed it to, and keep every key the entry had as a pattern that holds no secret. Others as they are."""
-    from memory.store.redactions import DERIVED, WILD, stamp
-
-    groups: dict[tuple[str, str], list[int]] = {}
-    for at, rec in enumerate(records):
-        line = rec["line"]
-        groups.setdefault((stamp(line), repr(line.get("capture_id"))), []).append(at)
-    out = list(records)
-    for members in groups.values():
-        clusters: list[tuple[dict, list[int]]] = []
-        for at in members:
-            for c, (merged, ats) in enumerate(clusters):
-                met = meet_lines(merged, records[at]["line"], DERIVED + ("key",))
-                if met is not None and not any(_apart(records[at], records[o]) for o in ats):
-                    clusters[c] = (met, ats + [at])
-                    break
-            else:
-                clusters.append((records[at]["line"], [at]))
-        for merged, ats in clusters:
-            mine = [records[at] for at in ats]
-            keys = {rec["line"]["key"] for rec in mine}
-            renamed = sorted(rec["line"]["key"] for rec in mine if any(WILD in p for p in _patterns(rec)))
-            if len(ats) < 2 or (len(keys) > 1 and not renamed):
-                continue  # one record; or keys that differ and no redaction renamed one: which is it?
-            # what one of them hid: in no key the records keep (an automatic key holds the text's first words)
-            hidden = _hidden([str(rec["line"].get("content", "")) for rec in mine], str(merged.get("content", "")))
-            key = renamed[0] if renamed else mine[0]["line"]["key"]
-            merged = dict(merged, key=_cut(key, hidden, "redacted"))
-            for at, rec in zip(ats, mine):
-                named = {_cut(k, hidden, WILD) for k in _patterns(rec) + [rec["line"]["key"]]} - {merged["key"]}
-                new = dict(rec, line=merged, from_keys=sorted(named))
-                if new != rec:
-                    out[at] = new
-    return out
-
-
-def _hidden(texts: list[str], merged: str) -> list[str]:
-    """The slugs of the words some of `texts` hold in the clear and `merged` hides, longest first."""
-    from memory.store.entry import slug
-
-    shown = set(re.findall(r"\w+", merged.lower()))
-    words = {w for text in texts for w in re.findall(r"\w+", text.lower())} - shown
-    return sorted({slug(w) for w in words if len(slug(w)) >= 3}, key=lambda s: (-len(s), s))
-
-
-def _cut(key: str, hidden: list[str], into: str) -> str:
-    for part in hidden:
-        key = key.replace(part, into)
-    return key
-
-
-def _patterns(rec: dict) -> list[str]:
-    return [p for p in rec.get("from_keys") or () if isinstance(p, str)]
-
-
-def _fits(pattern: str, key: str) -> bool:
-    from memory.store.redactions import WILD, fits
-
-    return fits(pattern.split(WILD), key)
-
-
-def _apart(a: dict, b: dict) -> bool:
-    """One names the other's key (or a key it had) as not its own: two entries of one capture."""
-    for one, other in ((a, b), (b, a)):
-        theirs = [other["line"]["key"]] + _patterns(other)
-        for name in one.get("not_keys") or ():
-            if isinstance(name, str) and any(name == k or _fits(k, name) for k in theirs):
-                return True
-    return False

@@ -21,12 +21,12 @@ import re
 
 from memory import TYPE_CHECKING
 from memory.core import fsio, jsonio, layout
+from memory.store.redaction_meet import MARKER, meet_lines
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any
 
-MARKER = "<redacted:manual>"
 RECORDS = layout.REDACTIONS
 APPLIED = layout.REDACTIONS_APPLIED
 ATTRIBUTES_LINE = f"/{RECORDS} merge=memory-hooks"  # the union driver (memory.store.merge), in the memory folder
@@ -113,9 +113,77 @@ def heal(records: list[dict]) -> list[dict]:
                         and any(fits(pieces, key) for pieces in patterns)), key)
             renamed.append(new)
         out.append(rec if renamed == names else dict(rec, not_keys=sorted(set(renamed))))
-    from memory.store.redaction_meet import meet_records
-
     return meet_records(out)
+
+
+def meet_records(records: list[dict]) -> list[dict]:
+    """Records (memory.store.redactions) of one entry from two clones that each redacted another part of it, each
+    holding in the clear what the other hid: both take the line with every part hidden, under the key one of
+    them renamed it to, and keep every key the entry had as a pattern that holds no secret. Others as they are."""
+    groups: dict[tuple[str, str], list[int]] = {}
+    for at, rec in enumerate(records):
+        line = rec["line"]
+        groups.setdefault((stamp(line), repr(line.get("capture_id"))), []).append(at)
+    out = list(records)
+    for members in groups.values():
+        clusters: list[tuple[dict, list[int]]] = []
+        for at in members:
+            for c, (merged, ats) in enumerate(clusters):
+                met = meet_lines(merged, records[at]["line"], DERIVED + ("key",))
+                if met is not None and not any(_apart(records[at], records[o]) for o in ats):
+                    clusters[c] = (met, ats + [at])
+                    break
+            else:
+                clusters.append((records[at]["line"], [at]))
+        for merged, ats in clusters:
+            mine = [records[at] for at in ats]
+            keys = {rec["line"]["key"] for rec in mine}
+            renamed = sorted(rec["line"]["key"] for rec in mine if any(WILD in p for p in _patterns(rec)))
+            if len(ats) < 2 or (len(keys) > 1 and not renamed):
+                continue  # one record; or keys that differ and no redaction renamed one: which is it?
+            # what one of them hid: in no key the records keep (an automatic key holds the text's first words)
+            hidden = _hidden([str(rec["line"].get("content", "")) for rec in mine], str(merged.get("content", "")))
+            key = renamed[0] if renamed else mine[0]["line"]["key"]
+            merged = dict(merged, key=_cut(key, hidden, "redacted"))
+            for at, rec in zip(ats, mine):
+                named = {_cut(k, hidden, WILD) for k in _patterns(rec) + [rec["line"]["key"]]} - {merged["key"]}
+                new = dict(rec, line=merged, from_keys=sorted(named))
+                if new != rec:
+                    out[at] = new
+    return out
+
+
+def _hidden(texts: list[str], merged: str) -> list[str]:
+    """The slugs of the words some of `texts` hold in the clear and `merged` hides, longest first."""
+    from memory.store.entry import slug
+
+    shown = set(re.findall(r"\w+", merged.lower()))
+    words = {w for text in texts for w in re.findall(r"\w+", text.lower())} - shown
+    return sorted({slug(w) for w in words if len(slug(w)) >= 3}, key=lambda s: (-len(s), s))
+
+
+def _cut(key: str, hidden: list[str], into: str) -> str:
+    for part in hidden:
+        key = key.replace(part, into)
+    return key
+
+
+def _patterns(rec: dict) -> list[str]:
+    return [p for p in rec.get("from_keys") or () if isinstance(p, str)]
+
+
+def _fits(pattern: str, key: str) -> bool:
+    return fits(pattern.split(WILD), key)
+
+
+def _apart(a: dict, b: dict) -> bool:
+    """One names the other's key (or a key it had) as not its own: two entries of one capture."""
+    for one, other in ((a, b), (b, a)):
+        theirs = [other["line"]["key"]] + _patterns(other)
+        for name in one.get("not_keys") or ():
+            if isinstance(name, str) and any(name == k or _fits(k, name) for k in theirs):
+                return True
+    return False
 
 
 def heal_bytes(data: bytes) -> bytes:
