@@ -89,7 +89,9 @@ def _files(reader: transcript.Reader, root: str | None,
         name, args = reader.tools[tool_id]
         call = {"tool_name": name, "tool_input": args}
         targets = [t for t in tool_files.tool_files(call, shell_reads=True) if isinstance(t, str) and t.strip()]
-        if name in SHELL_TOOLS:
+        if tool_id in reader.errors:  # a patch the runtime rejected changed nothing (it was read, at most)
+            edits = set()
+        elif name in SHELL_TOOLS:
             edits = set(tool_files.shell_changed_files(str(args.get("command") or "")))
         else:
             edits = set(targets) if targets and tool_files.changes_files(call) else set()

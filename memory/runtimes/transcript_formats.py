@@ -112,6 +112,10 @@ def _codex(item: dict, timestamp: object) -> list[dict]:
             return []
         return [_record("assistant", [{"type": "tool_use", "id": str(item.get("call_id")), "name": "apply_patch",
                                        "input": {"input": patch}}], timestamp)]
+    if kind == "custom_tool_call_output" and isinstance(item.get("output"), str) \
+            and "failed" in item["output"].split("\n", 1)[0].lower():  # "apply_patch verification failed: …"
+        return [_record("user", [{"type": "tool_result", "tool_use_id": str(item.get("call_id")), "is_error": True,
+                                  "content": item["output"]}], timestamp)]
     if kind == "function_call_output" and isinstance(item.get("output"), str) and _failed(item["output"]):
         output = item["output"]
         output = output.split("\nOutput:", 1)[-1].strip() if "\nOutput:" in output else output

@@ -301,3 +301,11 @@ def test_shell_reads_never_push_out_the_file_the_session_changed_and_say_what_th
         ("Bash", {"command": f"cat a.py && {patch}"}, None)]), "/p")
     assert "payments/refund_service.py" in found["files"] and "payments/*.py" not in found["files"]
     assert found["edited"] == ["b.py", "conf.py", "payments/refund_service.py"] and "a.py" in found["files"]
+
+
+def test_a_patch_codex_rejected_is_no_edit():
+    """A recorded Codex 0.169 session whose apply_patch failed ("apply_patch verification failed"): the file was
+    unchanged, yet the next insight recorded it as `edited`, which brings that insight at every read of it."""
+    found = provenance.session_provenance(str(FIXTURES / "codex/0.169.0/rollout-failed-patch.jsonl"),
+                                          "/tmp/walk31/c/app")
+    assert found["files"] == ["payments/refund_service.py"] and found["edited"] is None
