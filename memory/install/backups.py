@@ -73,8 +73,9 @@ def load(data: bytes | None) -> object:
 
 
 def same_json(a: bytes, b: bytes) -> bool:
-    """The same settings, comments aside; an empty `hooks` object is no hooks (taking ours out of a file whose
-    hooks were all ours leaves none, where the user had written `"hooks": {}`)."""
+    """The same settings, comments aside; an empty `hooks` object or event list is no hooks (taking ours out of
+    a file whose hooks were all ours leaves none, where the user had written `"hooks": {}` or
+    `"SessionStart": []`)."""
     try:
         return _without_empty_hooks(load(a)) == _without_empty_hooks(load(b))
     except ValueError:
@@ -82,6 +83,7 @@ def same_json(a: bytes, b: bytes) -> bool:
 
 
 def _without_empty_hooks(value: object) -> object:
-    if isinstance(value, dict) and value.get("hooks") == {}:
-        return {k: v for k, v in value.items() if k != "hooks"}
-    return value
+    if not isinstance(value, dict) or not isinstance(value.get("hooks"), dict):
+        return value
+    hooks = {event: groups for event, groups in value["hooks"].items() if groups != []}
+    return {k: v for k, v in value.items() if k != "hooks"} | ({"hooks": hooks} if hooks else {})

@@ -1356,6 +1356,18 @@ def test_settings_files_keep_their_formatting(repo, style):
     assert {rel: (repo / rel).read_bytes() for rel in RUNTIME_FILES} == originals
 
 
+@pytest.mark.parametrize("rel", [".claude/settings.json", ".gemini/settings.json", ".codex/hooks.json"])
+def test_an_empty_event_list_of_the_users_comes_back_at_uninstall(repo, rel):
+    """`{"hooks": {"SessionStart": []}}`: install put ours in that list, and uninstall left `{}`."""
+    (repo / rel).parent.mkdir(exist_ok=True)
+    original = b'{\n  "hooks": {\n    "SessionStart": []\n  }\n}\n'
+    (repo / rel).write_bytes(original)
+    install(repo, "--no-venv", "--no-self-check")
+    assert (repo / rel).read_bytes() != original
+    install(repo, "--uninstall")
+    assert (repo / rel).read_bytes() == original
+
+
 def test_an_upgrade_changes_only_our_entries(repo):
     """A registration an older version wrote (another command) is replaced in place; the rest stays."""
     text = STYLES["compact arrays"](RUNTIME_FILES[".claude/settings.json"])
