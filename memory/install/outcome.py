@@ -55,10 +55,8 @@ def report(out: TextIO, target: str, main_checkout: str | None, in_git: bool, ch
             out.write(f"  {label:<12} {rel}: not registered (--no-claude)\n")
         elif handlers or rel == CLAUDE_SETTINGS or (cursor and rel == CURSOR_HOOKS):
             out.write(f"  {label:<12} {rel}: {ours.describe(handlers)}\n")
-            if handlers and rel == registration.CODEX_HOOKS and any(c.rel == rel for c in changed):
-                # `codex exec` skips unreviewed project hooks without a word; Codex keeps a hash of what was reviewed
-                out.write("  note: Codex CLI runs project hooks only once reviewed: open Codex in this repository "
-                          "and approve them (/hooks)\n")
+            if handlers and rel == registration.CODEX_HOOKS:
+                _codex_notes(out, target, any(c.rel == rel for c in changed))
     to_commit = _to_commit(target)
     pending = _uncommitted(target, to_commit) if in_git else []
     if pending:  # committed already (a re-install that changed nothing): no advice
@@ -82,6 +80,29 @@ def report(out: TextIO, target: str, main_checkout: str | None, in_git: bool, ch
     for name in _holding_credentials(target, to_commit):
         out.write(f"  WARNING      {name} holds a credential-shaped value: move it out (e.g. to a .local settings "
                   "file, never committed) before you commit that file\n")
+
+
+def _codex_notes(out: TextIO, target: str, changed: bool) -> None:
+    if changed:  # `codex exec` skips unreviewed project hooks without a word; Codex keeps a hash of what was reviewed
+        out.write("  note: Codex CLI runs project hooks only once reviewed: open Codex in this repository "
+                  "and approve them (/hooks)\n")
+    if _codex_toml_hooks(target):
+        out.write("  note: .codex/config.toml has hooks of its own: Codex runs both and warns \"loading hooks "
+                  "from both\" at every start (move yours into .codex/hooks.json to quiet it)\n")
+
+
+def _codex_toml_hooks(target: str) -> bool:
+    """Whether the project's .codex/config.toml declares hooks (`[hooks]`, `[[hooks.SessionStart]]`…)."""
+    import re
+
+    from memory.core import fsio
+
+    try:
+        text = fsio.read_regular(os.path.join(target, ".codex", "config.toml"), fsio.MAX_SETTINGS_BYTES,
+                                 follow=True).decode("utf-8")
+    except (OSError, ValueError):
+        return False
+    return re.search(r"^[ \t]*\[\[?[ \t]*\"?hooks\"?[ \t]*[.\]]", text, re.M) is not None
 
 
 def _to_commit(target: str) -> list[str]:

@@ -1219,6 +1219,16 @@ def test_codex_hooks_merged_idempotent_restored_and_optional(repo):
     assert (repo / ".codex" / "hooks.json").read_text() == text
 
 
+def test_hooks_in_codex_config_toml_are_named_beside_ours(repo):
+    """Codex 0.169 runs both and warns at every start ("loading hooks from both …hooks.json and …config.toml"):
+    install said nothing of it."""
+    (repo / ".codex").mkdir()
+    (repo / ".codex" / "config.toml").write_text('model = "gpt-5"\n\n[[hooks.SessionStart]]\nmatcher = "startup"\n')
+    assert "config.toml has hooks of its own" in install(repo, "--no-venv", "--no-self-check").stdout
+    (repo / ".codex" / "config.toml").write_text('model = "gpt-5"\n')
+    assert "config.toml has hooks" not in install(repo, "--no-venv", "--no-self-check").stdout
+
+
 def test_a_codex_hooks_file_codex_refuses_is_refused_and_named_by_the_doctor(repo):
     """Codex 0.169 reads only `description` and `hooks` in .codex/hooks.json and refuses the whole file for any
     other field ("unknown field `$schema`"): install added our hooks there, its self-check passed (it runs the
