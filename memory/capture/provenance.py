@@ -89,10 +89,10 @@ def _files(reader: transcript.Reader, root: str | None,
         name, args = reader.tools[tool_id]
         call = {"tool_name": name, "tool_input": args}
         targets = [t for t in tool_files.tool_files(call, shell_reads=True) if isinstance(t, str) and t.strip()]
-        if tool_id in reader.errors:  # a patch the runtime rejected changed nothing (it was read, at most)
-            edits = set()
-        elif name in SHELL_TOOLS:
+        if name in SHELL_TOOLS:  # `sed -i … && pytest` that fails later has still edited
             edits = set(tool_files.shell_changed_files(str(args.get("command") or "")))
+        elif tool_id in reader.errors:  # a patch or a Write the runtime rejected changed nothing (read, at most)
+            edits = set()
         else:
             edits = set(targets) if targets and tool_files.changes_files(call) else set()
         for target in targets:

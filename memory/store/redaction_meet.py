@@ -57,6 +57,29 @@ def meet(a: str, b: str) -> str | None:
     return "".join(out)
 
 
+def hidden_parts(text: str, merged: str) -> list[str]:
+    """The parts of `text` (one clone's redaction of a line) that `merged` (`meet` of it and another's) hides."""
+    from difflib import SequenceMatcher
+
+    left, right = _tokens(text, "a"), _tokens(merged, "b")
+    parts = [(op == "equal", left[i1:i2], right[j1:j2])
+             for op, i1, i2, j1, j2 in SequenceMatcher(None, left, right, autojunk=False).get_opcodes()]
+    found: list[str] = []
+    mine: list[str | tuple[str, int]] = []
+    hides = False
+    for at, (same, ours, theirs) in enumerate(parts + [(True, [], [])]):
+        inside = same and 0 < at < len(parts) - 1 and not any(str(w).strip() and _WORD.match(str(w)) for w in ours)
+        if not same or inside:
+            mine += ours
+            hides = hides or any(isinstance(w, tuple) for w in theirs)
+            continue
+        phrase = "".join(w for w in mine if isinstance(w, str)).strip()
+        if hides and phrase:
+            found.append(phrase)
+        mine, hides = [], False
+    return found
+
+
 def _close(changed: list[str | tuple[str, int]], out: list[str]) -> bool:
     """A run of changes ends: a marker in its place when either side hid something there, else not one line."""
     if not any(isinstance(word, tuple) for word in changed):

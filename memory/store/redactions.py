@@ -143,7 +143,9 @@ def meet_records(records: list[dict]) -> list[dict]:
                 continue  # one record; or keys that differ and no redaction renamed one: which is it?
             # what one of them hid: in no key the records keep (an automatic key holds the text's first words)
             hidden = _hidden([str(rec["line"].get("content", "")) for rec in mine], str(merged.get("content", "")))
-            key = renamed[0] if renamed else mine[0]["line"]["key"]
+            # of the keys a redaction gave it, the one holding least of what the other clone hid ("decision-redacted-
+            # manual" over one cut word by word)
+            key = min(renamed or [mine[0]["line"]["key"]], key=lambda k: (sum(part in k for part in hidden), k))
             merged = dict(merged, key=_cut(key, hidden, "redacted"))
             for at, rec in zip(ats, mine):
                 named = {_cut(k, hidden, WILD) for k in _patterns(rec) + [rec["line"]["key"]]} - {merged["key"]}
@@ -154,17 +156,28 @@ def meet_records(records: list[dict]) -> list[dict]:
 
 
 def _hidden(texts: list[str], merged: str) -> list[str]:
-    """The slugs of the words some of `texts` hold in the clear and `merged` hides, longest first."""
-    from memory.store.entry import slug
+    """The slugs of what some of `texts` hold in the clear and `merged` hides, longest first: each hidden part
+    whole (`a1-b2-c3-d4`, whose words are too short to tell) and its words of three characters or more, as an
+    ASCII key and as a key in any script holds them (memory.store.entry.make_key)."""
+    from memory.store.entry import slug, unicode_slug
+    from memory.store.redaction_meet import hidden_parts
 
-    shown = set(re.findall(r"\w+", merged.lower()))
-    words = {w for text in texts for w in re.findall(r"\w+", text.lower())} - shown
-    return sorted({slug(w) for w in words if len(slug(w)) >= 3}, key=lambda s: (-len(s), s))
+    found: set[str] = set()
+    for part in {part for text in texts for part in hidden_parts(text, merged)}:
+        for make in (slug, unicode_slug):
+            found.add(make(part))
+            found.update(w for w in (make(word) for word in re.findall(r"\w+", part)) if len(w) >= 3)
+    return sorted(found - {""}, key=lambda s: (-len(s), s))
 
 
 def _cut(key: str, hidden: list[str], into: str) -> str:
+    """`key` with each hidden slug replaced by `into`, and one a key cut at 60 characters ends inside."""
     for part in hidden:
         key = key.replace(part, into)
+    for part in hidden:
+        tail = next((n for n in range(len(part) - 1, 1, -1) if key.endswith("-" + part[:n])), 0)
+        if tail:
+            return key[:-tail] + into
     return key
 
 

@@ -309,3 +309,12 @@ def test_a_patch_codex_rejected_is_no_edit():
     found = provenance.session_provenance(str(FIXTURES / "codex/0.169.0/rollout-failed-patch.jsonl"),
                                           "/tmp/walk31/c/app")
     assert found["files"] == ["payments/refund_service.py"] and found["edited"] is None
+
+
+def test_a_shell_command_that_edits_then_fails_has_still_edited(tmp_path):
+    """`sed -i … conf.py && pytest -q` exits 1 on a failing test: the file did change (a first version of the
+    rule above took every failed call for no edit)."""
+    found = provenance.session_provenance(_calls(tmp_path, [
+        ("Bash", {"command": "sed -i 's/a/b/' conf.py && pytest -q"}, "Exit code 1\nFAILED tests/test_x.py::t"),
+        ("Write", {"file_path": "/p/other.py", "content": "x"}, "Error writing file")]), "/p")
+    assert found["edited"] == ["conf.py"] and "other.py" in found["files"]  # the failed Write: read at most

@@ -258,24 +258,33 @@ def test_two_clones_redacting_two_entries_of_one_capture_leave_no_secret_in_the_
     assert two not in (memory / redactions.RECORDS).read_text() and "FAIL" not in run(a, DOCTOR).stdout
 
 
-@pytest.mark.parametrize("insight", [
-    "DECISION[creds]: project codename {first} and the vault phrase {second} ninety",  # a key of its own
-    "DECISION: codename {first} is used by the deploy service in staging and prod, and the vault phrase for it "
-    "is {second} ninety",  # the automatic key holds the first secret: one redaction renames it, the other not
-    "DECISION: {first} {second} are the codename and the vault phrase",  # both: each renames it its own way
+BLUE, ORANGE = "bluefalconcodename", "orangekettlephrase"
+
+
+@pytest.mark.parametrize("insight, first, second, whole", [
+    ("DECISION[creds]: project codename {first} and the vault phrase {second} ninety", BLUE, ORANGE, False),
+    # the automatic key holds the first secret: one redaction renames it, the other not
+    ("DECISION: codename {first} is used by the deploy service in staging and prod, and the vault phrase for it "
+     "is {second} ninety", BLUE, ORANGE, False),
+    ("DECISION: {first} {second} are the codename and the vault phrase", BLUE, ORANGE, False),  # both renamed
+    # a second review: a secret of short parts (no word of 3 characters to cut from the key), one in Cyrillic
+    # (a key in its script), and one clone redacting the whole text (its `decision-*` fitted both versions)
+    ("DECISION: vault pin {first} and phrase {second} for staging", "k9-x7-q2-z4", ORANGE, False),
+    ("DECISION: vault pin {first} and phrase {second} for staging", "сапфирсокол", "оранжчайник", False),
+    ("DECISION: {first} is the codename and {second} the phrase", BLUE, ORANGE, True),
 ])
 def test_two_clones_redacting_two_parts_of_one_line_leave_neither_in_the_merge(tmp_path, two_clones_template,
-                                                                                insight):
-    """One entry, two secrets; each clone redacts one and commits. Each record held the line as its clone stored
-    it: with the other secret in the clear. After the merge both lines and both records stood side by side, and
-    neither record matched the other's line: both secrets were in the committed files, and the doctor said OK."""
+                                                                                insight, first, second, whole):
+    """One entry, two secrets; each clone redacts one (or, `whole`, the first clone all of it) and commits. Each
+    record held the line as its clone stored it: with the other secret in the clear. After the merge both lines
+    and both records stood side by side, and neither record matched the other's line: both secrets were in the
+    committed files, and the doctor said OK."""
     from helpers import copy_tree
 
     copy_tree(two_clones_template, tmp_path)
     a, b = tmp_path / "a", tmp_path / "b"
-    first, second = "bluefalconcodename", "orangekettlephrase"
-    proc = run_hook("memory_capture", bash_payload(
-        f'bd comment BD-1 "{insight.format(first=first, second=second)}"', a), a)
+    text = insight.format(first=first, second=second)
+    proc = run_hook("memory_capture", bash_payload(f'bd comment BD-1 "{text}"', a), a)
     assert proc.returncode == 0
     key = next(e["key"] for e in store.load(str(a / ".beads/memory")).entries if e.get("type") == "decision")
     assert subprocess.run([DOCTOR, "--compact"], cwd=a, capture_output=True).returncode in (0, 1)
@@ -283,7 +292,7 @@ def test_two_clones_redacting_two_parts_of_one_line_leave_neither_in_the_merge(t
     git(a, "commit", "-qm", "the entry")
     git(a, "push", "-q", "origin", "main")
     git(b, "pull", "-q", "--no-rebase", "--no-edit", "origin", "main")
-    records = redacted_in_each_then_pulled(a, b, [(key, first), (key, second)])
+    records = redacted_in_each_then_pulled(a, b, [(key, text.split(": ", 1)[1] if whole else first), (key, second)])
     assert first not in records and second not in records  # the driver's merge heals the records
     doctor = run(b, DOCTOR).stdout
     assert (first in tracked_text(b) or second in tracked_text(b)) == ("FAIL" in doctor), doctor  # said till applied
