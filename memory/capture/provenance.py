@@ -89,8 +89,11 @@ def _files(reader: transcript.Reader, root: str | None,
         name, args = reader.tools[tool_id]
         call = {"tool_name": name, "tool_input": args}
         targets = [t for t in tool_files.tool_files(call, shell_reads=True) if isinstance(t, str) and t.strip()]
-        if name in SHELL_TOOLS:  # `sed -i … && pytest` that fails later has still edited
+        if name in SHELL_TOOLS:
             edits = set(tool_files.shell_changed_files(str(args.get("command") or "")))
+            if tool_id in reader.errors:  # `sed -i … && pytest` that fails later has still edited; an edit that
+                error = reader.errors[tool_id]  # failed itself names its file ("can't read x.py", a patch rejected)
+                edits = {f for f in edits if os.path.basename(f) not in error}
         elif tool_id in reader.errors:  # a patch or a Write the runtime rejected changed nothing (read, at most)
             edits = set()
         else:

@@ -73,9 +73,9 @@ def hidden_parts(text: str, merged: str) -> list[str]:
             mine += ours
             hides = hides or any(isinstance(w, tuple) for w in theirs)
             continue
-        phrase = "".join(w for w in mine if isinstance(w, str)).strip()
-        if hides and phrase:
-            found.append(phrase)
+        if hides:  # split at the text's own markers: what stood on either side of one was never one word
+            pieces = "".join(w if isinstance(w, str) else "\0" for w in mine).split("\0")
+            found += [piece.strip() for piece in pieces if piece.strip()]
         mine, hides = [], False
     return found
 

@@ -166,7 +166,7 @@ def _hidden(texts: list[str], merged: str) -> list[str]:
     for part in {part for text in texts for part in hidden_parts(text, merged)}:
         for make in (slug, unicode_slug):
             found.add(make(part))
-            found.update(w for w in (make(word) for word in re.findall(r"\w+", part)) if len(w) >= 3)
+            found.update(w for w in (make(word) for word in re.findall(r"[^\W_]+", part)) if len(w) >= 3)
     return sorted(found - {""}, key=lambda s: (-len(s), s))
 
 

@@ -318,3 +318,9 @@ def test_a_shell_command_that_edits_then_fails_has_still_edited(tmp_path):
         ("Bash", {"command": "sed -i 's/a/b/' conf.py && pytest -q"}, "Exit code 1\nFAILED tests/test_x.py::t"),
         ("Write", {"file_path": "/p/other.py", "content": "x"}, "Error writing file")]), "/p")
     assert found["edited"] == ["conf.py"] and "other.py" in found["files"]  # the failed Write: read at most
+    failed_itself = provenance.session_provenance(_calls(tmp_path, [  # the error names the file: no edit made
+        ("Bash", {"command": "sed -i 's/a/b/' missing.py"}, "Exit code 2\nsed: can't read missing.py: No such file"),
+        ("Bash", {"command": "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: pay/refund.py\n@@\n-x\n+y\n"
+                             "*** End Patch\nEOF"},
+         "Exit code 1\napply_patch verification failed: Failed to find expected lines in /p/pay/refund.py")]), "/p")
+    assert failed_itself["edited"] is None and set(failed_itself["files"]) == {"missing.py", "pay/refund.py"}

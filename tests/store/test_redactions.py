@@ -272,6 +272,11 @@ BLUE, ORANGE = "bluefalconcodename", "orangekettlephrase"
     ("DECISION: vault pin {first} and phrase {second} for staging", "k9-x7-q2-z4", ORANGE, False),
     ("DECISION: vault pin {first} and phrase {second} for staging", "сапфирсокол", "оранжчайник", False),
     ("DECISION: {first} is the codename and {second} the phrase", BLUE, ORANGE, True),
+    # a third review: the parts beside one clone's own marker are words of their own (a snake_case name, a run of
+    # Chinese, a word a redaction cut inside), which the key holds apart
+    ("DECISION: the vault role is svc_{first}_{second} for staging", "bluefalcon", "orangekettle", False),
+    ("DECISION: 代号{first}和口令{second}用于仓库", "蓝色猎鹰", "橙色水壶", False),
+    ("DECISION: codename blue{first}orange{second} for staging", "falconwing", "kettlespout", False),
 ])
 def test_two_clones_redacting_two_parts_of_one_line_leave_neither_in_the_merge(tmp_path, two_clones_template,
                                                                                 insight, first, second, whole):
