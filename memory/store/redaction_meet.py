@@ -35,58 +35,51 @@ def meet(a: str, b: str) -> str | None:
         return a
     if MARKER not in a and MARKER not in b:
         return None
-    from difflib import SequenceMatcher  # only when two redactions of one line meet: never on a hook's path
-
-    left, right = _tokens(a, "a"), _tokens(b, "b")
-    parts = [(op == "equal", left[i1:i2], right[j1:j2])
-             for op, i1, i2, j1, j2 in SequenceMatcher(None, left, right, autojunk=False).get_opcodes()]
     out: list[str] = []
-    changed: list[str | tuple[str, int]] = []  # the words of a run of changes, on both sides
-    for at, (same, mine, theirs) in enumerate(parts):
-        # a space or a comma alike between two changes is inside one: overlapping redactions
-        inside = same and 0 < at < len(parts) - 1 and not any(str(w).strip() and _WORD.match(str(w)) for w in mine)
-        if not same or inside:
-            changed += mine + theirs
-            continue
-        if changed and not _close(changed, out):
-            return None
-        changed = []
-        out.extend(str(word) for word in mine)
-    if changed and not _close(changed, out):
-        return None
+    for same, mine, theirs in _runs(a, b):
+        if same:
+            out.extend(str(word) for word in mine)
+        elif not any(isinstance(word, tuple) for word in mine + theirs):
+            return None  # another change: not the same line
+        elif not out or out[-1] != MARKER:
+            out.append(MARKER)
     return "".join(out)
 
 
 def hidden_parts(text: str, merged: str) -> list[str]:
     """The parts of `text` (one clone's redaction of a line) that `merged` (`meet` of it and another's) hides."""
-    from difflib import SequenceMatcher
-
-    left, right = _tokens(text, "a"), _tokens(merged, "b")
-    parts = [(op == "equal", left[i1:i2], right[j1:j2])
-             for op, i1, i2, j1, j2 in SequenceMatcher(None, left, right, autojunk=False).get_opcodes()]
     found: list[str] = []
-    mine: list[str | tuple[str, int]] = []
-    hides = False
-    for at, (same, ours, theirs) in enumerate(parts + [(True, [], [])]):
-        inside = same and 0 < at < len(parts) - 1 and not any(str(w).strip() and _WORD.match(str(w)) for w in ours)
-        if not same or inside:
-            mine += ours
-            hides = hides or any(isinstance(w, tuple) for w in theirs)
-            continue
-        if hides:  # split at the text's own markers: what stood on either side of one was never one word
-            pieces = "".join(w if isinstance(w, str) else "\0" for w in mine).split("\0")
+    for same, mine, theirs in _runs(text, merged):
+        if not same and any(isinstance(word, tuple) for word in theirs):
+            # split at the text's own markers: what stood on either side of one was never one word
+            pieces = "".join(word if isinstance(word, str) else "\0" for word in mine).split("\0")
             found += [piece.strip() for piece in pieces if piece.strip()]
-        mine, hides = [], False
     return found
 
 
-def _close(changed: list[str | tuple[str, int]], out: list[str]) -> bool:
-    """A run of changes ends: a marker in its place when either side hid something there, else not one line."""
-    if not any(isinstance(word, tuple) for word in changed):
-        return False  # another change: not the same line
-    if not out or out[-1] != MARKER:
-        out.append(MARKER)
-    return True
+def _runs(a: str, b: str) -> list[tuple[bool, list, list]]:
+    """`a` and `b` aligned word by word: (True, the words both hold, …) or (False, `a`'s words, `b`'s words) for a
+    run of changes; a space or a comma alike between two changes is inside one (overlapping redactions)."""
+    from difflib import SequenceMatcher  # only when two redactions of one line meet: never on a hook's path
+
+    left, right = _tokens(a, "a"), _tokens(b, "b")
+    parts = [(op == "equal", left[i1:i2], right[j1:j2])
+             for op, i1, i2, j1, j2 in SequenceMatcher(None, left, right, autojunk=False).get_opcodes()]
+    runs: list[tuple[bool, list, list]] = []
+    mine: list = []
+    theirs: list = []
+    for at, (same, ours, other) in enumerate(parts):
+        inside = same and 0 < at < len(parts) - 1 and not any(str(w).strip() and _WORD.match(str(w)) for w in ours)
+        if not same or inside:
+            mine, theirs = mine + ours, theirs + other
+            continue
+        if mine or theirs:
+            runs.append((False, mine, theirs))
+            mine, theirs = [], []
+        runs.append((True, ours, other))
+    if mine or theirs:
+        runs.append((False, mine, theirs))
+    return runs
 
 
 def _tokens(text: str, side: str) -> list[str | tuple[str, int]]:

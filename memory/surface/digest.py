@@ -20,6 +20,7 @@ class Group:
 
     def __init__(self, label: str, entries: list[dict]) -> None:
         self.label, self.entries = label, entries
+        self.cut = False  # some of its entries were dropped for the budget: its label says how many are shown
 
 
 def choose(latest: list[dict], beads: set[str], files: list[str], again: list[str], newest: int) -> list[Group]:
@@ -106,6 +107,7 @@ def _fit(total: int, groups: list[Group], notes: list[str], budget: int, entry_c
                 group.entries.pop()
                 if pinned and len(pinned.entries) < pins:
                     pinned.label = f"Pinned ({len(pinned.entries)} of {pins} in full; {PINNED_HINT})"
+                    pinned.cut = True
                 break
 
 
@@ -114,8 +116,8 @@ def _compose(total: int, groups: list[Group], notes: list[str], chars: int) -> s
     shown = [g for g in groups if g.entries]
     for group in shown:
         lines.append("")
-        if len(shown) > 1 or group.label.endswith(")"):  # a plain list when only the newest are shown; a group
-            lines.append(f"  {group.label}:")  # cut short says so (`Pinned (52 of 80 in full; …)`)
+        if len(shown) > 1 or group.cut:  # a plain list when only the newest are shown; a group cut short says so
+            lines.append(f"  {group.label}:")  # (`Pinned (52 of 80 in full; …)`)
         for entry in group.entries:
             kind = render.label(str(entry.get("type", "")))
             lines.append(f"  [{kind}] {render.one_line(entry['content'], chars)}")

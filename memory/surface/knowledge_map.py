@@ -57,10 +57,14 @@ def _title_words(text: str) -> str:
     return " ".join(text.rstrip().rstrip("…").rstrip(".").split()).casefold()
 
 
+def _opens(entry: dict, words: str) -> bool:
+    """The entry's text opens with `words` (_title_words)."""
+    return " ".join(render.strip_control(str(entry.get("content", ""))).split()).casefold().startswith(words)
+
+
 def _opening(results: list[Scored], words: str) -> list[Scored]:
     """Of `results`, those whose text opens with `words` (_title_words), in their order."""
-    return [s for s in results
-            if " ".join(render.strip_control(str(s.entry.get("content", ""))).split()).casefold().startswith(words)]
+    return [s for s in results if _opens(s.entry, words)]
 
 
 def title_first(results: list[Scored], text: str) -> list[Scored]:
@@ -80,8 +84,7 @@ def title_like(text: str) -> bool:
 def opening_any(entries: list[dict], text: str) -> list[dict]:
     """Of `entries`, those whose text opens with the words of `text` (a title), in their order."""
     words = _title_words(text)
-    return [e for e in entries
-            if " ".join(render.strip_control(str(e.get("content", ""))).split()).casefold().startswith(words)]
+    return [e for e in entries if _opens(e, words)]
 
 
 def titled(results: list[Scored], text: str) -> Scored | None:
